@@ -1,0 +1,139 @@
+# ibgw - InfiniBand-to-Ethernet gateway.  GNU make.
+#
+#   make            build everything into $(BUILD)
+#   make check      install missing packages, build, run every test tier
+#   make SAN=1      ASan + UBSan build (into build-san/)
+#   make deps       install the Debian packages the build and tests need
+#   make install    DESTDIR/PREFIX honoured
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+SBINDIR  ?= $(PREFIX)/sbin
+BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
+VERSION  := 0.1.0
+
+CC       ?= cc
+PKG_CONFIG ?= pkg-config
+
+ifeq ($(SAN),1)
+BUILD    ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD    ?= build
+SANFLAGS :=
+endif
+
+PKGS     := libevent_core libibverbs
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) cmocka 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+INI_CFLAGS := -I/usr/include/iniparser
+INI_LIBS := -liniparser
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -D_GNU_SOURCE -DIBGW_VERSION='"$(VERSION)"' \
+            -I. $(PKG_CFLAGS) $(INI_CFLAGS) $(SANFLAGS) -MMD -MP
+LDFLAGS  += $(SANFLAGS)
+
+# --- libraries (objects linked into programs and tests) ---------------------
+CONF_SRCS   := conf/log.c conf/conf.c
+FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
+               fabric/prov_soft.c fabric/prov_verbs.c fabric/soft_proto.c \
+               fabric/pcap.c
+FSW_SRCS    := fabric/partitions.c fabric/fsw_switch.c fabric/fsw_fault.c
+
+CONF_OBJS   := $(CONF_SRCS:%.c=$(BUILD)/%.o)
+FABRIC_OBJS := $(FABRIC_SRCS:%.c=$(BUILD)/%.o)
+FSW_OBJS    := $(FSW_SRCS:%.c=$(BUILD)/%.o)
+
+LIB := $(BUILD)/libibgw.a
+LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
+
+PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl
+TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+
+.PHONY: all check check-unit check-integration check-san deps install clean \
+        bench fuzz demo
+all: $(PROGS) $(TOOLS) $(UNIT_TESTS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(CONF_OBJS) $(FABRIC_OBJS) $(FSW_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Programs and tests link the archive, so each takes only the objects it uses.
+$(BUILD)/ibfabricd: $(BUILD)/fabric/ibfabricd.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/ibfabricctl: $(BUILD)/fabric/ibfabricctl.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
+
+# --- tests -------------------------------------------------------------------
+check: deps
+	$(MAKE) all
+	$(MAKE) SAN=1 all
+	tests/run --build $(BUILD) --san-build build-san
+
+check-unit: all
+	tests/run --build $(BUILD) --only unit
+
+check-integration: all
+	tests/run --build $(BUILD) --only integration
+
+bench: all
+	tests/bench/run --build $(BUILD)
+
+# --- fuzzing (clang libFuzzer) -----------------------------------------------
+FUZZ_CC    ?= clang
+FUZZ_DIR   := build-fuzz
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
+              -std=gnu11 -D_GNU_SOURCE -DIBGW_VERSION='"$(VERSION)"' -I. \
+              $(PKG_CFLAGS) $(INI_CFLAGS)
+FUZZ_OBJS  := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(CONF_SRCS) $(FABRIC_SRCS) $(FSW_SRCS))
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz_*.c))
+
+fuzz: $(FUZZ_TARGETS)
+
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(FUZZ_DIR)/libibgw.a: $(FUZZ_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libibgw.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL)
+
+# --- packages ----------------------------------------------------------------
+deps:
+	@tools/deps.sh
+
+# --- install -----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR)
+	install -m 0755 $(BUILD)/ibfabricd $(DESTDIR)$(SBINDIR)/ibfabricd
+	install -m 0755 $(BUILD)/ibfabricctl $(DESTDIR)$(BINDIR)/ibfabricctl
+	install -d $(DESTDIR)$(MANDIR)/man8
+	for m in docs/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/ || true; done
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

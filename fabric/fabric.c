@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Provider selection and dispatch for the fabric interface. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fabric/fabric_prov.h"
+
+static __thread char fab_errbuf[256];
+
+int fab_set_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(fab_errbuf, sizeof(fab_errbuf), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *fab_strerror(void)
+{
+	return fab_errbuf[0] ? fab_errbuf : "no error";
+}
+
+static const struct fab_provider *const providers[] = {
+	&fab_soft_provider,
+	&fab_verbs_provider,
+};
+
+int fab_open(const char *spec, const char *node, struct fab_dev **out)
+{
+	const char *colon = strchr(spec, ':');
+	size_t plen, i;
+
+	*out = NULL;
+	if (!colon)
+		return fab_set_error("fabric spec '%s': expected soft:PATH or "
+				     "verbs:DEVICE[:PORT]", spec);
+	plen = (size_t)(colon - spec);
+	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
+		if (strlen(providers[i]->name) == plen &&
+		    !strncmp(spec, providers[i]->name, plen))
+			return providers[i]->open(colon + 1, node, out);
+	}
+	return fab_set_error("fabric spec '%s': unknown provider '%.*s'", spec,
+			     (int)plen, spec);
+}
+
+void fab_close(struct fab_dev *dev)
+{
+	if (dev)
+		dev->prov->close(dev);
+}
+
+int fab_query_port(struct fab_dev *dev, struct fab_port_attr *attr)
+{
+	return dev->prov->query_port(dev, attr);
+}
+
+int fab_dev_fd(struct fab_dev *dev)
+{
+	return dev->prov->dev_fd(dev);
+}
+
+int fab_get_event(struct fab_dev *dev, struct fab_event *ev)
+{
+	return dev->prov->get_event(dev, ev);
+}
+
+const char *fab_event_name(enum fab_event_type type)
+{
+	switch (type) {
+	case FAB_EV_PORT_ACTIVE: return "PORT_ACTIVE";
+	case FAB_EV_PORT_ERR: return "PORT_ERR";
+	case FAB_EV_LID_CHANGE: return "LID_CHANGE";
+	case FAB_EV_PKEY_CHANGE: return "PKEY_CHANGE";
+	case FAB_EV_SM_CHANGE: return "SM_CHANGE";
+	case FAB_EV_CLIENT_REREGISTER: return "CLIENT_REREGISTER";
+	case FAB_EV_GID_CHANGE: return "GID_CHANGE";
+	case FAB_EV_DEVICE_FATAL: return "DEVICE_FATAL";
+	}
+	return "UNKNOWN";
+}
+
+struct fab_qp *fab_qp_create(struct fab_dev *dev,
+			     const struct fab_qp_init *init)
+{
+	if (init->type != FAB_QPT_UD) {
+		fab_set_error("unsupported QP type %d", init->type);
+		return NULL;
+	}
+	return dev->prov->qp_create(dev, init);
+}
+
+void fab_qp_destroy(struct fab_qp *qp)
+{
+	if (qp)
+		qp->dev->prov->qp_destroy(qp);
+}
+
+uint32_t fab_qp_num(const struct fab_qp *qp)
+{
+	return qp->qpn;
+}
+
+int fab_qp_fd(struct fab_qp *qp)
+{
+	return qp->dev->prov->qp_fd(qp);
+}
+
+int fab_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
+{
+	return qp->dev->prov->qp_send(qp, wr, n);
+}
+
+int fab_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
+{
+	return qp->dev->prov->qp_recv(qp, rc, n);
+}
+
+int fab_attach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
+		     uint16_t mlid)
+{
+	if (mgid->raw[0] != 0xff)
+		return fab_set_error("attach: not a multicast GID");
+	if (mlid < FAB_LID_MCAST_MIN || mlid > FAB_LID_MCAST_MAX)
+		return fab_set_error("attach: MLID 0x%04x outside "
+				     "0xc000-0xfffe", mlid);
+	return qp->dev->prov->attach(qp, mgid, mlid);
+}
+
+int fab_detach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
+		     uint16_t mlid)
+{
+	return qp->dev->prov->detach(qp, mgid, mlid);
+}
+
+struct fab_ah *fab_ah_create(struct fab_dev *dev,
+			     const struct fab_ah_attr *attr)
+{
+	return dev->prov->ah_create(dev, attr);
+}
+
+void fab_ah_destroy(struct fab_ah *ah)
+{
+	if (ah)
+		ah->dev->prov->ah_destroy(ah);
+}
+
+/* Index of a P_Key in the table, comparing the 15-bit key and preferring
+ * an exact match (full/limited bit too); -1 if absent. */
+int fab_pkey_find(const struct fab_port_attr *attr, uint16_t pkey)
+{
+	unsigned int i;
+	int base = -1;
+
+	for (i = 0; i < attr->npkeys; i++) {
+		if (attr->pkeys[i] == pkey)
+			return (int)i;
+		if (base < 0 && attr->pkeys[i] &&
+		    (attr->pkeys[i] & 0x7fff) == (pkey & 0x7fff))
+			base = (int)i;
+	}
+	return base;
+}
+
+int fab_mtu_to_bytes(uint8_t mtu_code)
+{
+	if (mtu_code < 1 || mtu_code > 5)
+		return -1;
+	return 128 << mtu_code;
+}
+
+void fab_gid_to_str(const union fab_gid *gid, char *buf, size_t len)
+{
+	char tmp[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(AF_INET6, gid->raw, tmp, sizeof(tmp)))
+		tmp[0] = '\0';
+	snprintf(buf, len, "%s", tmp);
+}
+
+int fab_gid_from_str(const char *s, union fab_gid *gid)
+{
+	if (inet_pton(AF_INET6, s, gid->raw) != 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}

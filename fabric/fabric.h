@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The fabric interface: every InfiniBand access of ibgw goes through here.
+ *
+ * Shaped after the verbs object model so that RC queue pairs, connection
+ * management and shared-memory paths can be added beside what exists:
+ *   fab_dev  an opened HCA port (device context + port + protection domain)
+ *   fab_qp   a queue pair with its own completion file descriptor
+ *   fab_ah   an address handle (where a UD datagram goes)
+ *
+ * Providers are chosen by a spec string:
+ *   soft:PATH               a node attached to ibfabricd at unix socket PATH
+ *   verbs:DEVICE[:PORT]     real hardware through rdma-core
+ *
+ * Functions return 0 (or a count) on success and -1 on failure; the reason is
+ * then in fab_strerror(), a thread-local one-line message.  Nothing here logs.
+ */
+#ifndef IBGW_FABRIC_H
+#define IBGW_FABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FAB_GRH_LEN		40	/* GRH slot before every UD payload */
+#define FAB_MAX_PKEYS		32
+#define FAB_DEFAULT_SOFT_PATH	"/run/ibgw/fabric.sock"
+#define FAB_QKEY_CONTROLLED	0x80000000u	/* high bit: privileged */
+#define FAB_QP1_QKEY		0x80010000u
+#define FAB_MCAST_QPN		0xFFFFFFu
+#define FAB_LID_MCAST_MIN	0xC000
+#define FAB_LID_MCAST_MAX	0xFFFE
+#define FAB_LID_PERMISSIVE	0xFFFF
+
+union fab_gid {
+	uint8_t raw[16];
+	struct {
+		uint64_t subnet_prefix;	/* big-endian on the wire */
+		uint64_t interface_id;	/* big-endian on the wire */
+	} global;
+};
+
+enum fab_port_state {
+	FAB_PORT_DOWN = 1,
+	FAB_PORT_INIT = 2,
+	FAB_PORT_ARMED = 3,
+	FAB_PORT_ACTIVE = 4,
+};
+
+struct fab_port_attr {
+	enum fab_port_state state;
+	uint16_t lid;
+	uint16_t sm_lid;
+	uint8_t lmc;
+	uint8_t sm_sl;
+	uint8_t active_mtu;	/* IB MTU code: 1=256 ... 5=4096 */
+	uint8_t port_num;
+	uint64_t node_guid;	/* host byte order */
+	uint64_t port_guid;	/* host byte order */
+	union fab_gid gid;	/* GID index 0 */
+	uint16_t pkeys[FAB_MAX_PKEYS];	/* P_Key table; 0 = empty slot */
+	unsigned int npkeys;
+};
+
+enum fab_event_type {
+	FAB_EV_PORT_ACTIVE = 1,
+	FAB_EV_PORT_ERR,
+	FAB_EV_LID_CHANGE,
+	FAB_EV_PKEY_CHANGE,
+	FAB_EV_SM_CHANGE,
+	FAB_EV_CLIENT_REREGISTER,
+	FAB_EV_GID_CHANGE,
+	FAB_EV_DEVICE_FATAL,	/* the fabric is gone (ibfabricd exited) */
+};
+
+struct fab_event {
+	enum fab_event_type type;
+};
+
+enum fab_qp_type {
+	FAB_QPT_UD = 1,
+};
+
+struct fab_qp_init {
+	enum fab_qp_type type;
+	uint32_t qkey;		/* the QP's Q_Key */
+	uint16_t pkey_index;	/* index into the port's P_Key table */
+	uint32_t max_send;	/* send queue depth (0: provider default) */
+	uint32_t max_recv;	/* receive queue depth (0: provider default) */
+};
+
+struct fab_ah_attr {
+	uint16_t dlid;
+	uint8_t sl;
+	uint8_t static_rate;
+	uint8_t is_global;	/* send a GRH (always for multicast) */
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t sgid_index;
+	uint32_t flow_label;
+	union fab_gid dgid;
+};
+
+struct fab_dev;
+struct fab_qp;
+struct fab_ah;
+
+/* One UD datagram to send.  A remote_qkey with the high bit set means "use
+ * the QP's own Q_Key", as in verbs. */
+struct fab_send_wr {
+	struct fab_ah *ah;
+	uint32_t remote_qpn;
+	uint32_t remote_qkey;
+	const void *buf;
+	uint32_t len;
+};
+
+/* One received UD datagram.  The caller sets buf/buf_len; the provider
+ * writes the 40-byte GRH slot (valid when grh_present) followed by the
+ * payload, and sets byte_len = 40 + payload length, as verbs does. */
+struct fab_recv {
+	uint8_t *buf;
+	uint32_t buf_len;
+	uint32_t byte_len;
+	uint32_t src_qp;
+	uint16_t slid;
+	uint16_t pkey_index;
+	uint8_t sl;
+	uint8_t grh_present;
+	uint8_t truncated;	/* payload did not fit buf_len */
+};
+
+const char *fab_strerror(void);
+
+/* Open a port.  node names the software node (soft provider); verbs
+ * ignores it. */
+int fab_open(const char *spec, const char *node, struct fab_dev **out);
+void fab_close(struct fab_dev *dev);
+int fab_query_port(struct fab_dev *dev, struct fab_port_attr *attr);
+/* Readable when fab_get_event() may return an event. */
+int fab_dev_fd(struct fab_dev *dev);
+/* 1: *ev filled; 0: no event pending; -1: error. */
+int fab_get_event(struct fab_dev *dev, struct fab_event *ev);
+const char *fab_event_name(enum fab_event_type type);
+
+struct fab_qp *fab_qp_create(struct fab_dev *dev,
+			     const struct fab_qp_init *init);
+void fab_qp_destroy(struct fab_qp *qp);
+uint32_t fab_qp_num(const struct fab_qp *qp);
+/* Readable when fab_qp_recv() may return completions. */
+int fab_qp_fd(struct fab_qp *qp);
+/* Send n datagrams; returns how many were accepted (may be < n when the
+ * send queue is full), or -1. */
+int fab_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n);
+/* Non-blocking; returns 0..n completions filled, or -1.  A return of 0
+ * re-arms the file descriptor. */
+int fab_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n);
+int fab_attach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
+		     uint16_t mlid);
+int fab_detach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
+		     uint16_t mlid);
+
+struct fab_ah *fab_ah_create(struct fab_dev *dev,
+			     const struct fab_ah_attr *attr);
+void fab_ah_destroy(struct fab_ah *ah);
+
+/* Helpers shared by providers and users. */
+int fab_pkey_find(const struct fab_port_attr *attr, uint16_t pkey);
+int fab_mtu_to_bytes(uint8_t mtu_code);
+void fab_gid_to_str(const union fab_gid *gid, char *buf, size_t len);
+int fab_gid_from_str(const char *s, union fab_gid *gid);
+
+#endif

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What a fabric provider implements.  Provider objects embed the base
+ * structs below as their first member; fabric.c dispatches through ops.
+ */
+#ifndef IBGW_FABRIC_PROV_H
+#define IBGW_FABRIC_PROV_H
+
+#include "fabric/fabric.h"
+
+struct fab_provider {
+	const char *name;	/* prefix of the spec string */
+	int (*open)(const char *arg, const char *node, struct fab_dev **out);
+	void (*close)(struct fab_dev *dev);
+	int (*query_port)(struct fab_dev *dev, struct fab_port_attr *attr);
+	int (*dev_fd)(struct fab_dev *dev);
+	int (*get_event)(struct fab_dev *dev, struct fab_event *ev);
+	struct fab_qp *(*qp_create)(struct fab_dev *dev,
+				    const struct fab_qp_init *init);
+	void (*qp_destroy)(struct fab_qp *qp);
+	int (*qp_fd)(struct fab_qp *qp);
+	int (*qp_send)(struct fab_qp *qp, const struct fab_send_wr *wr, int n);
+	int (*qp_recv)(struct fab_qp *qp, struct fab_recv *rc, int n);
+	int (*attach)(struct fab_qp *qp, const union fab_gid *mgid,
+		      uint16_t mlid);
+	int (*detach)(struct fab_qp *qp, const union fab_gid *mgid,
+		      uint16_t mlid);
+	struct fab_ah *(*ah_create)(struct fab_dev *dev,
+				    const struct fab_ah_attr *attr);
+	void (*ah_destroy)(struct fab_ah *ah);
+};
+
+struct fab_dev {
+	const struct fab_provider *prov;
+};
+
+struct fab_qp {
+	struct fab_dev *dev;
+	uint32_t qpn;
+	enum fab_qp_type type;
+	uint32_t qkey;
+	uint16_t pkey_index;
+};
+
+struct fab_ah {
+	struct fab_dev *dev;
+	struct fab_ah_attr attr;
+};
+
+/* Record the reason of a failure for fab_strerror(); returns -1. */
+int fab_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+extern const struct fab_provider fab_soft_provider;
+extern const struct fab_provider fab_verbs_provider;
+
+#endif

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The switch and subnet state of ibfabricd, apart from its sockets.
+ *
+ * fsw owns nodes (name -> GUID, LID, P_Key table), their queue pairs and
+ * multicast groups.  fsw_input() takes one native IB packet from a node,
+ * checks it as a switch and the receiving HCA would, and hands it to
+ * ops->deliver once per receiving QP.  Every packet that is not delivered
+ * is counted under one drop reason.  Nothing here does I/O; ibfabricd.c
+ * binds it to sockets and the event loop.
+ */
+#ifndef IBGW_FSW_H
+#define IBGW_FSW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/fabric.h"
+#include "fabric/soft_proto.h"
+
+struct prtn_conf;
+
+enum fsw_drop {
+	FSW_DROP_TRUNCATED,
+	FSW_DROP_BAD_PKTLEN,
+	FSW_DROP_BAD_VCRC,
+	FSW_DROP_BAD_ICRC,
+	FSW_DROP_BAD_LVER,
+	FSW_DROP_BAD_LNH,
+	FSW_DROP_BAD_GRH,
+	FSW_DROP_BAD_TVER,
+	FSW_DROP_BAD_OPCODE,
+	FSW_DROP_BAD_SLID,	/* SLID is not the sending node's LID */
+	FSW_DROP_SEND_PKEY,	/* P_Key not in the sender's table */
+	FSW_DROP_QKEY_PRIVILEGED, /* controlled Q_Key from a plain QP */
+	FSW_DROP_TOO_LONG,	/* payload above the port MTU */
+	FSW_DROP_UNKNOWN_DLID,
+	FSW_DROP_UNKNOWN_QP,
+	FSW_DROP_UNKNOWN_MLID,
+	FSW_DROP_MCAST_NO_GRH,
+	FSW_DROP_MCAST_QPN,	/* multicast DLID without QPN 0xFFFFFF */
+	FSW_DROP_PORT_DOWN,
+	FSW_DROP_PKEY_MISMATCH,	/* at the receiving QP */
+	FSW_DROP_QKEY_MISMATCH,	/* at the receiving QP */
+	FSW_DROP_RX_OVERRUN,	/* receiver not reading: UD drops */
+	FSW_DROP_FAULT_LOSS,	/* --loss */
+	FSW_DROP_MAX
+};
+
+struct fsw_stats {
+	uint64_t rx_packets;	/* packets into the switch */
+	uint64_t rx_bytes;
+	uint64_t delivered;	/* packets handed to receiving QPs */
+	uint64_t delivered_bytes;
+	uint64_t fault_dup;
+	uint64_t fault_reorder;
+	uint64_t ctl_malformed;	/* garbage on the control socket */
+	uint64_t drop[FSW_DROP_MAX];
+};
+
+struct fsw_qp;
+struct fsw_node;
+
+struct fsw_mgroup {
+	uint16_t mlid;
+	union fab_gid mgid;
+	struct fsw_qp **members;
+	unsigned int nmembers, cap;
+};
+
+struct fsw_qp {
+	struct fsw_node *node;
+	void *owner;		/* ibfabricd's connection */
+	void *io;		/* ibfabricd's per-QP socket state */
+	uint32_t qpn;
+	uint32_t qkey;
+	uint16_t pkey_index;
+	uint16_t pkey;
+	int privileged;
+	uint16_t *mlids;	/* groups this QP is attached to */
+	unsigned int nmlids, mlids_cap;
+	struct fsw_qp *next;	/* in node->qps */
+};
+
+struct fsw_node {
+	char name[FSP_NODE_MAX];
+	uint64_t node_guid;
+	uint64_t port_guid;
+	uint16_t lid;
+	int port_up;
+	unsigned int nprocs;	/* attached processes */
+	uint16_t pkeys[FAB_MAX_PKEYS];
+	unsigned int npkeys;
+	uint32_t next_qpn;
+	struct fsw_qp *qps;
+	uint64_t tx_packets, rx_packets;
+};
+
+struct fsw_ops {
+	/* Hand a packet to a QP; 0, or -1 when its queue is full. */
+	int (*deliver)(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
+		       size_t len);
+	/* Every packet entering the switch (--pcap). */
+	void (*capture)(void *ctx, const uint8_t *pkt, size_t len);
+	/* An asynchronous port event for every process of a node. */
+	void (*event)(void *ctx, struct fsw_node *node,
+		      enum fab_event_type type);
+};
+
+struct fsw_fault_cfg {
+	double loss, dup, reorder;
+	uint64_t seed;
+};
+
+struct fsw;
+
+struct fsw *fsw_new(const struct prtn_conf *pc, const struct fsw_ops *ops,
+		    void *ctx);
+void fsw_free(struct fsw *sw);
+void fsw_set_faults(struct fsw *sw, const struct fsw_fault_cfg *cfg);
+const struct fsw_stats *fsw_stats(const struct fsw *sw);
+void fsw_count_ctl_malformed(struct fsw *sw);
+const char *fsw_drop_name(enum fsw_drop d);
+
+/* A process attaches to node name; the node is made on first use. */
+struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
+				 char *err, size_t errlen);
+void fsw_node_detach(struct fsw *sw, struct fsw_node *node);
+struct fsw_node *fsw_node_find(struct fsw *sw, const char *name);
+void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
+		   struct fsp_port_info *pi);
+
+struct fsw_qp *fsw_qp_create(struct fsw *sw, struct fsw_node *node,
+			     void *owner, uint32_t qkey, uint16_t pkey_index,
+			     int privileged, char *err, size_t errlen);
+struct fsw_qp *fsw_qp_find(struct fsw_node *node, uint32_t qpn);
+void fsw_qp_destroy(struct fsw *sw, struct fsw_qp *qp);
+int fsw_mcast_attach(struct fsw *sw, struct fsw_qp *qp,
+		     const union fab_gid *mgid, uint16_t mlid, char *err,
+		     size_t errlen);
+int fsw_mcast_detach(struct fsw *sw, struct fsw_qp *qp,
+		     const union fab_gid *mgid, uint16_t mlid, char *err,
+		     size_t errlen);
+
+/* One packet from a node (from may be NULL only in unit tests). */
+void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
+	       size_t len);
+/* Forward a packet held back for --reorder; 1 if one was held. */
+int fsw_flush(struct fsw *sw);
+int fsw_held(const struct fsw *sw);
+
+/* Text reports for ibfabricctl; return bytes written (truncated at cap). */
+size_t fsw_report(struct fsw *sw, const char *what, char *buf, size_t cap);
+
+/* Fault injection (fsw_fault.c): a seeded generator, so runs repeat. */
+struct fsw_fault {
+	struct fsw_fault_cfg cfg;
+	uint64_t state;
+};
+void fsw_fault_init(struct fsw_fault *f, const struct fsw_fault_cfg *cfg);
+/* true with probability p */
+int fsw_fault_roll(struct fsw_fault *f, double p);
+
+#endif

@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ibfabricd's switch: nodes, LIDs, P_Key tables, queue pairs, multicast
+ * groups, and the forwarding pipeline with the checks a switch and the
+ * receiving HCA make (IBTA vol. 1: 9.6 packet checks, 10.9 P_Key and
+ * Q_Key rules).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/fsw.h"
+#include "fabric/ib_pkt.h"
+#include "fabric/partitions.h"
+
+#define FSW_SM_LID		1
+#define FSW_FIRST_LID		2
+#define FSW_MAX_UNICAST_LID	0xBFFF
+#define FSW_FIRST_QPN		0x48	/* as mlx HCAs start, above QP0/1 */
+#define FSW_PORT_MTU		5	/* 4096 */
+#define FSW_MLIDS		(FAB_LID_MCAST_MAX - FAB_LID_MCAST_MIN + 1)
+#define FSW_GUID_OUI		0x0002c9ull	/* looks like an HCA GUID */
+
+static const char *const drop_names[FSW_DROP_MAX] = {
+	[FSW_DROP_TRUNCATED] = "truncated",
+	[FSW_DROP_BAD_PKTLEN] = "bad_pktlen",
+	[FSW_DROP_BAD_VCRC] = "bad_vcrc",
+	[FSW_DROP_BAD_ICRC] = "bad_icrc",
+	[FSW_DROP_BAD_LVER] = "bad_lver",
+	[FSW_DROP_BAD_LNH] = "bad_lnh",
+	[FSW_DROP_BAD_GRH] = "bad_grh",
+	[FSW_DROP_BAD_TVER] = "bad_tver",
+	[FSW_DROP_BAD_OPCODE] = "bad_opcode",
+	[FSW_DROP_BAD_SLID] = "bad_slid",
+	[FSW_DROP_SEND_PKEY] = "send_pkey",
+	[FSW_DROP_QKEY_PRIVILEGED] = "qkey_privileged",
+	[FSW_DROP_TOO_LONG] = "too_long",
+	[FSW_DROP_UNKNOWN_DLID] = "unknown_dlid",
+	[FSW_DROP_UNKNOWN_QP] = "unknown_qp",
+	[FSW_DROP_UNKNOWN_MLID] = "unknown_mlid",
+	[FSW_DROP_MCAST_NO_GRH] = "mcast_no_grh",
+	[FSW_DROP_MCAST_QPN] = "mcast_qpn",
+	[FSW_DROP_PORT_DOWN] = "port_down",
+	[FSW_DROP_PKEY_MISMATCH] = "pkey_mismatch",
+	[FSW_DROP_QKEY_MISMATCH] = "qkey_mismatch",
+	[FSW_DROP_RX_OVERRUN] = "rx_overrun",
+	[FSW_DROP_FAULT_LOSS] = "fault_loss",
+};
+
+/* ib_pkt_err -> drop reason */
+static const enum fsw_drop pkt_err_drop[IB_PKT_ERR_MAX] = {
+	[IB_PKT_TRUNCATED] = FSW_DROP_TRUNCATED,
+	[IB_PKT_BAD_PKTLEN] = FSW_DROP_BAD_PKTLEN,
+	[IB_PKT_BAD_VCRC] = FSW_DROP_BAD_VCRC,
+	[IB_PKT_BAD_ICRC] = FSW_DROP_BAD_ICRC,
+	[IB_PKT_BAD_LVER] = FSW_DROP_BAD_LVER,
+	[IB_PKT_BAD_LNH] = FSW_DROP_BAD_LNH,
+	[IB_PKT_BAD_GRH] = FSW_DROP_BAD_GRH,
+	[IB_PKT_BAD_TVER] = FSW_DROP_BAD_TVER,
+	[IB_PKT_BAD_OPCODE] = FSW_DROP_BAD_OPCODE,
+};
+
+struct fsw {
+	const struct prtn_conf *pc;
+	const struct fsw_ops *ops;
+	void *ctx;
+	struct fsw_stats stats;
+	struct fsw_node **nodes;
+	unsigned int nnodes, nodes_cap;
+	struct fsw_node *by_lid[FSW_MAX_UNICAST_LID + 1];
+	struct fsw_mgroup *groups[FSW_MLIDS];
+	uint16_t next_lid;
+	struct fsw_fault fault;
+	int faults_on;
+	uint8_t held[IB_MAX_PKT];	/* --reorder: one packet held back */
+	size_t held_len;
+};
+
+const char *fsw_drop_name(enum fsw_drop d)
+{
+	return (unsigned int)d < FSW_DROP_MAX ? drop_names[d] : "unknown";
+}
+
+struct fsw *fsw_new(const struct prtn_conf *pc, const struct fsw_ops *ops,
+		    void *ctx)
+{
+	struct fsw *sw = calloc(1, sizeof(*sw));
+
+	if (!sw)
+		return NULL;
+	sw->pc = pc;
+	sw->ops = ops;
+	sw->ctx = ctx;
+	sw->next_lid = FSW_FIRST_LID;
+	return sw;
+}
+
+static void mgroup_free(struct fsw_mgroup *g)
+{
+	if (g) {
+		free(g->members);
+		free(g);
+	}
+}
+
+void fsw_free(struct fsw *sw)
+{
+	unsigned int i;
+
+	if (!sw)
+		return;
+	for (i = 0; i < sw->nnodes; i++) {
+		struct fsw_node *n = sw->nodes[i];
+
+		while (n->qps)
+			fsw_qp_destroy(sw, n->qps);
+		free(n);
+	}
+	for (i = 0; i < FSW_MLIDS; i++)
+		mgroup_free(sw->groups[i]);
+	free(sw->nodes);
+	free(sw);
+}
+
+void fsw_set_faults(struct fsw *sw, const struct fsw_fault_cfg *cfg)
+{
+	fsw_fault_init(&sw->fault, cfg);
+	sw->faults_on = cfg->loss > 0 || cfg->dup > 0 || cfg->reorder > 0;
+}
+
+const struct fsw_stats *fsw_stats(const struct fsw *sw)
+{
+	return &sw->stats;
+}
+
+void fsw_count_ctl_malformed(struct fsw *sw)
+{
+	sw->stats.ctl_malformed++;
+}
+
+/* Stable GUIDs from names (FNV-1a), so captures and configs repeat. */
+static uint64_t name_guid(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*name) {
+		h ^= (uint8_t)*name++;
+		h *= 0x100000001b3ull;
+	}
+	return FSW_GUID_OUI << 40 | (h & 0xfffffffffeull);
+}
+
+struct fsw_node *fsw_node_find(struct fsw *sw, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nnodes; i++)
+		if (!strcmp(sw->nodes[i]->name, name))
+			return sw->nodes[i];
+	return NULL;
+}
+
+static int guid_taken(const struct fsw *sw, uint64_t guid)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nnodes; i++)
+		if (sw->nodes[i]->node_guid == guid)
+			return 1;
+	return 0;
+}
+
+static int valid_node_name(const char *name)
+{
+	const char *p;
+
+	if (!*name || strlen(name) >= FSP_NODE_MAX)
+		return 0;
+	for (p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
+		      *p == '.'))
+			return 0;
+	return 1;
+}
+
+struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
+				 char *err, size_t errlen)
+{
+	struct fsw_node *n = fsw_node_find(sw, name);
+	uint64_t guid;
+
+	if (n) {
+		n->nprocs++;
+		return n;
+	}
+	if (!valid_node_name(name)) {
+		snprintf(err, errlen, "invalid node name '%.64s' (letters, "
+			 "digits, '-', '_', '.'; at most %d)", name,
+			 FSP_NODE_MAX - 1);
+		return NULL;
+	}
+	if (sw->next_lid > FSW_MAX_UNICAST_LID) {
+		snprintf(err, errlen, "no unicast LIDs left");
+		return NULL;
+	}
+	if (sw->nnodes == sw->nodes_cap) {
+		unsigned int cap = sw->nodes_cap ? sw->nodes_cap * 2 : 16;
+		struct fsw_node **v = realloc(sw->nodes, cap * sizeof(*v));
+
+		if (!v)
+			goto nomem;
+		sw->nodes = v;
+		sw->nodes_cap = cap;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		goto nomem;
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	guid = name_guid(name);
+	while (guid_taken(sw, guid))	/* hash collision: next even GUID */
+		guid = FSW_GUID_OUI << 40 | ((guid + 2) & 0xfffffffffeull);
+	n->node_guid = guid;
+	n->port_guid = guid | 1;
+	n->lid = sw->next_lid++;
+	n->port_up = 1;
+	n->next_qpn = FSW_FIRST_QPN;
+	if (prtn_pkey_table(sw->pc, n->name, n->port_guid, 0, n->pkeys,
+			    FAB_MAX_PKEYS, &n->npkeys) < 0)
+		n->npkeys = 0;
+	n->nprocs = 1;
+	sw->nodes[sw->nnodes++] = n;
+	sw->by_lid[n->lid] = n;
+	return n;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return NULL;
+}
+
+/* The node keeps its GUID and LID for the subnet's lifetime, like a
+ * port that went quiet; only its processes' QPs go away. */
+void fsw_node_detach(struct fsw *sw, struct fsw_node *node)
+{
+	(void)sw;
+	if (node->nprocs)
+		node->nprocs--;
+}
+
+void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
+		   struct fsp_port_info *pi)
+{
+	unsigned int i;
+	uint64_t g;
+
+	(void)sw;
+	memset(pi, 0, sizeof(*pi));
+	pi->state = node->port_up ? FAB_PORT_ACTIVE : FAB_PORT_DOWN;
+	pi->lid = node->lid;
+	pi->sm_lid = FSW_SM_LID;
+	pi->active_mtu = FSW_PORT_MTU;
+	pi->port_num = 1;
+	pi->node_guid = node->node_guid;
+	pi->port_guid = node->port_guid;
+	pi->gid[0] = 0xfe;		/* default subnet prefix fe80::/64 */
+	pi->gid[1] = 0x80;
+	g = node->port_guid;
+	for (i = 0; i < 8; i++)
+		pi->gid[8 + i] = (uint8_t)(g >> (56 - 8 * i));
+	pi->npkeys = node->npkeys;
+	for (i = 0; i < node->npkeys && i < 32; i++)
+		pi->pkeys[i] = node->pkeys[i];
+}
+
+struct fsw_qp *fsw_qp_find(struct fsw_node *node, uint32_t qpn)
+{
+	struct fsw_qp *q;
+
+	for (q = node->qps; q; q = q->next)
+		if (q->qpn == qpn)
+			return q;
+	return NULL;
+}
+
+struct fsw_qp *fsw_qp_create(struct fsw *sw, struct fsw_node *node,
+			     void *owner, uint32_t qkey, uint16_t pkey_index,
+			     int privileged, char *err, size_t errlen)
+{
+	struct fsw_qp *q;
+
+	(void)sw;
+	if (pkey_index >= node->npkeys || !node->pkeys[pkey_index]) {
+		snprintf(err, errlen, "P_Key index %u not in node %s's table "
+			 "(%u entries)", pkey_index, node->name, node->npkeys);
+		return NULL;
+	}
+	if ((qkey & FAB_QKEY_CONTROLLED) && !privileged) {
+		snprintf(err, errlen, "Q_Key 0x%08x is controlled; only "
+			 "privileged QPs may use it", qkey);
+		return NULL;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* QPNs are per node and unique across its processes; 24 bits, never
+	 * 0, 1 or 0xFFFFFF, reused only after wrapping */
+	do {
+		q->qpn = node->next_qpn++;
+		if (node->next_qpn >= 0xFFFFFF)
+			node->next_qpn = FSW_FIRST_QPN;
+	} while (fsw_qp_find(node, q->qpn));
+	q->node = node;
+	q->owner = owner;
+	q->qkey = qkey;
+	q->pkey_index = pkey_index;
+	q->pkey = node->pkeys[pkey_index];
+	q->privileged = privileged;
+	q->next = node->qps;
+	node->qps = q;
+	return q;
+}
+
+static struct fsw_mgroup **group_slot(struct fsw *sw, uint16_t mlid)
+{
+	return &sw->groups[mlid - FAB_LID_MCAST_MIN];
+}
+
+static void group_remove(struct fsw *sw, struct fsw_mgroup *g,
+			 struct fsw_qp *qp)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nmembers; i++) {
+		if (g->members[i] == qp) {
+			g->members[i] = g->members[--g->nmembers];
+			break;
+		}
+	}
+	if (!g->nmembers) {
+		*group_slot(sw, g->mlid) = NULL;
+		mgroup_free(g);
+	}
+}
+
+void fsw_qp_destroy(struct fsw *sw, struct fsw_qp *qp)
+{
+	struct fsw_qp **pp;
+	unsigned int i;
+
+	for (i = 0; i < qp->nmlids; i++) {
+		struct fsw_mgroup *g = *group_slot(sw, qp->mlids[i]);
+
+		if (g)
+			group_remove(sw, g, qp);
+	}
+	for (pp = &qp->node->qps; *pp; pp = &(*pp)->next) {
+		if (*pp == qp) {
+			*pp = qp->next;
+			break;
+		}
+	}
+	free(qp->mlids);
+	free(qp);
+}
+
+static int grow(void **v, unsigned int *cap, size_t elem)
+{
+	unsigned int ncap = *cap ? *cap * 2 : 4;
+	void *nv = realloc(*v, ncap * elem);
+
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = ncap;
+	return 0;
+}
+
+int fsw_mcast_attach(struct fsw *sw, struct fsw_qp *qp,
+		     const union fab_gid *mgid, uint16_t mlid, char *err,
+		     size_t errlen)
+{
+	struct fsw_mgroup **slot, *g;
+	unsigned int i;
+
+	if (mlid < FAB_LID_MCAST_MIN || mlid > FAB_LID_MCAST_MAX ||
+	    mgid->raw[0] != 0xff) {
+		snprintf(err, errlen, "attach: MLID 0x%04x / MGID is not "
+			 "multicast", mlid);
+		return -1;
+	}
+	slot = group_slot(sw, mlid);
+	g = *slot;
+	if (g && memcmp(g->mgid.raw, mgid->raw, 16)) {
+		snprintf(err, errlen, "attach: MLID 0x%04x belongs to another "
+			 "MGID", mlid);
+		return -1;
+	}
+	if (g) {
+		for (i = 0; i < g->nmembers; i++)
+			if (g->members[i] == qp)
+				return 0;	/* already attached */
+	} else {
+		g = calloc(1, sizeof(*g));
+		if (!g)
+			goto nomem;
+		g->mlid = mlid;
+		g->mgid = *mgid;
+		*slot = g;
+	}
+	if ((g->nmembers == g->cap &&
+	     grow((void **)&g->members, &g->cap, sizeof(*g->members))) ||
+	    (qp->nmlids == qp->mlids_cap &&
+	     grow((void **)&qp->mlids, &qp->mlids_cap, sizeof(*qp->mlids)))) {
+		if (!g->nmembers) {
+			*slot = NULL;
+			mgroup_free(g);
+		}
+		goto nomem;
+	}
+	g->members[g->nmembers++] = qp;
+	qp->mlids[qp->nmlids++] = mlid;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+int fsw_mcast_detach(struct fsw *sw, struct fsw_qp *qp,
+		     const union fab_gid *mgid, uint16_t mlid, char *err,
+		     size_t errlen)
+{
+	struct fsw_mgroup *g;
+	unsigned int i;
+
+	if (mlid < FAB_LID_MCAST_MIN || mlid > FAB_LID_MCAST_MAX)
+		goto notattached;
+	g = *group_slot(sw, mlid);
+	if (!g || memcmp(g->mgid.raw, mgid->raw, 16))
+		goto notattached;
+	for (i = 0; i < qp->nmlids; i++) {
+		if (qp->mlids[i] == mlid) {
+			qp->mlids[i] = qp->mlids[--qp->nmlids];
+			group_remove(sw, g, qp);
+			return 0;
+		}
+	}
+notattached:
+	snprintf(err, errlen, "detach: QP 0x%06x is not attached to MLID "
+		 "0x%04x", qp->qpn, mlid);
+	return -1;
+}
+
+static void drop(struct fsw *sw, enum fsw_drop why)
+{
+	sw->stats.drop[why]++;
+}
+
+/* The receiving QP's checks (IBTA 10.9.3 and 10.2.4): the packet's P_Key
+ * must match the QP's in its 15-bit key with at least one full member, and
+ * the Q_Key must equal the QP's. */
+static int rx_accept(struct fsw *sw, const struct fsw_qp *qp, uint16_t pkey,
+		     uint32_t qkey)
+{
+	if ((pkey & 0x7fff) != (qp->pkey & 0x7fff) ||
+	    !((pkey | qp->pkey) & 0x8000)) {
+		drop(sw, FSW_DROP_PKEY_MISMATCH);
+		return 0;
+	}
+	if (qkey != qp->qkey) {
+		drop(sw, FSW_DROP_QKEY_MISMATCH);
+		return 0;
+	}
+	return 1;
+}
+
+static void deliver(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
+		    size_t len)
+{
+	if (sw->ops->deliver(sw->ctx, qp, pkt, len) < 0) {
+		drop(sw, FSW_DROP_RX_OVERRUN);
+		return;
+	}
+	sw->stats.delivered++;
+	sw->stats.delivered_bytes += len;
+	qp->node->rx_packets++;
+}
+
+/* Route a packet that passed the ingress checks. */
+static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
+{
+	struct ib_lrh lrh;
+	struct ib_bth bth;
+	struct ib_deth deth;
+	size_t off = IB_LRH_LEN;
+	struct fsw_node *dst;
+	struct fsw_qp *qp;
+
+	ib_lrh_decode(pkt, &lrh);
+	if (lrh.lnh == IB_LNH_IBA_GLOBAL)
+		off += IB_GRH_LEN;
+	ib_bth_decode(pkt + off, &bth);
+	ib_deth_decode(pkt + off + IB_BTH_LEN, &deth);
+
+	if (lrh.dlid >= FAB_LID_MCAST_MIN && lrh.dlid <= FAB_LID_MCAST_MAX) {
+		struct fsw_mgroup *g = *group_slot(sw, lrh.dlid);
+		unsigned int i;
+
+		if (!g) {
+			drop(sw, FSW_DROP_UNKNOWN_MLID);
+			return;
+		}
+		for (i = 0; i < g->nmembers; i++) {
+			qp = g->members[i];
+			if (!qp->node->port_up) {
+				drop(sw, FSW_DROP_PORT_DOWN);
+				continue;
+			}
+			if (rx_accept(sw, qp, bth.pkey, deth.qkey))
+				deliver(sw, qp, pkt, len);
+		}
+		return;
+	}
+	if (lrh.dlid == 0 || lrh.dlid > FSW_MAX_UNICAST_LID ||
+	    !(dst = sw->by_lid[lrh.dlid])) {
+		drop(sw, FSW_DROP_UNKNOWN_DLID);
+		return;
+	}
+	if (!dst->port_up) {
+		drop(sw, FSW_DROP_PORT_DOWN);
+		return;
+	}
+	qp = fsw_qp_find(dst, bth.destqp);
+	if (!qp) {
+		drop(sw, FSW_DROP_UNKNOWN_QP);
+		return;
+	}
+	if (rx_accept(sw, qp, bth.pkey, deth.qkey))
+		deliver(sw, qp, pkt, len);
+}
+
+int fsw_flush(struct fsw *sw)
+{
+	uint8_t tmp[IB_MAX_PKT];
+	size_t len = sw->held_len;
+
+	if (!len)
+		return 0;
+	memcpy(tmp, sw->held, len);
+	sw->held_len = 0;
+	forward(sw, tmp, len);
+	return 1;
+}
+
+int fsw_held(const struct fsw *sw)
+{
+	return sw->held_len != 0;
+}
+
+/* Loss, duplication and reordering, decided per packet from the seed. */
+static void forward_faulty(struct fsw *sw, const uint8_t *pkt, size_t len)
+{
+	struct fsw_fault *f = &sw->fault;
+
+	if (fsw_fault_roll(f, f->cfg.loss)) {
+		drop(sw, FSW_DROP_FAULT_LOSS);
+		return;
+	}
+	if (!sw->held_len && fsw_fault_roll(f, f->cfg.reorder)) {
+		/* hold this one; it leaves after the next packet (or when
+		 * ibfabricd's flush timer fires) */
+		memcpy(sw->held, pkt, len);
+		sw->held_len = len;
+		sw->stats.fault_reorder++;
+		return;
+	}
+	forward(sw, pkt, len);
+	if (fsw_fault_roll(f, f->cfg.dup)) {
+		sw->stats.fault_dup++;
+		forward(sw, pkt, len);
+	}
+	fsw_flush(sw);
+}
+
+void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
+	       size_t len)
+{
+	struct ib_lrh lrh;
+	struct ib_grh grh;
+	struct ib_bth bth;
+	struct ib_deth deth;
+	enum ib_pkt_err err;
+	size_t off, end;
+	struct fsw_qp *src;
+	int pi;
+	struct fab_port_attr pa;
+
+	sw->stats.rx_packets++;
+	sw->stats.rx_bytes += len;
+	if (sw->ops->capture)
+		sw->ops->capture(sw->ctx, pkt, len);
+	if (len > IB_MAX_PKT) {
+		drop(sw, FSW_DROP_TOO_LONG);
+		return;
+	}
+	err = ib_pkt_check(pkt, len, &lrh, &grh, &off);
+	if (err) {
+		drop(sw, pkt_err_drop[err]);
+		return;
+	}
+	if (from && lrh.slid != from->lid) {
+		drop(sw, FSW_DROP_BAD_SLID);
+		return;
+	}
+	if (from && !from->port_up) {
+		drop(sw, FSW_DROP_PORT_DOWN);
+		return;
+	}
+	end = len - IB_ICRC_LEN - IB_VCRC_LEN;
+	if (end - off < IB_BTH_LEN) {
+		drop(sw, FSW_DROP_TRUNCATED);
+		return;
+	}
+	ib_bth_decode(pkt + off, &bth);
+	if (bth.tver != 0) {
+		drop(sw, FSW_DROP_BAD_TVER);
+		return;
+	}
+	/* only UD is carried so far; RC arrives with connection management */
+	if (bth.opcode != IB_OP_UD_SEND_ONLY &&
+	    bth.opcode != IB_OP_UD_SEND_ONLY_IMM) {
+		drop(sw, FSW_DROP_BAD_OPCODE);
+		return;
+	}
+	if (end - off < IB_BTH_LEN + IB_DETH_LEN + bth.padcnt +
+			(bth.opcode == IB_OP_UD_SEND_ONLY_IMM ? 4u : 0u)) {
+		drop(sw, FSW_DROP_TRUNCATED);
+		return;
+	}
+	ib_deth_decode(pkt + off + IB_BTH_LEN, &deth);
+	if (end - off - IB_BTH_LEN - IB_DETH_LEN - bth.padcnt >
+	    (size_t)fab_mtu_to_bytes(FSW_PORT_MTU) + 4) {
+		drop(sw, FSW_DROP_TOO_LONG);
+		return;
+	}
+	if (from) {
+		/* an HCA only sends P_Keys from its own table */
+		pa.npkeys = from->npkeys;
+		memcpy(pa.pkeys, from->pkeys, sizeof(pa.pkeys));
+		pi = fab_pkey_find(&pa, bth.pkey);
+		if (pi < 0 || from->pkeys[pi] != bth.pkey) {
+			drop(sw, FSW_DROP_SEND_PKEY);
+			return;
+		}
+		/* controlled Q_Keys only from privileged QPs (QP1) */
+		if (deth.qkey & FAB_QKEY_CONTROLLED) {
+			src = fsw_qp_find(from, deth.srcqp);
+			if (!src || !src->privileged) {
+				drop(sw, FSW_DROP_QKEY_PRIVILEGED);
+				return;
+			}
+		}
+		from->tx_packets++;
+	}
+	if (lrh.dlid >= FAB_LID_MCAST_MIN && lrh.dlid <= FAB_LID_MCAST_MAX) {
+		if (lrh.lnh != IB_LNH_IBA_GLOBAL || grh.dgid.raw[0] != 0xff) {
+			drop(sw, FSW_DROP_MCAST_NO_GRH);
+			return;
+		}
+		if (bth.destqp != FAB_MCAST_QPN) {
+			drop(sw, FSW_DROP_MCAST_QPN);
+			return;
+		}
+	}
+	if (sw->faults_on)
+		forward_faulty(sw, pkt, len);
+	else
+		forward(sw, pkt, len);
+}
+
+static size_t append(char *buf, size_t cap, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t append(char *buf, size_t cap, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (off >= cap)
+		return off;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + off, cap - off, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return off;
+	return off + (size_t)n >= cap ? cap - 1 : off + (size_t)n;
+}
+
+static size_t report_stats(struct fsw *sw, char *buf, size_t cap)
+{
+	const struct fsw_stats *s = &sw->stats;
+	uint64_t total = 0;
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < FSW_DROP_MAX; i++)
+		total += s->drop[i];
+	off = append(buf, cap, off, "rx_packets %llu\nrx_bytes %llu\n"
+		     "delivered %llu\ndelivered_bytes %llu\ndropped %llu\n"
+		     "fault_dup %llu\nfault_reorder %llu\nctl_malformed %llu\n",
+		     (unsigned long long)s->rx_packets,
+		     (unsigned long long)s->rx_bytes,
+		     (unsigned long long)s->delivered,
+		     (unsigned long long)s->delivered_bytes,
+		     (unsigned long long)total,
+		     (unsigned long long)s->fault_dup,
+		     (unsigned long long)s->fault_reorder,
+		     (unsigned long long)s->ctl_malformed);
+	for (i = 0; i < FSW_DROP_MAX; i++)
+		off = append(buf, cap, off, "drop.%s %llu\n", drop_names[i],
+			     (unsigned long long)s->drop[i]);
+	return off;
+}
+
+static size_t report_nodes(struct fsw *sw, char *buf, size_t cap)
+{
+	size_t off = 0;
+	unsigned int i, k;
+
+	off = append(buf, cap, off, "%-16s %-18s %-6s %-6s %-5s %-8s %-8s "
+		     "%s\n", "NODE", "PORT_GUID", "LID", "STATE", "PROCS",
+		     "TX", "RX", "PKEYS");
+	for (i = 0; i < sw->nnodes; i++) {
+		struct fsw_node *n = sw->nodes[i];
+
+		off = append(buf, cap, off, "%-16s 0x%016llx 0x%04x %-6s "
+			     "%-5u %-8llu %-8llu", n->name,
+			     (unsigned long long)n->port_guid, n->lid,
+			     n->port_up ? "ACTIVE" : "DOWN", n->nprocs,
+			     (unsigned long long)n->tx_packets,
+			     (unsigned long long)n->rx_packets);
+		for (k = 0; k < n->npkeys; k++)
+			off = append(buf, cap, off, "%s0x%04x", k ? "," : " ",
+				     n->pkeys[k]);
+		off = append(buf, cap, off, "\n");
+	}
+	return off;
+}
+
+static size_t report_qps(struct fsw *sw, char *buf, size_t cap)
+{
+	size_t off = 0;
+	unsigned int i;
+	struct fsw_qp *q;
+
+	off = append(buf, cap, off, "%-16s %-8s %-10s %-6s %s\n", "NODE",
+		     "QPN", "QKEY", "PKEY", "MLIDS");
+	for (i = 0; i < sw->nnodes; i++) {
+		for (q = sw->nodes[i]->qps; q; q = q->next) {
+			unsigned int k;
+
+			off = append(buf, cap, off, "%-16s 0x%06x 0x%08x "
+				     "0x%04x", q->node->name, q->qpn, q->qkey,
+				     q->pkey);
+			for (k = 0; k < q->nmlids; k++)
+				off = append(buf, cap, off, "%s0x%04x",
+					     k ? "," : " ", q->mlids[k]);
+			off = append(buf, cap, off, "\n");
+		}
+	}
+	return off;
+}
+
+static size_t report_mcast(struct fsw *sw, char *buf, size_t cap)
+{
+	size_t off = 0;
+	unsigned int i, k;
+	char gid[64];
+
+	off = append(buf, cap, off, "%-6s %-40s %s\n", "MLID", "MGID",
+		     "MEMBERS");
+	for (i = 0; i < FSW_MLIDS; i++) {
+		struct fsw_mgroup *g = sw->groups[i];
+
+		if (!g)
+			continue;
+		fab_gid_to_str(&g->mgid, gid, sizeof(gid));
+		off = append(buf, cap, off, "0x%04x %-40s", g->mlid, gid);
+		for (k = 0; k < g->nmembers; k++)
+			off = append(buf, cap, off, "%s%s:0x%06x",
+				     k ? "," : " ", g->members[k]->node->name,
+				     g->members[k]->qpn);
+		off = append(buf, cap, off, "\n");
+	}
+	return off;
+}
+
+size_t fsw_report(struct fsw *sw, const char *what, char *buf, size_t cap)
+{
+	if (!cap)
+		return 0;
+	buf[0] = '\0';
+	if (!strcmp(what, "stats"))
+		return report_stats(sw, buf, cap);
+	if (!strcmp(what, "nodes"))
+		return report_nodes(sw, buf, cap);
+	if (!strcmp(what, "qps"))
+		return report_qps(sw, buf, cap);
+	if (!strcmp(what, "mcast"))
+		return report_mcast(sw, buf, cap);
+	return 0;
+}

@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ibfabricd: the software InfiniBand subnet.  This file binds the switch
+ * (fsw_switch.c) to its unix socket, the per-QP socketpairs and the
+ * libevent loop; the subnet logic itself lives in fsw.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "conf/conf.h"
+#include "conf/log.h"
+#include "fabric/fsw.h"
+#include "fabric/ib_pkt.h"
+#include "fabric/partitions.h"
+#include "fabric/pcap.h"
+#include "fabric/soft_proto.h"
+
+#define FABD_RX_BATCH		32
+#define FABD_RX_BUDGET		256	/* packets per QP per wakeup */
+#define FABD_SOCKBUF		(4 << 20)
+#define FABD_REPORT_MAX		(FSP_MSG_MAX - sizeof(struct fsp_hdr))
+
+struct fabd;
+struct conn;
+
+struct qpio {
+	struct fsw_qp *qp;
+	struct conn *conn;
+	int fd;
+	struct event *ev;
+	struct qpio *next;
+};
+
+struct conn {
+	struct fabd *d;
+	int fd;
+	struct event *ev;
+	struct fsw_node *node;
+	int observer;
+	struct qpio *qps;
+	struct conn *next;
+};
+
+struct fabd {
+	struct event_base *base;
+	struct fsw *sw;
+	struct prtn_conf pc;
+	const char *sockpath;
+	int lfd;
+	struct event *lev;
+	struct event *flush_ev;
+	struct pcap_writer *pcap;
+	struct conn *conns;
+	time_t last_complaint;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ibfabricd [-f] [-v] [-s SOCKET] [-P PARTITIONS_CONF] [--pcap FILE]\n"
+"                 [--loss P] [--dup P] [--reorder P] [--seed N]\n"
+"  -f, --foreground      stay in the foreground, log to stderr\n"
+"  -v, --verbose         debug logging\n"
+"  -s, --socket PATH     node socket (default %s)\n"
+"  -P, --partitions FILE OpenSM-syntax partitions.conf\n"
+"      --pcap FILE       write every packet entering the switch (linktype 252)\n"
+"      --loss P          drop packets with probability P (0..1)\n"
+"      --dup P           duplicate packets with probability P\n"
+"      --reorder P       hold a packet back behind the next with probability P\n"
+"      --seed N          seed for the fault generator (default 1)\n"
+"  -h, --help, -V, --version\n", FAB_DEFAULT_SOFT_PATH);
+}
+
+/* Complaints about peers are rate-limited to one a second. */
+static int complain_ok(struct fabd *d)
+{
+	time_t now = time(NULL);
+
+	if (now == d->last_complaint)
+		return 0;
+	d->last_complaint = now;
+	return 1;
+}
+
+static int fabd_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
+			size_t len)
+{
+	struct qpio *io = qp->io;
+	ssize_t n;
+
+	(void)ctx;
+	n = send(io->fd, pkt, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static void fabd_capture(void *ctx, const uint8_t *pkt, size_t len)
+{
+	struct fabd *d = ctx;
+
+	if (d->pcap && pcap_writer_write(d->pcap, NULL, pkt, len) < 0 &&
+	    complain_ok(d))
+		log_warn("pcap write");
+}
+
+static void fabd_event(void *ctx, struct fsw_node *node,
+		       enum fab_event_type type)
+{
+	struct fabd *d = ctx;
+	struct fsp_event ev = { .type = type };
+	struct conn *c;
+
+	for (c = d->conns; c; c = c->next)
+		if (c->node == node)
+			fsp_send(c->fd, FSP_EVENT, 0, 0, &ev, sizeof(ev), -1);
+}
+
+static const struct fsw_ops fabd_ops = {
+	.deliver = fabd_deliver,
+	.capture = fabd_capture,
+	.event = fabd_event,
+};
+
+static void schedule_flush(struct fabd *d)
+{
+	struct timeval tv = { 0, 2000 };
+
+	if (!evtimer_pending(d->flush_ev, NULL))
+		evtimer_add(d->flush_ev, &tv);
+}
+
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fabd *d = arg;
+
+	(void)fd;
+	(void)what;
+	fsw_flush(d->sw);
+}
+
+static void qpio_free(struct qpio *io)
+{
+	struct qpio **pp;
+
+	for (pp = &io->conn->qps; *pp; pp = &(*pp)->next) {
+		if (*pp == io) {
+			*pp = io->next;
+			break;
+		}
+	}
+	fsw_qp_destroy(io->conn->d->sw, io->qp);
+	event_free(io->ev);
+	close(io->fd);
+	free(io);
+}
+
+static void qp_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	static uint8_t bufs[FABD_RX_BATCH][IB_MAX_PKT + 1];
+	struct qpio *io = arg;
+	struct fabd *d = io->conn->d;
+	struct mmsghdr mm[FABD_RX_BATCH];
+	struct iovec iov[FABD_RX_BATCH];
+	int i, n, budget = FABD_RX_BUDGET;
+
+	(void)what;
+	while (budget > 0) {
+		for (i = 0; i < FABD_RX_BATCH; i++) {
+			iov[i].iov_base = bufs[i];
+			iov[i].iov_len = sizeof(bufs[i]);
+			memset(&mm[i].msg_hdr, 0, sizeof(mm[i].msg_hdr));
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		n = recvmmsg(fd, mm, FABD_RX_BATCH, MSG_DONTWAIT, NULL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			n = 0;
+		}
+		if (n == 0) {	/* the process closed its QP socket */
+			log_debug("node %s: QP 0x%06x closed",
+				  io->qp->node->name, io->qp->qpn);
+			qpio_free(io);
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			/* a message longer than any packet arrives
+			 * truncated: pass its full length so it is dropped */
+			size_t len = mm[i].msg_len;
+
+			if (mm[i].msg_hdr.msg_flags & MSG_TRUNC)
+				len = IB_MAX_PKT + 1;
+			fsw_input(d->sw, io->qp->node, bufs[i], len);
+		}
+		budget -= n;
+		if (n < FABD_RX_BATCH)
+			break;
+	}
+	if (fsw_held(d->sw))
+		schedule_flush(d);
+}
+
+static void conn_free(struct conn *c)
+{
+	struct fabd *d = c->d;
+	struct conn **pp;
+
+	while (c->qps)
+		qpio_free(c->qps);
+	if (c->node) {
+		log_debug("node %s: process detached", c->node->name);
+		fsw_node_detach(d->sw, c->node);
+	}
+	for (pp = &d->conns; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	event_free(c->ev);
+	close(c->fd);
+	free(c);
+}
+
+static void reply_err(struct conn *c, uint32_t seq, int err, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+static void reply_err(struct conn *c, uint32_t seq, int err, const char *fmt,
+		      ...)
+{
+	char msg[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(msg))
+		n = sizeof(msg) - 1;
+	fsp_send(c->fd, FSP_REPLY, seq, err, msg, (size_t)n, -1);
+}
+
+static struct qpio *conn_qp(struct conn *c, uint32_t qpn)
+{
+	struct qpio *io;
+
+	for (io = c->qps; io; io = io->next)
+		if (io->qp->qpn == qpn)
+			return io;
+	return NULL;
+}
+
+static int handle_hello(struct conn *c, const struct fsp_hdr *h,
+			const void *body)
+{
+	struct fsp_hello hello;
+	struct fsp_port_info pi;
+	char err[256];
+
+	if (h->len != sizeof(hello)) {
+		reply_err(c, h->seq, EBADMSG, "HELLO of %u bytes", h->len);
+		return -1;
+	}
+	memcpy(&hello, body, sizeof(hello));
+	if (hello.version != FSP_VERSION) {
+		reply_err(c, h->seq, EPROTO, "protocol version %u, this "
+			  "ibfabricd speaks %u", hello.version, FSP_VERSION);
+		return -1;
+	}
+	if (!memchr(hello.node, '\0', sizeof(hello.node))) {
+		reply_err(c, h->seq, EINVAL, "node name not terminated");
+		return -1;
+	}
+	memset(&pi, 0, sizeof(pi));
+	if (hello.flags & FSP_HELLO_OBSERVER) {
+		c->observer = 1;
+	} else {
+		c->node = fsw_node_attach(c->d->sw, hello.node, err,
+					  sizeof(err));
+		if (!c->node) {
+			reply_err(c, h->seq, EINVAL, "%s", err);
+			return -1;
+		}
+		fsw_port_info(c->d->sw, c->node, &pi);
+		log_debug("node %s (LID 0x%04x): process attached",
+			  c->node->name, c->node->lid);
+	}
+	fsp_send(c->fd, FSP_REPLY, h->seq, 0, &pi, sizeof(pi), -1);
+	return 0;
+}
+
+static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
+			    const void *body)
+{
+	struct fabd *d = c->d;
+	struct fsp_qp_create req;
+	struct fsp_qp_ref ref;
+	struct qpio *io;
+	char err[256];
+	int sv[2], sz = FABD_SOCKBUF;
+
+	if (h->len != sizeof(req)) {
+		reply_err(c, h->seq, EBADMSG, "QP_CREATE of %u bytes", h->len);
+		return -1;
+	}
+	memcpy(&req, body, sizeof(req));
+	if (req.type != FAB_QPT_UD) {
+		reply_err(c, h->seq, EOPNOTSUPP, "QP type %u not supported",
+			  req.type);
+		return 0;
+	}
+	if (req.flags) {
+		reply_err(c, h->seq, EPERM, "privileged QPs belong to the "
+			  "subnet manager");
+		return 0;
+	}
+	io = calloc(1, sizeof(*io));
+	if (!io) {
+		reply_err(c, h->seq, ENOMEM, "out of memory");
+		return 0;
+	}
+	io->qp = fsw_qp_create(d->sw, c->node, c, req.qkey, req.pkey_index,
+			       0, err, sizeof(err));
+	if (!io->qp) {
+		free(io);
+		reply_err(c, h->seq, EINVAL, "%s", err);
+		return 0;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		       0, sv) < 0) {
+		reply_err(c, h->seq, errno, "socketpair: %s", strerror(errno));
+		fsw_qp_destroy(d->sw, io->qp);
+		free(io);
+		return 0;
+	}
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	io->qp->io = io;
+	io->conn = c;
+	io->fd = sv[0];
+	io->ev = event_new(d->base, sv[0], EV_READ | EV_PERSIST, qp_read_cb,
+			   io);
+	event_add(io->ev, NULL);
+	io->next = c->qps;
+	c->qps = io;
+	ref.qpn = io->qp->qpn;
+	fsp_send(c->fd, FSP_REPLY, h->seq, 0, &ref, sizeof(ref), sv[1]);
+	close(sv[1]);
+	log_debug("node %s: QP 0x%06x Q_Key 0x%08x P_Key 0x%04x",
+		  c->node->name, ref.qpn, req.qkey, io->qp->pkey);
+	return 0;
+}
+
+static int handle_qp_msg(struct conn *c, const struct fsp_hdr *h,
+			 const void *body)
+{
+	struct fsp_mcast m;
+	struct fsp_qp_ref ref;
+	struct qpio *io;
+	char err[256];
+	union fab_gid mgid;
+	int rc;
+
+	if (h->type == FSP_QP_DESTROY) {
+		if (h->len != sizeof(ref)) {
+			reply_err(c, h->seq, EBADMSG, "bad QP_DESTROY");
+			return -1;
+		}
+		memcpy(&ref, body, sizeof(ref));
+		io = conn_qp(c, ref.qpn);
+		if (!io) {
+			reply_err(c, h->seq, ENOENT, "no QP 0x%06x", ref.qpn);
+			return 0;
+		}
+		qpio_free(io);
+		fsp_send(c->fd, FSP_REPLY, h->seq, 0, NULL, 0, -1);
+		return 0;
+	}
+	if (h->len != sizeof(m)) {
+		reply_err(c, h->seq, EBADMSG, "bad multicast request");
+		return -1;
+	}
+	memcpy(&m, body, sizeof(m));
+	io = conn_qp(c, m.qpn);
+	if (!io) {
+		reply_err(c, h->seq, ENOENT, "no QP 0x%06x", m.qpn);
+		return 0;
+	}
+	memcpy(mgid.raw, m.mgid, 16);
+	if (h->type == FSP_MCAST_ATTACH)
+		rc = fsw_mcast_attach(c->d->sw, io->qp, &mgid, m.mlid, err,
+				      sizeof(err));
+	else
+		rc = fsw_mcast_detach(c->d->sw, io->qp, &mgid, m.mlid, err,
+				      sizeof(err));
+	if (rc < 0)
+		reply_err(c, h->seq, EINVAL, "%s", err);
+	else
+		fsp_send(c->fd, FSP_REPLY, h->seq, 0, NULL, 0, -1);
+	return 0;
+}
+
+static int handle_ctl(struct conn *c, const struct fsp_hdr *h,
+		      const void *body)
+{
+	static char out[FABD_REPORT_MAX];
+	char cmd[64];
+	size_t n;
+
+	if (h->len == 0 || h->len >= sizeof(cmd)) {
+		reply_err(c, h->seq, EINVAL, "bad control command");
+		return 0;
+	}
+	memcpy(cmd, body, h->len);
+	cmd[h->len] = '\0';
+	n = fsw_report(c->d->sw, cmd, out, sizeof(out));
+	if (!n) {
+		reply_err(c, h->seq, EINVAL, "unknown command '%s' (stats, "
+			  "nodes, qps, mcast)", cmd);
+		return 0;
+	}
+	fsp_send(c->fd, FSP_REPLY, h->seq, 0, out, n, -1);
+	return 0;
+}
+
+/* Returns -1 when the connection must be closed. */
+static int conn_handle(struct conn *c, const struct fsp_hdr *h,
+		       const void *body)
+{
+	if (!c->node && !c->observer && h->type != FSP_HELLO) {
+		reply_err(c, h->seq, EPROTO, "HELLO expected first");
+		return -1;
+	}
+	switch (h->type) {
+	case FSP_HELLO:
+		if (c->node || c->observer) {
+			reply_err(c, h->seq, EPROTO, "second HELLO");
+			return -1;
+		}
+		return handle_hello(c, h, body);
+	case FSP_CTL:
+		return handle_ctl(c, h, body);
+	default:
+		break;
+	}
+	if (!c->node) {
+		reply_err(c, h->seq, EPERM, "observers hold no port");
+		return 0;
+	}
+	switch (h->type) {
+	case FSP_PORT_QUERY: {
+		struct fsp_port_info pi;
+
+		fsw_port_info(c->d->sw, c->node, &pi);
+		fsp_send(c->fd, FSP_REPLY, h->seq, 0, &pi, sizeof(pi), -1);
+		return 0;
+	}
+	case FSP_QP_CREATE:
+		return handle_qp_create(c, h, body);
+	case FSP_QP_DESTROY:
+	case FSP_MCAST_ATTACH:
+	case FSP_MCAST_DETACH:
+		return handle_qp_msg(c, h, body);
+	case FSP_INJECT:
+		fsw_input(c->d->sw, c->node, body, h->len);
+		if (fsw_held(c->d->sw))
+			schedule_flush(c->d);
+		fsp_send(c->fd, FSP_REPLY, h->seq, 0, NULL, 0, -1);
+		return 0;
+	default:
+		reply_err(c, h->seq, EPROTO, "unexpected message type %u",
+			  h->type);
+		return -1;
+	}
+}
+
+static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	static uint8_t body[FSP_MSG_MAX];
+	struct conn *c = arg;
+	struct fabd *d = c->d;
+	struct fsp_hdr h;
+	ssize_t n;
+
+	(void)what;
+	n = fsp_recv(fd, &h, body, sizeof(body), NULL);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return;
+		if (errno == EBADMSG) {
+			fsw_count_ctl_malformed(d->sw);
+			if (complain_ok(d))
+				log_warnx("%s: malformed control message, "
+					  "connection closed",
+					  c->node ? c->node->name : "client");
+		}
+		conn_free(c);
+		return;
+	}
+	if (conn_handle(c, &h, body) < 0) {
+		fsw_count_ctl_malformed(d->sw);
+		conn_free(c);
+	}
+}
+
+static void accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct fabd *d = arg;
+	struct conn *c;
+	int fd;
+
+	(void)what;
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EAGAIN && complain_ok(d))
+			log_warn("accept");
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->d = d;
+	c->fd = fd;
+	c->ev = event_new(d->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);
+	event_add(c->ev, NULL);
+	c->next = d->conns;
+	d->conns = c;
+}
+
+static void signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct fabd *d = arg;
+
+	(void)what;
+	log_info("signal %d: shutting down", (int)sig);
+	event_base_loopbreak(d->base);
+}
+
+/* Bind the node socket; refuse to steal one a live ibfabricd holds. */
+static int listen_socket(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, probe;
+
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		log_warnx("socket path '%s' too long", path);
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (probe >= 0 &&
+	    connect(probe, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+		close(probe);
+		log_warnx("%s: another ibfabricd is listening there", path);
+		return -1;
+	}
+	if (probe >= 0)
+		close(probe);
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    listen(fd, 128) < 0) {
+		log_warn("%s", path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	chmod(path, 0660);
+	return fd;
+}
+
+static int parse_prob(const char *opt, const char *s, double *out)
+{
+	const char *why;
+
+	if (conf_parse_double_range(s, 0.0, 1.0, out, &why) < 0) {
+		fprintf(stderr, "ibfabricd: %s '%s': %s\n", opt, s, why);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "partitions", required_argument, NULL, 'P' },
+		{ "pcap", required_argument, NULL, 'p' },
+		{ "loss", required_argument, NULL, 'L' },
+		{ "dup", required_argument, NULL, 'D' },
+		{ "reorder", required_argument, NULL, 'R' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fsw_fault_cfg faults = { .seed = 1 };
+	const char *pcap_path = NULL, *prtn_path = NULL, *why;
+	struct event *sigs[2];
+	struct fabd d;
+	char err[512];
+	int ch, foreground = 0, verbose = 0, i;
+	unsigned long long seed;
+
+	memset(&d, 0, sizeof(d));
+	d.sockpath = FAB_DEFAULT_SOFT_PATH;
+	while ((ch = getopt_long(argc, argv, "fvs:P:hV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'f': foreground = 1; break;
+		case 'v': verbose = 1; break;
+		case 's': d.sockpath = optarg; break;
+		case 'P': prtn_path = optarg; break;
+		case 'p': pcap_path = optarg; break;
+		case 'L':
+			if (parse_prob("--loss", optarg, &faults.loss) < 0)
+				return 2;
+			break;
+		case 'D':
+			if (parse_prob("--dup", optarg, &faults.dup) < 0)
+				return 2;
+			break;
+		case 'R':
+			if (parse_prob("--reorder", optarg, &faults.reorder) < 0)
+				return 2;
+			break;
+		case 'S':
+			if (conf_parse_uint(optarg, 0, UINT64_MAX, &seed,
+					    &why) < 0) {
+				fprintf(stderr, "ibfabricd: --seed '%s': %s\n",
+					optarg, why);
+				return 2;
+			}
+			faults.seed = seed;
+			break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("ibfabricd %s\n", IBGW_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "ibfabricd: unexpected argument '%s'\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	log_init("ibfabricd", 1, verbose);
+
+	if (prtn_path) {
+		if (prtn_conf_load(prtn_path, &d.pc, err, sizeof(err)) < 0) {
+			fprintf(stderr, "ibfabricd: %s\n", err);
+			return 2;
+		}
+	} else {
+		prtn_conf_default(&d.pc);
+	}
+	if (pcap_path) {
+		d.pcap = pcap_writer_open(pcap_path, err, sizeof(err));
+		if (!d.pcap) {
+			fprintf(stderr, "ibfabricd: %s\n", err);
+			return 1;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	d.lfd = listen_socket(d.sockpath);
+	if (d.lfd < 0)
+		return 1;
+	if (!foreground) {
+		if (daemon(0, 0) < 0)
+			fatal("daemon");
+		log_init("ibfabricd", 0, verbose);
+	}
+	d.base = event_base_new();
+	d.sw = fsw_new(&d.pc, &fabd_ops, &d);
+	if (!d.base || !d.sw)
+		fatalx("out of memory");
+	fsw_set_faults(d.sw, &faults);
+	d.lev = event_new(d.base, d.lfd, EV_READ | EV_PERSIST, accept_cb, &d);
+	d.flush_ev = evtimer_new(d.base, flush_cb, &d);
+	event_add(d.lev, NULL);
+	sigs[0] = evsignal_new(d.base, SIGINT, signal_cb, &d);
+	sigs[1] = evsignal_new(d.base, SIGTERM, signal_cb, &d);
+	signal(SIGHUP, SIG_IGN);	/* nothing to reload */
+	for (i = 0; i < 2; i++)
+		evsignal_add(sigs[i], NULL);
+
+	log_info("ready: socket %s, %zu partition(s)%s%s", d.sockpath,
+		 d.pc.nparts, d.pcap ? ", capturing to " : "",
+		 d.pcap ? pcap_path : "");
+	event_base_dispatch(d.base);
+
+	while (d.conns)
+		conn_free(d.conns);
+	for (i = 0; i < 2; i++)
+		event_free(sigs[i]);
+	event_free(d.lev);
+	event_free(d.flush_ev);
+	close(d.lfd);
+	unlink(d.sockpath);
+	if (d.pcap)
+		pcap_writer_close(d.pcap);
+	fsw_free(d.sw);
+	event_base_free(d.base);
+	prtn_conf_free(&d.pc);
+	return 0;
+}

@@ -1,0 +1,605 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * soft:PATH provider: this process is (part of) a node attached to
+ * ibfabricd.  It plays the HCA: builds native IB packets (LRH, GRH for
+ * multicast and global routes, BTH, DETH, ICRC, VCRC) on send and decodes
+ * them into completions on receive.  Control goes over the device socket
+ * (soft_proto.h), each QP's packets over its own socketpair.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabric/fabric_prov.h"
+#include "fabric/ib_pkt.h"
+#include "fabric/prov_soft.h"
+#include "fabric/soft_proto.h"
+
+#define SOFT_CALL_TIMEOUT_MS	5000
+#define SOFT_EVQ		64
+#define SOFT_BATCH		64
+#define SOFT_SOCKBUF		(4 << 20)
+
+struct soft_dev {
+	struct fab_dev base;
+	int fd;
+	uint32_t seq;
+	int dead;		/* ibfabricd went away; reported once */
+	int dead_reported;
+	struct fab_port_attr attr;
+	enum fab_event_type evq[SOFT_EVQ];
+	unsigned int evq_head, evq_len;
+};
+
+struct soft_qp {
+	struct fab_qp base;
+	int fd;
+	uint16_t pkey;
+	uint32_t psn;
+	uint8_t *rxbuf;		/* SOFT_BATCH packets of IB_MAX_PKT */
+};
+
+static struct soft_dev *to_sdev(struct fab_dev *d)
+{
+	return (struct soft_dev *)d;
+}
+
+static struct soft_qp *to_sqp(struct fab_qp *q)
+{
+	return (struct soft_qp *)q;
+}
+
+static void port_info_to_attr(const struct fsp_port_info *pi,
+			      struct fab_port_attr *a)
+{
+	unsigned int i;
+
+	memset(a, 0, sizeof(*a));
+	a->state = (enum fab_port_state)pi->state;
+	a->lid = pi->lid;
+	a->sm_lid = pi->sm_lid;
+	a->lmc = pi->lmc;
+	a->sm_sl = pi->sm_sl;
+	a->active_mtu = pi->active_mtu;
+	a->port_num = pi->port_num;
+	a->node_guid = pi->node_guid;
+	a->port_guid = pi->port_guid;
+	memcpy(a->gid.raw, pi->gid, 16);
+	a->npkeys = pi->npkeys > FAB_MAX_PKEYS ? FAB_MAX_PKEYS : pi->npkeys;
+	for (i = 0; i < a->npkeys; i++)
+		a->pkeys[i] = pi->pkeys[i];
+}
+
+static void evq_push(struct soft_dev *d, uint32_t type)
+{
+	if (d->evq_len == SOFT_EVQ)	/* overflow: drop the oldest */
+		d->evq_head = (d->evq_head + 1) % SOFT_EVQ, d->evq_len--;
+	d->evq[(d->evq_head + d->evq_len) % SOFT_EVQ] =
+		(enum fab_event_type)type;
+	d->evq_len++;
+}
+
+/* Handle an unsolicited message that arrived while waiting or polling. */
+static void soft_async(struct soft_dev *d, const struct fsp_hdr *h,
+		       const void *body)
+{
+	struct fsp_event ev;
+
+	if (h->type == FSP_EVENT && h->len == sizeof(ev)) {
+		memcpy(&ev, body, sizeof(ev));
+		evq_push(d, ev.type);
+	}
+}
+
+/* Synchronous request: returns the reply body length or -1. */
+static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
+			 size_t reqlen, void *rep, size_t repcap, int *fd_out)
+{
+	static __thread uint8_t buf[FSP_MSG_MAX];
+	struct fsp_hdr h;
+	struct pollfd pfd = { .fd = d->fd, .events = POLLIN };
+	uint32_t seq = ++d->seq;
+	struct timespec t0, t1;
+	ssize_t n;
+	int fd, left = SOFT_CALL_TIMEOUT_MS;
+
+	if (fd_out)
+		*fd_out = -1;
+	if (d->dead)
+		return fab_set_error("soft: fabric connection lost");
+	if (fsp_send(d->fd, type, seq, 0, req, reqlen, -1) < 0)
+		return fab_set_error("soft: send to ibfabricd: %s",
+				     strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int r = poll(&pfd, 1, left);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return fab_set_error("soft: ibfabricd did not answer "
+					     "within %d ms",
+					     SOFT_CALL_TIMEOUT_MS);
+		n = fsp_recv(d->fd, &h, buf, sizeof(buf), &fd);
+		if (n < 0 && errno == EAGAIN)
+			goto again;
+		if (n < 0) {
+			if (errno == EPIPE)
+				d->dead = 1;
+			return fab_set_error("soft: receive from ibfabricd: %s",
+					     errno == EPIPE ? "connection closed"
+					     : strerror(errno));
+		}
+		if (h.type == FSP_REPLY && h.seq == seq) {
+			if (h.status) {
+				if (fd >= 0)
+					close(fd);
+				fab_set_error("ibfabricd: %.*s",
+					      (int)(n > 200 ? 200 : n),
+					      (const char *)buf);
+				errno = h.status;
+				return -1;
+			}
+			if ((size_t)n > repcap)
+				n = (ssize_t)repcap;
+			if (n)
+				memcpy(rep, buf, (size_t)n);
+			if (fd_out)
+				*fd_out = fd;
+			else if (fd >= 0)
+				close(fd);
+			return n;
+		}
+		if (fd >= 0)
+			close(fd);
+		soft_async(d, &h, buf);
+again:
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		left = SOFT_CALL_TIMEOUT_MS -
+		       (int)((t1.tv_sec - t0.tv_sec) * 1000 +
+			     (t1.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left < 0)
+			left = 0;
+	}
+}
+
+static int soft_refresh(struct soft_dev *d)
+{
+	struct fsp_port_info pi;
+	ssize_t n;
+
+	n = soft_call(d, FSP_PORT_QUERY, NULL, 0, &pi, sizeof(pi), NULL);
+	if (n < 0)
+		return -1;
+	if ((size_t)n != sizeof(pi))
+		return fab_set_error("soft: short port info from ibfabricd");
+	port_info_to_attr(&pi, &d->attr);
+	return 0;
+}
+
+static int soft_open(const char *arg, const char *node, struct fab_dev **out)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct fsp_hello hello = { .version = FSP_VERSION };
+	struct fsp_port_info pi;
+	struct soft_dev *d;
+	const char *path = *arg ? arg : FAB_DEFAULT_SOFT_PATH;
+	ssize_t n;
+
+	if (!node || !*node)
+		return fab_set_error("soft: a node name is required");
+	if (strlen(node) >= FSP_NODE_MAX)
+		return fab_set_error("soft: node name '%s' longer than %d",
+				     node, FSP_NODE_MAX - 1);
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return fab_set_error("soft: socket path '%s' too long", path);
+	strcpy(sun.sun_path, path);
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return fab_set_error("soft: out of memory");
+	d->base.prov = &fab_soft_provider;
+	d->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (d->fd < 0) {
+		fab_set_error("soft: socket: %s", strerror(errno));
+		goto fail;
+	}
+	if (connect(d->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		fab_set_error("soft: connect to ibfabricd at %s: %s", path,
+			      strerror(errno));
+		goto fail;
+	}
+	if (!strcmp(node, FAB_SOFT_OBSERVER))
+		hello.flags |= FSP_HELLO_OBSERVER;
+	snprintf(hello.node, sizeof(hello.node), "%s", node);
+	n = soft_call(d, FSP_HELLO, &hello, sizeof(hello), &pi, sizeof(pi),
+		      NULL);
+	if (n < 0)
+		goto fail;
+	if ((size_t)n != sizeof(pi)) {
+		fab_set_error("soft: short port info from ibfabricd");
+		goto fail;
+	}
+	port_info_to_attr(&pi, &d->attr);
+	fcntl(d->fd, F_SETFL, fcntl(d->fd, F_GETFL) | O_NONBLOCK);
+	*out = &d->base;
+	return 0;
+fail:
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d);
+	return -1;
+}
+
+static void soft_close(struct fab_dev *dev)
+{
+	struct soft_dev *d = to_sdev(dev);
+
+	close(d->fd);
+	free(d);
+}
+
+static int soft_query_port(struct fab_dev *dev, struct fab_port_attr *attr)
+{
+	struct soft_dev *d = to_sdev(dev);
+
+	if (soft_refresh(d) < 0)
+		return -1;
+	*attr = d->attr;
+	return 0;
+}
+
+static int soft_dev_fd(struct fab_dev *dev)
+{
+	return to_sdev(dev)->fd;
+}
+
+static int soft_get_event(struct fab_dev *dev, struct fab_event *ev)
+{
+	static __thread uint8_t buf[FSP_MSG_MAX];
+	struct soft_dev *d = to_sdev(dev);
+	struct fsp_hdr h;
+	ssize_t n;
+
+	while (!d->evq_len && !d->dead) {
+		n = fsp_recv(d->fd, &h, buf, sizeof(buf), NULL);
+		if (n < 0) {
+			if (errno == EAGAIN)
+				return 0;
+			d->dead = 1;
+			break;
+		}
+		soft_async(d, &h, buf);
+	}
+	if (d->evq_len) {
+		ev->type = d->evq[d->evq_head];
+		d->evq_head = (d->evq_head + 1) % SOFT_EVQ;
+		d->evq_len--;
+		/* keep the cached attributes right for packet building */
+		if (ev->type == FAB_EV_LID_CHANGE ||
+		    ev->type == FAB_EV_PKEY_CHANGE ||
+		    ev->type == FAB_EV_PORT_ACTIVE ||
+		    ev->type == FAB_EV_SM_CHANGE ||
+		    ev->type == FAB_EV_GID_CHANGE)
+			soft_refresh(d);
+		return 1;
+	}
+	if (d->dead && !d->dead_reported) {
+		d->dead_reported = 1;
+		ev->type = FAB_EV_DEVICE_FATAL;
+		return 1;
+	}
+	return 0;
+}
+
+static void setbufs(int fd)
+{
+	int sz = SOFT_SOCKBUF;
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+}
+
+static struct fab_qp *soft_qp_create(struct fab_dev *dev,
+				     const struct fab_qp_init *init)
+{
+	struct soft_dev *d = to_sdev(dev);
+	struct fsp_qp_create req = {
+		.type = init->type, .qkey = init->qkey,
+		.pkey_index = init->pkey_index,
+	};
+	struct fsp_qp_ref ref;
+	struct soft_qp *q;
+	int fd;
+
+	if (init->pkey_index >= d->attr.npkeys ||
+	    !d->attr.pkeys[init->pkey_index]) {
+		fab_set_error("soft: P_Key index %u is not in the port's "
+			      "table", init->pkey_index);
+		return NULL;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q || !(q->rxbuf = malloc((size_t)SOFT_BATCH * IB_MAX_PKT))) {
+		free(q);
+		fab_set_error("soft: out of memory");
+		return NULL;
+	}
+	if (soft_call(d, FSP_QP_CREATE, &req, sizeof(req), &ref, sizeof(ref),
+		      &fd) < 0)
+		goto fail;
+	if (fd < 0) {
+		fab_set_error("soft: ibfabricd sent no QP socket");
+		goto fail;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	setbufs(fd);
+	q->fd = fd;
+	q->base.dev = dev;
+	q->base.qpn = ref.qpn;
+	q->base.type = init->type;
+	q->base.qkey = init->qkey;
+	q->base.pkey_index = init->pkey_index;
+	q->pkey = d->attr.pkeys[init->pkey_index];
+	return &q->base;
+fail:
+	free(q->rxbuf);
+	free(q);
+	return NULL;
+}
+
+static void soft_qp_destroy(struct fab_qp *qp)
+{
+	struct soft_qp *q = to_sqp(qp);
+	struct fsp_qp_ref ref = { .qpn = qp->qpn };
+
+	/* closing the socketpair alone is enough; the request makes the
+	 * release synchronous for the caller */
+	soft_call(to_sdev(qp->dev), FSP_QP_DESTROY, &ref, sizeof(ref), NULL, 0,
+		  NULL);
+	close(q->fd);
+	free(q->rxbuf);
+	free(q);
+}
+
+static int soft_qp_fd(struct fab_qp *qp)
+{
+	return to_sqp(qp)->fd;
+}
+
+static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
+{
+	static __thread uint8_t pkts[SOFT_BATCH][IB_MAX_PKT];
+	struct soft_qp *q = to_sqp(qp);
+	struct soft_dev *d = to_sdev(qp->dev);
+	struct mmsghdr mm[SOFT_BATCH];
+	struct iovec iov[SOFT_BATCH];
+	int done = 0;
+
+	while (done < n) {
+		int batch = n - done > SOFT_BATCH ? SOFT_BATCH : n - done;
+		int i, sent;
+
+		for (i = 0; i < batch; i++) {
+			const struct fab_send_wr *w = &wr[done + i];
+			const struct fab_ah_attr *ah = &w->ah->attr;
+			struct ib_ud u;
+			size_t len;
+
+			memset(&u, 0, sizeof(u));
+			u.lrh.sl = ah->sl;
+			u.lrh.dlid = ah->dlid;
+			u.lrh.slid = d->attr.lid;
+			u.has_grh = ah->is_global ||
+				    ah->dlid >= FAB_LID_MCAST_MIN;
+			if (u.has_grh) {
+				u.grh.tclass = ah->traffic_class;
+				u.grh.flow_label = ah->flow_label;
+				u.grh.hoplmt = ah->hop_limit;
+				u.grh.sgid = d->attr.gid;
+				u.grh.dgid = ah->dgid;
+			}
+			u.bth.pkey = q->pkey;
+			u.bth.destqp = w->remote_qpn;
+			u.bth.psn = q->psn++ & 0xffffff;
+			u.deth.qkey = (w->remote_qkey & FAB_QKEY_CONTROLLED) ?
+				      qp->qkey : w->remote_qkey;
+			u.deth.srcqp = qp->qpn;
+			u.payload = w->buf;
+			u.payload_len = w->len;
+			/* as an HCA: a UD message is at most one MTU */
+			len = w->len > (uint32_t)fab_mtu_to_bytes(
+					d->attr.active_mtu) ? 0 :
+			      ib_ud_build(&u, pkts[i], IB_MAX_PKT);
+			if (!len) {
+				if (done + i == 0)
+					return fab_set_error("soft: datagram of "
+							     "%u bytes exceeds "
+							     "the port MTU",
+							     w->len);
+				batch = i;
+				n = done + i;
+				break;
+			}
+			iov[i].iov_base = pkts[i];
+			iov[i].iov_len = len;
+			memset(&mm[i].msg_hdr, 0, sizeof(mm[i].msg_hdr));
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		if (!batch)
+			break;
+		sent = sendmmsg(q->fd, mm, (unsigned int)batch, MSG_NOSIGNAL);
+		if (sent < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;	/* send queue full */
+			if (done)
+				break;
+			return fab_set_error("soft: send: %s", strerror(errno));
+		}
+		done += sent;
+		if (sent < batch)
+			break;
+	}
+	return done;
+}
+
+static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
+{
+	struct soft_qp *q = to_sqp(qp);
+	struct soft_dev *d = to_sdev(qp->dev);
+	struct mmsghdr mm[SOFT_BATCH];
+	struct iovec iov[SOFT_BATCH];
+	int i, got, out = 0;
+
+	if (n > SOFT_BATCH)
+		n = SOFT_BATCH;
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = q->rxbuf + (size_t)i * IB_MAX_PKT;
+		iov[i].iov_len = IB_MAX_PKT;
+		memset(&mm[i].msg_hdr, 0, sizeof(mm[i].msg_hdr));
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	got = recvmmsg(q->fd, mm, (unsigned int)n, MSG_DONTWAIT, NULL);
+	if (got < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return 0;
+		return fab_set_error("soft: receive: %s", strerror(errno));
+	}
+	for (i = 0; i < got; i++) {
+		struct fab_recv *r = &rc[out];
+		struct ib_ud u;
+		size_t room;
+		int pi;
+
+		/* ibfabricd checked the packet; a failure here is a bug in
+		 * one of us, and the datagram is dropped as an HCA would */
+		if (ib_ud_parse(iov[i].iov_base, mm[i].msg_len, &u))
+			continue;
+		r->src_qp = u.deth.srcqp;
+		r->slid = u.lrh.slid;
+		r->sl = u.lrh.sl;
+		pi = fab_pkey_find(&d->attr, u.bth.pkey);
+		r->pkey_index = pi < 0 ? qp->pkey_index : (uint16_t)pi;
+		r->grh_present = (uint8_t)u.has_grh;
+		r->truncated = 0;
+		if (r->buf_len < FAB_GRH_LEN) {
+			r->truncated = 1;
+			r->byte_len = 0;
+			out++;
+			continue;
+		}
+		if (u.has_grh)
+			ib_grh_encode(&u.grh, r->buf);
+		else
+			memset(r->buf, 0, FAB_GRH_LEN);
+		room = r->buf_len - FAB_GRH_LEN;
+		if (u.payload_len > room) {
+			r->truncated = 1;
+			memcpy(r->buf + FAB_GRH_LEN, u.payload, room);
+			r->byte_len = (uint32_t)(FAB_GRH_LEN + room);
+		} else {
+			memcpy(r->buf + FAB_GRH_LEN, u.payload, u.payload_len);
+			r->byte_len = (uint32_t)(FAB_GRH_LEN + u.payload_len);
+		}
+		out++;
+	}
+	return out;
+}
+
+static int soft_mcast(struct fab_qp *qp, uint16_t type,
+		      const union fab_gid *mgid, uint16_t mlid)
+{
+	struct fsp_mcast m = { .qpn = qp->qpn, .mlid = mlid };
+
+	memcpy(m.mgid, mgid->raw, 16);
+	return soft_call(to_sdev(qp->dev), type, &m, sizeof(m), NULL, 0,
+			 NULL) < 0 ? -1 : 0;
+}
+
+static int soft_attach(struct fab_qp *qp, const union fab_gid *mgid,
+		       uint16_t mlid)
+{
+	return soft_mcast(qp, FSP_MCAST_ATTACH, mgid, mlid);
+}
+
+static int soft_detach(struct fab_qp *qp, const union fab_gid *mgid,
+		       uint16_t mlid)
+{
+	return soft_mcast(qp, FSP_MCAST_DETACH, mgid, mlid);
+}
+
+static struct fab_ah *soft_ah_create(struct fab_dev *dev,
+				     const struct fab_ah_attr *attr)
+{
+	struct fab_ah *ah;
+
+	if (attr->dlid == 0 || attr->dlid == FAB_LID_PERMISSIVE) {
+		fab_set_error("soft: address handle with DLID 0x%04x",
+			      attr->dlid);
+		return NULL;
+	}
+	if (attr->dlid >= FAB_LID_MCAST_MIN && attr->dgid.raw[0] != 0xff) {
+		fab_set_error("soft: multicast DLID needs a multicast DGID");
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		fab_set_error("soft: out of memory");
+		return NULL;
+	}
+	ah->dev = dev;
+	ah->attr = *attr;
+	return ah;
+}
+
+static void soft_ah_destroy(struct fab_ah *ah)
+{
+	free(ah);
+}
+
+int fab_soft_inject(struct fab_dev *dev, const void *pkt, size_t len)
+{
+	if (dev->prov != &fab_soft_provider)
+		return fab_set_error("inject: not a soft fabric");
+	return soft_call(to_sdev(dev), FSP_INJECT, pkt, len, NULL, 0, NULL) < 0
+	       ? -1 : 0;
+}
+
+int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap)
+{
+	ssize_t n;
+
+	if (dev->prov != &fab_soft_provider)
+		return fab_set_error("ctl: not a soft fabric");
+	n = soft_call(to_sdev(dev), FSP_CTL, cmd, strlen(cmd), out, cap - 1,
+		      NULL);
+	if (n < 0)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+const struct fab_provider fab_soft_provider = {
+	.name = "soft",
+	.open = soft_open,
+	.close = soft_close,
+	.query_port = soft_query_port,
+	.dev_fd = soft_dev_fd,
+	.get_event = soft_get_event,
+	.qp_create = soft_qp_create,
+	.qp_destroy = soft_qp_destroy,
+	.qp_fd = soft_qp_fd,
+	.qp_send = soft_qp_send,
+	.qp_recv = soft_qp_recv,
+	.attach = soft_attach,
+	.detach = soft_detach,
+	.ah_create = soft_ah_create,
+	.ah_destroy = soft_ah_destroy,
+};

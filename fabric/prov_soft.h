@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Extras of the soft provider that only tools use (ibfabricctl). */
+#ifndef IBGW_PROV_SOFT_H
+#define IBGW_PROV_SOFT_H
+
+#include <stddef.h>
+
+#include "fabric/fabric.h"
+
+/* Open with node "-" to attach as an observer holding no port. */
+#define FAB_SOFT_OBSERVER "-"
+
+/* Switch a raw packet as if this node had sent it (pcap replay). */
+int fab_soft_inject(struct fab_dev *dev, const void *pkt, size_t len);
+/* Run a text command in ibfabricd ("stats", "nodes" ...). */
+int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Two nodes exchange UD datagrams through ibfabricd; several processes of
+# one node share its port and get their own QPNs; a crashed node process is
+# cleaned up while the others keep running.
+. "$(dirname "$0")/lib.sh"
+
+start_fabric
+
+# port identity: stable GUID from the name, LID from the SM, P_Key 0xffff
+fabtest info h1 >"$T/info1"
+fabtest info h1 >"$T/info1b"
+grep -q '^pkeys 0xffff$' "$T/info1" || { cat "$T/info1"; fail "default P_Key table"; }
+grep -q '^sm_lid 0x0001$' "$T/info1" || fail "SM LID"
+grep -q '^mtu 4096$' "$T/info1" || fail "port MTU"
+expect_eq "GUID stable across processes" "$(grep guid "$T/info1")" "$(grep guid "$T/info1b")"
+
+start_recv r1 h2 --count 5
+fabtest send h1 --dlid "$r1_LID" --dqpn "$r1_QPN" --count 5 --data hello-h2 >"$T/send.out" || fail "send"
+wait_recv r1
+expect_eq "datagrams received" "$(received r1)" 5
+grep -q 'data=hello-h2' "$T/r1.out" || fail "payload not intact"
+h1_lid=$(sed -n 's/^lid //p' "$T/info1")
+grep -q "slid=$h1_lid" "$T/r1.out" || fail "source LID not h1's"
+grep -q "grh=0" "$T/r1.out" || fail "unicast without GRH expected"
+
+# a second process of h2 gets its own QPN on the same LID
+start_recv r2 h2 --count 1
+start_recv r3 h2 --count 1
+[ "$r2_LID" = "$r3_LID" ] || fail "processes of one node have different LIDs"
+[ "$r2_QPN" != "$r3_QPN" ] || fail "processes of one node share a QPN"
+fabtest send h1 --dlid "$r2_LID" --dqpn "$r3_QPN" --data to-r3 >/dev/null
+fabtest send h1 --dlid "$r2_LID" --dqpn "$r2_QPN" --data to-r2 >/dev/null
+wait_recv r2
+wait_recv r3
+grep -q 'data=to-r2' "$T/r2.out" || fail "r2 got the wrong datagram"
+grep -q 'data=to-r3' "$T/r3.out" || fail "r3 got the wrong datagram"
+ok "per-process QPNs on one port"
+
+# a node process killed with SIGKILL: its QP goes away, others keep going
+start_recv r4 h3 --count 1 --timeout 60000
+kill -KILL "$r4_PID"; wait "$r4_PID" 2>/dev/null
+sleep 0.2
+ctl qps >"$T/qps"
+grep -q "$r4_QPN" "$T/qps" && { cat "$T/qps"; fail "killed process's QP still exists"; }
+before=$(counter drop.unknown_qp)
+fabtest send h1 --dlid "$r4_LID" --dqpn "$r4_QPN" --data gone >/dev/null
+expect_eq "datagram to a dead QP counted" "$(counter drop.unknown_qp)" $((before + 1))
+start_recv r5 h3 --count 1
+fabtest send h1 --dlid "$r5_LID" --dqpn "$r5_QPN" --data alive >/dev/null
+wait_recv r5
+grep -q 'data=alive' "$T/r5.out" || fail "node h3 unusable after a crash"
+fabric_alive
+
+# biggest datagram (4096) passes, 4097 is refused by the sender
+start_recv r6 h2 --count 1
+fabtest send h1 --dlid "$r6_LID" --dqpn "$r6_QPN" --size 4096 >/dev/null || fail "4096-byte send"
+wait_recv r6
+grep -q 'len=4096' "$T/r6.out" || fail "4096-byte datagram"
+fabtest send h1 --dlid "$r6_LID" --dqpn "$r6_QPN" --size 4097 >"$T/big.out" 2>&1 && fail "4097-byte send accepted"
+grep -q "exceeds the port MTU" "$T/big.out" || { cat "$T/big.out"; fail "no clear error for 4097 bytes"; }
+stop_fabric
+ok "ud_unicast"

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * fabtest: a node process for integration tests.  It opens a port on a
+ * fabric through the fabric interface, then sends or receives UD datagrams
+ * and prints what happened in lines the test scripts grep.
+ *
+ *   fabtest [-s SOCK] info NODE
+ *   fabtest [-s SOCK] recv NODE [--qkey Q] [--pkey P] [--mcast MGID@MLID]...
+ *                          [--count N] [--timeout MS] [--qpn-file F]
+ *   fabtest [-s SOCK] send NODE --dlid L [--dqpn Q] [--qkey Q] [--pkey P]
+ *                          [--own-qkey Q] [--mgid G] [--count N]
+ *                          [--size N] [--data TEXT] [--interval-us U]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf/conf.h"
+#include "fabric/fabric.h"
+
+#define MAX_MCAST 8
+
+struct opts {
+	const char *sock;
+	const char *node;
+	uint32_t qkey, own_qkey;
+	int qkey_set, own_qkey_set;
+	int pkey;			/* -1: index 0 */
+	uint16_t dlid;
+	uint32_t dqpn;
+	int dqpn_set;
+	union fab_gid mgid;
+	int mgid_set;
+	struct { union fab_gid gid; uint16_t mlid; } mc[MAX_MCAST];
+	int nmc;
+	unsigned long count;
+	unsigned long size;
+	const char *data;
+	unsigned long timeout_ms;
+	unsigned long interval_us;
+	const char *qpn_file;
+};
+
+static void die(const char *what)
+{
+	fprintf(stderr, "fabtest: %s: %s\n", what, fab_strerror());
+	exit(1);
+}
+
+static unsigned long long num(const char *opt, const char *s,
+			      unsigned long long max)
+{
+	unsigned long long v;
+	const char *why;
+
+	if (conf_parse_uint(s, 0, max, &v, &why) < 0) {
+		fprintf(stderr, "fabtest: %s '%s': %s\n", opt, s, why);
+		exit(2);
+	}
+	return v;
+}
+
+static struct fab_dev *open_dev(const struct opts *o,
+				struct fab_port_attr *pa)
+{
+	struct fab_dev *dev;
+	char spec[300];
+
+	snprintf(spec, sizeof(spec), "soft:%s", o->sock);
+	if (fab_open(spec, o->node, &dev) < 0)
+		die("open");
+	if (fab_query_port(dev, pa) < 0)
+		die("query port");
+	return dev;
+}
+
+static struct fab_qp *make_qp(const struct opts *o, struct fab_dev *dev,
+			      const struct fab_port_attr *pa, uint32_t qkey)
+{
+	struct fab_qp_init init = { .type = FAB_QPT_UD, .qkey = qkey };
+	struct fab_qp *qp;
+	int idx = 0;
+
+	if (o->pkey >= 0) {
+		idx = fab_pkey_find(pa, (uint16_t)o->pkey);
+		if (idx < 0) {
+			fprintf(stderr, "fabtest: P_Key 0x%04x not in %s's "
+				"table\n", o->pkey, o->node);
+			exit(1);
+		}
+	}
+	init.pkey_index = (uint16_t)idx;
+	qp = fab_qp_create(dev, &init);
+	if (!qp)
+		die("create QP");
+	return qp;
+}
+
+static int cmd_info(const struct opts *o)
+{
+	struct fab_port_attr pa;
+	struct fab_dev *dev = open_dev(o, &pa);
+	char gid[64];
+	unsigned int i;
+
+	fab_gid_to_str(&pa.gid, gid, sizeof(gid));
+	printf("node %s\nlid 0x%04x\nsm_lid 0x%04x\nstate %d\nmtu %d\n"
+	       "node_guid 0x%016llx\nport_guid 0x%016llx\ngid %s\npkeys",
+	       o->node, pa.lid, pa.sm_lid, pa.state,
+	       fab_mtu_to_bytes(pa.active_mtu),
+	       (unsigned long long)pa.node_guid,
+	       (unsigned long long)pa.port_guid, gid);
+	for (i = 0; i < pa.npkeys; i++)
+		printf(" 0x%04x", pa.pkeys[i]);
+	printf("\n");
+	fab_close(dev);
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int cmd_recv(const struct opts *o)
+{
+	struct fab_port_attr pa;
+	struct fab_dev *dev = open_dev(o, &pa);
+	struct fab_qp *qp = make_qp(o, dev, &pa, o->qkey_set ? o->qkey : 0x0b1b);
+	static uint8_t bufs[16][FAB_GRH_LEN + 4096];
+	struct fab_recv rc[16];
+	unsigned long got = 0;
+	long long deadline = now_ms() + (long long)o->timeout_ms;
+	int i, n;
+
+	for (i = 0; i < o->nmc; i++)
+		if (fab_attach_mcast(qp, &o->mc[i].gid, o->mc[i].mlid) < 0)
+			die("attach");
+	if (o->qpn_file) {
+		FILE *f = fopen(o->qpn_file, "w");
+
+		if (!f) {
+			perror(o->qpn_file);
+			return 1;
+		}
+		fprintf(f, "0x%06x 0x%04x\n", fab_qp_num(qp), pa.lid);
+		fclose(f);
+	}
+	printf("qpn 0x%06x lid 0x%04x\n", fab_qp_num(qp), pa.lid);
+	fflush(stdout);
+	while (!o->count || got < o->count) {
+		struct pollfd pfd = { .fd = fab_qp_fd(qp), .events = POLLIN };
+		long long left = deadline - now_ms();
+
+		if (left <= 0)
+			break;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			break;
+		for (i = 0; i < 16; i++) {
+			rc[i].buf = bufs[i];
+			rc[i].buf_len = sizeof(bufs[i]);
+		}
+		n = fab_qp_recv(qp, rc, 16);
+		if (n < 0)
+			die("recv");
+		for (i = 0; i < n; i++) {
+			uint32_t len = rc[i].byte_len - FAB_GRH_LEN;
+			uint32_t show = len > 64 ? 64 : len;
+
+			printf("rx slid=0x%04x src_qp=0x%06x pkey_index=%u "
+			       "grh=%u len=%u data=%.*s\n", rc[i].slid,
+			       rc[i].src_qp, rc[i].pkey_index,
+			       rc[i].grh_present, len, (int)show,
+			       (const char *)rc[i].buf + FAB_GRH_LEN);
+		}
+		got += (unsigned long)n;
+		fflush(stdout);
+	}
+	printf("received %lu\n", got);
+	fab_qp_destroy(qp);
+	fab_close(dev);
+	return 0;
+}
+
+static int cmd_send(const struct opts *o)
+{
+	struct fab_port_attr pa;
+	struct fab_dev *dev = open_dev(o, &pa);
+	struct fab_qp *qp = make_qp(o, dev, &pa,
+				    o->own_qkey_set ? o->own_qkey : 0x0b1b);
+	struct fab_ah_attr aa = { .dlid = o->dlid, .hop_limit = 0xff };
+	struct fab_send_wr wr;
+	struct fab_ah *ah;
+	uint8_t *buf;
+	size_t len = o->data ? strlen(o->data) : o->size;
+	unsigned long sent = 0;
+
+	if (o->mgid_set) {
+		aa.is_global = 1;
+		aa.dgid = o->mgid;
+	}
+	ah = fab_ah_create(dev, &aa);
+	if (!ah)
+		die("address handle");
+	buf = calloc(1, len + 1);
+	if (!buf)
+		return 1;
+	if (o->data)
+		memcpy(buf, o->data, len);
+	else
+		memset(buf, 'x', len);
+	wr.ah = ah;
+	wr.remote_qpn = o->dqpn_set ? o->dqpn :
+			(o->dlid >= FAB_LID_MCAST_MIN ? FAB_MCAST_QPN : 0);
+	wr.remote_qkey = o->qkey_set ? o->qkey : 0x0b1b;
+	wr.buf = buf;
+	wr.len = (uint32_t)len;
+	while (sent < o->count) {
+		int n = fab_qp_send(qp, &wr, 1);
+
+		if (n < 0)
+			die("send");
+		if (n == 0) {
+			usleep(100);
+			continue;
+		}
+		sent++;
+		if (o->interval_us)
+			usleep((useconds_t)o->interval_us);
+	}
+	printf("sent %lu\n", sent);
+	free(buf);
+	fab_ah_destroy(ah);
+	fab_qp_destroy(qp);
+	fab_close(dev);
+	return 0;
+}
+
+static void parse_mc(struct opts *o, const char *s)
+{
+	char tmp[128];
+	char *at;
+
+	snprintf(tmp, sizeof(tmp), "%s", s);
+	at = strchr(tmp, '@');
+	if (!at || o->nmc == MAX_MCAST) {
+		fprintf(stderr, "fabtest: --mcast MGID@MLID\n");
+		exit(2);
+	}
+	*at = '\0';
+	if (fab_gid_from_str(tmp, &o->mc[o->nmc].gid) < 0) {
+		fprintf(stderr, "fabtest: bad MGID '%s'\n", tmp);
+		exit(2);
+	}
+	o->mc[o->nmc].mlid = (uint16_t)num("--mcast", at + 1, 0xffff);
+	o->nmc++;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "qkey", required_argument, NULL, 'q' },
+		{ "own-qkey", required_argument, NULL, 'Q' },
+		{ "pkey", required_argument, NULL, 'p' },
+		{ "dlid", required_argument, NULL, 'l' },
+		{ "dqpn", required_argument, NULL, 'd' },
+		{ "mgid", required_argument, NULL, 'g' },
+		{ "mcast", required_argument, NULL, 'm' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "size", required_argument, NULL, 'z' },
+		{ "data", required_argument, NULL, 'D' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "interval-us", required_argument, NULL, 'i' },
+		{ "qpn-file", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = {
+		.sock = FAB_DEFAULT_SOFT_PATH, .pkey = -1, .count = 1,
+		.size = 32, .timeout_ms = 3000,
+	};
+	const char *cmd;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "s:", lo, NULL)) != -1) {
+		switch (ch) {
+		case 's': o.sock = optarg; break;
+		case 'q': o.qkey = (uint32_t)num("--qkey", optarg, 0xffffffff);
+			  o.qkey_set = 1; break;
+		case 'Q': o.own_qkey = (uint32_t)num("--own-qkey", optarg,
+						     0xffffffff);
+			  o.own_qkey_set = 1; break;
+		case 'p': o.pkey = (int)num("--pkey", optarg, 0xffff); break;
+		case 'l': o.dlid = (uint16_t)num("--dlid", optarg, 0xffff);
+			  break;
+		case 'd': o.dqpn = (uint32_t)num("--dqpn", optarg, 0xffffff);
+			  o.dqpn_set = 1; break;
+		case 'g':
+			if (fab_gid_from_str(optarg, &o.mgid) < 0) {
+				fprintf(stderr, "fabtest: bad GID '%s'\n",
+					optarg);
+				return 2;
+			}
+			o.mgid_set = 1;
+			break;
+		case 'm': parse_mc(&o, optarg); break;
+		case 'c': o.count = (unsigned long)num("--count", optarg,
+						       1ul << 31); break;
+		case 'z': o.size = (unsigned long)num("--size", optarg, 8192);
+			  break;
+		case 'D': o.data = optarg; break;
+		case 't': o.timeout_ms = (unsigned long)num("--timeout", optarg,
+							    3600000); break;
+		case 'i': o.interval_us = (unsigned long)num("--interval-us",
+							     optarg, 10000000);
+			  break;
+		case 'f': o.qpn_file = optarg; break;
+		default: return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fprintf(stderr, "usage: fabtest [-s SOCK] info|recv|send NODE "
+			"[options]\n");
+		return 2;
+	}
+	cmd = argv[optind];
+	o.node = argv[optind + 1];
+	if (!strcmp(cmd, "info"))
+		return cmd_info(&o);
+	if (!strcmp(cmd, "recv"))
+		return cmd_recv(&o);
+	if (!strcmp(cmd, "send"))
+		return cmd_send(&o);
+	fprintf(stderr, "fabtest: unknown command '%s'\n", cmd);
+	return 2;
+}
