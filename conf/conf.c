@@ -34,6 +34,7 @@ struct conf_inst {
 	int				 line;		/* 0: not in the file */
 	size_t				 nkeys;
 	struct conf_value		*vals;		/* one per desc key */
+	unsigned char			*seen;	/* in the file, valid or not */
 };
 
 struct conf_err {
@@ -68,7 +69,7 @@ struct conf_scan {
 	struct conf_line	*lines;
 	int			 n;
 	int			 cap;
-	int			 syntax;	/* iniparser will refuse the file */
+	int			 broken;	/* iniparser's reading is useless */
 	int			 readerr;
 };
 
@@ -778,7 +779,9 @@ static void conf_scan_header(struct conf *cfg, struct conf_scan *sc,
 		return;
 	}
 	if (*name == '\0') {
+		/* iniparser then reuses a truncated earlier name */
 		conf_err(cfg, line, NULL, NULL, "empty section name");
+		sc->broken = 1;
 		return;
 	}
 	for (i = 0; i < sc->n - 1; i++) {
@@ -804,7 +807,7 @@ static void conf_scan_key(struct conf *cfg, struct conf_scan *sc, char *s,
 	if (*key == '\0') {
 		conf_err(cfg, line, NULL, NULL, "syntax error: no key before "
 			 "'='");
-		sc->syntax = 1;
+		sc->broken = 1;
 		return;
 	}
 	conf_lower(key);
@@ -863,7 +866,7 @@ static void conf_scan_line(struct conf *cfg, struct conf_scan *sc, char *s,
 	if (eq == NULL) {
 		conf_err(cfg, line, NULL, NULL, "syntax error: expected "
 			 "[section], key = value or a comment");
-		sc->syntax = 1;
+		sc->broken = 1;
 		return;
 	}
 	conf_scan_key(cfg, sc, s, eq, line, *hdr);
@@ -893,7 +896,7 @@ static void conf_scan(struct conf *cfg, FILE *fp, struct conf_scan *sc)
 		if (toolong || last + len > CONF_LINE_MAX) {
 			conf_err(cfg, lineno, NULL, NULL, "line longer than "
 				 "%d characters", CONF_LINE_MAX);
-			sc->syntax = 1;
+			sc->broken = 1;
 			last = 0;
 			continue;
 		}
@@ -946,9 +949,12 @@ static struct conf_inst *conf_inst_new(struct conf *cfg,
 	for (inst->nkeys = 0; sd->keys[inst->nkeys].name; inst->nkeys++)
 		;
 	inst->vals = calloc(inst->nkeys + 1, sizeof(*inst->vals));
+	inst->seen = calloc(inst->nkeys + 1, sizeof(*inst->seen));
 	inst->section = strdup(full);
-	if (inst->vals == NULL || inst->section == NULL) {
+	if (inst->vals == NULL || inst->seen == NULL ||
+	    inst->section == NULL) {
 		free(inst->vals);
+		free(inst->seen);
 		free(inst->section);
 		free(inst);
 		goto oom;
@@ -1047,6 +1053,8 @@ static void conf_walk_key(struct conf *cfg, struct conf_inst *inst,
 		conf_err(cfg, line, inst->section, key, "unknown key");
 		return;
 	}
+	/* Rejected or not, it was given: no default, no "missing". */
+	inst->seen[k] = 1;
 	conf_set_value(cfg, inst, k, val, line);
 }
 
@@ -1103,42 +1111,42 @@ static void conf_walk(struct conf *cfg, const dictionary *d,
 	free(ds);
 }
 
-/* Absent sections, required keys and sections, defaults. */
+/* Absent sections, required keys and sections, defaults; schema order. */
 static void conf_finish(struct conf *cfg)
 {
+	char pat[CONF_INSTANCE_MAX + sizeof(" NAME")];
 	const struct conf_section_desc *sd;
 	const struct conf_key_desc *kd;
-	char pat[CONF_INSTANCE_MAX + sizeof(" NAME")];
 	struct conf_inst *inst;
 	size_t k;
 
 	for (sd = cfg->schema; sd->name != NULL; sd++) {
-		if (conf_inst_first(cfg, sd->name) != NULL)
-			continue;
-		if (sd->flags & CONF_MULTI) {
+		if (conf_inst_first(cfg, sd->name) == NULL) {
 			if (sd->flags & CONF_REQUIRED) {
-				snprintf(pat, sizeof(pat), "%s NAME", sd->name);
+				snprintf(pat, sizeof(pat), "%s%s", sd->name,
+					 sd->flags & CONF_MULTI ? " NAME" : "");
 				conf_err(cfg, 0, pat, NULL, "required section "
 					 "missing");
 			}
-			continue;
+			if (!(sd->flags & CONF_MULTI))
+				conf_inst_new(cfg, sd, sd->name, 0);
 		}
-		if (sd->flags & CONF_REQUIRED)
-			conf_err(cfg, 0, sd->name, NULL, "required section "
-				 "missing");
-		conf_inst_new(cfg, sd, sd->name, 0);
-	}
-	for (inst = cfg->insts; inst != NULL; inst = inst->next) {
-		for (k = 0; k < inst->nkeys; k++) {
-			kd = &inst->desc->keys[k];
-			if (inst->vals[k].text != NULL)
+		for (inst = cfg->insts; inst != NULL; inst = inst->next) {
+			if (inst->desc != sd)
 				continue;
-			if (kd->def != NULL)
-				conf_set_value(cfg, inst, k, kd->def, 0);
-			else if (kd->required && (inst->line > 0 ||
-			    !(inst->desc->flags & CONF_REQUIRED)))
-				conf_err(cfg, inst->line, inst->section,
-					 kd->name, "required key missing");
+			for (k = 0; k < inst->nkeys; k++) {
+				kd = &sd->keys[k];
+				if (inst->seen[k])
+					continue;
+				if (kd->def != NULL)
+					conf_set_value(cfg, inst, k, kd->def,
+						       0);
+				else if (kd->required && (inst->line > 0 ||
+				    !(sd->flags & CONF_REQUIRED)))
+					conf_err(cfg, inst->line,
+						 inst->section, kd->name,
+						 "required key missing");
+			}
 		}
 	}
 }
@@ -1181,14 +1189,18 @@ int conf_load(const char *path, const struct conf_section_desc *schema,
 	if (sc.readerr)
 		goto done;
 
-	/* Syntax errors were found by the scan, with their line. */
+	/*
+	 * The scan has reported, with their lines, the faults that make
+	 * iniparser refuse the file or misread it; nothing more to learn.
+	 */
+	if (sc.broken)
+		goto done;
 	iniparser_set_error_callback(conf_ini_quiet);
 	d = iniparser_load(path);
 	iniparser_set_error_callback(NULL);
 	if (d == NULL) {
-		if (!sc.syntax)
-			conf_err(cfg, 0, NULL, NULL, "iniparser could not "
-				 "read the file");
+		conf_err(cfg, 0, NULL, NULL, "iniparser could not read the "
+			 "file");
 		goto done;
 	}
 	conf_walk(cfg, d, &sc);
@@ -1201,7 +1213,9 @@ done:
 		errno = ENOMEM;
 		return -1;
 	}
-	qsort(cfg->errs, cfg->nerrs, sizeof(*cfg->errs), conf_err_cmp);
+	if (cfg->nerrs > 1)
+		qsort(cfg->errs, cfg->nerrs, sizeof(*cfg->errs),
+		      conf_err_cmp);
 	*cfgp = cfg;
 	return cfg->nerrs;
 }
@@ -1219,6 +1233,7 @@ void conf_free(struct conf *cfg)
 		for (k = 0; k < inst->nkeys; k++)
 			free((char *)inst->vals[k].text);
 		free(inst->vals);
+		free(inst->seen);
 		free(inst->section);
 		free(inst);
 	}

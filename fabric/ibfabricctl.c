@@ -117,17 +117,21 @@ int main(int argc, char **argv)
 	const char *sock = FAB_DEFAULT_SOFT_PATH, *cmd;
 	int ch, nargs;
 
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+s:hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's': sock = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("ibfabricctl %s\n", IBGW_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default:
+			fprintf(stderr, "ibfabricctl: bad option '%s' (see "
+				"--help)\n", argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "ibfabricctl: a command is required\n");
-		usage(stderr);
+		fprintf(stderr, "ibfabricctl: a command is required (see "
+			"--help)\n");
 		return 2;
 	}
 	cmd = argv[optind];
@@ -152,8 +156,8 @@ int main(int argc, char **argv)
 		}
 		return cmd_replay(sock, argv[optind + 1], argv[optind + 2]);
 	}
-	fprintf(stderr, "ibfabricctl: unknown command '%s'\n", cmd);
-	usage(stderr);
+	fprintf(stderr, "ibfabricctl: unknown command '%s' (see --help)\n",
+		cmd);
 	return 2;
 extra:
 	fprintf(stderr, "ibfabricctl: '%s' takes no arguments\n", cmd);

@@ -620,6 +620,7 @@ int main(int argc, char **argv)
 	unsigned long long seed;
 
 	memset(&d, 0, sizeof(d));
+	opterr = 0;	/* our own one-line messages */
 	d.sockpath = FAB_DEFAULT_SOFT_PATH;
 	while ((ch = getopt_long(argc, argv, "fvs:P:hV", opts, NULL)) != -1) {
 		switch (ch) {
@@ -651,13 +652,15 @@ int main(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("ibfabricd %s\n", IBGW_VERSION); return 0;
-		default: usage(stderr); return 2;
+		default:
+			fprintf(stderr, "ibfabricd: bad option '%s' (see "
+				"--help)\n", argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "ibfabricd: unexpected argument '%s'\n",
-			argv[optind]);
-		usage(stderr);
+		fprintf(stderr, "ibfabricd: unexpected argument '%s' (see "
+			"--help)\n", argv[optind]);
 		return 2;
 	}
 	log_init("ibfabricd", 1, verbose);

@@ -516,6 +516,8 @@ static void read_flags(struct parser *P, struct flagvals *fv, bool mgroup,
 		skip_blank(P);
 		flag = read_word(P);
 		skip_blank(P);
+		if (flag.len == 0 && (peek(P) == '\n' || peek(P) == -1))
+			return;		/* the caller says the header is cut */
 		if (flag.len == 0) {
 			perr(P, P->line, "empty flag after ','");
 			*bad = true;

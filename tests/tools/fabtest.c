@@ -10,6 +10,8 @@
  *   fabtest [-s SOCK] send NODE --dlid L [--dqpn Q] [--qkey Q] [--pkey P]
  *                          [--own-qkey Q] [--mgid G] [--count N]
  *                          [--size N] [--data TEXT] [--interval-us U]
+ *
+ * In --data, "%n" stands for the message number (0, 1, ...).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -202,6 +204,8 @@ static int cmd_send(const struct opts *o)
 	uint8_t *buf;
 	size_t len = o->data ? strlen(o->data) : o->size;
 	unsigned long sent = 0;
+	const char *seq_at;
+	size_t seqcap;
 
 	if (o->mgid_set) {
 		aa.is_global = 1;
@@ -210,7 +214,9 @@ static int cmd_send(const struct opts *o)
 	ah = fab_ah_create(dev, &aa);
 	if (!ah)
 		die("address handle");
-	buf = calloc(1, len + 1);
+	seq_at = o->data ? strstr(o->data, "%n") : NULL;
+	seqcap = len + 24;
+	buf = calloc(1, seqcap);
 	if (!buf)
 		return 1;
 	if (o->data)
@@ -224,7 +230,16 @@ static int cmd_send(const struct opts *o)
 	wr.buf = buf;
 	wr.len = (uint32_t)len;
 	while (sent < o->count) {
-		int n = fab_qp_send(qp, &wr, 1);
+		int n;
+
+		if (seq_at) {	/* "%n" in --data: the message number */
+			int k = snprintf((char *)buf, seqcap, "%.*s%lu%s",
+					 (int)(seq_at - o->data), o->data,
+					 sent, seq_at + 2);
+
+			wr.len = (uint32_t)k;
+		}
+		n = fab_qp_send(qp, &wr, 1);
 
 		if (n < 0)
 			die("send");

@@ -1,0 +1,57 @@
+#!/bin/bash
+# Bad options and bad partitions files give one clear line naming the
+# culprit and exit status 2; runtime failures exit 1; nothing hangs.
+. "$(dirname "$0")/lib.sh"
+
+# expect_err STATUS PATTERN cmd...: exit status, one line, text
+expect_err() {
+	local want=$1 pat=$2
+	shift 2
+	timeout 10 "$@" >"$T/out" 2>"$T/err" </dev/null
+	local rc=$?
+	[ "$rc" = "$want" ] || { cat "$T/err"; fail "$*: exit $rc, want $want"; }
+	[ "$(wc -l <"$T/err")" = 1 ] || { cat "$T/err"; fail "$*: not one line"; }
+	grep -q -- "$pat" "$T/err" || { cat "$T/err"; fail "$*: message lacks '$pat'"; }
+	ok "$* -> $(cat "$T/err")"
+}
+
+D="$BIN/ibfabricd"
+expect_err 2 "\-\-loss '2'" "$D" -f -s "$SOCK" --loss 2
+expect_err 2 "\-\-dup 'abc'" "$D" -f -s "$SOCK" --dup abc
+expect_err 2 "\-\-reorder '0.5x'" "$D" -f -s "$SOCK" --reorder 0.5x
+expect_err 2 "\-\-seed '-1'" "$D" -f -s "$SOCK" --seed -1
+expect_err 2 "unexpected argument 'extra'" "$D" -f -s "$SOCK" extra
+expect_err 2 "missing.conf" "$D" -f -s "$SOCK" -P "$T/missing.conf"
+
+printf 'Default=0x7fff : ALL=full ;\nstorage=0x8001 : h1=full\n' >"$T/noend.conf"
+expect_err 2 "noend.conf:2" "$D" -f -s "$SOCK" -P "$T/noend.conf"
+printf 'Default=0x7fff : ALL=full ;\nbad=0x8001, mtu=9 : h1 ;\n' >"$T/mtu.conf"
+expect_err 2 "mtu.conf:2" "$D" -f -s "$SOCK" -P "$T/mtu.conf"
+printf 'Default=0x7fff : ALL=full ;\nzero=0x0000 : h1 ;\n' >"$T/zero.conf"
+expect_err 2 "zero.conf:2" "$D" -f -s "$SOCK" -P "$T/zero.conf"
+# a file with many errors reports each on a line of its own, file:line first
+head -c 3000 /dev/urandom >"$T/binary.conf"
+timeout 10 "$D" -f -s "$SOCK" -P "$T/binary.conf" >/dev/null 2>"$T/err"
+expect_eq "binary partitions file exit" $? 2
+grep -qv "binary.conf:[0-9]*: " "$T/err" && { cat "$T/err"; fail "an error line without file:line"; }
+ok "binary file: $(wc -l <"$T/err") error line(s), each with file:line"
+expect_err 1 "pcap" "$D" -f -s "$SOCK" --pcap /nonexistent/dir/x.pcap
+
+# tools against a subnet that is not running
+expect_err 1 "connect to ibfabricd" "$BIN/ibfabricctl" -s "$T/none.sock" stats
+expect_err 2 "unknown command 'frob'" "$BIN/ibfabricctl" -s "$SOCK" frob
+
+# a second ibfabricd on a live socket refuses to steal it
+start_fabric
+expect_err 1 "another ibfabricd" "$D" -f -s "$SOCK"
+fabric_alive
+# a node name the subnet refuses
+expect_err 1 "invalid node name" "$BIN/tests/fabtest" -s "$SOCK" info 'bad name!'
+# replaying a file that is not a capture
+head -c 100 /dev/urandom >"$T/junk.pcap"
+expect_err 2 "junk.pcap" "$BIN/ibfabricctl" -s "$SOCK" replay "$T/junk.pcap" h1
+stop_fabric
+
+"$D" --help | grep -q "usage: ibfabricd" || fail "--help"
+"$D" --version | grep -q "^ibfabricd [0-9]" || fail "--version"
+ok "bad_input"

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Write pcap files (linktype 252, exported PDU "infiniband") of native IB
+packets for replay into ibfabricd.  Independent of our C codec: headers and
+CRCs are built here from the IBTA layout, so a replayed packet that passes
+also cross-checks the switch's ICRC/VCRC code.
+
+  mkpcap.py forge FILE --slid L --dlid L [--pkey P] [--qkey Q] [--dqpn N]
+                       [--srcqp N] [--data TEXT]
+  mkpcap.py garbage FILE --slid L --dlid L [--dqpn N] [--seed N]
+      writes malformed packets and prints "REASON COUNT" per drop reason
+"""
+import argparse
+import random
+import struct
+import sys
+import zlib
+
+
+def crc16_ib(data):
+    """IBTA VCRC: poly 0x100B reflected (0xD008), seed 0xFFFF, xorout 0xFFFF."""
+    crc = 0xFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xD008 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFF
+
+
+def icrc(pkt):
+    """ICRC over LRH..payload with the variant fields set to ones."""
+    p = bytearray(pkt)
+    lnh = p[1] & 3
+    if lnh == 3:
+        p[0:8] = b"\xff" * 8
+        p[8] |= 0x0F
+        p[9:12] = b"\xff\xff\xff"
+        p[15] = 0xFF
+        bth = 48
+    else:
+        p[0] |= 0xF0
+        bth = 8
+    p[bth + 4] = 0xFF
+    return zlib.crc32(bytes(p)) & 0xFFFFFFFF
+
+
+def ud_packet(slid, dlid, pkey, qkey, dqpn, srcqp, payload, sl=0, lver=0,
+              lnh=2, fix_len=True):
+    pad = (4 - len(payload) % 4) % 4
+    body_len = 8 + 12 + 8 + len(payload) + pad
+    pktlen = (body_len + 4) // 4
+    lrh = struct.pack(">BBHHH", (0 << 4) | lver, (sl << 4) | lnh, dlid,
+                      pktlen & 0x7FF, slid)
+    bth = struct.pack(">BBHII", 0x64, pad << 4, pkey, dqpn & 0xFFFFFF, 0)
+    deth = struct.pack(">II", qkey, srcqp & 0xFFFFFF)
+    pkt = lrh + bth + deth + payload + b"\0" * pad
+    pkt += struct.pack("<I", icrc(pkt))
+    pkt += struct.pack("<H", crc16_ib(pkt))
+    return pkt
+
+
+def fix_vcrc(pkt):
+    pkt = bytearray(pkt)
+    pkt[-2:] = struct.pack("<H", crc16_ib(bytes(pkt[:-2])))
+    return bytes(pkt)
+
+
+def write_pcap(path, pkts):
+    tag = b"infiniband\0\0"
+    hdr = struct.pack(">HH", 12, len(tag)) + tag + struct.pack(">HH", 0, 0)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 252))
+        for i, p in enumerate(pkts):
+            rec = hdr + p
+            f.write(struct.pack("<IIII", 1000 + i, 0, len(rec), len(rec)))
+            f.write(rec)
+
+
+def num(s):
+    return int(s, 0)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["forge", "garbage"])
+    ap.add_argument("file")
+    ap.add_argument("--slid", type=num, required=True)
+    ap.add_argument("--dlid", type=num, required=True)
+    ap.add_argument("--pkey", type=num, default=0xFFFF)
+    ap.add_argument("--qkey", type=num, default=0x0B1B)
+    ap.add_argument("--dqpn", type=num, default=0x48)
+    ap.add_argument("--srcqp", type=num, default=0x48)
+    ap.add_argument("--data", default="forged")
+    ap.add_argument("--seed", type=num, default=1)
+    a = ap.parse_args()
+
+    good = ud_packet(a.slid, a.dlid, a.pkey, a.qkey, a.dqpn, a.srcqp,
+                     a.data.encode())
+    if a.mode == "forge":
+        write_pcap(a.file, [good])
+        return 0
+
+    rnd = random.Random(a.seed)
+    pkts, expect = [], {}
+
+    def add(reason, pkt):
+        pkts.append(pkt)
+        expect[reason] = expect.get(reason, 0) + 1
+
+    for _ in range(5):      # random bytes of random length
+        n = rnd.randrange(26, 200)
+        junk = bytearray(rnd.getrandbits(8) for _ in range(n))
+        junk[4:6] = struct.pack(">H", (n - 2) // 4)   # plausible PktLen
+        add("bad_vcrc" if n % 4 == 2 else "bad_pktlen", bytes(junk))
+    for n in (0, 1, 7, 8, 20, 25):                      # truncated headers
+        add("truncated", good[:n])
+    add("bad_pktlen", good[:-4])                       # cut at the end
+    add("bad_pktlen", good + b"\0\0\0\0")              # trailing bytes
+    flipped = bytearray(good)
+    flipped[30] ^= 0x01
+    add("bad_vcrc", bytes(flipped))                    # corrupted in flight
+    add("bad_icrc", fix_vcrc(bytes(flipped)))          # VCRC redone, ICRC not
+    add("bad_lver", ud_packet(a.slid, a.dlid, a.pkey, a.qkey, a.dqpn,
+                              a.srcqp, b"x", lver=1))
+    add("bad_lnh", ud_packet(a.slid, a.dlid, a.pkey, a.qkey, a.dqpn,
+                             a.srcqp, b"x", lnh=0))
+    add("unknown_dlid", ud_packet(a.slid, 0x3FFF, a.pkey, a.qkey, a.dqpn,
+                                  a.srcqp, b"x"))
+    add("bad_slid", ud_packet(a.slid + 77, a.dlid, a.pkey, a.qkey, a.dqpn,
+                              a.srcqp, b"x"))
+    add("mcast_no_grh", ud_packet(a.slid, 0xC001, a.pkey, a.qkey, 0xFFFFFF,
+                                  a.srcqp, b"x"))
+    write_pcap(a.file, pkts)
+    for k in sorted(expect):
+        print(k, expect[k])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
