@@ -85,9 +85,11 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
 
 # --- tests -------------------------------------------------------------------
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 check: deps
-	$(MAKE) all
-	$(MAKE) SAN=1 all
+	$(MAKE) -j$(JOBS) all
+	$(MAKE) -j$(JOBS) SAN=1 all
 	tests/run --build $(BUILD) --san-build build-san
 
 check-unit: all
@@ -120,6 +122,11 @@ $(FUZZ_DIR)/libibgw.a: $(FUZZ_OBJS)
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libibgw.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL)
+
+# --- demo ----------------------------------------------------------------------
+demo: deps
+	$(MAKE) -j$(JOBS) all
+	tools/demo.sh $(BUILD)
 
 # --- packages ----------------------------------------------------------------
 deps:

@@ -29,7 +29,7 @@
 struct conf_inst {
 	struct conf_inst		*next;
 	const struct conf_section_desc	*desc;
-	char				*section;	/* "partition storage" */
+	char				*section;	/* "partition x" */
 	const char			*name;		/* "storage", or "" */
 	int				 line;		/* 0: not in the file */
 	size_t				 nkeys;
@@ -69,7 +69,7 @@ struct conf_scan {
 	struct conf_line	*lines;
 	int			 n;
 	int			 cap;
-	int			 broken;	/* iniparser's reading is useless */
+	int			 broken;	/* do not trust iniparser */
 	int			 readerr;
 };
 
@@ -279,8 +279,8 @@ int conf_parse_pkey(const char *s, uint16_t *out, const char **why)
 	if (v > 0xffff)
 		return conf_fail(why, "P_Key above 0xffff");
 	if ((v & 0x7fff) == 0)
-		return conf_fail(why,
-				 "invalid P_Key (0x0000 and 0x8000 are reserved)");
+		return conf_fail(why, "invalid P_Key "
+				 "(0x0000 and 0x8000 are reserved)");
 	*out = (uint16_t)v;
 	return 0;
 }

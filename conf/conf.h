@@ -24,6 +24,10 @@
  *    number or an empty text: see the conf_parse_*() functions, which are
  *    public so that command-line options get exactly the same rules.
  *  - A loaded configuration is read-only; nothing is re-parsed on access.
+ *  - Every error is collected, with one exception: when a line is beyond
+ *    iniparser (a syntax error, an over-long line, an empty "[]"), its
+ *    reading of the file cannot be trusted, so only those lines are
+ *    reported and the schema walk is skipped.
  *
  * Case.  iniparser lowercases section names and keys, so they are
  * case-insensitive: "[Partition Storage]" is the instance "storage" of
@@ -82,8 +86,9 @@ int conf_parse_int(const char *s, long long min, long long max,
 		   long long *out, const char **why);
 
 /*
- * A finite decimal number such as 0.05, 5e-2 or 1; no hex, inf or nan;
- * min <= value <= max (e.g. 0.0, 1.0 for a probability).
+ * A finite decimal number such as 0.05, 5e-2 or 1; no hex, inf or nan, no
+ * overflow or underflow (1e-400 is an error, not 0); min <= value <= max
+ * (e.g. 0.0, 1.0 for a probability).
  */
 int conf_parse_double_range(const char *s, double min, double max,
 			    double *out, const char **why);
@@ -144,7 +149,7 @@ enum conf_type {
 };
 
 struct conf_key_desc {
-	const char		*name;		/* lowercase; NULL ends a table */
+	const char		*name;		/* lowercase; NULL ends */
 	enum conf_type		 type;
 	int			 required;	/* must be in the file */
 	const char		*def;		/* default text, or NULL */

@@ -61,6 +61,7 @@ struct fabd {
 	int lfd;
 	struct event *lev;
 	struct event *flush_ev;
+	struct event *pcap_ev;
 	struct pcap_writer *pcap;
 	struct conn *conns;
 	time_t last_complaint;
@@ -147,6 +148,18 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	fsw_flush(d->sw);
+}
+
+/* The capture is buffered; push it out once a second so that tshark can
+ * read a running subnet's file. */
+static void pcap_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fabd *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (pcap_writer_flush(d->pcap) < 0 && complain_ok(d))
+		log_warn("pcap flush");
 }
 
 static void qpio_free(struct qpio *io)
@@ -670,20 +683,25 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ibfabricd: %s\n", err);
 			return 2;
 		}
-	} else {
-		prtn_conf_default(&d.pc);
+	} else if (prtn_conf_default(&d.pc) < 0) {
+		fatalx("out of memory");
 	}
 	if (pcap_path) {
 		d.pcap = pcap_writer_open(pcap_path, err, sizeof(err));
 		if (!d.pcap) {
 			fprintf(stderr, "ibfabricd: %s\n", err);
+			prtn_conf_free(&d.pc);
 			return 1;
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);
 	d.lfd = listen_socket(d.sockpath);
-	if (d.lfd < 0)
+	if (d.lfd < 0) {
+		if (d.pcap)
+			pcap_writer_close(d.pcap);
+		prtn_conf_free(&d.pc);
 		return 1;
+	}
 	if (!foreground) {
 		if (daemon(0, 0) < 0)
 			fatal("daemon");
@@ -697,6 +715,13 @@ int main(int argc, char **argv)
 	d.lev = event_new(d.base, d.lfd, EV_READ | EV_PERSIST, accept_cb, &d);
 	d.flush_ev = evtimer_new(d.base, flush_cb, &d);
 	event_add(d.lev, NULL);
+	if (d.pcap) {
+		struct timeval sec = { 1, 0 };
+
+		d.pcap_ev = event_new(d.base, -1, EV_PERSIST, pcap_flush_cb,
+				      &d);
+		event_add(d.pcap_ev, &sec);
+	}
 	sigs[0] = evsignal_new(d.base, SIGINT, signal_cb, &d);
 	sigs[1] = evsignal_new(d.base, SIGTERM, signal_cb, &d);
 	signal(SIGHUP, SIG_IGN);	/* nothing to reload */
@@ -714,6 +739,8 @@ int main(int argc, char **argv)
 		event_free(sigs[i]);
 	event_free(d.lev);
 	event_free(d.flush_ev);
+	if (d.pcap_ev)
+		event_free(d.pcap_ev);
 	close(d.lfd);
 	unlink(d.sockpath);
 	if (d.pcap)

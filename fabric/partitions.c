@@ -23,7 +23,7 @@
 
 #include "fabric/partitions.h"
 
-#define WORD_SHOW	40	/* characters of a word quoted in a message */
+#define WORD_SHOW	40	/* at most this much of a word in a message */
 
 struct span {
 	const char *s;
@@ -33,17 +33,11 @@ struct span {
 /* One definition (header up to ':') while its member list is read. */
 struct def {
 	unsigned int line;
-	bool bad;		/* header had an error: members go to scratch */
+	bool bad;		/* bad header: members are checked, not kept */
 	char name[PRTN_NAME_MAX];
 	bool has_pkey;
 	uint16_t pkey;
-	unsigned int set;	/* PRTN_F_* */
-	bool ipoib, indx0;
-	uint8_t mtu, rate, sl, tclass;
-	uint16_t scope_mask;
-	uint32_t qkey, flow_label;
 	enum prtn_membership defmember;
-	bool overflow_told;	/* "too many members" said once */
 };
 
 struct parser {
@@ -54,9 +48,10 @@ struct parser {
 	char *err;
 	size_t errlen, errused;
 	unsigned int nerr;
-	bool stop;		/* too many errors, or out of memory */
+	bool stop;		/* too many errors, a hard limit, no memory */
 	struct prtn_conf conf;
 	uint16_t next_auto;	/* OpenSM's global_pkey_counter */
+	size_t nmgroups;	/* in all partitions */
 };
 
 /* --- errors ------------------------------------------------------------- */
@@ -517,7 +512,7 @@ static void read_flags(struct parser *P, struct flagvals *fv, bool mgroup,
 		flag = read_word(P);
 		skip_blank(P);
 		if (flag.len == 0 && (peek(P) == '\n' || peek(P) == -1))
-			return;		/* the caller says the header is cut */
+			return;	/* the caller reports the cut header */
 		if (flag.len == 0) {
 			perr(P, P->line, "empty flag after ','");
 			*bad = true;
@@ -774,7 +769,7 @@ static long resolve_partition(struct parser *P, const struct def *d,
 					     pkey, p->name, p->line);
 					return -1;
 				}
-				/* The implicit default takes the file's name. */
+				/* The implicit default takes this name. */
 				snprintf(p->name, sizeof(p->name), "%s",
 					 d->name);
 			}
@@ -801,6 +796,7 @@ static long resolve_partition(struct parser *P, const struct def *d,
 		if (c->nparts >= PRTN_MAX_PARTITIONS) {
 			perr(P, d->line, "more than %d partitions",
 			     PRTN_MAX_PARTITIONS);
+			P->stop = true;
 			return -1;
 		}
 		p = conf_add(c);
@@ -813,7 +809,7 @@ static long resolve_partition(struct parser *P, const struct def *d,
 		p->defmember = d->defmember;
 		i = (long)(c->nparts - 1);
 	}
-	if (c->parts[i].line == 0) {	/* the implicit default, first named */
+	if (c->parts[i].line == 0) {	/* implicit default, first named */
 		c->parts[i].line = d->line;
 		c->parts[i].defmember = d->defmember;
 	}
@@ -848,11 +844,9 @@ static void add_member(struct parser *P, struct target *t,
 	if (!t->p)
 		return;
 	if (t->p->nmembers >= PRTN_MAX_MEMBERS) {
-		if (!t->d->overflow_told)
-			perr(P, P->line,
-			     "partition '%s' has more than %d members",
-			     t->p->name, PRTN_MAX_MEMBERS);
-		t->d->overflow_told = true;
+		perr(P, P->line, "partition '%s' has more than %d members",
+		     t->p->name, PRTN_MAX_MEMBERS);
+		P->stop = true;
 		return;
 	}
 	if (member_push(t->p, m) < 0)
@@ -1036,13 +1030,16 @@ static void read_mgid(struct parser *P, struct target *t)
 			}
 		}
 	}
-	if (p->nmgroups >= PRTN_MAX_MGROUPS) {
-		perr(P, line, "partition '%s' has more than %d mgid groups",
-		     p->name, PRTN_MAX_MGROUPS);
+	if (P->nmgroups >= PRTN_MAX_MGROUPS) {
+		perr(P, line, "more than %d mgid groups in the file",
+		     PRTN_MAX_MGROUPS);
+		P->stop = true;
 		return;
 	}
 	if (mgroup_push(p, &g) < 0)
 		oom(P);
+	else
+		P->nmgroups++;
 }
 
 /*
@@ -1253,7 +1250,7 @@ static void read_definition(struct parser *P)
 		idx = resolve_partition(P, &d, &fv);
 	t.d = &d;
 	t.p = idx >= 0 ? &P->conf.parts[idx] : NULL;
-	/* A definition that is cut short still had its members read. */
+	/* After a bad header the members are still checked, into nothing. */
 	read_members(P, &t, d.name[0] ? d.name : "?");
 }
 

@@ -14,6 +14,8 @@
  *
  * Failures that have no line (file cannot be opened, too large) read
  * "FILE: what is wrong".  On failure the output configuration is empty.
+ * Exceeding a hard limit (PRTN_MAX_PARTITIONS, PRTN_MAX_MEMBERS,
+ * PRTN_MAX_MGROUPS, PRTN_FILE_MAX) is reported once and ends the parse.
  *
  * Syntax, as OpenSM reads it:
  *
@@ -111,11 +113,11 @@
 #include <stdint.h>
 
 #define PRTN_NAME_MAX		64	/* names, with the NUL */
-#define PRTN_LINE_MAX		4096	/* a line has fewer characters */
+#define PRTN_LINE_MAX		4096	/* a line is shorter than this */
 #define PRTN_FILE_MAX		(1024 * 1024)
 #define PRTN_MAX_PARTITIONS	1024
 #define PRTN_MAX_MEMBERS	1024	/* per partition, all definitions */
-#define PRTN_MAX_MGROUPS	64	/* per partition */
+#define PRTN_MAX_MGROUPS	256	/* in the whole file */
 #define PRTN_MAX_ERRORS		20	/* then "too many errors" */
 
 #define PRTN_PKEY_MASK		0x7fff
@@ -177,7 +179,7 @@ struct prtn_mgroup {
 struct prtn {
 	char name[PRTN_NAME_MAX];
 	uint16_t pkey;			/* 15-bit: 0x0001..0x7fff */
-	bool ipoib;			/* create the IPoIB broadcast group */
+	bool ipoib;			/* has an IPoIB broadcast group */
 	uint8_t mtu, rate, sl, tclass;	/* of the broadcast group */
 	uint16_t scope_mask;		/* bit n: scope n; default bit 2 */
 	uint32_t qkey;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Bad options and bad partitions files give one clear line naming the
 # culprit and exit status 2; runtime failures exit 1; nothing hangs.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 # expect_err STATUS PATTERN cmd...: exit status, one line, text
 expect_err() {

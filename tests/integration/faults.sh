@@ -2,7 +2,7 @@
 # Fault injection: with --loss 0.05 losses are counted and nothing else
 # breaks; the same seed gives the same losses; --dup delivers extra copies
 # and --reorder changes the order, each counted.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 N=1000
 run_loss() {	# seed -> prints received count and fault_loss

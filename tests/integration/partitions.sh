@@ -3,7 +3,7 @@
 # limited members, node names as members, a node outside the partition can
 # neither send nor receive in it, two limited members cannot talk, and the
 # Q_Key rules of the receiving QP (mismatch, controlled keys).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 cat >"$T/partitions.conf" <<'CONF'
 # default partition, everyone a full member

@@ -3,7 +3,7 @@
 # PktLen, bad VCRC, bad ICRC, bad LVer, raw LNH, unknown DLID, spoofed SLID,
 # multicast without GRH) are each counted under their reason while
 # ordinary traffic continues; garbage on the node socket is counted too.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 start_fabric
 h1_lid=$(fabtest info h1 | sed -n 's/^lid //p')

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The --pcap capture decodes in tshark (an independent dissector) with the
 # values that were sent, and without malformed-packet or error warnings.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 command -v tshark >/dev/null || skip "tshark not installed"
 
 MGID=ff12:401b:ffff::2

@@ -2,7 +2,7 @@
 # A multicast datagram reaches exactly the QPs attached to its MLID: three
 # attached receivers get it once each, an unattached QP on the same node
 # and partition gets nothing, and a detached group stops delivering.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 MGID=ff12:401b:ffff::1
 MLID=0xc001

@@ -2,7 +2,7 @@
 # Two nodes exchange UD datagrams through ibfabricd; several processes of
 # one node share its port and get their own QPNs; a crashed node process is
 # cleaned up while the others keep running.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 start_fabric
 

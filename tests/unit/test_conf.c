@@ -450,7 +450,8 @@ static void test_parse_cidr_bad(void **state)
 		"10.0.0.1/100", "10.0.0.256/24", "10.0.0/24", "10.0.0.1.1/8",
 		"010.0.0.1/8", "10.0.0.1/024", "10.0.0.1/24x", "10.0.0.1/-1",
 		"10.0.0.1/+8", "10.0.0.1/0x18", "10.0.0.1/ 8", " 10.0.0.1/8",
-		"10.0.0.1 /8", "10.0.0.1/24/1", "fe80::1/129", "fe80::1%eth0/64",
+		"10.0.0.1 /8", "10.0.0.1/24/1", "fe80::1/129",
+		"fe80::1%eth0/64",
 		"fe80:::1/64", "gateway/24", "1.2.3.4/99999999999999999999",
 		"2001:db8:0:0:0:0:0:0:1/64",
 		"ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255.1/64",
@@ -492,7 +493,7 @@ static void test_parse_path(void **state)
 	assert_int_equal(conf_parse_path(NULL, &why), -1);
 }
 
-/* ---- whole files: good ----------------------------------------------------- */
+/* ---- whole files: good ------------------------------------------------- */
 
 static void test_load_good(void **state)
 {
@@ -970,6 +971,26 @@ static void test_missing_file(void **state)
 	assert_int_equal(conf_error(cfg, 0)->line, 0);
 }
 
+static void test_directory(void **state)
+{
+	(void)state;
+	assert_int_equal(conf_load(tmpdir, schema, &cfg), 1);
+	assert_non_null(strstr(conf_error(cfg, 0)->msg, "Is a directory"));
+}
+
+static void test_crlf(void **state)
+{
+	unsigned long long u;
+
+	(void)state;
+	assert_load(("[gateway]\r\nname = gw\r\nmtu = 1500\r\n"
+		     "[partition default]\r\npkey = 0xffff\r\n"
+		     "address = 10.0.0.1/24\r\n"), 0);
+	assert_int_equal(conf_get_uint(cfg, "gateway", "mtu", &u), 0);
+	assert_int_equal(u, 1500);
+	assert_string_equal(conf_get_str(cfg, "gateway", "name"), "gw");
+}
+
 static void test_empty_file(void **state)
 {
 	(void)state;
@@ -1090,6 +1111,8 @@ int main(void)
 		T(test_control_character),
 		T(test_too_many_errors),
 		T(test_missing_file),
+		T(test_directory),
+		T(test_crlf),
 		T(test_empty_file),
 		T(test_required_single_section),
 		T(test_bad_schema),

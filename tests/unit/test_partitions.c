@@ -585,7 +585,7 @@ static void test_bad_flags(void **state)
 	assert_error("t.conf:2: bad rate value '25' (expected 2..24)");
 	assert_error("t.conf:3: bad sl value '16' (expected 0..15)");
 	assert_error("t.conf:4: bad scope value '0' (expected 1..15)");
-	assert_error("t.conf:5: bad q_key value '0' (expected 0x1..0xffffffff)");
+	assert_error("t.conf:5: bad qkey value '0' (expected 0x1..0xffffffff)");
 	assert_error("t.conf:6: bad tclass value '256' (expected 0..255)");
 	assert_error("t.conf:7: bad flowlabel value '0x100000' (expected 0..0xfffff)");
 	assert_error("t.conf:8: bad defmember value 'most' (full, limited or both)");
@@ -642,6 +642,28 @@ static void test_bad_members(void **state)
 	assert_error("t.conf:1: 'Mgid' is not a member: write mgid=GID");
 }
 
+/* After an error the parser resumes, and keeps counting lines. */
+static void test_bad_recovery(void **state)
+{
+	(void)state;
+	assert_int_equal(bad("A=0x10 h1 ;\n"
+			     "B=0x11\n"
+			     "  : h1,\n"
+			     "  h2 ;\n"
+			     "C=0 : x ;\n"
+			     "D=0x12 : h1 # ; a comment hides this ';'\n"
+			     "  h2=bad, h3=worse ;\n"
+			     "E=0x13 : h1\n"
+			     "F=0x14,mtu=9 : h1 ;\n"), 7);
+	assert_error("t.conf:1: unexpected 'h' in the partition header");
+	assert_error("t.conf:2: missing ':' after the partition header");
+	assert_error("t.conf:5: P_Key 0x0000 is not valid");
+	assert_error("t.conf:7: member 'h2': bad membership 'bad'");
+	assert_error("t.conf:7: member 'h3': bad membership 'worse'");
+	assert_error("t.conf:8: missing ';' at the end of partition 'E'");
+	assert_error("t.conf:9: bad mtu value '9' (expected 1..5)");
+}
+
 static void test_bad_duplicates(void **state)
 {
 	(void)state;
@@ -673,7 +695,7 @@ static void test_bad_mgid(void **state)
 				   "F=0x15 : mgid=ff12::9 ;\n"
 				   "G=0x16 : mgid=ff12::8, h1 ;\n"
 				   "H=0x17 : mgid=ff12::7 h1 ;\n"
-				   "I=0x18 : mgid=ff12::6,ipoib ;\n"), 7);
+				   "I=0x18 : mgid=ff12::6,ipoib ;\n"), 8);
 	assert_error("t.conf:1: mgid 'fe80::1' is not a multicast GID");
 	assert_error("t.conf:2: bad mgid 'zz'");
 	assert_error("t.conf:3: IP mgid 'ff12:401b:1234::1' carries P_Key 0x1234, not 0x8012 of partition 'C' (or 0 to fill in)");
@@ -681,8 +703,8 @@ static void test_bad_mgid(void **state)
 	assert_error("t.conf:6: mgid 'ff12::9' already given at line 5");
 	assert_error("t.conf:7: unknown multicast group flag 'h1'");
 	assert_error("t.conf:8: unexpected 'h' after mgid");
+	assert_error("t.conf:9: unknown multicast group flag 'ipoib'");
 	assert_error_format("t.conf");
-	/* the 9th line: ipoib is not a group flag; error count says 7 */
 }
 
 static void test_bad_bytes(void **state)
@@ -902,6 +924,7 @@ int main(void)
 		cmocka_unit_test(test_bad_flags),
 		cmocka_unit_test(test_bad_names),
 		cmocka_unit_test(test_bad_members),
+		cmocka_unit_test(test_bad_recovery),
 		cmocka_unit_test(test_bad_duplicates),
 		cmocka_unit_test(test_bad_mgid),
 		cmocka_unit_test(test_bad_bytes),
