@@ -472,6 +472,9 @@ static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 			return 0;
 		return fab_set_error("soft: receive: %s", strerror(errno));
 	}
+	if (got == 0)	/* end of file: ibfabricd released the QP or exited */
+		return fab_set_error("soft: QP 0x%06x: fabric connection lost",
+				     qp->qpn);
 	for (i = 0; i < got; i++) {
 		struct fab_recv *r = &rc[out];
 		struct ib_ud u;

@@ -58,5 +58,14 @@ wait_recv r6
 grep -q 'len=4096' "$T/r6.out" || fail "4096-byte datagram"
 fabtest send h1 --dlid "$r6_LID" --dqpn "$r6_QPN" --size 4097 >"$T/big.out" 2>&1 && fail "4097-byte send accepted"
 grep -q "exceeds the port MTU" "$T/big.out" || { cat "$T/big.out"; fail "no clear error for 4097 bytes"; }
+
+# the subnet going away reaches node processes as a port event, promptly
+start_recv r7 h2 --count 0 --timeout 60000
 stop_fabric
+for i in $(seq 1 40); do kill -0 "$r7_PID" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$r7_PID" 2>/dev/null && fail "receiver still running after ibfabricd exited"
+wait "$r7_PID"
+[ $? -eq 1 ] || fail "receiver should exit 1 when the fabric is lost"
+grep -q '^event DEVICE_FATAL$' "$T/r7.out" || { cat "$T/r7.out"; fail "no DEVICE_FATAL event"; }
+ok "fabric loss reported as DEVICE_FATAL"
 ok "ud_unicast"

@@ -132,6 +132,21 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Print pending port events; 1 if the fabric is gone. */
+static int print_events(struct fab_dev *dev)
+{
+	struct fab_event ev;
+	int fatal = 0;
+
+	while (fab_get_event(dev, &ev) == 1) {
+		printf("event %s\n", fab_event_name(ev.type));
+		fflush(stdout);
+		if (ev.type == FAB_EV_DEVICE_FATAL)
+			fatal = 1;
+	}
+	return fatal;
+}
+
 static int cmd_recv(const struct opts *o)
 {
 	struct fab_port_attr pa;
@@ -159,20 +174,27 @@ static int cmd_recv(const struct opts *o)
 	printf("qpn 0x%06x lid 0x%04x\n", fab_qp_num(qp), pa.lid);
 	fflush(stdout);
 	while (!o->count || got < o->count) {
-		struct pollfd pfd = { .fd = fab_qp_fd(qp), .events = POLLIN };
+		struct pollfd pfd[2] = {
+			{ .fd = fab_qp_fd(qp), .events = POLLIN },
+			{ .fd = fab_dev_fd(dev), .events = POLLIN },
+		};
 		long long left = deadline - now_ms();
 
 		if (left <= 0)
 			break;
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+		if (poll(pfd, 2, (int)left) < 0 && errno != EINTR)
 			break;
+		if (print_events(dev))
+			exit(1);
 		for (i = 0; i < 16; i++) {
 			rc[i].buf = bufs[i];
 			rc[i].buf_len = sizeof(bufs[i]);
 		}
 		n = fab_qp_recv(qp, rc, 16);
-		if (n < 0)
+		if (n < 0) {
+			print_events(dev);
 			die("recv");
+		}
 		for (i = 0; i < n; i++) {
 			uint32_t len = rc[i].byte_len - FAB_GRH_LEN;
 			uint32_t show = len > 64 ? 64 : len;

@@ -1,0 +1,14 @@
+#!/bin/bash
+# make install honours DESTDIR and PREFIX and installs working programs
+# and man pages.
+. "$(dirname "$0")/lib.bash"
+
+make -s -C "$TOP" install DESTDIR="$T/root" PREFIX=/opt/ibgw >"$T/make.log" 2>&1 || { cat "$T/make.log"; fail "make install"; }
+for f in sbin/ibfabricd bin/ibfabricctl; do
+	[ -x "$T/root/opt/ibgw/$f" ] || fail "$f not installed"
+done
+"$T/root/opt/ibgw/sbin/ibfabricd" --version | grep -q '^ibfabricd ' || fail "installed ibfabricd does not run"
+n=$(ls "$TOP"/docs/*.8 2>/dev/null | wc -l)
+expect_eq "man pages installed" "$(ls "$T/root/opt/ibgw/share/man/man8" 2>/dev/null | wc -l)" "$n"
+[ -e /opt/ibgw ] && fail "install escaped DESTDIR"
+ok "install"
