@@ -227,9 +227,10 @@ struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 	n->lid = sw->next_lid++;
 	n->port_up = 1;
 	n->next_qpn = FSW_FIRST_QPN;
-	if (prtn_pkey_table(sw->pc, n->name, n->port_guid, 0, n->pkeys,
-			    FAB_MAX_PKEYS, &n->npkeys) < 0)
-		n->npkeys = 0;
+	/* more partitions than table slots: the first FAB_MAX_PKEYS stay,
+	 * as an HCA's table holds what fits */
+	prtn_pkey_table(sw->pc, n->name, n->port_guid, 0, n->pkeys,
+			FAB_MAX_PKEYS, &n->npkeys);
 	n->nprocs = 1;
 	sw->nodes[sw->nnodes++] = n;
 	sw->by_lid[n->lid] = n;
@@ -640,8 +641,10 @@ void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
 		return;
 	}
 	ib_deth_decode(pkt + off + IB_BTH_LEN, &deth);
-	if (end - off - IB_BTH_LEN - IB_DETH_LEN - bth.padcnt >
-	    (size_t)fab_mtu_to_bytes(FSW_PORT_MTU) + 4) {
+	/* the payload (immediate data excluded) fits the port MTU */
+	if (end - off - IB_BTH_LEN - IB_DETH_LEN - bth.padcnt -
+	    (bth.opcode == IB_OP_UD_SEND_ONLY_IMM ? 4u : 0u) >
+	    (size_t)fab_mtu_to_bytes(FSW_PORT_MTU)) {
 		drop(sw, FSW_DROP_TOO_LONG);
 		return;
 	}

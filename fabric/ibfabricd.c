@@ -626,6 +626,7 @@ int main(int argc, char **argv)
 	};
 	struct fsw_fault_cfg faults = { .seed = 1 };
 	const char *pcap_path = NULL, *prtn_path = NULL, *why;
+	char *abs_sock = NULL;
 	struct event *sigs[2];
 	struct fabd d;
 	char err[512];
@@ -702,6 +703,16 @@ int main(int argc, char **argv)
 		prtn_conf_free(&d.pc);
 		return 1;
 	}
+	/* a detached daemon runs in /: keep the socket path absolute so it
+	 * can be removed at exit */
+	if (d.sockpath[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+
+		if (!cwd || asprintf(&abs_sock, "%s/%s", cwd, d.sockpath) < 0)
+			fatal("socket path");
+		free(cwd);
+		d.sockpath = abs_sock;
+	}
 	if (!foreground) {
 		if (daemon(0, 0) < 0)
 			fatal("daemon");
@@ -748,5 +759,6 @@ int main(int argc, char **argv)
 	fsw_free(d.sw);
 	event_base_free(d.base);
 	prtn_conf_free(&d.pc);
+	free(abs_sock);
 	return 0;
 }

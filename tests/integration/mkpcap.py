@@ -129,6 +129,8 @@ def main():
                               a.srcqp, b"x"))
     add("mcast_no_grh", ud_packet(a.slid, 0xC001, a.pkey, a.qkey, 0xFFFFFF,
                                   a.srcqp, b"x"))
+    add("too_long", ud_packet(a.slid, a.dlid, a.pkey, a.qkey, a.dqpn,
+                              a.srcqp, b"L" * 4097))   # one byte over 4096
     write_pcap(a.file, pkts)
     for k in sorted(expect):
         print(k, expect[k])
