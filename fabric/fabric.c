@@ -150,21 +150,26 @@ void fab_ah_destroy(struct fab_ah *ah)
 		ah->dev->prov->ah_destroy(ah);
 }
 
-/* Index of a P_Key in the table, comparing the 15-bit key and preferring
+/* Index of a P_Key in a table, comparing the 15-bit key and preferring
  * an exact match (full/limited bit too); -1 if absent. */
-int fab_pkey_find(const struct fab_port_attr *attr, uint16_t pkey)
+int fab_pkey_index(const uint16_t *table, unsigned int n, uint16_t pkey)
 {
 	unsigned int i;
 	int base = -1;
 
-	for (i = 0; i < attr->npkeys; i++) {
-		if (attr->pkeys[i] == pkey)
+	for (i = 0; i < n; i++) {
+		if (table[i] == pkey)
 			return (int)i;
-		if (base < 0 && attr->pkeys[i] &&
-		    (attr->pkeys[i] & 0x7fff) == (pkey & 0x7fff))
+		if (base < 0 && table[i] &&
+		    (table[i] & 0x7fff) == (pkey & 0x7fff))
 			base = (int)i;
 	}
 	return base;
+}
+
+int fab_pkey_find(const struct fab_port_attr *attr, uint16_t pkey)
+{
+	return fab_pkey_index(attr->pkeys, attr->npkeys, pkey);
 }
 
 int fab_mtu_to_bytes(uint8_t mtu_code)

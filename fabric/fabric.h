@@ -165,6 +165,7 @@ void fab_ah_destroy(struct fab_ah *ah);
 
 /* Helpers shared by providers and users. */
 int fab_pkey_find(const struct fab_port_attr *attr, uint16_t pkey);
+int fab_pkey_index(const uint16_t *table, unsigned int n, uint16_t pkey);
 int fab_mtu_to_bytes(uint8_t mtu_code);
 void fab_gid_to_str(const union fab_gid *gid, char *buf, size_t len);
 int fab_gid_from_str(const char *s, union fab_gid *gid);

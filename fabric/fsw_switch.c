@@ -596,7 +596,6 @@ void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
 	size_t off, end;
 	struct fsw_qp *src;
 	int pi;
-	struct fab_port_attr pa;
 
 	sw->stats.rx_packets++;
 	sw->stats.rx_bytes += len;
@@ -650,9 +649,7 @@ void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
 	}
 	if (from) {
 		/* an HCA only sends P_Keys from its own table */
-		pa.npkeys = from->npkeys;
-		memcpy(pa.pkeys, from->pkeys, sizeof(pa.pkeys));
-		pi = fab_pkey_find(&pa, bth.pkey);
+		pi = fab_pkey_index(from->pkeys, from->npkeys, bth.pkey);
 		if (pi < 0 || from->pkeys[pi] != bth.pkey) {
 			drop(sw, FSW_DROP_SEND_PKEY);
 			return;
