@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The switch pipeline without sockets: P_Key membership matrix, Q_Key
+ * rules, multicast replication and group lifetime, LID/QPN assignment and
+ * the rule that every packet is delivered or counted once per receiver.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fabric/fsw.h"
+#include "fabric/ib_pkt.h"
+#include "fabric/partitions.h"
+
+static struct fsw_qp *got[16];
+static unsigned int ngot;
+
+static int cap_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
+		       size_t len)
+{
+	(void)ctx;
+	(void)pkt;
+	(void)len;
+	if (ngot < 16)
+		got[ngot++] = qp;
+	return 0;
+}
+
+static const struct fsw_ops ops = { .deliver = cap_deliver };
+
+struct env {
+	struct prtn_conf pc;
+	struct fsw *sw;
+	struct fsw_node *full1, *full2, *lim1, *lim2, *out;
+};
+
+static int setup(void **state)
+{
+	static const char conf[] =
+		"Default=0x7fff, ipoib : ALL=full ;\n"
+		"p=0x8001 : full1=full, full2=full, lim1=limited, lim2 ;\n";
+	static struct env e;
+	char err[256];
+
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(prtn_conf_parse(conf, sizeof(conf) - 1, "t", &e.pc,
+					 err, sizeof(err)), 0);
+	e.sw = fsw_new(&e.pc, &ops, NULL);
+	assert_non_null(e.sw);
+	e.full1 = fsw_node_attach(e.sw, "full1", err, sizeof(err));
+	e.full2 = fsw_node_attach(e.sw, "full2", err, sizeof(err));
+	e.lim1 = fsw_node_attach(e.sw, "lim1", err, sizeof(err));
+	e.lim2 = fsw_node_attach(e.sw, "lim2", err, sizeof(err));
+	e.out = fsw_node_attach(e.sw, "out", err, sizeof(err));
+	assert_non_null(e.out);
+	ngot = 0;
+	*state = &e;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	fsw_free(e->sw);
+	prtn_conf_free(&e->pc);
+	return 0;
+}
+
+/* Build a UD packet from node 'from' with its table's P_Key 'pkey'. */
+static size_t mkpkt(uint8_t *buf, const struct fsw_node *from, uint16_t dlid,
+		    uint32_t dqpn, uint16_t pkey, uint32_t qkey,
+		    const union fab_gid *mgid)
+{
+	struct ib_ud u;
+
+	memset(&u, 0, sizeof(u));
+	u.lrh.dlid = dlid;
+	u.lrh.slid = from->lid;
+	u.bth.pkey = pkey;
+	u.bth.destqp = dqpn;
+	u.deth.qkey = qkey;
+	u.deth.srcqp = 0x48;
+	u.payload = (const uint8_t *)"data";
+	u.payload_len = 4;
+	if (mgid) {
+		u.has_grh = 1;
+		u.grh.dgid = *mgid;
+	}
+	return ib_ud_build(&u, buf, IB_MAX_PKT);
+}
+
+static uint64_t drops(const struct fsw *sw, enum fsw_drop d)
+{
+	return fsw_stats(sw)->drop[d];
+}
+
+static void test_identity(void **state)
+{
+	struct env *e = *state;
+	char err[256];
+
+	/* LIDs in attach order after the SM's, GUIDs stable per name */
+	assert_int_equal(e->full1->lid, 2);
+	assert_int_equal(e->out->lid, 6);
+	assert_int_equal(e->full1->port_guid, e->full1->node_guid | 1);
+	assert_ptr_equal(fsw_node_attach(e->sw, "full1", err, sizeof(err)),
+			 e->full1);
+	assert_int_equal(e->full1->nprocs, 2);
+	assert_null(fsw_node_attach(e->sw, "bad name", err, sizeof(err)));
+	assert_non_null(strstr(err, "invalid node name"));
+	/* P_Key tables: default first, then the partition by membership */
+	assert_int_equal(e->full1->npkeys, 2);
+	assert_int_equal(e->full1->pkeys[0], 0xffff);
+	assert_int_equal(e->full1->pkeys[1], 0x8001);
+	assert_int_equal(e->lim2->pkeys[1], 0x0001);
+	assert_int_equal(e->out->npkeys, 1);
+}
+
+static void test_pkey_matrix(void **state)
+{
+	struct env *e = *state;
+	struct {
+		struct fsw_node **from, **to;
+		int delivered;
+	} m[] = {
+		{ &e->full1, &e->full2, 1 },
+		{ &e->full1, &e->lim1, 1 },
+		{ &e->lim1, &e->full1, 1 },
+		{ &e->lim1, &e->lim2, 0 },	/* two limited members */
+	};
+	uint8_t pkt[IB_MAX_PKT];
+	char err[256];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		struct fsw_node *from = *m[i].from, *to = *m[i].to;
+		struct fsw_qp *rq = fsw_qp_create(e->sw, to, NULL, 0x11, 1, 0,
+						  err, sizeof(err));
+		uint64_t before = drops(e->sw, FSW_DROP_PKEY_MISMATCH);
+		size_t n;
+
+		assert_non_null(rq);
+		fsw_qp_create(e->sw, from, NULL, 0x11, 1, 0, err, sizeof(err));
+		n = mkpkt(pkt, from, to->lid, rq->qpn, from->pkeys[1], 0x11,
+			  NULL);
+		ngot = 0;
+		fsw_input(e->sw, from, pkt, n);
+		assert_int_equal(ngot, m[i].delivered);
+		assert_int_equal(drops(e->sw, FSW_DROP_PKEY_MISMATCH),
+				 before + !m[i].delivered);
+	}
+	/* the outsider has no 0x8001 entry: no QP there, no forged sends */
+	assert_null(fsw_qp_create(e->sw, e->out, NULL, 0x11, 1, 0, err,
+				  sizeof(err)));
+	ngot = 0;
+	fsw_input(e->sw, e->out, pkt, mkpkt(pkt, e->out, e->full2->lid, 0x48,
+					    0x8001, 0x11, NULL));
+	assert_int_equal(ngot, 0);
+	assert_int_equal(drops(e->sw, FSW_DROP_SEND_PKEY), 1);
+}
+
+static void test_qkey_rules(void **state)
+{
+	struct env *e = *state;
+	uint8_t pkt[IB_MAX_PKT];
+	char err[256];
+	struct fsw_qp *rq = fsw_qp_create(e->sw, e->full2, NULL, 0x22, 0, 0,
+					  err, sizeof(err));
+
+	fsw_qp_create(e->sw, e->full1, NULL, 0x22, 0, 0, err, sizeof(err));
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, e->full2->lid,
+					      rq->qpn, 0xffff, 0x23, NULL));
+	assert_int_equal(ngot, 0);
+	assert_int_equal(drops(e->sw, FSW_DROP_QKEY_MISMATCH), 1);
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, e->full2->lid,
+					      rq->qpn, 0xffff, 0x80010000,
+					      NULL));
+	assert_int_equal(drops(e->sw, FSW_DROP_QKEY_PRIVILEGED), 1);
+	assert_null(fsw_qp_create(e->sw, e->full1, NULL, 0x80010000, 0, 0,
+				  err, sizeof(err)));
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, e->full2->lid,
+					      rq->qpn, 0xffff, 0x22, NULL));
+	assert_int_equal(ngot, 1);
+	assert_ptr_equal(got[0], rq);
+	/* an unknown QPN and an unknown LID are counted, not delivered */
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, e->full2->lid,
+					      0x777, 0xffff, 0x22, NULL));
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, 0x99, rq->qpn,
+					      0xffff, 0x22, NULL));
+	assert_int_equal(drops(e->sw, FSW_DROP_UNKNOWN_QP), 1);
+	assert_int_equal(drops(e->sw, FSW_DROP_UNKNOWN_DLID), 1);
+	assert_int_equal(ngot, 1);
+}
+
+static void test_multicast(void **state)
+{
+	struct env *e = *state;
+	union fab_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff } };
+	union fab_gid other = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0x12, 0x34 } };
+	struct fsw_node *nodes[3] = { e->full2, e->lim1, e->lim2 };
+	struct fsw_qp *q[3];
+	uint8_t pkt[IB_MAX_PKT];
+	char err[256];
+	size_t n;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		q[i] = fsw_qp_create(e->sw, nodes[i], NULL, 0x0b1b, 0, 0, err,
+				     sizeof(err));
+		assert_int_equal(fsw_mcast_attach(e->sw, q[i], &mgid, 0xc000,
+						  err, sizeof(err)), 0);
+	}
+	/* attaching twice is harmless; another MGID on the MLID is refused */
+	assert_int_equal(fsw_mcast_attach(e->sw, q[0], &mgid, 0xc000, err,
+					  sizeof(err)), 0);
+	assert_int_equal(fsw_mcast_attach(e->sw, q[0], &other, 0xc000, err,
+					  sizeof(err)), -1);
+	n = mkpkt(pkt, e->full1, 0xc000, FAB_MCAST_QPN, 0xffff, 0x0b1b, &mgid);
+	fsw_input(e->sw, e->full1, pkt, n);
+	assert_int_equal(ngot, 3);
+	/* a detached member no longer receives */
+	assert_int_equal(fsw_mcast_detach(e->sw, q[1], &mgid, 0xc000, err,
+					  sizeof(err)), 0);
+	assert_int_equal(fsw_mcast_detach(e->sw, q[1], &mgid, 0xc000, err,
+					  sizeof(err)), -1);
+	ngot = 0;
+	fsw_input(e->sw, e->full1, pkt, n);
+	assert_int_equal(ngot, 2);
+	/* destroying the last members removes the group */
+	fsw_qp_destroy(e->sw, q[0]);
+	fsw_qp_destroy(e->sw, q[2]);
+	ngot = 0;
+	fsw_input(e->sw, e->full1, pkt, n);
+	assert_int_equal(ngot, 0);
+	assert_int_equal(drops(e->sw, FSW_DROP_UNKNOWN_MLID), 1);
+	/* multicast needs QPN 0xFFFFFF and a GRH */
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, 0xc000, 0x48,
+					      0xffff, 0x0b1b, &mgid));
+	assert_int_equal(drops(e->sw, FSW_DROP_MCAST_QPN), 1);
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, 0xc000,
+					      FAB_MCAST_QPN, 0xffff, 0x0b1b,
+					      NULL));
+	assert_int_equal(drops(e->sw, FSW_DROP_MCAST_NO_GRH), 1);
+}
+
+static void test_spoofed_slid(void **state)
+{
+	struct env *e = *state;
+	uint8_t pkt[IB_MAX_PKT];
+	size_t n = mkpkt(pkt, e->full2, e->full1->lid, 0x48, 0xffff, 1, NULL);
+
+	fsw_input(e->sw, e->full1, pkt, n);	/* full1 claims full2's LID */
+	assert_int_equal(drops(e->sw, FSW_DROP_BAD_SLID), 1);
+	assert_int_equal(ngot, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pkey_matrix, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qkey_rules, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_multicast, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_spoofed_slid, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests_name("fsw", tests, NULL, NULL);
+}
