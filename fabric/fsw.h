@@ -102,9 +102,6 @@ struct fsw_ops {
 		       size_t len);
 	/* Every packet entering the switch (--pcap). */
 	void (*capture)(void *ctx, const uint8_t *pkt, size_t len);
-	/* An asynchronous port event for every process of a node. */
-	void (*event)(void *ctx, struct fsw_node *node,
-		      enum fab_event_type type);
 };
 
 struct fsw_fault_cfg {

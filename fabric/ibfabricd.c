@@ -115,22 +115,9 @@ static void fabd_capture(void *ctx, const uint8_t *pkt, size_t len)
 		log_warn("pcap write");
 }
 
-static void fabd_event(void *ctx, struct fsw_node *node,
-		       enum fab_event_type type)
-{
-	struct fabd *d = ctx;
-	struct fsp_event ev = { .type = type };
-	struct conn *c;
-
-	for (c = d->conns; c; c = c->next)
-		if (c->node == node)
-			fsp_send(c->fd, FSP_EVENT, 0, 0, &ev, sizeof(ev), -1);
-}
-
 static const struct fsw_ops fabd_ops = {
 	.deliver = fabd_deliver,
 	.capture = fabd_capture,
-	.event = fabd_event,
 };
 
 static void schedule_flush(struct fabd *d)
