@@ -7,12 +7,13 @@
 N=1000
 run_loss() {	# seed -> prints received count and fault_loss
 	start_fabric --loss 0.05 --seed "$1"
-	start_recv r h2 --count $N --timeout 4000
+	start_recv r h2 --count $N --timeout 30000 --idle 1500
 	fabtest send h1 --dlid $r_LID --dqpn $r_QPN --count $N --interval-us 200 --data l-%n >/dev/null || fail "send"
 	wait_recv r
 	local got lost
 	got=$(received r)
 	lost=$(counter drop.fault_loss)
+	[ "$((got + lost))" = $N ] || ctl stats >&2
 	fabric_alive
 	stop_fabric
 	echo "$got $lost"
@@ -30,7 +31,7 @@ expect_eq "seed 8 received + lost" $((got3 + lost3)) $N
 
 # duplication
 start_fabric --dup 0.1 --seed 3
-start_recv d h2 --count 0 --timeout 3000
+start_recv d h2 --count 0 --timeout 30000 --idle 1500
 fabtest send h1 --dlid $d_LID --dqpn $d_QPN --count 300 --interval-us 200 --data d-%n >/dev/null
 wait_recv d
 dups=$(counter fault_dup)
@@ -40,7 +41,7 @@ stop_fabric
 
 # reordering: some message arrives after its successor, none is lost
 start_fabric --reorder 0.1 --seed 5
-start_recv o h2 --count 300 --timeout 4000
+start_recv o h2 --count 300 --timeout 30000
 fabtest send h1 --dlid $o_LID --dqpn $o_QPN --count 300 --interval-us 200 --data o-%n >/dev/null
 wait_recv o
 expect_eq "received with reordering" "$(received o)" 300

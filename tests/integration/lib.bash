@@ -88,6 +88,7 @@ fabtest() {
 start_recv() {
 	local name=$1 node=$2
 	shift 2
+	rm -f "$T/$name.qpn"	# a file left by an earlier receiver of that name
 	"$BIN/tests/fabtest" -s "$SOCK" recv "$node" --qpn-file "$T/$name.qpn" "$@" >"$T/$name.out" 2>&1 &
 	PIDS+=("$!")
 	eval "${name}_PID=$!"
@@ -108,6 +109,42 @@ wait_recv() {
 	wait "$pid"
 	local rc=$?
 	[ "$rc" -eq 0 ] || { cat "$T/$1.out"; fail "receiver $1 exited $rc"; }
+}
+
+# stop_recv NAME: end a receiver that would otherwise wait for its timeout
+stop_recv() {
+	local pid
+	eval "pid=\$${1}_PID"
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# rx_count NAME: datagrams a receiver printed so far (works after stop_recv)
+rx_count() {
+	grep -c '^rx ' "$T/$1.out"
+}
+
+# wait_counter COUNTER WANT: poll a switch counter until it reaches WANT
+# (10 s at most), then compare; for drops that happen asynchronously
+wait_counter() {
+	local i v
+	for i in $(seq 1 200); do
+		v=$(counter "$1")
+		[ "$v" = "$2" ] && break
+		sleep 0.05
+	done
+	expect_eq "$1" "$v" "$2"
+}
+
+# eventually CMD...: true once CMD succeeds, retried for up to 10 s
+eventually() {
+	local i
+	for i in $(seq 1 200); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
 }
 
 received() {

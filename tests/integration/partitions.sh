@@ -32,23 +32,23 @@ wait_recv r2
 expect_eq "full to limited" "$(received r2)" 1
 
 # limited <-> limited is dropped at the receiving QP
-start_recv r3 h4 --pkey 0x0001 --qkey 0x1111 --timeout 1000
+start_recv r3 h4 --pkey 0x0001 --qkey 0x1111 --timeout 60000
 before=$(counter drop.pkey_mismatch)
 fabtest send h3 --pkey 0x0001 --dlid $r3_LID --dqpn $r3_QPN --qkey 0x1111 --data ll >/dev/null
-wait_recv r3
-expect_eq "limited to limited" "$(received r3)" 0
-expect_eq "pkey_mismatch counted" "$(counter drop.pkey_mismatch)" $((before + 1))
+wait_counter drop.pkey_mismatch $((before + 1))
+stop_recv r3
+expect_eq "limited to limited" "$(rx_count r3)" 0
 
 # h5 is outside: it cannot make a QP in the partition, so cannot receive
 fabtest recv h5 --pkey 0x8001 --timeout 100 >"$T/h5.out" 2>&1 && fail "h5 made a QP in 0x8001"
 grep -q "not in h5's table" "$T/h5.out" || { cat "$T/h5.out"; fail "h5: unclear error"; }
 # a default-partition QP of h5 does not receive 0x8001 traffic either
-start_recv r5 h5 --qkey 0x1111 --timeout 1000
+start_recv r5 h5 --qkey 0x1111 --timeout 60000
 before=$(counter drop.pkey_mismatch)
 fabtest send h1 --pkey 0x8001 --dlid $r5_LID --dqpn $r5_QPN --qkey 0x1111 --data nope >/dev/null
-wait_recv r5
-expect_eq "h5 receives from 0x8001" "$(received r5)" 0
-expect_eq "pkey_mismatch counted" "$(counter drop.pkey_mismatch)" $((before + 1))
+wait_counter drop.pkey_mismatch $((before + 1))
+stop_recv r5
+expect_eq "h5 receives from 0x8001" "$(rx_count r5)" 0
 # and a forged 0x8001 packet from h5 (replayed as h5) is refused at the switch
 before=$(counter drop.send_pkey)
 python3 "$TOP/tests/integration/mkpcap.py" forge "$T/forged.pcap" \
@@ -57,12 +57,12 @@ ctl replay "$T/forged.pcap" h5 >/dev/null || fail "replay"
 expect_eq "send_pkey counted" "$(counter drop.send_pkey)" $((before + 1))
 
 # Q_Key: a wrong key is dropped and counted
-start_recv r6 h2 --qkey 0x2222 --timeout 1000
+start_recv r6 h2 --qkey 0x2222 --timeout 60000
 before=$(counter drop.qkey_mismatch)
 fabtest send h1 --dlid $r6_LID --dqpn $r6_QPN --qkey 0x3333 --data badkey >/dev/null
-wait_recv r6
-expect_eq "wrong Q_Key delivered" "$(received r6)" 0
-expect_eq "qkey_mismatch counted" "$(counter drop.qkey_mismatch)" $((before + 1))
+wait_counter drop.qkey_mismatch $((before + 1))
+stop_recv r6
+expect_eq "wrong Q_Key delivered" "$(rx_count r6)" 0
 
 # a controlled Q_Key (high bit) from an ordinary QP is refused: the verbs
 # rule substitutes the QP's own key, so forge it in a capture instead

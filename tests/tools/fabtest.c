@@ -6,7 +6,8 @@
  *
  *   fabtest [-s SOCK] info NODE
  *   fabtest [-s SOCK] recv NODE [--qkey Q] [--pkey P] [--mcast MGID@MLID]...
- *                          [--count N] [--timeout MS] [--qpn-file F]
+ *                          [--count N] [--timeout MS] [--idle MS]
+ *                          [--qpn-file F]
  *   fabtest [-s SOCK] send NODE --dlid L [--dqpn Q] [--qkey Q] [--pkey P]
  *                          [--own-qkey Q] [--mgid G] [--count N]
  *                          [--size N] [--data TEXT] [--interval-us U]
@@ -44,6 +45,7 @@ struct opts {
 	unsigned long size;
 	const char *data;
 	unsigned long timeout_ms;
+	unsigned long idle_ms;		/* recv: stop after this long quiet */
 	unsigned long interval_us;
 	const char *qpn_file;
 };
@@ -180,9 +182,15 @@ static int cmd_recv(const struct opts *o)
 		};
 		long long left = deadline - now_ms();
 
+		/* --idle: once traffic has started, a quiet spell ends it */
+		if (o->idle_ms && got && left > (long long)o->idle_ms)
+			left = (long long)o->idle_ms;
 		if (left <= 0)
 			break;
-		if (poll(pfd, 2, (int)left) < 0 && errno != EINTR)
+		n = poll(pfd, 2, (int)left);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n == 0 && o->idle_ms && got)
 			break;
 		if (print_events(dev))
 			exit(1);
@@ -316,13 +324,14 @@ int main(int argc, char **argv)
 		{ "size", required_argument, NULL, 'z' },
 		{ "data", required_argument, NULL, 'D' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "idle", required_argument, NULL, 'I' },
 		{ "interval-us", required_argument, NULL, 'i' },
 		{ "qpn-file", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = {
 		.sock = FAB_DEFAULT_SOFT_PATH, .pkey = -1, .count = 1,
-		.size = 32, .timeout_ms = 3000,
+		.size = 32, .timeout_ms = 20000,
 	};
 	const char *cmd;
 	int ch;
@@ -356,6 +365,8 @@ int main(int argc, char **argv)
 		case 'D': o.data = optarg; break;
 		case 't': o.timeout_ms = (unsigned long)num("--timeout", optarg,
 							    3600000); break;
+		case 'I': o.idle_ms = (unsigned long)num("--idle", optarg,
+							 3600000); break;
 		case 'i': o.interval_us = (unsigned long)num("--interval-us",
 							     optarg, 10000000);
 			  break;
