@@ -24,7 +24,7 @@ BUILD    ?= build
 SANFLAGS :=
 endif
 
-PKGS     := libevent_core libibverbs
+PKGS     := libevent_core libibverbs libibumad
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) cmocka 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 INI_CFLAGS := -I/usr/include/iniparser
@@ -41,8 +41,10 @@ LDFLAGS  += $(SANFLAGS)
 CONF_SRCS   := conf/log.c conf/conf.c
 FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
                fabric/prov_soft.c fabric/prov_verbs.c fabric/soft_proto.c \
-               fabric/pcap.c
-FSW_SRCS    := fabric/partitions.c fabric/fsw_switch.c fabric/fsw_fault.c
+               fabric/pcap.c fabric/sa_mad.c fabric/prov_umad.c \
+               fabric/sa_client.c
+FSW_SRCS    := fabric/partitions.c fabric/fsw_switch.c fabric/fsw_fault.c \
+               fabric/fsw_sa.c
 
 CONF_OBJS   := $(CONF_SRCS:%.c=$(BUILD)/%.o)
 FABRIC_OBJS := $(FABRIC_SRCS:%.c=$(BUILD)/%.o)
@@ -52,7 +54,7 @@ LIB := $(BUILD)/libibgw.a
 LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
 PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl
-TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud
+TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -76,6 +78,9 @@ $(BUILD)/ibfabricctl: $(BUILD)/fabric/ibfabricctl.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(LIB)

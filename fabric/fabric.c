@@ -28,6 +28,7 @@ const char *fab_strerror(void)
 static const struct fab_provider *const providers[] = {
 	&fab_soft_provider,
 	&fab_verbs_provider,
+	&fab_umad_provider,
 };
 
 int fab_open(const char *spec, const char *node, struct fab_dev **out)
@@ -148,6 +149,41 @@ void fab_ah_destroy(struct fab_ah *ah)
 {
 	if (ah)
 		ah->dev->prov->ah_destroy(ah);
+}
+
+int fab_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
+		 struct fab_mad_agent **out)
+{
+	*out = NULL;
+	if (!dev->prov->mad_open)
+		return fab_set_error("%s provider has no MAD interface",
+				     dev->prov->name);
+	return dev->prov->mad_open(dev, mgmt_class, out);
+}
+
+void fab_mad_close(struct fab_mad_agent *agent)
+{
+	if (agent)
+		agent->dev->prov->mad_close(agent);
+}
+
+int fab_mad_fd(struct fab_mad_agent *agent)
+{
+	return agent->dev->prov->mad_fd(agent);
+}
+
+int fab_mad_send(struct fab_mad_agent *agent, const struct fab_mad_addr *to,
+		 const void *mad, size_t len)
+{
+	if (len != 256)
+		return fab_set_error("a MAD is 256 bytes, not %zu", len);
+	return agent->dev->prov->mad_send(agent, to, mad, len);
+}
+
+int fab_mad_recv(struct fab_mad_agent *agent, void *buf, size_t cap,
+		 struct fab_mad_addr *from)
+{
+	return agent->dev->prov->mad_recv(agent, buf, cap, from);
 }
 
 /* Index of a P_Key in a table, comparing the 15-bit key and preferring

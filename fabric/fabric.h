@@ -7,10 +7,14 @@
  *   fab_dev  an opened HCA port (device context + port + protection domain)
  *   fab_qp   a queue pair with its own completion file descriptor
  *   fab_ah   an address handle (where a UD datagram goes)
+ *   fab_mad_agent  a management-class agent on the port's GSI (QP1), as a
+ *            kernel MAD agent / umad registration is
  *
  * Providers are chosen by a spec string:
  *   soft:PATH               a node attached to ibfabricd at unix socket PATH
  *   verbs:DEVICE[:PORT]     real hardware through rdma-core
+ *   umad:DEVICE[:PORT]      MADs only, through libibumad (no queue pairs):
+ *                           for SA clients, and for OpenSM on ibsim
  *
  * Functions return 0 (or a count) on success and -1 on failure; the reason is
  * then in fab_strerror(), a thread-local one-line message.  Nothing here logs.
@@ -162,6 +166,35 @@ int fab_detach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
 struct fab_ah *fab_ah_create(struct fab_dev *dev,
 			     const struct fab_ah_attr *attr);
 void fab_ah_destroy(struct fab_ah *ah);
+
+/*
+ * MADs on the general services interface (QP1).  An agent registers for one
+ * management class; MADs sent through it leave the port's QP1 (Q_Key
+ * 0x80010000), and responses to its requests come back to it.  The provider
+ * may rewrite the high 32 bits of the TransactionID to route responses (as
+ * the kernel MAD layer does); callers match responses on the low 32 bits.
+ */
+struct fab_mad_agent;
+
+struct fab_mad_addr {
+	uint16_t lid;		/* destination / source LID */
+	uint32_t qpn;		/* normally 1 */
+	uint32_t qkey;		/* normally FAB_QP1_QKEY */
+	uint16_t pkey_index;
+	uint8_t sl;
+};
+
+int fab_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
+		 struct fab_mad_agent **out);
+void fab_mad_close(struct fab_mad_agent *agent);
+/* Readable when fab_mad_recv() may return a MAD. */
+int fab_mad_fd(struct fab_mad_agent *agent);
+/* Send one MAD (256 bytes) to 'to'. */
+int fab_mad_send(struct fab_mad_agent *agent, const struct fab_mad_addr *to,
+		 const void *mad, size_t len);
+/* Non-blocking: the MAD's length, 0 if none is pending, or -1. */
+int fab_mad_recv(struct fab_mad_agent *agent, void *buf, size_t cap,
+		 struct fab_mad_addr *from);
 
 /* Helpers shared by providers and users. */
 int fab_pkey_find(const struct fab_port_attr *attr, uint16_t pkey);

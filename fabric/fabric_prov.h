@@ -28,6 +28,15 @@ struct fab_provider {
 	struct fab_ah *(*ah_create)(struct fab_dev *dev,
 				    const struct fab_ah_attr *attr);
 	void (*ah_destroy)(struct fab_ah *ah);
+	int (*mad_open)(struct fab_dev *dev, uint8_t mgmt_class,
+			struct fab_mad_agent **out);
+	void (*mad_close)(struct fab_mad_agent *agent);
+	int (*mad_fd)(struct fab_mad_agent *agent);
+	int (*mad_send)(struct fab_mad_agent *agent,
+			const struct fab_mad_addr *to, const void *mad,
+			size_t len);
+	int (*mad_recv)(struct fab_mad_agent *agent, void *buf, size_t cap,
+			struct fab_mad_addr *from);
 };
 
 struct fab_dev {
@@ -47,10 +56,16 @@ struct fab_ah {
 	struct fab_ah_attr attr;
 };
 
+struct fab_mad_agent {
+	struct fab_dev *dev;
+	uint8_t mgmt_class;
+};
+
 /* Record the reason of a failure for fab_strerror(); returns -1. */
 int fab_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 extern const struct fab_provider fab_soft_provider;
 extern const struct fab_provider fab_verbs_provider;
+extern const struct fab_provider fab_umad_provider;
 
 #endif

@@ -44,6 +44,9 @@ enum fsw_drop {
 	FSW_DROP_QKEY_MISMATCH,	/* at the receiving QP */
 	FSW_DROP_RX_OVERRUN,	/* receiver not reading: UD drops */
 	FSW_DROP_FAULT_LOSS,	/* --loss */
+	FSW_DROP_BAD_SRCQP,	/* DETH SrcQP is not the sending QP */
+	FSW_DROP_MCAST_NOT_MEMBER, /* attached, but the port never joined */
+	FSW_DROP_BAD_MAD,	/* to the SM: not a well-formed SA MAD */
 	FSW_DROP_MAX
 };
 
@@ -55,6 +58,12 @@ struct fsw_stats {
 	uint64_t fault_dup;
 	uint64_t fault_reorder;
 	uint64_t ctl_malformed;	/* garbage on the control socket */
+	uint64_t mcast_no_receivers; /* valid MLID, no attached QP */
+	uint64_t sa_requests;	/* MADs the SA answered */
+	uint64_t sa_errors;	/* of those, answered with a non-zero status */
+	uint64_t sa_joins, sa_leaves, sa_path_queries;
+	uint64_t sm_traps;	/* Reports sent to subscribers */
+	uint64_t events;	/* port events raised to nodes */
 	uint64_t drop[FSW_DROP_MAX];
 };
 
@@ -77,6 +86,8 @@ struct fsw_qp {
 	uint16_t pkey_index;
 	uint16_t pkey;
 	int privileged;
+	int gsi;		/* a MAD agent on the node's QP1 */
+	uint8_t gsi_class;	/* its management class */
 	uint16_t *mlids;	/* groups this QP is attached to */
 	unsigned int nmlids, mlids_cap;
 	struct fsw_qp *next;	/* in node->qps */
@@ -93,6 +104,9 @@ struct fsw_node {
 	unsigned int npkeys;
 	uint32_t next_qpn;
 	struct fsw_qp *qps;
+	/* SA memberships of the port: MLID and JoinState */
+	struct fsw_mcm { uint16_t mlid; uint8_t join_state; } *mcm;
+	unsigned int nmcm, mcm_cap;
 	uint64_t tx_packets, rx_packets;
 };
 
@@ -102,6 +116,9 @@ struct fsw_ops {
 		       size_t len);
 	/* Every packet entering the switch (--pcap). */
 	void (*capture)(void *ctx, const uint8_t *pkt, size_t len);
+	/* A port event for every process of a node (may be NULL). */
+	void (*event)(void *ctx, struct fsw_node *node,
+		      enum fab_event_type type);
 };
 
 struct fsw_fault_cfg {
@@ -114,6 +131,8 @@ struct fsw;
 struct fsw *fsw_new(const struct prtn_conf *pc, const struct fsw_ops *ops,
 		    void *ctx);
 void fsw_free(struct fsw *sw);
+/* The MTU of every port (IB code 1..5); before any node attaches. */
+int fsw_set_port_mtu(struct fsw *sw, uint8_t mtu_code);
 void fsw_set_faults(struct fsw *sw, const struct fsw_fault_cfg *cfg);
 const struct fsw_stats *fsw_stats(const struct fsw *sw);
 void fsw_count_ctl_malformed(struct fsw *sw);
@@ -123,6 +142,10 @@ const char *fsw_drop_name(enum fsw_drop d);
 struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 				 char *err, size_t errlen);
 void fsw_node_detach(struct fsw *sw, struct fsw_node *node);
+/* Port down (SM: PORT_ERR to its processes, memberships dropped) or up. */
+int fsw_port_set(struct fsw *sw, struct fsw_node *node, int up);
+/* As an SM restart: memberships forgotten, CLIENT_REREGISTER to all. */
+void fsw_client_reregister(struct fsw *sw);
 struct fsw_node *fsw_node_find(struct fsw *sw, const char *name);
 void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 		   struct fsp_port_info *pi);
@@ -130,6 +153,10 @@ void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 struct fsw_qp *fsw_qp_create(struct fsw *sw, struct fsw_node *node,
 			     void *owner, uint32_t qkey, uint16_t pkey_index,
 			     int privileged, char *err, size_t errlen);
+/* A MAD agent: the node's QP1 for one management class, per process. */
+struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,
+			      void *owner, uint8_t mgmt_class, char *err,
+			      size_t errlen);
 struct fsw_qp *fsw_qp_find(struct fsw_node *node, uint32_t qpn);
 void fsw_qp_destroy(struct fsw *sw, struct fsw_qp *qp);
 int fsw_mcast_attach(struct fsw *sw, struct fsw_qp *qp,
@@ -139,15 +166,26 @@ int fsw_mcast_detach(struct fsw *sw, struct fsw_qp *qp,
 		     const union fab_gid *mgid, uint16_t mlid, char *err,
 		     size_t errlen);
 
-/* One packet from a node (from may be NULL only in unit tests). */
+/* One packet from a node (from may be NULL only in unit tests); for
+ * packets injected or replayed as the node, without a sending QP. */
 void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
 	       size_t len);
+/* One packet sent on a QP: its DETH SrcQP must be that QP's (1 for MAD
+ * agents), and only privileged QPs may use controlled Q_Keys. */
+void fsw_input_qp(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
+		  size_t len);
 /* Forward a packet held back for --reorder; 1 if one was held. */
 int fsw_flush(struct fsw *sw);
 int fsw_held(const struct fsw *sw);
 
 /* Text reports for ibfabricctl; return bytes written (truncated at cap). */
 size_t fsw_report(struct fsw *sw, const char *what, char *buf, size_t cap);
+/*
+ * A control command (reports, and the subnet manager's actions:
+ * "rereg", "port NODE down|up", "path SRC DST [PKEY]").  Writes the answer
+ * to buf; returns 0, or -1 with an error message in buf.
+ */
+int fsw_ctl(struct fsw *sw, const char *cmd, char *buf, size_t cap);
 
 /* Fault injection (fsw_fault.c): a seeded generator, so runs repeat. */
 struct fsw_fault {

@@ -12,16 +12,9 @@
 #include <string.h>
 
 #include "fabric/fsw.h"
+#include "fabric/fsw_int.h"
 #include "fabric/ib_pkt.h"
 #include "fabric/partitions.h"
-
-#define FSW_SM_LID		1
-#define FSW_FIRST_LID		2
-#define FSW_MAX_UNICAST_LID	0xBFFF
-#define FSW_FIRST_QPN		0x48	/* as mlx HCAs start, above QP0/1 */
-#define FSW_PORT_MTU		5	/* 4096 */
-#define FSW_MLIDS		(FAB_LID_MCAST_MAX - FAB_LID_MCAST_MIN + 1)
-#define FSW_GUID_OUI		0x0002c9ull	/* looks like an HCA GUID */
 
 static const char *const drop_names[FSW_DROP_MAX] = {
 	[FSW_DROP_TRUNCATED] = "truncated",
@@ -47,6 +40,9 @@ static const char *const drop_names[FSW_DROP_MAX] = {
 	[FSW_DROP_QKEY_MISMATCH] = "qkey_mismatch",
 	[FSW_DROP_RX_OVERRUN] = "rx_overrun",
 	[FSW_DROP_FAULT_LOSS] = "fault_loss",
+	[FSW_DROP_BAD_SRCQP] = "bad_srcqp",
+	[FSW_DROP_MCAST_NOT_MEMBER] = "mcast_not_member",
+	[FSW_DROP_BAD_MAD] = "bad_mad",
 };
 
 /* ib_pkt_err -> drop reason */
@@ -62,21 +58,6 @@ static const enum fsw_drop pkt_err_drop[IB_PKT_ERR_MAX] = {
 	[IB_PKT_BAD_OPCODE] = FSW_DROP_BAD_OPCODE,
 };
 
-struct fsw {
-	const struct prtn_conf *pc;
-	const struct fsw_ops *ops;
-	void *ctx;
-	struct fsw_stats stats;
-	struct fsw_node **nodes;
-	unsigned int nnodes, nodes_cap;
-	struct fsw_node *by_lid[FSW_MAX_UNICAST_LID + 1];
-	struct fsw_mgroup *groups[FSW_MLIDS];
-	uint16_t next_lid;
-	struct fsw_fault fault;
-	int faults_on;
-	uint8_t held[IB_MAX_PKT];	/* --reorder: one packet held back */
-	size_t held_len;
-};
 
 const char *fsw_drop_name(enum fsw_drop d)
 {
@@ -94,6 +75,11 @@ struct fsw *fsw_new(const struct prtn_conf *pc, const struct fsw_ops *ops,
 	sw->ops = ops;
 	sw->ctx = ctx;
 	sw->next_lid = FSW_FIRST_LID;
+	sw->port_mtu = FSW_PORT_MTU;
+	if (fsw_sa_init(sw) < 0) {
+		fsw_free(sw);
+		return NULL;
+	}
 	return sw;
 }
 
@@ -116,12 +102,22 @@ void fsw_free(struct fsw *sw)
 
 		while (n->qps)
 			fsw_qp_destroy(sw, n->qps);
+		free(n->mcm);
 		free(n);
 	}
+	fsw_sa_free(sw);
 	for (i = 0; i < FSW_MLIDS; i++)
 		mgroup_free(sw->groups[i]);
 	free(sw->nodes);
 	free(sw);
+}
+
+int fsw_set_port_mtu(struct fsw *sw, uint8_t mtu_code)
+{
+	if (mtu_code < 1 || mtu_code > 5 || sw->nnodes)
+		return -1;
+	sw->port_mtu = mtu_code;
+	return 0;
 }
 
 void fsw_set_faults(struct fsw *sw, const struct fsw_fault_cfg *cfg)
@@ -244,9 +240,49 @@ nomem:
  * port that went quiet; only its processes' QPs go away. */
 void fsw_node_detach(struct fsw *sw, struct fsw_node *node)
 {
-	(void)sw;
-	if (node->nprocs)
-		node->nprocs--;
+	if (node->nprocs && !--node->nprocs)
+		fsw_sa_port_gone(sw, node);	/* as the kernel leaves for a
+						 * process that exits */
+}
+
+struct fsw_node *fsw_node_by_guid(struct fsw *sw, uint64_t port_guid)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nnodes; i++)
+		if (sw->nodes[i]->port_guid == port_guid)
+			return sw->nodes[i];
+	return NULL;
+}
+
+static void raise_event(struct fsw *sw, struct fsw_node *n,
+			enum fab_event_type type)
+{
+	sw->stats.events++;
+	if (sw->ops->event)
+		sw->ops->event(sw->ctx, n, type);
+}
+
+int fsw_port_set(struct fsw *sw, struct fsw_node *node, int up)
+{
+	if (!up == !node->port_up)
+		return 0;
+	node->port_up = up;
+	if (!up)
+		fsw_sa_port_gone(sw, node);
+	raise_event(sw, node, up ? FAB_EV_PORT_ACTIVE : FAB_EV_PORT_ERR);
+	return 1;
+}
+
+void fsw_client_reregister(struct fsw *sw)
+{
+	unsigned int i;
+
+	fsw_sa_forget_all(sw);
+	for (i = 0; i < sw->nnodes; i++)
+		if (sw->nodes[i]->port_up)
+			raise_event(sw, sw->nodes[i],
+				    FAB_EV_CLIENT_REREGISTER);
 }
 
 void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
@@ -260,7 +296,7 @@ void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 	pi->state = node->port_up ? FAB_PORT_ACTIVE : FAB_PORT_DOWN;
 	pi->lid = node->lid;
 	pi->sm_lid = FSW_SM_LID;
-	pi->active_mtu = FSW_PORT_MTU;
+	pi->active_mtu = sw->port_mtu;
 	pi->port_num = 1;
 	pi->node_guid = node->node_guid;
 	pi->port_guid = node->port_guid;
@@ -321,6 +357,20 @@ struct fsw_qp *fsw_qp_create(struct fsw *sw, struct fsw_node *node,
 	q->privileged = privileged;
 	q->next = node->qps;
 	node->qps = q;
+	return q;
+}
+
+struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,
+			      void *owner, uint8_t mgmt_class, char *err,
+			      size_t errlen)
+{
+	struct fsw_qp *q = fsw_qp_create(sw, node, owner, FAB_QP1_QKEY, 0, 1,
+					 err, errlen);
+
+	if (q) {
+		q->gsi = 1;
+		q->gsi_class = mgmt_class;
+	}
 	return q;
 }
 
@@ -454,6 +504,11 @@ notattached:
 	return -1;
 }
 
+void fsw_drop(struct fsw *sw, enum fsw_drop why)
+{
+	sw->stats.drop[why]++;
+}
+
 static void drop(struct fsw *sw, enum fsw_drop why)
 {
 	sw->stats.drop[why]++;
@@ -489,6 +544,66 @@ static void deliver(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
 	qp->node->rx_packets++;
 }
 
+/* A packet for the SM's QP1: the SA answers it (fsw_sa.c). */
+static void to_sm(struct fsw *sw, const uint8_t *pkt, size_t len)
+{
+	struct ib_ud u;
+
+	if (ib_ud_parse(pkt, len, &u) != IB_PKT_OK) {
+		drop(sw, FSW_DROP_BAD_MAD);
+		return;
+	}
+	if (u.bth.destqp != 1) {
+		drop(sw, FSW_DROP_UNKNOWN_QP);
+		return;
+	}
+	if (u.deth.qkey != FAB_QP1_QKEY) {
+		drop(sw, FSW_DROP_QKEY_MISMATCH);
+		return;
+	}
+	fsw_sa_input(sw, &u);
+}
+
+/* A MAD for a node's QP1: a response goes to the agent whose number is
+ * in the high half of the TransactionID (as the kernel MAD layer routes
+ * them); a request or report to every agent of its class. */
+static void deliver_gsi(struct fsw *sw, struct fsw_node *dst,
+			const uint8_t *pkt, size_t len,
+			const struct ib_bth *bth, const struct ib_deth *deth,
+			size_t payload_off)
+{
+	const uint8_t *mad = pkt + payload_off;
+	struct fsw_qp *q;
+	uint32_t agent;
+	int delivered = 0, pi;
+
+	if (len < payload_off + MAD_HDR_LEN + IB_ICRC_LEN + IB_VCRC_LEN) {
+		drop(sw, FSW_DROP_BAD_MAD);
+		return;
+	}
+	pi = fab_pkey_index(dst->pkeys, dst->npkeys, bth->pkey);
+	if (pi < 0 || !((bth->pkey | dst->pkeys[pi]) & 0x8000)) {
+		drop(sw, FSW_DROP_PKEY_MISMATCH);
+		return;
+	}
+	if (deth->qkey != FAB_QP1_QKEY) {
+		drop(sw, FSW_DROP_QKEY_MISMATCH);
+		return;
+	}
+	agent = (uint32_t)mad[8] << 24 | (uint32_t)mad[9] << 16 |
+		(uint32_t)mad[10] << 8 | mad[11];
+	for (q = dst->qps; q; q = q->next) {
+		if (!q->gsi || q->gsi_class != mad[1])
+			continue;
+		if ((mad[3] & MAD_METHOD_RESP) && q->qpn != agent)
+			continue;
+		deliver(sw, q, pkt, len);
+		delivered = 1;
+	}
+	if (!delivered)
+		drop(sw, FSW_DROP_UNKNOWN_QP);
+}
+
 /* Route a packet that passed the ingress checks. */
 static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 {
@@ -509,8 +624,14 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 		struct fsw_mgroup *g = *group_slot(sw, lrh.dlid);
 		unsigned int i;
 
-		if (!g) {
+		/* the SM programs an MLID into the switches when a group
+		 * exists; its member ports get the packets */
+		if (!fsw_sa_mlid_known(sw, lrh.dlid)) {
 			drop(sw, FSW_DROP_UNKNOWN_MLID);
+			return;
+		}
+		if (!g) {
+			sw->stats.mcast_no_receivers++;
 			return;
 		}
 		for (i = 0; i < g->nmembers; i++) {
@@ -519,9 +640,17 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 				drop(sw, FSW_DROP_PORT_DOWN);
 				continue;
 			}
+			if (!fsw_sa_port_receives(qp->node, lrh.dlid)) {
+				drop(sw, FSW_DROP_MCAST_NOT_MEMBER);
+				continue;
+			}
 			if (rx_accept(sw, qp, bth.pkey, deth.qkey))
 				deliver(sw, qp, pkt, len);
 		}
+		return;
+	}
+	if (lrh.dlid == FSW_SM_LID) {
+		to_sm(sw, pkt, len);
 		return;
 	}
 	if (lrh.dlid == 0 || lrh.dlid > FSW_MAX_UNICAST_LID ||
@@ -533,8 +662,14 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 		drop(sw, FSW_DROP_PORT_DOWN);
 		return;
 	}
+	if (bth.destqp == 1) {
+		deliver_gsi(sw, dst, pkt, len, &bth, &deth,
+			    off + IB_BTH_LEN + IB_DETH_LEN +
+			    (bth.opcode == IB_OP_UD_SEND_ONLY_IMM ? 4 : 0));
+		return;
+	}
 	qp = fsw_qp_find(dst, bth.destqp);
-	if (!qp) {
+	if (!qp || qp->gsi) {
 		drop(sw, FSW_DROP_UNKNOWN_QP);
 		return;
 	}
@@ -585,8 +720,8 @@ static void forward_faulty(struct fsw *sw, const uint8_t *pkt, size_t len)
 	fsw_flush(sw);
 }
 
-void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
-	       size_t len)
+static void input(struct fsw *sw, struct fsw_node *from,
+		  const struct fsw_qp *from_qp, const uint8_t *pkt, size_t len)
 {
 	struct ib_lrh lrh;
 	struct ib_grh grh;
@@ -643,7 +778,7 @@ void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
 	/* the payload (immediate data excluded) fits the port MTU */
 	if (end - off - IB_BTH_LEN - IB_DETH_LEN - bth.padcnt -
 	    (bth.opcode == IB_OP_UD_SEND_ONLY_IMM ? 4u : 0u) >
-	    (size_t)fab_mtu_to_bytes(FSW_PORT_MTU)) {
+	    (size_t)fab_mtu_to_bytes(sw->port_mtu)) {
 		drop(sw, FSW_DROP_TOO_LONG);
 		return;
 	}
@@ -654,10 +789,17 @@ void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
 			drop(sw, FSW_DROP_SEND_PKEY);
 			return;
 		}
+		/* the HCA writes the sending QP's number */
+		if (from_qp &&
+		    deth.srcqp != (from_qp->gsi ? 1u : from_qp->qpn)) {
+			drop(sw, FSW_DROP_BAD_SRCQP);
+			return;
+		}
 		/* controlled Q_Keys only from privileged QPs (QP1) */
 		if (deth.qkey & FAB_QKEY_CONTROLLED) {
-			src = fsw_qp_find(from, deth.srcqp);
-			if (!src || !src->privileged) {
+			src = from_qp ? NULL : fsw_qp_find(from, deth.srcqp);
+			if (from_qp ? !from_qp->privileged :
+			    (!src || !src->privileged)) {
 				drop(sw, FSW_DROP_QKEY_PRIVILEGED);
 				return;
 			}
@@ -678,6 +820,23 @@ void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
 		forward_faulty(sw, pkt, len);
 	else
 		forward(sw, pkt, len);
+}
+
+void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
+	       size_t len)
+{
+	input(sw, from, NULL, pkt, len);
+}
+
+void fsw_input_qp(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
+		  size_t len)
+{
+	input(sw, qp->node, qp, pkt, len);
+}
+
+void fsw_sm_send(struct fsw *sw, const uint8_t *pkt, size_t len)
+{
+	input(sw, NULL, NULL, pkt, len);
 }
 
 static size_t append(char *buf, size_t cap, size_t off, const char *fmt, ...)
@@ -717,6 +876,18 @@ static size_t report_stats(struct fsw *sw, char *buf, size_t cap)
 		     (unsigned long long)s->fault_dup,
 		     (unsigned long long)s->fault_reorder,
 		     (unsigned long long)s->ctl_malformed);
+	off = append(buf, cap, off, "mcast_no_receivers %llu\n"
+		     "sa_requests %llu\nsa_errors %llu\nsa_joins %llu\n"
+		     "sa_leaves %llu\nsa_path_queries %llu\nsm_traps %llu\n"
+		     "events %llu\n",
+		     (unsigned long long)s->mcast_no_receivers,
+		     (unsigned long long)s->sa_requests,
+		     (unsigned long long)s->sa_errors,
+		     (unsigned long long)s->sa_joins,
+		     (unsigned long long)s->sa_leaves,
+		     (unsigned long long)s->sa_path_queries,
+		     (unsigned long long)s->sm_traps,
+		     (unsigned long long)s->events);
 	for (i = 0; i < FSW_DROP_MAX; i++)
 		off = append(buf, cap, off, "drop.%s %llu\n", drop_names[i],
 			     (unsigned long long)s->drop[i]);
@@ -810,4 +981,58 @@ size_t fsw_report(struct fsw *sw, const char *what, char *buf, size_t cap)
 	if (!strcmp(what, "mcast"))
 		return report_mcast(sw, buf, cap);
 	return 0;
+}
+
+int fsw_ctl(struct fsw *sw, const char *cmd, char *buf, size_t cap)
+{
+	char verb[32], a1[FSP_NODE_MAX], a2[FSP_NODE_MAX], a3[16], extra[2];
+	struct fsw_node *n;
+	int na;
+
+	if (!cap)
+		return -1;
+	buf[0] = '\0';
+	na = sscanf(cmd, "%31s %63s %63s %15s %1s", verb, a1, a2, a3, extra);
+	if (na < 1)
+		goto usage;
+	if (na == 1 && fsw_report(sw, verb, buf, cap))
+		return 0;
+	if (!strcmp(verb, "groups") || !strcmp(verb, "partitions")) {
+		if (na > 2)
+			goto usage;
+		fsw_sa_report(sw, verb, na == 2 ? a1 : NULL, buf, cap);
+		return 0;
+	}
+	if (!strcmp(verb, "path")) {
+		if (na < 3 || na > 4)
+			goto usage;
+		return fsw_sa_path_text(sw, a1, a2, na == 4 ? a3 : NULL, buf,
+					cap);
+	}
+	if (!strcmp(verb, "rereg") && na == 1) {
+		fsw_client_reregister(sw);
+		snprintf(buf, cap, "CLIENT_REREGISTER raised on %u node(s); "
+			 "memberships forgotten\n", sw->nnodes);
+		return 0;
+	}
+	if (!strcmp(verb, "port") && na == 3 &&
+	    (!strcmp(a2, "up") || !strcmp(a2, "down"))) {
+		n = fsw_node_find(sw, a1);
+		if (!n) {
+			snprintf(buf, cap, "no node '%s'", a1);
+			return -1;
+		}
+		if (!fsw_port_set(sw, n, !strcmp(a2, "up")))
+			snprintf(buf, cap, "node %s: port already %s\n", a1,
+				 n->port_up ? "ACTIVE" : "DOWN");
+		else
+			snprintf(buf, cap, "node %s: port %s\n", a1,
+				 n->port_up ? "ACTIVE" : "DOWN");
+		return 0;
+	}
+usage:
+	snprintf(buf, cap, "unknown command '%.64s' (stats, nodes, qps, mcast, "
+		 "groups [MGID], partitions, path SRC DST [PKEY], rereg, "
+		 "port NODE up|down)", cmd);
+	return -1;
 }

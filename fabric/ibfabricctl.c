@@ -22,6 +22,12 @@ static void usage(FILE *f)
 "  qps                queue pairs: Q_Key, P_Key, multicast attachments\n"
 "  mcast              multicast groups and their member QPs\n"
 "  get COUNTER        one counter from stats (e.g. drop.bad_icrc)\n"
+"  partitions         partitions and the attached nodes in each\n"
+"  groups [MGID]      SA multicast groups: parameters, members, JoinStates\n"
+"  path SRC DST [PKEY]  the PathRecord the SA answers between two nodes\n"
+"  rereg              as an SM restart: forget memberships, raise\n"
+"                     CLIENT_REREGISTER on every node\n"
+"  port NODE down|up  take a node's port down (PORT_ERR) or up (PORT_ACTIVE)\n"
 "  replay FILE NODE   switch every packet of a pcap as if NODE sent it\n"
 "  -s, --socket PATH  ibfabricd socket (default %s)\n"
 "  -h, --help, -V, --version\n", FAB_DEFAULT_SOFT_PATH);
@@ -141,6 +147,37 @@ int main(int argc, char **argv)
 		if (nargs)
 			goto extra;
 		return cmd_report(sock, cmd, NULL);
+	}
+	if (!strcmp(cmd, "partitions") || !strcmp(cmd, "rereg") ||
+	    !strcmp(cmd, "groups") || !strcmp(cmd, "path") ||
+	    !strcmp(cmd, "port")) {
+		char line[160];
+		size_t off = 0;
+		int i, want = !strcmp(cmd, "groups") ? -1 :
+			      !strcmp(cmd, "path") ? -2 :
+			      !strcmp(cmd, "port") ? 2 : 0;
+
+		if ((want >= 0 && nargs != want) ||
+		    (want == -1 && nargs > 1) ||
+		    (want == -2 && (nargs < 2 || nargs > 3))) {
+			fprintf(stderr, "ibfabricctl: usage: %s\n",
+				want == -1 ? "groups [MGID]" :
+				want == -2 ? "path SRC DST [PKEY]" :
+				want == 2 ? "port NODE down|up" : cmd);
+			return 2;
+		}
+		for (i = optind; i < argc; i++) {
+			int n = snprintf(line + off, sizeof(line) - off, "%s%s",
+					 off ? " " : "", argv[i]);
+
+			if (n < 0 || (size_t)n >= sizeof(line) - off) {
+				fprintf(stderr, "ibfabricctl: command too "
+					"long\n");
+				return 2;
+			}
+			off += (size_t)n;
+		}
+		return cmd_report(sock, line, NULL);
 	}
 	if (!strcmp(cmd, "get")) {
 		if (nargs != 1) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -71,12 +72,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ibfabricd [-f] [-v] [-s SOCKET] [-P PARTITIONS_CONF] [--pcap FILE]\n"
-"                 [--loss P] [--dup P] [--reorder P] [--seed N]\n"
+"                 [--mtu BYTES] [--loss P] [--dup P] [--reorder P] [--seed N]\n"
 "  -f, --foreground      stay in the foreground, log to stderr\n"
 "  -v, --verbose         debug logging\n"
 "  -s, --socket PATH     node socket (default %s)\n"
 "  -P, --partitions FILE OpenSM-syntax partitions.conf\n"
 "      --pcap FILE       write every packet entering the switch (linktype 252)\n"
+"      --mtu BYTES       every port's MTU: 256, 512, 1024, 2048, 4096 (default)\n"
 "      --loss P          drop packets with probability P (0..1)\n"
 "      --dup P           duplicate packets with probability P\n"
 "      --reorder P       hold a packet back behind the next with probability P\n"
@@ -115,9 +117,24 @@ static void fabd_capture(void *ctx, const uint8_t *pkt, size_t len)
 		log_warn("pcap write");
 }
 
+/* A port event to every process attached as that node. */
+static void fabd_event(void *ctx, struct fsw_node *node,
+		       enum fab_event_type type)
+{
+	struct fabd *d = ctx;
+	struct fsp_event ev = { .type = type };
+	struct conn *c;
+
+	for (c = d->conns; c; c = c->next)
+		if (c->node == node)
+			fsp_send(c->fd, FSP_EVENT, 0, 0, &ev, sizeof(ev), -1);
+	log_info("node %s: %s", node->name, fab_event_name(type));
+}
+
 static const struct fsw_ops fabd_ops = {
 	.deliver = fabd_deliver,
 	.capture = fabd_capture,
+	.event = fabd_event,
 };
 
 static void schedule_flush(struct fabd *d)
@@ -202,7 +219,7 @@ static void qp_read_cb(evutil_socket_t fd, short what, void *arg)
 
 			if (mm[i].msg_hdr.msg_flags & MSG_TRUNC)
 				len = IB_MAX_PKT + 1;
-			fsw_input(d->sw, io->qp->node, bufs[i], len);
+			fsw_input_qp(d->sw, io->qp, bufs[i], len);
 		}
 		budget -= n;
 		if (n < FABD_RX_BATCH)
@@ -322,9 +339,13 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 			  req.type);
 		return 0;
 	}
-	if (req.flags) {
+	if (req.flags & ~FSP_QP_GSI) {
 		reply_err(c, h->seq, EPERM, "privileged QPs belong to the "
 			  "subnet manager");
+		return 0;
+	}
+	if ((req.flags & FSP_QP_GSI) && req.qkey > 0xff) {
+		reply_err(c, h->seq, EINVAL, "management class %u", req.qkey);
 		return 0;
 	}
 	io = calloc(1, sizeof(*io));
@@ -332,8 +353,12 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 		reply_err(c, h->seq, ENOMEM, "out of memory");
 		return 0;
 	}
-	io->qp = fsw_qp_create(d->sw, c->node, c, req.qkey, req.pkey_index,
-			       0, err, sizeof(err));
+	if (req.flags & FSP_QP_GSI)
+		io->qp = fsw_gsi_create(d->sw, c->node, c, (uint8_t)req.qkey,
+					err, sizeof(err));
+	else
+		io->qp = fsw_qp_create(d->sw, c->node, c, req.qkey,
+				       req.pkey_index, 0, err, sizeof(err));
 	if (!io->qp) {
 		free(io);
 		reply_err(c, h->seq, EINVAL, "%s", err);
@@ -417,8 +442,7 @@ static int handle_ctl(struct conn *c, const struct fsp_hdr *h,
 		      const void *body)
 {
 	static char out[FABD_REPORT_MAX];
-	char cmd[64];
-	size_t n;
+	char cmd[160];
 
 	if (h->len == 0 || h->len >= sizeof(cmd)) {
 		reply_err(c, h->seq, EINVAL, "bad control command");
@@ -426,13 +450,11 @@ static int handle_ctl(struct conn *c, const struct fsp_hdr *h,
 	}
 	memcpy(cmd, body, h->len);
 	cmd[h->len] = '\0';
-	n = fsw_report(c->d->sw, cmd, out, sizeof(out));
-	if (!n) {
-		reply_err(c, h->seq, EINVAL, "unknown command '%s' (stats, "
-			  "nodes, qps, mcast)", cmd);
+	if (fsw_ctl(c->d->sw, cmd, out, sizeof(out)) < 0) {
+		reply_err(c, h->seq, EINVAL, "%s", out);
 		return 0;
 	}
-	fsp_send(c->fd, FSP_REPLY, h->seq, 0, out, n, -1);
+	fsp_send(c->fd, FSP_REPLY, h->seq, 0, out, strlen(out), -1);
 	return 0;
 }
 
@@ -607,6 +629,7 @@ int main(int argc, char **argv)
 		{ "dup", required_argument, NULL, 'D' },
 		{ "reorder", required_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "mtu", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -618,7 +641,8 @@ int main(int argc, char **argv)
 	struct fabd d;
 	char err[512];
 	int ch, foreground = 0, verbose = 0, i;
-	unsigned long long seed;
+	unsigned long long seed, mtu = 4096;
+	uint8_t mtu_code = 5;
 
 	memset(&d, 0, sizeof(d));
 	opterr = 0;	/* our own one-line messages */
@@ -650,6 +674,17 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			faults.seed = seed;
+			break;
+		case 'M':
+			if (conf_parse_uint(optarg, 256, 4096, &mtu, &why) < 0 ||
+			    (mtu & (mtu - 1))) {
+				fprintf(stderr, "ibfabricd: --mtu '%s': expected "
+					"256, 512, 1024, 2048 or 4096\n", optarg);
+				return 2;
+			}
+			for (mtu_code = 1; (128ull << mtu_code) < mtu;
+			     mtu_code++)
+				;
 			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("ibfabricd %s\n", IBGW_VERSION); return 0;
@@ -705,11 +740,23 @@ int main(int argc, char **argv)
 			fatal("daemon");
 		log_init("ibfabricd", 0, verbose);
 	}
+	/* every attached process holds a socket, and every QP one more:
+	 * take the descriptors the hard limit allows */
+	{
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	d.base = event_base_new();
 	d.sw = fsw_new(&d.pc, &fabd_ops, &d);
 	if (!d.base || !d.sw)
 		fatalx("out of memory");
 	fsw_set_faults(d.sw, &faults);
+	fsw_set_port_mtu(d.sw, mtu_code);
 	d.lev = event_new(d.base, d.lfd, EV_READ | EV_PERSIST, accept_cb, &d);
 	d.flush_ev = evtimer_new(d.base, flush_cb, &d);
 	event_add(d.lev, NULL);

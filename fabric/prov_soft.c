@@ -46,6 +46,16 @@ struct soft_qp {
 	uint8_t *rxbuf;		/* SOFT_BATCH packets of IB_MAX_PKT */
 };
 
+/* A MAD agent: ibfabricd gives it its own socket; packets on it leave
+ * from the node's QP1, and responses whose TID carries the agent number
+ * in its high half come back on it. */
+struct soft_mad {
+	struct fab_mad_agent base;
+	int fd;
+	uint32_t agent;
+	uint32_t psn;
+};
+
 static struct soft_dev *to_sdev(struct fab_dev *d)
 {
 	return (struct soft_dev *)d;
@@ -589,6 +599,128 @@ int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap)
 	return 0;
 }
 
+static int soft_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
+			 struct fab_mad_agent **out)
+{
+	struct soft_dev *d = to_sdev(dev);
+	struct fsp_qp_create req = {
+		.type = FAB_QPT_UD, .qkey = mgmt_class, .pkey_index = 0,
+		.flags = FSP_QP_GSI,
+	};
+	struct fsp_qp_ref ref;
+	struct soft_mad *m = calloc(1, sizeof(*m));
+	int fd;
+
+	if (!m)
+		return fab_set_error("soft: out of memory");
+	if (soft_call(d, FSP_QP_CREATE, &req, sizeof(req), &ref, sizeof(ref),
+		      &fd) < 0) {
+		free(m);
+		return -1;
+	}
+	if (fd < 0) {
+		free(m);
+		return fab_set_error("soft: ibfabricd sent no MAD socket");
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	m->fd = fd;
+	m->agent = ref.qpn;
+	m->base.dev = dev;
+	m->base.mgmt_class = mgmt_class;
+	*out = &m->base;
+	return 0;
+}
+
+static void soft_mad_close(struct fab_mad_agent *agent)
+{
+	struct soft_mad *m = (struct soft_mad *)agent;
+
+	close(m->fd);
+	free(m);
+}
+
+static int soft_mad_fd(struct fab_mad_agent *agent)
+{
+	return ((struct soft_mad *)agent)->fd;
+}
+
+static int soft_mad_send(struct fab_mad_agent *agent,
+			 const struct fab_mad_addr *to, const void *mad,
+			 size_t len)
+{
+	struct soft_mad *m = (struct soft_mad *)agent;
+	struct soft_dev *d = to_sdev(agent->dev);
+	uint8_t pkt[IB_MAX_PKT], tmp[256];
+	struct ib_ud u;
+	size_t plen;
+
+	if (to->pkey_index >= d->attr.npkeys ||
+	    !d->attr.pkeys[to->pkey_index])
+		return fab_set_error("soft: P_Key index %u is not in the "
+				     "port's table", to->pkey_index);
+	memcpy(tmp, mad, len);
+	/* the high half of the TID routes the response back to us */
+	tmp[8] = (uint8_t)(m->agent >> 24);
+	tmp[9] = (uint8_t)(m->agent >> 16);
+	tmp[10] = (uint8_t)(m->agent >> 8);
+	tmp[11] = (uint8_t)m->agent;
+	memset(&u, 0, sizeof(u));
+	u.lrh.sl = to->sl;
+	u.lrh.dlid = to->lid;
+	u.lrh.slid = d->attr.lid;
+	u.bth.pkey = d->attr.pkeys[to->pkey_index];
+	u.bth.destqp = to->qpn;
+	u.bth.psn = m->psn++ & 0xffffff;
+	u.deth.qkey = to->qkey;
+	u.deth.srcqp = 1;
+	u.payload = tmp;
+	u.payload_len = len;
+	plen = ib_ud_build(&u, pkt, sizeof(pkt));
+	if (send(m->fd, pkt, plen, MSG_NOSIGNAL | MSG_DONTWAIT) !=
+	    (ssize_t)plen)
+		return fab_set_error("soft: MAD send: %s",
+				     errno == EAGAIN ? "queue full" :
+				     strerror(errno));
+	return 0;
+}
+
+static int soft_mad_recv(struct fab_mad_agent *agent, void *buf, size_t cap,
+			 struct fab_mad_addr *from)
+{
+	struct soft_mad *m = (struct soft_mad *)agent;
+	struct soft_dev *d = to_sdev(agent->dev);
+	uint8_t pkt[IB_MAX_PKT];
+	struct ib_ud u;
+	ssize_t n;
+	int pi;
+
+	for (;;) {
+		n = recv(m->fd, pkt, sizeof(pkt), MSG_DONTWAIT);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 :
+			       fab_set_error("soft: MAD receive: %s",
+					     strerror(errno));
+		if (n == 0)
+			return fab_set_error("soft: MAD agent: fabric "
+					     "connection lost");
+		if (ib_ud_parse(pkt, (size_t)n, &u) == IB_PKT_OK)
+			break;
+	}
+	if (from) {
+		memset(from, 0, sizeof(*from));
+		from->lid = u.lrh.slid;
+		from->sl = u.lrh.sl;
+		from->qpn = u.deth.srcqp;
+		from->qkey = u.deth.qkey;
+		pi = fab_pkey_find(&d->attr, u.bth.pkey);
+		from->pkey_index = pi < 0 ? 0 : (uint16_t)pi;
+	}
+	if (u.payload_len < cap)
+		cap = u.payload_len;
+	memcpy(buf, u.payload, cap);
+	return (int)cap;
+}
+
 const struct fab_provider fab_soft_provider = {
 	.name = "soft",
 	.open = soft_open,
@@ -605,4 +737,9 @@ const struct fab_provider fab_soft_provider = {
 	.detach = soft_detach,
 	.ah_create = soft_ah_create,
 	.ah_destroy = soft_ah_destroy,
+	.mad_open = soft_mad_open,
+	.mad_close = soft_mad_close,
+	.mad_fd = soft_mad_fd,
+	.mad_send = soft_mad_send,
+	.mad_recv = soft_mad_recv,
 };

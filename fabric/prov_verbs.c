@@ -37,6 +37,7 @@
 #include <infiniband/verbs.h>
 
 #include "fabric/fabric_prov.h"
+#include "fabric/prov_umad.h"
 
 #define PV_DEFAULT_PORT		1
 #define PV_DEFAULT_SEND		256
@@ -957,6 +958,18 @@ static void pv_ah_destroy(struct fab_ah *base)
 	free(ah);
 }
 
+/* ---- MAD agents --------------------------------------------------------- */
+
+/* QP1 of this port through its umad device (libibumad, prov_umad.c). */
+static int pv_mad_open(struct fab_dev *base, uint8_t mgmt_class,
+		       struct fab_mad_agent **out)
+{
+	struct pv_dev *dev = pv_dev_of(base);
+
+	return fab_umad_agent_open(base, ibv_get_device_name(dev->ctx->device),
+				   dev->port, mgmt_class, out);
+}
+
 const struct fab_provider fab_verbs_provider = {
 	.name = "verbs",
 	.open = pv_open,
@@ -973,4 +986,9 @@ const struct fab_provider fab_verbs_provider = {
 	.detach = pv_detach,
 	.ah_create = pv_ah_create,
 	.ah_destroy = pv_ah_destroy,
+	.mad_open = pv_mad_open,
+	.mad_close = fab_umad_agent_close,
+	.mad_fd = fab_umad_agent_fd,
+	.mad_send = fab_umad_agent_send,
+	.mad_recv = fab_umad_agent_recv,
 };

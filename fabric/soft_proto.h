@@ -69,6 +69,8 @@ struct fsp_port_info {
 };
 
 #define FSP_QP_PRIVILEGED	0x1	/* may send controlled Q_Keys */
+#define FSP_QP_GSI		0x2	/* a MAD agent on QP1; qkey holds the
+					 * management class */
 
 struct fsp_qp_create {
 	uint32_t type;

@@ -8,7 +8,8 @@ libevent-dev libiniparser-dev libcmocka-dev
 libnl-3-dev libnl-route-3-dev libmnl-dev
 libibverbs-dev libibumad-dev librdmacm-dev
 clang libclang-rt-14-dev
-tshark iproute2 procps psmisc python3 man-db groff-base"
+tshark iproute2 procps psmisc python3 man-db groff-base
+opensm ibsim-utils libumad2sim0 infiniband-diags"
 
 missing=""
 for p in $PKGS; do

@@ -4,19 +4,26 @@
  * fabric through the fabric interface, then sends or receives UD datagrams
  * and prints what happened in lines the test scripts grep.
  *
- *   fabtest [-s SOCK] info NODE
+ *   fabtest [-s SOCK | -F SPEC] info NODE
  *   fabtest [-s SOCK] recv NODE [--qkey Q] [--pkey P] [--mcast MGID@MLID]...
  *                          [--count N] [--timeout MS] [--idle MS]
  *                          [--qpn-file F]
  *   fabtest [-s SOCK] send NODE --dlid L [--dqpn Q] [--qkey Q] [--pkey P]
  *                          [--own-qkey Q] [--mgid G] [--count N]
  *                          [--size N] [--data TEXT] [--interval-us U]
+ *   fabtest [-s SOCK | -F SPEC] mad-ping NODE [--dlid L] [--tid T]
+ *                          [--timeout MS]
  *
+ * -F (--fabric) takes a whole fabric spec (umad:ibsim0:1, verbs:mlx5_0);
+ * without it the node attaches to ibfabricd at soft:SOCK.
  * In --data, "%n" stands for the message number (0, 1, ...).
+ * mad-ping sends an SA Get(ClassPortInfo) through a MAD agent to --dlid
+ * (default: the port's SM LID) and prints the response.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +34,11 @@
 #include "fabric/fabric.h"
 
 #define MAX_MCAST 8
+#define MAD_LEN 256
 
 struct opts {
 	const char *sock;
+	const char *spec;		/* -F: overrides soft:sock */
 	const char *node;
 	uint32_t qkey, own_qkey;
 	int qkey_set, own_qkey_set;
@@ -48,6 +57,7 @@ struct opts {
 	unsigned long idle_ms;		/* recv: stop after this long quiet */
 	unsigned long interval_us;
 	const char *qpn_file;
+	uint64_t tid;
 };
 
 static void die(const char *what)
@@ -75,7 +85,10 @@ static struct fab_dev *open_dev(const struct opts *o,
 	struct fab_dev *dev;
 	char spec[300];
 
-	snprintf(spec, sizeof(spec), "soft:%s", o->sock);
+	if (o->spec)
+		snprintf(spec, sizeof(spec), "%s", o->spec);
+	else
+		snprintf(spec, sizeof(spec), "soft:%s", o->sock);
 	if (fab_open(spec, o->node, &dev) < 0)
 		die("open");
 	if (fab_query_port(dev, pa) < 0)
@@ -113,10 +126,11 @@ static int cmd_info(const struct opts *o)
 	unsigned int i;
 
 	fab_gid_to_str(&pa.gid, gid, sizeof(gid));
-	printf("node %s\nlid 0x%04x\nsm_lid 0x%04x\nstate %d\nmtu %d\n"
+	printf("node %s\nlid 0x%04x\nsm_lid 0x%04x\nsm_sl %u\nlmc %u\n"
+	       "port %u\nstate %d\nmtu %d\n"
 	       "node_guid 0x%016llx\nport_guid 0x%016llx\ngid %s\npkeys",
-	       o->node, pa.lid, pa.sm_lid, pa.state,
-	       fab_mtu_to_bytes(pa.active_mtu),
+	       o->node, pa.lid, pa.sm_lid, pa.sm_sl, pa.lmc, pa.port_num,
+	       pa.state, fab_mtu_to_bytes(pa.active_mtu),
 	       (unsigned long long)pa.node_guid,
 	       (unsigned long long)pa.port_guid, gid);
 	for (i = 0; i < pa.npkeys; i++)
@@ -289,6 +303,135 @@ static int cmd_send(const struct opts *o)
 	return 0;
 }
 
+static uint64_t get_be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | *p++;
+	return v;
+}
+
+static void put_be(uint8_t *p, uint64_t v, int n)
+{
+	while (n--) {
+		p[n] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+/*
+ * mad-ping ends on SIGTERM/SIGINT/SIGHUP as on a timeout, through exit():
+ * a umad2sim client that dies by a signal skips its atexit cleanup and
+ * keeps its ibsim client slot (10 in all) until ibsim exits.
+ */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;	/* no SA_RESTART: poll returns */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Wait for the response to 'tid' (low 32 bits: the provider may rewrite
+ * the rest); 1 when it is in mad/from, 0 on timeout or a stop signal. */
+static int mad_wait(struct fab_mad_agent *agent, uint64_t tid,
+		    long long deadline, uint8_t *mad,
+		    struct fab_mad_addr *from)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = fab_mad_fd(agent),
+				      .events = POLLIN };
+		long long left = deadline - now_ms();
+		int n;
+
+		n = fab_mad_recv(agent, mad, MAD_LEN, from);
+		if (n < 0)
+			die("MAD receive");
+		if (n > 0) {
+			uint64_t got = get_be(mad + 8, 8);
+
+			if ((got & 0xffffffff) == (tid & 0xffffffff))
+				return 1;
+			printf("mad ignored tid 0x%016llx method 0x%02x\n",
+			       (unsigned long long)got, mad[3]);
+			continue;
+		}
+		if (left <= 0 || stop_signal)
+			return 0;
+		/* Only this descriptor: under umad2sim it is a fake one
+		 * that only its poll() wrapper knows (see prov_umad.c). */
+		if (poll(&pfd, 1, left > 100 ? 100 : (int)left) < 0 &&
+		    errno != EINTR)
+			return 0;
+	}
+}
+
+static int cmd_mad_ping(const struct opts *o)
+{
+	struct fab_port_attr pa;
+	struct fab_dev *dev = open_dev(o, &pa);
+	struct fab_mad_agent *agent;
+	struct fab_mad_addr to = { .qpn = 1, .qkey = FAB_QP1_QKEY };
+	struct fab_mad_addr from;
+	uint8_t req[MAD_LEN], rsp[MAD_LEN];
+	const uint8_t *cpi = rsp + 56;	/* SA header is 56 bytes */
+	uint32_t cap2_resp;
+
+	catch_stop_signals();
+	if (fab_mad_open(dev, 0x03, &agent) < 0)
+		die("MAD agent");
+	to.lid = o->dlid ? o->dlid : pa.sm_lid;
+	to.sl = pa.sm_sl;
+	memset(req, 0, sizeof(req));
+	req[0] = 1;		/* BaseVersion */
+	req[1] = 0x03;		/* MgmtClass: SA */
+	req[2] = 2;		/* ClassVersion */
+	req[3] = 0x01;		/* Method: Get */
+	put_be(req + 8, o->tid, 8);
+	put_be(req + 16, 0x0001, 2);	/* ClassPortInfo */
+	if (fab_mad_send(agent, &to, req, sizeof(req)) < 0)
+		die("MAD send");
+	printf("mad sent dlid 0x%04x tid 0x%016llx\n", to.lid,
+	       (unsigned long long)o->tid);
+	fflush(stdout);
+	if (!mad_wait(agent, o->tid, now_ms() + (long long)o->timeout_ms,
+		      rsp, &from)) {
+		if (stop_signal)
+			fprintf(stderr, "fabtest: stopped by signal %d\n",
+				(int)stop_signal);
+		else
+			fprintf(stderr, "fabtest: no response within %lu ms\n",
+				o->timeout_ms);
+		exit(1);
+	}
+	cap2_resp = (uint32_t)get_be(cpi + 4, 4);
+	printf("mad rx slid 0x%04x src_qp 0x%06x qkey 0x%08x sl %u\n"
+	       "mad method 0x%02x status 0x%04x class 0x%02x version %u "
+	       "attr 0x%04x tid 0x%016llx\n"
+	       "cpi base_version %u class_version %u capmask 0x%04x "
+	       "capmask2 0x%07x resp_time 0x%02x\n",
+	       from.lid, from.qpn, from.qkey, from.sl,
+	       rsp[3], (unsigned)get_be(rsp + 4, 2), rsp[1], rsp[2],
+	       (unsigned)get_be(rsp + 16, 2),
+	       (unsigned long long)get_be(rsp + 8, 8),
+	       cpi[0], cpi[1], (unsigned)get_be(cpi + 2, 2),
+	       cap2_resp >> 5, cap2_resp & 0x1f);
+	fab_mad_close(agent);
+	fab_close(dev);
+	return 0;
+}
+
 static void parse_mc(struct opts *o, const char *s)
 {
 	char tmp[128];
@@ -313,6 +456,7 @@ int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "socket", required_argument, NULL, 's' },
+		{ "fabric", required_argument, NULL, 'F' },
 		{ "qkey", required_argument, NULL, 'q' },
 		{ "own-qkey", required_argument, NULL, 'Q' },
 		{ "pkey", required_argument, NULL, 'p' },
@@ -327,18 +471,20 @@ int main(int argc, char **argv)
 		{ "idle", required_argument, NULL, 'I' },
 		{ "interval-us", required_argument, NULL, 'i' },
 		{ "qpn-file", required_argument, NULL, 'f' },
+		{ "tid", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = {
 		.sock = FAB_DEFAULT_SOFT_PATH, .pkey = -1, .count = 1,
-		.size = 32, .timeout_ms = 20000,
+		.size = 32, .timeout_ms = 20000, .tid = 0xfeedbeefc0ffee01ull,
 	};
 	const char *cmd;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "s:", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:F:", lo, NULL)) != -1) {
 		switch (ch) {
 		case 's': o.sock = optarg; break;
+		case 'F': o.spec = optarg; break;
 		case 'q': o.qkey = (uint32_t)num("--qkey", optarg, 0xffffffff);
 			  o.qkey_set = 1; break;
 		case 'Q': o.own_qkey = (uint32_t)num("--own-qkey", optarg,
@@ -371,12 +517,13 @@ int main(int argc, char **argv)
 							     optarg, 10000000);
 			  break;
 		case 'f': o.qpn_file = optarg; break;
+		case 'T': o.tid = num("--tid", optarg, ~0ull); break;
 		default: return 2;
 		}
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: fabtest [-s SOCK] info|recv|send NODE "
-			"[options]\n");
+		fprintf(stderr, "usage: fabtest [-s SOCK | -F SPEC] "
+			"info|recv|send|mad-ping NODE [options]\n");
 		return 2;
 	}
 	cmd = argv[optind];
@@ -387,6 +534,8 @@ int main(int argc, char **argv)
 		return cmd_recv(&o);
 	if (!strcmp(cmd, "send"))
 		return cmd_send(&o);
+	if (!strcmp(cmd, "mad-ping"))
+		return cmd_mad_ping(&o);
 	fprintf(stderr, "fabtest: unknown command '%s'\n", cmd);
 	return 2;
 }

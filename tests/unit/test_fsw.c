@@ -14,18 +14,23 @@
 #include "fabric/fsw.h"
 #include "fabric/ib_pkt.h"
 #include "fabric/partitions.h"
+#include "fabric/sa_mad.h"
 
 static struct fsw_qp *got[16];
 static unsigned int ngot;
+static int last_status = -1;	/* of the last MAD delivered */
 
 static int cap_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
 		       size_t len)
 {
+	struct ib_ud u;
+
 	(void)ctx;
-	(void)pkt;
-	(void)len;
 	if (ngot < 16)
 		got[ngot++] = qp;
+	if (qp->gsi && ib_ud_parse(pkt, len, &u) == IB_PKT_OK &&
+	    u.payload_len >= MAD_HDR_LEN)
+		last_status = u.payload[4] << 8 | u.payload[5];
 	return 0;
 }
 
@@ -91,6 +96,56 @@ static size_t mkpkt(uint8_t *buf, const struct fsw_node *from, uint16_t dlid,
 		u.grh.dgid = *mgid;
 	}
 	return ib_ud_build(&u, buf, IB_MAX_PKT);
+}
+
+/* The node's port joins a group through the SA, as FullMember; returns the
+ * MAD status of the answer (the agent's delivery is counted in ngot). */
+static int sa_join(struct fsw *sw, struct fsw_node *n,
+		   const union fab_gid *mgid)
+{
+	char err[256];
+	struct fsw_qp *agent = fsw_gsi_create(sw, n, NULL, 0x03, err,
+					      sizeof(err));
+	struct sa_mcmember r;
+	struct sa_hdr h;
+	struct ib_ud u;
+	uint8_t rec[SA_MCMEMBER_LEN], mad[MAD_LEN], pkt[IB_MAX_PKT];
+	unsigned int before = ngot;
+	int i;
+
+	assert_non_null(agent);
+	memset(&r, 0, sizeof(r));
+	r.mgid = *mgid;
+	r.port_gid.raw[0] = 0xfe;
+	r.port_gid.raw[1] = 0x80;
+	for (i = 0; i < 8; i++)
+		r.port_gid.raw[8 + i] = (uint8_t)(n->port_guid >> (56 - 8 * i));
+	r.join_state = SA_JOIN_FULL;
+	sa_mcmember_encode(&r, rec);
+	memset(&h, 0, sizeof(h));
+	h.mad.base_version = 1;
+	h.mad.mgmt_class = MAD_CLASS_SUBN_ADM;
+	h.mad.class_version = SA_CLASS_VERSION;
+	h.mad.method = MAD_METHOD_SET;
+	h.mad.tid = (uint64_t)agent->qpn << 32 | 7;
+	h.mad.attr_id = SA_ATTR_MCMEMBER_RECORD;
+	h.comp_mask = SA_MCM_MGID | SA_MCM_PORT_GID | SA_MCM_JOIN_STATE;
+	sa_mad_build(&h, rec, sizeof(rec), mad);
+	memset(&u, 0, sizeof(u));
+	u.lrh.dlid = 1;
+	u.lrh.slid = n->lid;
+	u.bth.pkey = 0xffff;
+	u.bth.destqp = 1;
+	u.deth.qkey = FAB_QP1_QKEY;
+	u.deth.srcqp = 1;
+	u.payload = mad;
+	u.payload_len = sizeof(mad);
+	fsw_input_qp(sw, agent, pkt, ib_ud_build(&u, pkt, sizeof(pkt)));
+	assert_int_equal(ngot, before + 1);
+	assert_ptr_equal(got[before], agent);
+	ngot = before;
+	fsw_qp_destroy(sw, agent);
+	return last_status;
 }
 
 static uint64_t drops(const struct fsw *sw, enum fsw_drop d)
@@ -199,7 +254,10 @@ static void test_qkey_rules(void **state)
 static void test_multicast(void **state)
 {
 	struct env *e = *state;
-	union fab_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff } };
+	/* the Default partition's IPoIB broadcast group, MLID 0xC000 */
+	union fab_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff,
+					0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
+					0xff } };
 	union fab_gid other = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0x12, 0x34 } };
 	struct fsw_node *nodes[3] = { e->full2, e->lim1, e->lim2 };
 	struct fsw_qp *q[3];
@@ -209,6 +267,7 @@ static void test_multicast(void **state)
 	int i;
 
 	for (i = 0; i < 3; i++) {
+		assert_int_equal(sa_join(e->sw, nodes[i], &mgid), 0);
 		q[i] = fsw_qp_create(e->sw, nodes[i], NULL, 0x0b1b, 0, 0, err,
 				     sizeof(err));
 		assert_int_equal(fsw_mcast_attach(e->sw, q[i], &mgid, 0xc000,
@@ -230,12 +289,17 @@ static void test_multicast(void **state)
 	ngot = 0;
 	fsw_input(e->sw, e->full1, pkt, n);
 	assert_int_equal(ngot, 2);
-	/* destroying the last members removes the group */
+	/* destroying the last attached QPs: the SA group stays, nothing
+	 * is delivered */
 	fsw_qp_destroy(e->sw, q[0]);
 	fsw_qp_destroy(e->sw, q[2]);
 	ngot = 0;
 	fsw_input(e->sw, e->full1, pkt, n);
 	assert_int_equal(ngot, 0);
+	assert_int_equal(fsw_stats(e->sw)->mcast_no_receivers, 1);
+	/* an MLID the SM never assigned is dropped */
+	n = mkpkt(pkt, e->full1, 0xc0ff, FAB_MCAST_QPN, 0xffff, 0x0b1b, &mgid);
+	fsw_input(e->sw, e->full1, pkt, n);
 	assert_int_equal(drops(e->sw, FSW_DROP_UNKNOWN_MLID), 1);
 	/* multicast needs QPN 0xFFFFFF and a GRH */
 	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, 0xc000, 0x48,

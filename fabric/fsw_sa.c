@@ -1,0 +1,1552 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ibfabricd's subnet manager and subnet administrator: multicast groups
+ * and their members, PathRecords, trap subscriptions.
+ *
+ * The SA answers as OpenSM 3.3 does (osm_sa_mcmember_record.c,
+ * osm_sa_path_record.c, osm_multicast.c are the behaviour we follow; the
+ * differential test in tests/integration/sa_opensm.sh holds us to it):
+ *  - every partition flagged ipoib gets a well-known broadcast group at
+ *    start, MLIDs allocated from 0xC000 in partition order;
+ *  - a join (Set) needs MGID, PortGID and JoinState (else 0x0600); joining
+ *    a missing group creates it when the request also carries Q_Key,
+ *    TClass, P_Key, FlowLabel and SL and asks for (SendOnly)FullMember;
+ *    a new group with an IPoIB signature must agree with its partition's
+ *    broadcast group; everything else wrong is REQ_INVALID (0x0200);
+ *  - JoinState bits accumulate per port; a leave (Delete) clears bits and
+ *    the group goes when its last full member leaves, unless well-known;
+ *  - PathRecords between two ports that share the P_Key; an unknown
+ *    destination or no shared P_Key gives NO_RECORDS (0x0300).
+ * Multi-MAD (RMPP) answers are not implemented: a GetTable answer carries
+ * the records that fit one MAD.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/fsw.h"
+#include "fabric/fsw_int.h"
+#include "fabric/partitions.h"
+
+#define JOIN_MASK	(SA_MCM_MGID | SA_MCM_PORT_GID | SA_MCM_JOIN_STATE)
+#define CREATE_MASK	(SA_MCM_MGID | SA_MCM_PORT_GID | SA_MCM_QKEY | \
+			 SA_MCM_TCLASS | SA_MCM_PKEY | SA_MCM_FLOW_LABEL | \
+			 SA_MCM_SL | SA_MCM_JOIN_STATE)
+#define FULL_STATES	(SA_JOIN_FULL | SA_JOIN_SENDONLY_FULL)
+#define RX_STATES	(SA_JOIN_FULL | SA_JOIN_NON)
+#define SUBNET_PREFIX	0xfe80000000000000ull
+
+struct sa_member {
+	struct fsw_node *node;
+	union fab_gid port_gid;
+	uint8_t scope_state;	/* scope << 4 | JoinState */
+	uint8_t proxy;
+};
+
+struct sa_group {
+	struct sa_mcmember rec;	/* the group's parameters */
+	int well_known;		/* from partitions.conf: never deleted */
+	unsigned int full_members;
+	struct sa_member *m;
+	unsigned int nm, cap;
+	struct sa_group *hnext;	/* MGID hash chain */
+};
+
+struct sa_inform {
+	struct fsw_node *node;
+	uint16_t trap;		/* 0xFFFF: all */
+	uint16_t pkey;
+	struct sa_inform *next;
+};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static uint64_t gid_prefix(const union fab_gid *g)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | g->raw[i];
+	return v;
+}
+
+static uint64_t gid_guid(const union fab_gid *g)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 8; i < 16; i++)
+		v = v << 8 | g->raw[i];
+	return v;
+}
+
+static void node_gid(const struct fsw_node *n, union fab_gid *g)
+{
+	int i;
+
+	memset(g, 0, sizeof(*g));
+	g->raw[0] = 0xfe;
+	g->raw[1] = 0x80;
+	for (i = 0; i < 8; i++)
+		g->raw[8 + i] = (uint8_t)(n->port_guid >> (56 - 8 * i));
+}
+
+static int is_zero_gid(const union fab_gid *g)
+{
+	static const uint8_t z[16];
+
+	return !memcmp(g->raw, z, 16);
+}
+
+static unsigned int gid_hash(const union fab_gid *g)
+{
+	uint32_t h = 2166136261u;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		h ^= g->raw[i];
+		h *= 16777619u;
+	}
+	return h & (FSW_SA_HASH - 1);
+}
+
+/* index of the P_Key (15-bit match) in a node's table, -1 if absent */
+static int node_pkey(const struct fsw_node *n, uint16_t pkey)
+{
+	return fab_pkey_index(n->pkeys, n->npkeys, pkey);
+}
+
+static int node_has_pkey(const struct fsw_node *n, uint16_t pkey)
+{
+	return node_pkey(n, pkey) >= 0;
+}
+
+/* Both ports hold the key and at least one of them as a full member. */
+static int share_this_pkey(const struct fsw_node *a,
+			   const struct fsw_node *b, uint16_t pkey)
+{
+	int ia = node_pkey(a, pkey), ib = node_pkey(b, pkey);
+
+	return ia >= 0 && ib >= 0 &&
+	       ((a->pkeys[ia] | b->pkeys[ib]) & 0x8000);
+}
+
+/* A P_Key both share, src's value; the lowest 15-bit key wins, as
+ * OpenSM walks its P_Key map in key order (h1->h2 in 0xffff and 0x8001
+ * gets 0x8001 from OpenSM). */
+static uint16_t common_pkey(const struct fsw_node *src,
+			    const struct fsw_node *dst)
+{
+	unsigned int i;
+	uint16_t best = 0;
+
+	for (i = 0; i < src->npkeys; i++)
+		if (src->pkeys[i] && share_this_pkey(src, dst, src->pkeys[i]) &&
+		    (!best || (src->pkeys[i] & 0x7fff) < (best & 0x7fff)))
+			best = src->pkeys[i];
+	return best;
+}
+
+static int ports_share_any(const struct fsw_node *a, const struct fsw_node *b)
+{
+	return common_pkey(a, b) != 0;
+}
+
+/* rate order (codes are not monotonic): compare by bandwidth */
+static int rate_cmp(uint8_t a, uint8_t b)
+{
+	unsigned int x = sa_rate_tenths_gbps(a), y = sa_rate_tenths_gbps(b);
+
+	return x < y ? -1 : x > y;
+}
+
+static int mtu_valid(uint8_t mtu)
+{
+	return mtu >= 1 && mtu <= 5;
+}
+
+static int rate_valid(uint8_t rate)
+{
+	return sa_rate_tenths_gbps(rate) != 0;
+}
+
+/* ---- node memberships (for forwarding) ---------------------------------- */
+
+static int node_mcm_find(const struct fsw_node *n, uint16_t mlid)
+{
+	unsigned int i;
+
+	for (i = 0; i < n->nmcm; i++)
+		if (n->mcm[i].mlid == mlid)
+			return (int)i;
+	return -1;
+}
+
+static int node_mcm_set(struct fsw_node *n, uint16_t mlid, uint8_t join)
+{
+	int i = node_mcm_find(n, mlid);
+
+	if (i >= 0) {
+		if (join)
+			n->mcm[i].join_state = join;
+		else
+			n->mcm[i] = n->mcm[--n->nmcm];
+		return 0;
+	}
+	if (!join)
+		return 0;
+	if (n->nmcm == n->mcm_cap) {
+		unsigned int cap = n->mcm_cap ? n->mcm_cap * 2 : 4;
+		struct fsw_mcm *v = realloc(n->mcm, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		n->mcm = v;
+		n->mcm_cap = cap;
+	}
+	n->mcm[n->nmcm].mlid = mlid;
+	n->mcm[n->nmcm].join_state = join;
+	n->nmcm++;
+	return 0;
+}
+
+int fsw_sa_port_receives(const struct fsw_node *n, uint16_t mlid)
+{
+	int i = node_mcm_find(n, mlid);
+
+	return i >= 0 && (n->mcm[i].join_state & RX_STATES);
+}
+
+int fsw_sa_mlid_known(const struct fsw *sw, uint16_t mlid)
+{
+	return mlid >= FAB_LID_MCAST_MIN && mlid <= FAB_LID_MCAST_MAX &&
+	       sw->sa_by_mlid[mlid - FAB_LID_MCAST_MIN] != NULL;
+}
+
+/* ---- traps --------------------------------------------------------------- */
+
+static void send_mad(struct fsw *sw, uint16_t dlid, uint16_t pkey,
+		     const uint8_t *mad)
+{
+	uint8_t pkt[IB_MAX_PKT];
+	struct ib_ud u;
+	size_t len;
+
+	memset(&u, 0, sizeof(u));
+	u.lrh.lnh = IB_LNH_IBA_LOCAL;
+	u.lrh.dlid = dlid;
+	u.lrh.slid = FSW_SM_LID;
+	u.bth.opcode = IB_OP_UD_SEND_ONLY;
+	u.bth.pkey = pkey;
+	u.bth.destqp = 1;
+	u.bth.psn = sw->sm_psn++ & 0xffffff;
+	u.deth.qkey = FAB_QP1_QKEY;
+	u.deth.srcqp = 1;
+	u.payload = mad;
+	u.payload_len = MAD_LEN;
+	len = ib_ud_build(&u, pkt, sizeof(pkt));
+	if (len)
+		fsw_sm_send(sw, pkt, len);
+}
+
+/* A Report(Notice) to every port subscribed to trap (IBTA 14.2.5.1). */
+static void send_trap(struct fsw *sw, uint16_t trap, const union fab_gid *gid)
+{
+	struct sa_inform *in;
+	struct sa_notice nt;
+	struct sa_hdr h;
+	uint8_t rec[SA_NOTICE_LEN], mad[MAD_LEN];
+
+	for (in = sw->informs; in; in = in->next) {
+		if (in->trap != 0xFFFF && in->trap != trap)
+			continue;
+		if (!in->node->port_up)
+			continue;
+		memset(&nt, 0, sizeof(nt));
+		nt.is_generic = 1;
+		nt.type = 4;			/* informational */
+		nt.producer_type = 4;		/* class manager */
+		nt.trap_number = trap;
+		nt.issuer_lid = FSW_SM_LID;
+		memcpy(nt.data_details + 6, gid->raw, 16);
+		nt.issuer_gid.raw[0] = 0xfe;
+		nt.issuer_gid.raw[1] = 0x80;
+		sa_notice_encode(&nt, rec);
+		memset(&h, 0, sizeof(h));
+		h.mad.base_version = MAD_BASE_VERSION;
+		h.mad.mgmt_class = MAD_CLASS_SUBN_ADM;
+		h.mad.class_version = SA_CLASS_VERSION;
+		h.mad.method = MAD_METHOD_REPORT;
+		h.mad.tid = 0x5300000000000000ull | ++sw->sa_mgid_seq;
+		h.mad.attr_id = SA_ATTR_NOTICE;
+		sa_mad_build(&h, rec, sizeof(rec), mad);
+		send_mad(sw, in->node->lid, in->pkey, mad);
+		sw->stats.sm_traps++;
+	}
+}
+
+static void drop_informs(struct fsw *sw, const struct fsw_node *n)
+{
+	struct sa_inform **pp = &sw->informs, *in;
+
+	while ((in = *pp)) {
+		if (!n || in->node == n) {
+			*pp = in->next;
+			free(in);
+		} else {
+			pp = &in->next;
+		}
+	}
+}
+
+/* ---- groups -------------------------------------------------------------- */
+
+static struct sa_group *group_find(struct fsw *sw, const union fab_gid *mgid)
+{
+	struct sa_group *g;
+
+	for (g = sw->sa_hash[gid_hash(mgid)]; g; g = g->hnext)
+		if (!memcmp(g->rec.mgid.raw, mgid->raw, 16))
+			return g;
+	return NULL;
+}
+
+static uint16_t mlid_alloc(struct fsw *sw)
+{
+	unsigned int i;
+
+	for (i = sw->sa_mlid_hint; i < FSW_MLIDS; i++) {
+		if (!sw->sa_by_mlid[i]) {
+			sw->sa_mlid_hint = (uint16_t)(i + 1);
+			return (uint16_t)(FAB_LID_MCAST_MIN + i);
+		}
+	}
+	return 0;
+}
+
+static struct sa_group *group_new(struct fsw *sw,
+				  const struct sa_mcmember *rec)
+{
+	struct sa_group *g;
+	unsigned int h;
+	uint16_t mlid = mlid_alloc(sw);
+
+	if (!mlid)
+		return NULL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->rec = *rec;
+	g->rec.mlid = mlid;
+	g->rec.mtu_sel = g->rec.rate_sel = g->rec.life_sel = SA_SEL_EQ;
+	g->rec.join_state = 0;
+	g->rec.proxy_join = 0;
+	memset(&g->rec.port_gid, 0, sizeof(g->rec.port_gid));
+	h = gid_hash(&rec->mgid);
+	g->hnext = sw->sa_hash[h];
+	sw->sa_hash[h] = g;
+	sw->sa_by_mlid[mlid - FAB_LID_MCAST_MIN] = g;
+	sw->sa_ngroups++;
+	return g;
+}
+
+static void group_delete(struct fsw *sw, struct sa_group *g)
+{
+	struct sa_group **pp;
+	unsigned int i, idx = g->rec.mlid - FAB_LID_MCAST_MIN;
+
+	for (i = 0; i < g->nm; i++)
+		node_mcm_set(g->m[i].node, g->rec.mlid, 0);
+	g->nm = 0;
+	g->full_members = 0;
+	if (g->well_known)
+		return;
+	for (pp = &sw->sa_hash[gid_hash(&g->rec.mgid)]; *pp;
+	     pp = &(*pp)->hnext) {
+		if (*pp == g) {
+			*pp = g->hnext;
+			break;
+		}
+	}
+	sw->sa_by_mlid[idx] = NULL;
+	if (idx < sw->sa_mlid_hint)
+		sw->sa_mlid_hint = (uint16_t)idx;
+	sw->sa_ngroups--;
+	free(g->m);
+	free(g);
+}
+
+static int member_find(const struct sa_group *g, uint64_t port_guid)
+{
+	unsigned int i;
+
+	for (i = 0; i < g->nm; i++)
+		if (g->m[i].node->port_guid == port_guid)
+			return (int)i;
+	return -1;
+}
+
+/* osm_mgrp_add_port(): JoinState bits accumulate; returns the member */
+static struct sa_member *member_add(struct fsw *sw, struct sa_group *g,
+				    struct fsw_node *n,
+				    const union fab_gid *port_gid,
+				    uint8_t scope_state, int proxy)
+{
+	int i = member_find(g, n->port_guid);
+	uint8_t prev = 0, join = scope_state & 0xf;
+	struct sa_member *m;
+
+	if (i >= 0) {
+		m = &g->m[i];
+		prev = m->scope_state & 0xf;
+		m->scope_state = (uint8_t)((m->scope_state & 0xf0) |
+					   prev | join);
+	} else {
+		if (g->nm == g->cap) {
+			unsigned int cap = g->cap ? g->cap * 2 : 4;
+			struct sa_member *v = realloc(g->m, cap * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			g->m = v;
+			g->cap = cap;
+		}
+		m = &g->m[g->nm];
+		memset(m, 0, sizeof(*m));
+		m->node = n;
+		m->port_gid = *port_gid;
+		m->scope_state = scope_state;
+		m->proxy = (uint8_t)proxy;
+		g->nm++;
+	}
+	if (node_mcm_set(n, g->rec.mlid, m->scope_state & 0xf) < 0) {
+		if (i < 0)
+			g->nm--;
+		return NULL;
+	}
+	if ((join & FULL_STATES) && !(prev & FULL_STATES) &&
+	    ++g->full_members == 1)
+		send_trap(sw, SA_TRAP_MCG_CREATED, &g->rec.mgid);
+	return m;
+}
+
+/*
+ * osm_mgrp_remove_port(): clear join bits of member i; *scope_state gets
+ * what the port keeps.  Returns 1 if the group was emptied (deleted, or
+ * for a well-known group cleared).
+ */
+static int member_remove(struct fsw *sw, struct sa_group *g, unsigned int i,
+			 uint8_t join, uint8_t *scope_state)
+{
+	struct sa_member *m = &g->m[i];
+	uint8_t old = m->scope_state & 0xf, nw = old & (uint8_t)~join;
+	union fab_gid mgid = g->rec.mgid;
+
+	if ((nw & SA_JOIN_FULL) ||
+	    (nw && (g->full_members > (old & SA_JOIN_FULL) ? 1 : 0))) {
+		m->scope_state = (uint8_t)((m->scope_state & 0xf0) | nw);
+		*scope_state = m->scope_state;
+		node_mcm_set(m->node, g->rec.mlid, nw);
+	} else {
+		*scope_state = m->scope_state & 0xf0;
+		node_mcm_set(m->node, g->rec.mlid, 0);
+		g->m[i] = g->m[--g->nm];
+	}
+	if ((old & FULL_STATES) && !(nw & FULL_STATES) &&
+	    --g->full_members == 0) {
+		send_trap(sw, SA_TRAP_MCG_DELETED, &mgid);
+		group_delete(sw, g);
+		return 1;
+	}
+	return 0;
+}
+
+static void port_leave_all(struct fsw *sw, struct fsw_node *n)
+{
+	uint8_t ss;
+
+	while (n->nmcm) {
+		struct sa_group *g = sw->sa_by_mlid[n->mcm[0].mlid -
+						    FAB_LID_MCAST_MIN];
+		int i = g ? member_find(g, n->port_guid) : -1;
+
+		if (i < 0) {	/* cannot happen; keep the loop finite */
+			n->mcm[0] = n->mcm[--n->nmcm];
+			continue;
+		}
+		member_remove(sw, g, (unsigned int)i, 0xf, &ss);
+	}
+}
+
+void fsw_sa_port_gone(struct fsw *sw, struct fsw_node *n)
+{
+	union fab_gid gid;
+
+	port_leave_all(sw, n);
+	drop_informs(sw, n);
+	node_gid(n, &gid);
+	send_trap(sw, SA_TRAP_GID_OUT_OF_SERVICE, &gid);
+}
+
+void fsw_sa_forget_all(struct fsw *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < FSW_MLIDS; i++)
+		if (sw->sa_by_mlid[i])
+			group_delete(sw, sw->sa_by_mlid[i]);
+	drop_informs(sw, NULL);
+}
+
+/* The well-known groups of partitions.conf, as osm_prtn_add_mcgroup(). */
+static int add_well_known(struct fsw *sw, const struct prtn *p,
+			  const uint8_t *mgid_raw, uint8_t scope, uint8_t mtu,
+			  uint8_t rate, uint8_t sl, uint32_t qkey,
+			  uint8_t tclass, uint32_t flow)
+{
+	struct sa_mcmember r;
+	struct sa_group *g;
+
+	memset(&r, 0, sizeof(r));
+	memcpy(r.mgid.raw, mgid_raw, 16);
+	r.mgid.raw[1] = (uint8_t)((r.mgid.raw[1] & 0xf0) | (scope & 0xf));
+	if (group_find(sw, &r.mgid))
+		return 0;
+	r.qkey = qkey;
+	r.mtu = mtu;
+	r.tclass = tclass;
+	r.pkey = p->pkey | 0x8000;
+	r.rate = rate;
+	r.life = FSW_SUBNET_TIMEOUT;
+	r.sl = sl;
+	r.flow_label = flow;
+	r.hop_limit = scope == 2 ? 0 : 0xff;
+	r.scope = scope;
+	g = group_new(sw, &r);
+	if (!g)
+		return -1;
+	g->rec.join_state = SA_JOIN_FULL;
+	g->well_known = 1;
+	return 0;
+}
+
+int fsw_sa_init(struct fsw *sw)
+{
+	const struct prtn_conf *pc = sw->pc;
+	size_t i, k;
+	uint8_t s;
+
+	if (!pc)
+		return 0;
+	for (i = 0; i < pc->nparts; i++) {
+		const struct prtn *p = &pc->parts[i];
+		union fab_gid mgid;
+
+		for (s = 0; s < 16; s++) {
+			if (!p->ipoib || !(p->scope_mask & (1u << s)))
+				continue;
+			sa_ipoib_bcast_mgid(p->pkey, s, &mgid);
+			if (add_well_known(sw, p, mgid.raw, s, p->mtu,
+					   p->rate, p->sl, p->qkey,
+					   p->tclass, p->flow_label) < 0)
+				return -1;
+		}
+		for (k = 0; k < p->nmgroups; k++) {
+			const struct prtn_mgroup *m = &p->mgroups[k];
+
+			for (s = 0; s < 16; s++) {
+				if (!(m->scope_mask & (1u << s)))
+					continue;
+				if (add_well_known(sw, p, m->mgid, s, m->mtu,
+						   m->rate, m->sl, m->qkey,
+						   m->tclass,
+						   m->flow_label) < 0)
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+void fsw_sa_free(struct fsw *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < FSW_MLIDS; i++) {
+		struct sa_group *g = sw->sa_by_mlid[i];
+
+		if (g) {
+			free(g->m);
+			free(g);
+		}
+		sw->sa_by_mlid[i] = NULL;
+	}
+	memset(sw->sa_hash, 0, sizeof(sw->sa_hash));
+	drop_informs(sw, NULL);
+}
+
+/* ---- responses ----------------------------------------------------------- */
+
+struct sa_req {
+	const struct ib_ud *u;
+	const uint8_t *mad;
+	struct sa_hdr h;
+	struct fsw_node *requester;
+};
+
+/*
+ * Answer a request: the request's header with the response method and
+ * status; nrec records of rec_len bytes, or on error the request's own
+ * data echoed (as osm_sa_send_error does).
+ */
+static void respond(struct fsw *sw, const struct sa_req *rq, uint16_t status,
+		    const uint8_t *recs, size_t rec_len, unsigned int nrec)
+{
+	uint8_t mad[MAD_LEN];
+	struct sa_hdr h = rq->h;
+	size_t off = (rec_len + 7) / 8;
+
+	memcpy(mad, rq->mad, MAD_LEN);
+	if (h.mad.method == MAD_METHOD_SET)
+		h.mad.method = MAD_METHOD_GET;
+	h.mad.method |= MAD_METHOD_RESP;
+	h.mad.status = status;
+	if (status) {
+		if (h.mad.method == MAD_METHOD_GET_TABLE_RESP)
+			h.attr_offset = 0;
+	} else {
+		h.attr_offset = nrec ? (uint16_t)off : 0;
+		memset(mad + SA_HDR_LEN, 0, SA_DATA_LEN);
+		/* records lie at a stride of off * 8 bytes; the last one
+		 * is rec_len long */
+		if (nrec)
+			memcpy(mad + SA_HDR_LEN, recs,
+			       (nrec - 1) * off * 8 + rec_len);
+	}
+	sa_hdr_encode(&h, mad);
+	send_mad(sw, rq->u->lrh.slid, rq->u->bth.pkey, mad);
+	sw->stats.sa_requests++;
+	if (status)
+		sw->stats.sa_errors++;
+}
+
+static void respond_err(struct fsw *sw, const struct sa_req *rq,
+			uint16_t status)
+{
+	respond(sw, rq, status, NULL, 0, 0);
+}
+
+/* Records collected for Get/GetTable; as many as one MAD holds. */
+struct sa_recs {
+	uint8_t buf[SA_DATA_LEN];
+	size_t rec_len, stride;
+	unsigned int n, total;
+};
+
+static void recs_init(struct sa_recs *r, size_t rec_len)
+{
+	memset(r, 0, sizeof(*r));
+	r->rec_len = rec_len;
+	r->stride = (rec_len + 7) / 8 * 8;
+}
+
+static uint8_t *recs_add(struct sa_recs *r)
+{
+	uint8_t *p;
+
+	r->total++;
+	if ((r->n + 1) * r->stride > sizeof(r->buf))
+		return NULL;
+	p = r->buf + r->n * r->stride;
+	r->n++;
+	return p;
+}
+
+/* osm_sa_respond(): Get wants exactly one record */
+static void respond_recs(struct fsw *sw, const struct sa_req *rq,
+			 const struct sa_recs *r)
+{
+	if (rq->h.mad.method == MAD_METHOD_GET && r->total == 0)
+		respond_err(sw, rq, SA_STATUS_NO_RECORDS);
+	else if (rq->h.mad.method == MAD_METHOD_GET && r->total > 1)
+		respond_err(sw, rq, SA_STATUS_TOO_MANY_RECORDS);
+	else
+		respond(sw, rq, 0, r->buf, r->rec_len, r->n);
+}
+
+/* ---- MCMemberRecord ------------------------------------------------------ */
+
+/* validate_other_comp_fields() */
+static int other_fields_match(uint64_t mask, const struct sa_mcmember *q,
+			      const struct sa_mcmember *g)
+{
+	if ((mask & SA_MCM_QKEY) && q->qkey != g->qkey)
+		return 0;
+	if (mask & SA_MCM_PKEY) {
+		if (!((q->pkey | g->pkey) & 0x8000))
+			return 0;
+		if ((q->pkey & 0x7fff) != (g->pkey & 0x7fff))
+			return 0;
+	}
+	if ((mask & SA_MCM_TCLASS) && q->tclass != g->tclass)
+		return 0;
+	if ((mask & SA_MCM_SL) && q->sl != g->sl)
+		return 0;
+	if ((mask & SA_MCM_FLOW_LABEL) && q->flow_label != g->flow_label)
+		return 0;
+	if ((mask & SA_MCM_HOP_LIMIT) && q->hop_limit != g->hop_limit)
+		return 0;
+	return 1;
+}
+
+/* validate_more_comp_fields(): MTU and rate selectors against a group */
+static int sel_fields_match(uint64_t mask, const struct sa_mcmember *q,
+			    const struct sa_mcmember *g)
+{
+	if (mask & SA_MCM_MTU_SEL) {
+		switch (q->mtu_sel) {
+		case SA_SEL_GT: if (g->mtu <= q->mtu) return 0; break;
+		case SA_SEL_LT: if (g->mtu >= q->mtu) return 0; break;
+		case SA_SEL_EQ: if (g->mtu != q->mtu) return 0; break;
+		default: break;
+		}
+	}
+	if (mask & SA_MCM_RATE_SEL) {
+		int c = rate_cmp(g->rate, q->rate);
+
+		switch (q->rate_sel) {
+		case SA_SEL_GT: if (c <= 0) return 0; break;
+		case SA_SEL_LT: if (c >= 0) return 0; break;
+		case SA_SEL_EQ: if (c) return 0; break;
+		default: break;
+		}
+	}
+	return 1;
+}
+
+/* mgrp_request_is_realizable(): MTU and rate of a new group */
+static int realizable(const struct fsw *sw, uint64_t mask,
+		      struct sa_mcmember *r)
+{
+	uint8_t port_mtu = sw->port_mtu, port_rate = FSW_PORT_RATE;
+	uint8_t sel;
+
+	if (!(mask & SA_MCM_MTU) || !(mask & SA_MCM_MTU_SEL) ||
+	    r->mtu_sel == SA_SEL_MAX) {
+		r->mtu = port_mtu;
+	} else {
+		sel = r->mtu_sel;
+		if (sel == SA_SEL_GT) {
+			if (r->mtu >= port_mtu)
+				return 0;
+			r->mtu = port_mtu;
+		} else if (sel == SA_SEL_LT) {
+			r->mtu = r->mtu > port_mtu ? port_mtu : r->mtu - 1;
+		}
+		if (!mtu_valid(r->mtu))
+			return 0;
+	}
+	if (!(mask & SA_MCM_RATE) || !(mask & SA_MCM_RATE_SEL) ||
+	    r->rate_sel == SA_SEL_MAX) {
+		r->rate = port_rate;
+	} else {
+		sel = r->rate_sel;
+		if (sel == SA_SEL_GT) {
+			if (rate_cmp(r->rate, port_rate) >= 0)
+				return 0;
+			r->rate = port_rate;
+		} else if (sel == SA_SEL_LT) {
+			if (rate_cmp(r->rate, port_rate) > 0)
+				r->rate = port_rate;
+			else
+				return 0;	/* no slower rate we would use */
+		}
+		if (!rate_valid(r->rate))
+			return 0;
+	}
+	return 1;
+}
+
+/* validate_requested_mgid(): IBTA 4.1.1 rules for a given MGID */
+static int mgid_valid(const union fab_gid *g)
+{
+	uint16_t sig = (uint16_t)(g->raw[2] << 8 | g->raw[3]);
+
+	if (g->raw[0] != 0xff)
+		return 0;
+	if (sig == 0x401b || sig == 0x601b)
+		return 1;
+	if (g->raw[1] & 0xe0)
+		return 0;
+	if (sig == 0xa01b && (g->raw[1] & 0x0f) == 2)
+		return 0;
+	return 1;
+}
+
+/* mcmr_rcv_create_new_mgrp(); returns a status, the group in *out */
+static uint16_t create_group(struct fsw *sw, uint64_t mask,
+			     const struct sa_mcmember *q,
+			     struct sa_group **out)
+{
+	struct sa_mcmember r = *q;
+	uint16_t sig;
+
+	if (is_zero_gid(&q->mgid)) {
+		uint32_t seq;
+		int tries;
+
+		r.mgid.raw[0] = 0xff;
+		r.mgid.raw[1] = (uint8_t)(0x10 |
+			((mask & SA_MCM_SCOPE) ? q->scope : 2));
+		r.mgid.raw[2] = 0xa0;
+		r.mgid.raw[3] = 0x1b;
+		r.mgid.raw[4] = 0xfe;	/* the subnet prefix fe80:: */
+		r.mgid.raw[5] = 0x80;
+		for (tries = 0; tries < 1000; tries++) {
+			seq = ++sw->sa_mgid_seq;
+			r.mgid.raw[12] = (uint8_t)(seq >> 24);
+			r.mgid.raw[13] = (uint8_t)(seq >> 16);
+			r.mgid.raw[14] = (uint8_t)(seq >> 8);
+			r.mgid.raw[15] = (uint8_t)seq;
+			if (!group_find(sw, &r.mgid))
+				break;
+		}
+		if (tries == 1000)
+			return SA_STATUS_NO_RESOURCES;
+	} else {
+		if (!mgid_valid(&q->mgid))
+			return SA_STATUS_REQ_INVALID;
+		sig = (uint16_t)(q->mgid.raw[2] << 8 | q->mgid.raw[3]);
+		if (sig == 0x401b || sig == 0x601b) {
+			union fab_gid bc;
+			struct sa_group *b;
+
+			sa_ipoib_bcast_mgid((uint16_t)(q->mgid.raw[4] << 8 |
+						       q->mgid.raw[5]),
+					    q->mgid.raw[1] & 0xf, &bc);
+			/* the P_Key bytes as given (full bit included) */
+			bc.raw[4] = q->mgid.raw[4];
+			bc.raw[5] = q->mgid.raw[5];
+			if (sig != 0x401b || memcmp(bc.raw, q->mgid.raw, 16)) {
+				b = group_find(sw, &bc);
+				if (!b || !other_fields_match(mask, q, &b->rec))
+					return SA_STATUS_REQ_INVALID;
+			}
+		}
+	}
+	if (!realizable(sw, mask, &r))
+		return SA_STATUS_REQ_INVALID;
+	r.scope = q->scope;
+	*out = group_new(sw, &r);
+	if (!*out)
+		return SA_STATUS_NO_RESOURCES;
+	(*out)->rec.join_state = q->join_state;
+	return 0;
+}
+
+static void mcm_join(struct fsw *sw, const struct sa_req *rq,
+		     struct sa_mcmember *q)
+{
+	uint64_t mask = rq->h.comp_mask;
+	struct fsw_node *port;
+	struct sa_group *g;
+	struct sa_member *m;
+	struct sa_mcmember resp;
+	uint8_t rec[SA_MCMEMBER_LEN];
+	int proxy, is_new = 0, i;
+	uint16_t st;
+
+	sw->stats.sa_joins++;
+	if (gid_prefix(&q->port_gid) != SUBNET_PREFIX) {
+		respond_err(sw, rq, SA_STATUS_INVALID_GID);
+		return;
+	}
+	port = fsw_node_by_guid(sw, gid_guid(&q->port_gid));
+	if (!port) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	proxy = port != rq->requester;
+	if (proxy && !ports_share_any(port, rq->requester)) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	if ((mask & SA_MCM_PKEY) && !(q->pkey & 0x7fff)) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	g = group_find(sw, &q->mgid);
+	if (!g) {
+		if (!(q->join_state & FULL_STATES)) {
+			respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+			return;
+		}
+		if ((mask & CREATE_MASK) != CREATE_MASK) {
+			respond_err(sw, rq, SA_STATUS_INSUFFICIENT_COMPS);
+			return;
+		}
+		st = create_group(sw, mask, q, &g);
+		if (st) {
+			respond_err(sw, rq, st);
+			return;
+		}
+		is_new = 1;
+	} else if (!other_fields_match(mask, q, &g->rec)) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	if (!sel_fields_match(mask, q, &g->rec) ||
+	    sw->port_mtu < g->rec.mtu ||
+	    rate_cmp(FSW_PORT_RATE, g->rec.rate) < 0 || !q->join_state ||
+	    !node_has_pkey(port, g->rec.pkey)) {
+		if (is_new)
+			group_delete(sw, g);
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	/* validate_modify(): only the port itself, or a proxy in the
+	 * group's partition, may change an existing membership */
+	i = member_find(g, port->port_guid);
+	if (!is_new && i >= 0 &&
+	    (g->m[i].proxy ? !node_has_pkey(rq->requester, g->rec.pkey)
+			   : rq->requester != port)) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	/* the port's record takes the group's scope (copy_from_create_mc_rec) */
+	m = member_add(sw, g, port, &q->port_gid,
+		       (uint8_t)(g->rec.scope << 4 | q->join_state), proxy);
+	if (!m) {
+		if (is_new)
+			group_delete(sw, g);
+		respond_err(sw, rq, SA_STATUS_NO_RESOURCES);
+		return;
+	}
+	resp = *q;
+	resp.qkey = g->rec.qkey;
+	resp.mlid = g->rec.mlid;
+	resp.tclass = g->rec.tclass;
+	resp.pkey = g->rec.pkey;
+	resp.sl = g->rec.sl;
+	resp.flow_label = g->rec.flow_label;
+	resp.hop_limit = g->rec.hop_limit;
+	resp.mtu = g->rec.mtu;
+	resp.rate = g->rec.rate;
+	resp.life = g->rec.life;
+	resp.mgid = g->rec.mgid;
+	resp.mtu_sel = resp.rate_sel = resp.life_sel = SA_SEL_EQ;
+	resp.scope = m->scope_state >> 4;
+	resp.join_state = m->scope_state & 0xf;
+	sa_mcmember_encode(&resp, rec);
+	respond(sw, rq, 0, rec, sizeof(rec), 1);
+}
+
+static void mcm_leave(struct fsw *sw, const struct sa_req *rq,
+		      struct sa_mcmember *q)
+{
+	struct sa_group *g;
+	struct sa_member *m;
+	struct sa_mcmember resp;
+	uint8_t rec[SA_MCMEMBER_LEN], ss;
+	int i;
+
+	sw->stats.sa_leaves++;
+	if (gid_prefix(&q->port_gid) != SUBNET_PREFIX) {
+		respond_err(sw, rq, SA_STATUS_INVALID_GID);
+		return;
+	}
+	g = group_find(sw, &q->mgid);
+	i = g ? member_find(g, gid_guid(&q->port_gid)) : -1;
+	if (i < 0) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	m = &g->m[i];
+	/* validate_delete(): some and only stored bits; the port itself or
+	 * (ProxyJoin) a port of the group's partition */
+	if (!(q->join_state & m->scope_state & 0xf) ||
+	    (q->join_state & ~m->scope_state & 0xf) ||
+	    (m->proxy ? !node_has_pkey(rq->requester, g->rec.pkey)
+		      : rq->requester != m->node)) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	member_remove(sw, g, (unsigned int)i, q->join_state, &ss);
+	resp = *q;
+	resp.scope = ss >> 4;
+	resp.join_state = ss & 0xf;
+	resp.mtu_sel = resp.rate_sel = resp.life_sel = SA_SEL_EQ;
+	sa_mcmember_encode(&resp, rec);
+	respond(sw, rq, 0, rec, sizeof(rec), 1);
+}
+
+/* mcmr_by_comp_mask() for one group */
+static void mcm_match(const struct sa_req *rq, const struct sa_mcmember *q,
+		      int trusted, const struct sa_group *g,
+		      struct sa_recs *out)
+{
+	uint64_t mask = rq->h.comp_mask;
+	uint8_t ssmask = 0, ss;
+	struct sa_mcmember r;
+	union fab_gid pg;
+	uint8_t proxy = 0;
+	unsigned int k;
+	uint8_t *p;
+	int i;
+
+	if ((mask & SA_MCM_MGID) && memcmp(q->mgid.raw, g->rec.mgid.raw, 16))
+		return;
+	if ((mask & SA_MCM_MLID) && q->mlid != g->rec.mlid)
+		return;
+	if (!node_has_pkey(rq->requester, g->rec.pkey))
+		return;
+	if (!other_fields_match(mask, q, &g->rec))
+		return;
+	if ((mask & SA_MCM_PROXY_JOIN) && q->proxy_join != g->rec.proxy_join)
+		return;
+	if (!sel_fields_match(mask, q, &g->rec))
+		return;
+	memset(&pg, 0, sizeof(pg));
+	if (mask & SA_MCM_PORT_GID) {
+		i = member_find(g, gid_guid(&q->port_gid));
+		if (i < 0)
+			return;
+		ss = g->m[i].scope_state;
+		pg = g->m[i].port_gid;
+		proxy = g->m[i].proxy;
+	} else {
+		ss = (uint8_t)(g->rec.scope << 4 | g->rec.join_state);
+	}
+	if (mask & SA_MCM_SCOPE)
+		ssmask |= 0xf0;
+	if (mask & SA_MCM_JOIN_STATE)
+		ssmask |= 0x0f;
+	r = g->rec;
+	if (trusted && !(mask & SA_MCM_PORT_GID)) {
+		for (k = 0; k < g->nm; k++) {
+			const struct sa_member *m = &g->m[k];
+			uint8_t qss = (uint8_t)(q->scope << 4 | q->join_state);
+
+			if ((ssmask & qss) != (ssmask & m->scope_state))
+				continue;
+			r.port_gid = m->port_gid;
+			r.scope = m->scope_state >> 4;
+			r.join_state = m->scope_state & 0xf;
+			r.proxy_join = m->proxy;
+			if ((p = recs_add(out)))
+				sa_mcmember_encode(&r, p);
+		}
+		return;
+	}
+	if ((ssmask & (q->scope << 4 | q->join_state)) != (ssmask & ss))
+		return;
+	r.scope = ss >> 4;
+	r.join_state = ss & 0xf;
+	r.port_gid = pg;
+	r.proxy_join = proxy;
+	if (!trusted) {	/* p923: hidden from untrusted requesters */
+		memset(&r.port_gid, 0, sizeof(r.port_gid));
+		r.join_state = 0;
+		r.proxy_join = 0;
+	}
+	if ((p = recs_add(out)))
+		sa_mcmember_encode(&r, p);
+}
+
+static void mcm_query(struct fsw *sw, const struct sa_req *rq,
+		      const struct sa_mcmember *q)
+{
+	int trusted = rq->h.sm_key == FSW_SM_KEY;
+	struct sa_recs out;
+	unsigned int i;
+
+	recs_init(&out, SA_MCMEMBER_LEN);
+	if (rq->h.comp_mask & SA_MCM_MGID) {
+		struct sa_group *g = group_find(sw, &q->mgid);
+
+		if (g)
+			mcm_match(rq, q, trusted, g, &out);
+	} else {
+		for (i = 0; i < FSW_MLIDS; i++)
+			if (sw->sa_by_mlid[i])
+				mcm_match(rq, q, trusted, sw->sa_by_mlid[i],
+					  &out);
+	}
+	respond_recs(sw, rq, &out);
+}
+
+static void sa_mcmember(struct fsw *sw, const struct sa_req *rq,
+			const uint8_t *recp)
+{
+	uint64_t mask = rq->h.comp_mask;
+	struct sa_mcmember q;
+	uint8_t m = rq->h.mad.method;
+
+	sa_mcmember_decode(recp, &q);
+	if (m != MAD_METHOD_SET && m != MAD_METHOD_DELETE &&
+	    m != MAD_METHOD_GET && m != MAD_METHOD_GET_TABLE) {
+		respond_err(sw, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		return;
+	}
+	if ((m == MAD_METHOD_SET || m == MAD_METHOD_DELETE) &&
+	    (mask & JOIN_MASK) != JOIN_MASK) {
+		respond_err(sw, rq, SA_STATUS_INSUFFICIENT_COMPS);
+		return;
+	}
+	if (((mask & SA_MCM_RATE_SEL) && (mask & SA_MCM_RATE) &&
+	     !rate_valid(q.rate)) ||
+	    ((mask & SA_MCM_MTU_SEL) && (mask & SA_MCM_MTU) &&
+	     !mtu_valid(q.mtu))) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	if (m == MAD_METHOD_SET)
+		mcm_join(sw, rq, &q);
+	else if (m == MAD_METHOD_DELETE)
+		mcm_leave(sw, rq, &q);
+	else
+		mcm_query(sw, rq, &q);
+}
+
+/* ---- PathRecord ---------------------------------------------------------- */
+
+/* The path from src to dst as OpenSM computes it (pr_rcv_get_path_parms,
+ * pr_rcv_build_pr) for one switch hop; 0, or -1 when there is none. */
+static int path_compute(struct fsw *sw, const struct fsw_node *src,
+			const struct fsw_node *dst, uint64_t mask,
+			const struct sa_path *q, struct sa_path *r)
+{
+	const struct prtn *pt;
+	uint8_t mtu = sw->port_mtu, rate = FSW_PORT_RATE;
+	uint8_t life = FSW_SUBNET_TIMEOUT;
+	uint16_t pkey;
+
+	if (!src->port_up || !dst->port_up)
+		return -1;
+	if ((mask & SA_PR_MTU_SEL) && (mask & SA_PR_MTU)) {
+		switch (q->mtu_sel) {
+		case SA_SEL_GT: if (mtu <= q->mtu) return -1; break;
+		case SA_SEL_LT:
+			if (mtu >= q->mtu) {
+				if (q->mtu <= 1)
+					return -1;
+				mtu = q->mtu - 1;
+			}
+			break;
+		case SA_SEL_EQ: if (mtu < q->mtu) return -1;
+			mtu = q->mtu; break;
+		default: break;
+		}
+	}
+	if ((mask & SA_PR_RATE_SEL) && (mask & SA_PR_RATE)) {
+		int c = rate_cmp(rate, q->rate);
+
+		switch (q->rate_sel) {
+		case SA_SEL_GT: if (c <= 0) return -1; break;
+		case SA_SEL_LT: if (c >= 0) return -1; break;
+		case SA_SEL_EQ: if (c < 0) return -1;
+			rate = q->rate; break;
+		default: break;
+		}
+	}
+	if ((mask & SA_PR_LIFE_SEL) && (mask & SA_PR_LIFE)) {
+		switch (q->life_sel) {
+		case SA_SEL_GT: if (life <= q->life) return -1; break;
+		case SA_SEL_LT:
+			if (life >= q->life) {
+				if (q->life <= 1)
+					return -1;
+				life = q->life - 1;
+			}
+			break;
+		case SA_SEL_EQ: if (life < q->life) return -1;
+			life = q->life; break;
+		default: break;
+		}
+	}
+	if (mask & SA_PR_PKEY) {
+		pkey = q->pkey;
+		if (!share_this_pkey(src, dst, pkey))
+			return -1;
+	} else {
+		pkey = common_pkey(src, dst);
+		if (!pkey)
+			return -1;
+	}
+	pt = prtn_conf_find(sw->pc, pkey & 0x7fff);
+	memset(r, 0, sizeof(*r));
+	if ((mask & SA_PR_SERVICE_ID) == SA_PR_SERVICE_ID)
+		r->service_id = q->service_id;
+	node_gid(dst, &r->dgid);
+	node_gid(src, &r->sgid);
+	r->dlid = dst->lid;
+	r->slid = src->lid;
+	r->raw_traffic = 0;
+	r->pkey = pkey;
+	r->sl = pt ? pt->sl : 0;
+	if ((mask & SA_PR_SL) && q->sl != r->sl)
+		return -1;
+	r->mtu_sel = r->rate_sel = r->life_sel = SA_SEL_EQ;
+	r->mtu = mtu;
+	r->rate = rate;
+	r->life = src == dst ? 0 : life;	/* loopback: 0 */
+	r->reversible = 1;
+	return 0;
+}
+
+static void sa_path(struct fsw *sw, const struct sa_req *rq,
+		    const uint8_t *recp)
+{
+	uint64_t mask = rq->h.comp_mask;
+	struct fsw_node *src = NULL, *dst = NULL, *n;
+	struct sa_path q, r;
+	struct sa_recs out;
+	unsigned int i;
+	uint8_t m = rq->h.mad.method;
+	uint8_t *p;
+
+	sa_path_decode(recp, &q);
+	sw->stats.sa_path_queries++;
+	if (m != MAD_METHOD_GET && m != MAD_METHOD_GET_TABLE) {
+		respond_err(sw, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		return;
+	}
+	if (((mask & SA_PR_RATE_SEL) && (mask & SA_PR_RATE) &&
+	     !rate_valid(q.rate)) ||
+	    ((mask & SA_PR_MTU_SEL) && (mask & SA_PR_MTU) &&
+	     !mtu_valid(q.mtu))) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	if ((mask & SA_PR_SERVICE_ID) &&
+	    (mask & SA_PR_SERVICE_ID) != SA_PR_SERVICE_ID) {
+		respond_err(sw, rq, SA_STATUS_INSUFFICIENT_COMPS);
+		return;
+	}
+	recs_init(&out, SA_PATH_RECORD_LEN);
+	/* osm_pr_get_end_points(): an endpoint that does not exist means
+	 * no records (multicast DGIDs are not answered here) */
+	if (mask & SA_PR_SGID) {
+		src = gid_prefix(&q.sgid) == SUBNET_PREFIX ?
+		      fsw_node_by_guid(sw, gid_guid(&q.sgid)) : NULL;
+		if (!src)
+			goto done;
+	}
+	if (mask & SA_PR_SLID) {
+		n = q.slid <= FSW_MAX_UNICAST_LID ? sw->by_lid[q.slid] : NULL;
+		if (!n)
+			goto done;
+		if (src && src != n) {
+			respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+			return;
+		}
+		src = n;
+	}
+	if (mask & SA_PR_DGID) {
+		dst = gid_prefix(&q.dgid) == SUBNET_PREFIX ?
+		      fsw_node_by_guid(sw, gid_guid(&q.dgid)) : NULL;
+		if (!dst)
+			goto done;
+	}
+	if (mask & SA_PR_DLID) {
+		n = q.dlid <= FSW_MAX_UNICAST_LID ? sw->by_lid[q.dlid] : NULL;
+		if (!n)
+			goto done;
+		if (dst && dst != n) {
+			respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+			return;
+		}
+		dst = n;
+	}
+	if (!src)
+		src = rq->requester;
+	/* the requester must share a partition with both ends */
+	if (!ports_share_any(rq->requester, src))
+		goto done;
+	for (i = 0; i < sw->nnodes; i++) {
+		n = dst ? dst : sw->nodes[i];
+		if (!ports_share_any(rq->requester, n) ||
+		    path_compute(sw, src, n, mask, &q, &r) < 0) {
+			if (dst)
+				break;
+			continue;
+		}
+		if ((p = recs_add(&out)))
+			sa_path_encode(&r, p);
+		if (dst)
+			break;
+	}
+done:
+	respond_recs(sw, rq, &out);
+}
+
+/* ---- InformInfo ---------------------------------------------------------- */
+
+static void sa_inform(struct fsw *sw, const struct sa_req *rq,
+		      const uint8_t *recp)
+{
+	struct sa_inform_info q;
+	struct sa_inform *in, **pp;
+	uint8_t rec[SA_INFORM_INFO_LEN];
+
+	sa_inform_info_decode(recp, &q);
+	if (rq->h.mad.method != MAD_METHOD_SET) {
+		respond_err(sw, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		return;
+	}
+	if (!q.is_generic) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	/* one subscription per port and trap number */
+	for (pp = &sw->informs; (in = *pp); pp = &in->next)
+		if (in->node == rq->requester && in->trap == q.trap_number)
+			break;
+	if (q.subscribe && !in) {
+		in = calloc(1, sizeof(*in));
+		if (!in) {
+			respond_err(sw, rq, SA_STATUS_NO_RESOURCES);
+			return;
+		}
+		in->node = rq->requester;
+		in->trap = q.trap_number;
+		in->pkey = rq->u->bth.pkey;
+		in->next = sw->informs;
+		sw->informs = in;
+	} else if (!q.subscribe && in) {
+		*pp = in->next;
+		free(in);
+	} else if (!q.subscribe) {
+		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		return;
+	}
+	sa_inform_info_encode(&q, rec);
+	respond(sw, rq, 0, rec, sizeof(rec), 1);
+}
+
+/* ---- entry --------------------------------------------------------------- */
+
+#define ATTR_CLASS_PORT_INFO	0x0001
+
+static void sa_class_port_info(struct fsw *sw, const struct sa_req *rq)
+{
+	uint8_t rec[72];
+
+	if (rq->h.mad.method != MAD_METHOD_GET) {
+		respond_err(sw, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		return;
+	}
+	memset(rec, 0, sizeof(rec));
+	rec[0] = MAD_BASE_VERSION;
+	rec[1] = SA_CLASS_VERSION;
+	rec[2] = 0x02;		/* CapabilityMask: IsUDMulticastSupported... */
+	rec[3] = 0x00;
+	rec[7] = FSW_SUBNET_TIMEOUT & 0x1f;	/* RespTimeValue */
+	respond(sw, rq, 0, rec, sizeof(rec), 1);
+}
+
+void fsw_sa_input(struct fsw *sw, const struct ib_ud *u)
+{
+	struct sa_req rq;
+	enum sa_mad_err err;
+	const uint8_t *recp;
+	uint16_t attr;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.u = u;
+	rq.mad = u->payload;
+	if (u->payload_len != MAD_LEN || u->lrh.slid > FSW_MAX_UNICAST_LID ||
+	    !(rq.requester = sw->by_lid[u->lrh.slid])) {
+		fsw_drop(sw, FSW_DROP_BAD_MAD);
+		return;
+	}
+	err = sa_mad_parse(rq.mad, MAD_LEN, &rq.h);
+	if (err == SA_MAD_BAD_CLASS_VERSION &&
+	    !(rq.h.mad.method & MAD_METHOD_RESP)) {
+		respond_err(sw, &rq, MAD_STATUS_BAD_VERSION);
+		return;
+	}
+	if (err) {
+		fsw_drop(sw, FSW_DROP_BAD_MAD);
+		return;
+	}
+	if (rq.h.mad.method & MAD_METHOD_RESP)
+		return;		/* a ReportResp to one of our traps */
+	attr = rq.h.mad.attr_id;
+	if (attr == ATTR_CLASS_PORT_INFO) {
+		sa_class_port_info(sw, &rq);
+		return;
+	}
+	if (attr != SA_ATTR_MCMEMBER_RECORD && attr != SA_ATTR_PATH_RECORD &&
+	    attr != SA_ATTR_INFORM_INFO) {
+		respond_err(sw, &rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		return;
+	}
+	recp = sa_mad_record(rq.mad, MAD_LEN, &rq.h, attr, 0, &err);
+	if (!recp) {
+		respond_err(sw, &rq, MAD_STATUS_INVALID_FIELD);
+		return;
+	}
+	if (attr == SA_ATTR_MCMEMBER_RECORD)
+		sa_mcmember(sw, &rq, recp);
+	else if (attr == SA_ATTR_PATH_RECORD)
+		sa_path(sw, &rq, recp);
+	else
+		sa_inform(sw, &rq, recp);
+}
+
+/* ---- reports ------------------------------------------------------------- */
+
+static size_t app(char *buf, size_t cap, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t app(char *buf, size_t cap, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (off >= cap)
+		return off;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + off, cap - off, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return off;
+	return off + (size_t)n >= cap ? cap - 1 : off + (size_t)n;
+}
+
+static const char *join_letters(uint8_t js, char *b)
+{
+	int k = 0;
+
+	if (js & SA_JOIN_FULL)
+		b[k++] = 'F';
+	if (js & SA_JOIN_NON)
+		b[k++] = 'N';
+	if (js & SA_JOIN_SENDONLY_NON)
+		b[k++] = 's';
+	if (js & SA_JOIN_SENDONLY_FULL)
+		b[k++] = 'S';
+	b[k] = '\0';
+	return b;
+}
+
+static size_t group_line(const struct sa_group *g, char *buf, size_t cap,
+			 size_t off)
+{
+	char gid[64], js[8];
+	unsigned int k;
+
+	fab_gid_to_str(&g->rec.mgid, gid, sizeof(gid));
+	off = app(buf, cap, off, "%-40s 0x%04x 0x%04x 0x%08x %-4d %-5u %-2u "
+		  "%-5u %-2s", gid, g->rec.mlid, g->rec.pkey, g->rec.qkey,
+		  fab_mtu_to_bytes(g->rec.mtu),
+		  sa_rate_tenths_gbps(g->rec.rate) / 10, g->rec.sl,
+		  g->rec.scope, g->well_known ? "wk" : "-");
+	for (k = 0; k < g->nm; k++)
+		off = app(buf, cap, off, "%s%s:%s", k ? "," : " ",
+			  g->m[k].node->name,
+			  join_letters(g->m[k].scope_state & 0xf, js));
+	return app(buf, cap, off, "\n");
+}
+
+size_t fsw_sa_report(struct fsw *sw, const char *what, const char *arg,
+		     char *buf, size_t cap)
+{
+	size_t off = 0, i, k;
+	unsigned int j;
+
+	if (!strcmp(what, "groups")) {
+		union fab_gid want;
+
+		if (arg && fab_gid_from_str(arg, &want) < 0)
+			return app(buf, cap, 0, "not a GID: '%.64s'\n", arg);
+		off = app(buf, cap, off, "%-40s %-6s %-6s %-10s %-4s %-5s %-2s "
+			  "%-5s %-2s %s\n", "MGID", "MLID", "PKEY", "QKEY",
+			  "MTU", "GBPS", "SL", "SCOPE", "WK",
+			  "MEMBERS (F full, N non, s send-only non, "
+			  "S send-only full)");
+		for (j = 0; j < FSW_MLIDS; j++) {
+			const struct sa_group *g = sw->sa_by_mlid[j];
+
+			if (!g || (arg && memcmp(g->rec.mgid.raw, want.raw,
+						 16)))
+				continue;
+			off = group_line(g, buf, cap, off);
+		}
+		return off;
+	}
+	if (!strcmp(what, "partitions")) {
+		off = app(buf, cap, off, "%-16s %-6s %-5s %-4s %-5s %-2s %-10s "
+			  "%s\n", "NAME", "PKEY", "IPOIB", "MTU", "GBPS", "SL",
+			  "QKEY", "ATTACHED MEMBERS (full/limited)");
+		for (i = 0; sw->pc && i < sw->pc->nparts; i++) {
+			const struct prtn *p = &sw->pc->parts[i];
+			int first = 1;
+
+			off = app(buf, cap, off, "%-16s 0x%04x %-5s %-4d %-5u "
+				  "%-2u 0x%08x", p->name, p->pkey | 0x8000,
+				  p->ipoib ? "yes" : "no",
+				  fab_mtu_to_bytes(p->mtu),
+				  sa_rate_tenths_gbps(p->rate) / 10, p->sl,
+				  p->qkey);
+			for (k = 0; k < sw->nnodes; k++) {
+				const struct fsw_node *n = sw->nodes[k];
+				int pi = node_pkey(n, p->pkey);
+
+				if (pi < 0)
+					continue;
+				off = app(buf, cap, off, "%s%s:%s",
+					  first ? " " : ",", n->name,
+					  n->pkeys[pi] & 0x8000 ? "full" :
+					  "limited");
+				first = 0;
+			}
+			off = app(buf, cap, off, "\n");
+		}
+		return off;
+	}
+	return 0;
+}
+
+int fsw_sa_path_text(struct fsw *sw, const char *src, const char *dst,
+		     const char *pkey, char *buf, size_t cap)
+{
+	struct fsw_node *s = fsw_node_find(sw, src);
+	struct fsw_node *d = fsw_node_find(sw, dst);
+	struct sa_path q, r;
+	uint64_t mask = 0;
+	char sg[64], dg[64];
+	char *end;
+	unsigned long v;
+
+	if (!s || !d) {
+		snprintf(buf, cap, "no node '%s'", s ? dst : src);
+		return -1;
+	}
+	memset(&q, 0, sizeof(q));
+	if (pkey) {
+		v = strtoul(pkey, &end, 0);
+		if (*end || !v || v > 0xffff) {
+			snprintf(buf, cap, "bad P_Key '%s'", pkey);
+			return -1;
+		}
+		q.pkey = (uint16_t)v;
+		mask |= SA_PR_PKEY;
+	}
+	if (path_compute(sw, s, d, mask, &q, &r) < 0) {
+		snprintf(buf, cap, "no path from %s to %s%s%s (NO_RECORDS: "
+			 "no shared P_Key, or a port is down)", src, dst,
+			 pkey ? " in P_Key " : "", pkey ? pkey : "");
+		return -1;
+	}
+	fab_gid_to_str(&r.sgid, sg, sizeof(sg));
+	fab_gid_to_str(&r.dgid, dg, sizeof(dg));
+	snprintf(buf, cap, "sgid %s\ndgid %s\nslid 0x%04x\ndlid 0x%04x\n"
+		 "pkey 0x%04x\nsl %u\nmtu %d\nrate %u (%u Gb/s)\n"
+		 "packet_life %u\nreversible %u\n", sg, dg, r.slid, r.dlid,
+		 r.pkey, r.sl, fab_mtu_to_bytes(r.mtu), r.rate,
+		 sa_rate_tenths_gbps(r.rate) / 10, r.life, r.reversible);
+	return 0;
+}
