@@ -54,7 +54,8 @@ LIB := $(BUILD)/libibgw.a
 LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
 PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl
-TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest
+TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
+         $(BUILD)/tests/bench_sa
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -81,6 +82,9 @@ $(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/tests/bench_sa: $(BUILD)/tests/bench/bench_sa.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(LIB)

@@ -133,9 +133,16 @@ static int share_this_pkey(const struct fsw_node *a,
 	       ((a->pkeys[ia] | b->pkeys[ib]) & 0x8000);
 }
 
-/* A P_Key both share, src's value; the lowest 15-bit key wins, as
- * OpenSM walks its P_Key map in key order (h1->h2 in 0xffff and 0x8001
- * gets 0x8001 from OpenSM). */
+/* OpenSM keeps P_Keys in a map keyed by the network-order value, which
+ * on x86 compares as the byte-swapped 15-bit key */
+static unsigned int pkey_order(uint16_t pkey)
+{
+	pkey &= 0x7fff;
+	return (unsigned int)((pkey >> 8) | ((pkey & 0xff) << 8));
+}
+
+/* A P_Key both share, src's value: the first in OpenSM's map order
+ * (h1->h2 in 0xffff and 0x8001 gets 0x8001 from OpenSM). */
 static uint16_t common_pkey(const struct fsw_node *src,
 			    const struct fsw_node *dst)
 {
@@ -144,7 +151,7 @@ static uint16_t common_pkey(const struct fsw_node *src,
 
 	for (i = 0; i < src->npkeys; i++)
 		if (src->pkeys[i] && share_this_pkey(src, dst, src->pkeys[i]) &&
-		    (!best || (src->pkeys[i] & 0x7fff) < (best & 0x7fff)))
+		    (!best || pkey_order(src->pkeys[i]) < pkey_order(best)))
 			best = src->pkeys[i];
 	return best;
 }
@@ -155,11 +162,32 @@ static int ports_share_any(const struct fsw_node *a, const struct fsw_node *b)
 }
 
 /* rate order (codes are not monotonic): compare by bandwidth */
+/* OpenSM's order of rate codes (libopensm osm_helper.c ordered_rates):
+ * by bandwidth, with the newer encodings counted at their line rate */
+static const uint8_t rate_order[] = {
+	0, 0, 1, 3, 6, 2, 5, 9, 10, 13, 14, 4, 12, 16, 17, 7, 15, 18, 19,
+	8, 11, 20, 21, 22, 23,
+};
+
 static int rate_cmp(uint8_t a, uint8_t b)
 {
-	unsigned int x = sa_rate_tenths_gbps(a), y = sa_rate_tenths_gbps(b);
+	unsigned int x = a < sizeof(rate_order) ? rate_order[a] : 0;
+	unsigned int y = b < sizeof(rate_order) ? rate_order[b] : 0;
 
 	return x < y ? -1 : x > y;
+}
+
+/* the next lower rate code (ib_path_rate_get_prev); 0 if none */
+static uint8_t rate_prev(uint8_t rate)
+{
+	unsigned int i;
+
+	if (rate <= 2 || rate >= sizeof(rate_order))
+		return 0;
+	for (i = 2; i < sizeof(rate_order); i++)
+		if (rate_order[i] == rate_order[rate] - 1)
+			return (uint8_t)i;
+	return 0;
 }
 
 static int mtu_valid(uint8_t mtu)
@@ -251,8 +279,15 @@ static void send_mad(struct fsw *sw, uint16_t dlid, uint16_t pkey,
 		fsw_sm_send(sw, pkt, len);
 }
 
-/* A Report(Notice) to every port subscribed to trap (IBTA 14.2.5.1). */
-static void send_trap(struct fsw *sw, uint16_t trap, const union fab_gid *gid)
+static int node_has_pkey(const struct fsw_node *n, uint16_t pkey);
+
+/*
+ * A Report(Notice) to every port subscribed to trap (IBTA 14.2.5.1).
+ * Group traps (66, 67) reach only ports in the group's partition
+ * (o13-17.1.1, OpenSM's is_access_permitted); pkey 0: no such limit.
+ */
+static void send_trap(struct fsw *sw, uint16_t trap, const union fab_gid *gid,
+		      uint16_t pkey)
 {
 	struct sa_inform *in;
 	struct sa_notice nt;
@@ -262,17 +297,19 @@ static void send_trap(struct fsw *sw, uint16_t trap, const union fab_gid *gid)
 	for (in = sw->informs; in; in = in->next) {
 		if (in->trap != 0xFFFF && in->trap != trap)
 			continue;
-		if (!in->node->port_up)
+		if (!in->node->port_up ||
+		    (pkey && !node_has_pkey(in->node, pkey)))
 			continue;
 		memset(&nt, 0, sizeof(nt));
 		nt.is_generic = 1;
-		nt.type = 4;			/* informational */
+		nt.type = 3;			/* subnet management */
 		nt.producer_type = 4;		/* class manager */
 		nt.trap_number = trap;
 		nt.issuer_lid = FSW_SM_LID;
 		memcpy(nt.data_details + 6, gid->raw, 16);
-		nt.issuer_gid.raw[0] = 0xfe;
+		nt.issuer_gid.raw[0] = 0xfe;	/* the SM's port */
 		nt.issuer_gid.raw[1] = 0x80;
+		nt.issuer_gid.raw[15] = FSW_SM_LID;
 		sa_notice_encode(&nt, rec);
 		memset(&h, 0, sizeof(h));
 		h.mad.base_version = MAD_BASE_VERSION;
@@ -313,9 +350,14 @@ static struct sa_group *group_find(struct fsw *sw, const union fab_gid *mgid)
 	return NULL;
 }
 
-static uint16_t mlid_alloc(struct fsw *sw)
+static uint16_t mlid_alloc(struct fsw *sw, uint16_t want)
 {
 	unsigned int i;
+
+	/* a free MLID the request names is used (get_new_mlid) */
+	if (want >= FAB_LID_MCAST_MIN && want <= FAB_LID_MCAST_MAX &&
+	    !sw->sa_by_mlid[want - FAB_LID_MCAST_MIN])
+		return want;
 
 	for (i = sw->sa_mlid_hint; i < FSW_MLIDS; i++) {
 		if (!sw->sa_by_mlid[i]) {
@@ -331,7 +373,7 @@ static struct sa_group *group_new(struct fsw *sw,
 {
 	struct sa_group *g;
 	unsigned int h;
-	uint16_t mlid = mlid_alloc(sw);
+	uint16_t mlid = mlid_alloc(sw, rec->mlid);
 
 	if (!mlid)
 		return NULL;
@@ -428,7 +470,7 @@ static struct sa_member *member_add(struct fsw *sw, struct sa_group *g,
 	}
 	if ((join & FULL_STATES) && !(prev & FULL_STATES) &&
 	    ++g->full_members == 1)
-		send_trap(sw, SA_TRAP_MCG_CREATED, &g->rec.mgid);
+		send_trap(sw, SA_TRAP_MCG_CREATED, &g->rec.mgid, g->rec.pkey);
 	return m;
 }
 
@@ -443,6 +485,7 @@ static int member_remove(struct fsw *sw, struct sa_group *g, unsigned int i,
 	struct sa_member *m = &g->m[i];
 	uint8_t old = m->scope_state & 0xf, nw = old & (uint8_t)~join;
 	union fab_gid mgid = g->rec.mgid;
+	uint16_t pkey = g->rec.pkey;
 
 	if ((nw & SA_JOIN_FULL) ||
 	    (nw && (g->full_members > (old & SA_JOIN_FULL) ? 1 : 0))) {
@@ -456,7 +499,7 @@ static int member_remove(struct fsw *sw, struct sa_group *g, unsigned int i,
 	}
 	if ((old & FULL_STATES) && !(nw & FULL_STATES) &&
 	    --g->full_members == 0) {
-		send_trap(sw, SA_TRAP_MCG_DELETED, &mgid);
+		send_trap(sw, SA_TRAP_MCG_DELETED, &mgid, pkey);
 		group_delete(sw, g);
 		return 1;
 	}
@@ -487,7 +530,7 @@ void fsw_sa_port_gone(struct fsw *sw, struct fsw_node *n)
 	port_leave_all(sw, n);
 	drop_informs(sw, n);
 	node_gid(n, &gid);
-	send_trap(sw, SA_TRAP_GID_OUT_OF_SERVICE, &gid);
+	send_trap(sw, SA_TRAP_GID_OUT_OF_SERVICE, &gid, 0);
 }
 
 void fsw_sa_forget_all(struct fsw *sw)
@@ -509,7 +552,7 @@ static int add_well_known(struct fsw *sw, const struct prtn *p,
 	struct sa_mcmember r;
 	struct sa_group *g;
 
-	memset(&r, 0, sizeof(r));
+	memset(&r, 0, sizeof(r));	/* MLID 0: the next free one */
 	memcpy(r.mgid.raw, mgid_raw, 16);
 	r.mgid.raw[1] = (uint8_t)((r.mgid.raw[1] & 0xf0) | (scope & 0xf));
 	if (group_find(sw, &r.mgid))
@@ -609,6 +652,7 @@ static void respond(struct fsw *sw, const struct sa_req *rq, uint16_t status,
 	size_t off = (rec_len + 7) / 8;
 
 	memcpy(mad, rq->mad, MAD_LEN);
+	h.sm_key = 0;		/* C15-0.1.5: never sent back */
 	if (h.mad.method == MAD_METHOD_SET)
 		h.mad.method = MAD_METHOD_GET;
 	h.mad.method |= MAD_METHOD_RESP;
@@ -761,7 +805,7 @@ static int realizable(const struct fsw *sw, uint64_t mask,
 			if (rate_cmp(r->rate, port_rate) > 0)
 				r->rate = port_rate;
 			else
-				return 0;	/* no slower rate we would use */
+				r->rate = rate_prev(r->rate);
 		}
 		if (!rate_valid(r->rate))
 			return 0;
@@ -1145,8 +1189,11 @@ static int path_compute(struct fsw *sw, const struct fsw_node *src,
 
 		switch (q->rate_sel) {
 		case SA_SEL_GT: if (c <= 0) return -1; break;
-		case SA_SEL_LT: if (c >= 0) return -1; break;
-		case SA_SEL_EQ: if (c < 0) return -1;
+		case SA_SEL_LT:
+			if (c >= 0 && !(rate = rate_prev(q->rate)))
+				return -1;
+			break;
+		case SA_SEL_EQ: if (c) return -1;
 			rate = q->rate; break;
 		default: break;
 		}
@@ -1177,17 +1224,15 @@ static int path_compute(struct fsw *sw, const struct fsw_node *src,
 	}
 	pt = prtn_conf_find(sw->pc, pkey & 0x7fff);
 	memset(r, 0, sizeof(*r));
-	if ((mask & SA_PR_SERVICE_ID) == SA_PR_SERVICE_ID)
-		r->service_id = q->service_id;
 	node_gid(dst, &r->dgid);
 	node_gid(src, &r->sgid);
 	r->dlid = dst->lid;
 	r->slid = src->lid;
 	r->raw_traffic = 0;
 	r->pkey = pkey;
-	r->sl = pt ? pt->sl : 0;
-	if ((mask & SA_PR_SL) && q->sl != r->sl)
-		return -1;
+	/* without QoS policy OpenSM gives the SL asked for, else the
+	 * partition's */
+	r->sl = (mask & SA_PR_SL) ? q->sl : pt ? pt->sl : 0;
 	r->mtu_sel = r->rate_sel = r->life_sel = SA_SEL_EQ;
 	r->mtu = mtu;
 	r->rate = rate;
@@ -1203,7 +1248,7 @@ static void sa_path(struct fsw *sw, const struct sa_req *rq,
 	struct fsw_node *src = NULL, *dst = NULL, *n;
 	struct sa_path q, r;
 	struct sa_recs out;
-	unsigned int i;
+	unsigned int i, k;
 	uint8_t m = rq->h.mad.method;
 	uint8_t *p;
 
@@ -1260,23 +1305,26 @@ static void sa_path(struct fsw *sw, const struct sa_req *rq,
 		}
 		dst = n;
 	}
-	if (!src)
-		src = rq->requester;
-	/* the requester must share a partition with both ends */
-	if (!ports_share_any(rq->requester, src))
-		goto done;
-	for (i = 0; i < sw->nnodes; i++) {
-		n = dst ? dst : sw->nodes[i];
-		if (!ports_share_any(rq->requester, n) ||
-		    path_compute(sw, src, n, mask, &q, &r) < 0) {
-			if (dst)
-				break;
+	/* an end not given means every port (pr_process_half/all); the
+	 * requester must share a partition with both ends */
+	for (i = 0; i < (src ? 1 : sw->nnodes); i++) {
+		struct fsw_node *a = src ? src : sw->nodes[i];
+
+		if (!ports_share_any(rq->requester, a))
 			continue;
+		for (k = 0; k < (dst ? 1 : sw->nnodes); k++) {
+			struct fsw_node *b = dst ? dst : sw->nodes[k];
+
+			if (!ports_share_any(rq->requester, b) ||
+			    path_compute(sw, a, b, mask, &q, &r) < 0)
+				continue;
+			if ((p = recs_add(&out)))
+				sa_path_encode(&r, p);
+			/* a Get cannot take two; a MAD holds only so many */
+			if ((m == MAD_METHOD_GET && out.total > 1) ||
+			    (m != MAD_METHOD_GET && !p))
+				goto done;
 		}
-		if ((p = recs_add(&out)))
-			sa_path_encode(&r, p);
-		if (dst)
-			break;
 	}
 done:
 	respond_recs(sw, rq, &out);
@@ -1374,6 +1422,11 @@ void fsw_sa_input(struct fsw *sw, const struct ib_ud *u)
 	}
 	if (rq.h.mad.method & MAD_METHOD_RESP)
 		return;		/* a ReportResp to one of our traps */
+	/* a wrong SM_Key gets no answer at all (osm_sa_mad_ctrl.c) */
+	if (rq.h.sm_key && rq.h.sm_key != FSW_SM_KEY) {
+		fsw_drop(sw, FSW_DROP_BAD_MAD);
+		return;
+	}
 	attr = rq.h.mad.attr_id;
 	if (attr == ATTR_CLASS_PORT_INFO) {
 		sa_class_port_info(sw, &rq);

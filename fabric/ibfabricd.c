@@ -217,6 +217,15 @@ static void qp_read_cb(evutil_socket_t fd, short what, void *arg)
 			 * truncated: pass its full length so it is dropped */
 			size_t len = mm[i].msg_len;
 
+			/* a zero-length message is the peer's close (no
+			 * packet is empty): switch what came before it */
+			if (!len && !(mm[i].msg_hdr.msg_flags & MSG_TRUNC)) {
+				log_debug("node %s: QP 0x%06x closed",
+					  io->qp->node->name, io->qp->qpn);
+				qpio_free(io);
+				return;
+			}
+
 			if (mm[i].msg_hdr.msg_flags & MSG_TRUNC)
 				len = IB_MAX_PKT + 1;
 			fsw_input_qp(d->sw, io->qp, bufs[i], len);

@@ -634,7 +634,10 @@ static int soft_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
 static void soft_mad_close(struct fab_mad_agent *agent)
 {
 	struct soft_mad *m = (struct soft_mad *)agent;
+	struct fsp_qp_ref ref = { .qpn = m->agent };
 
+	soft_call(to_sdev(agent->dev), FSP_QP_DESTROY, &ref, sizeof(ref), NULL,
+		  0, NULL);
 	close(m->fd);
 	free(m);
 }

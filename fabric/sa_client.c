@@ -39,7 +39,22 @@ struct sa_client {
 	unsigned int npending;
 	sa_notice_cb notice_cb;
 	void *notice_arg;
+	uint16_t sm_lid;	/* where the SA is, as the port last said */
+	uint8_t sm_sl;
 };
+
+/* Ask the port where the SM is (a round trip to ibfabricd on the soft
+ * provider, so not for every request). */
+static int refresh_sm(struct sa_client *c)
+{
+	struct fab_port_attr pa;
+
+	if (fab_query_port(c->dev, &pa) < 0)
+		return -1;
+	c->sm_lid = pa.sm_lid;
+	c->sm_sl = pa.sm_sl;
+	return 0;
+}
 
 static void req_unlink(struct sa_client *c, struct sa_req *r)
 {
@@ -69,15 +84,15 @@ static void finish(struct sa_req *r, struct sa_result *res)
 
 static int send_req(struct sa_req *r)
 {
-	struct fab_port_attr pa;
 	struct fab_mad_addr to;
 	struct timeval tv;
 
-	if (fab_query_port(r->c->dev, &pa) < 0)
+	/* a retry asks the port again: the SM may have moved */
+	if ((r->tries || !r->c->sm_lid) && refresh_sm(r->c) < 0)
 		return -1;
 	memset(&to, 0, sizeof(to));
-	to.lid = pa.sm_lid;
-	to.sl = pa.sm_sl;
+	to.lid = r->c->sm_lid;
+	to.sl = r->c->sm_sl;
 	to.qpn = 1;
 	to.qkey = FAB_QP1_QKEY;
 	to.pkey_index = r->c->cfg.pkey_index;
@@ -374,6 +389,11 @@ void sa_cancel(struct sa_client *c, uint32_t id)
 			return;
 		}
 	}
+}
+
+int sa_client_refresh(struct sa_client *c)
+{
+	return refresh_sm(c);
 }
 
 unsigned int sa_pending(const struct sa_client *c)

@@ -87,6 +87,10 @@ uint32_t sa_inform(struct sa_client *c, uint16_t trap, int subscribe,
 /* Forget a request: its callback will not run. */
 void sa_cancel(struct sa_client *c, uint32_t id);
 unsigned int sa_pending(const struct sa_client *c);
+/* The client remembers where the SM is; call this after the port's
+ * SM_CHANGE, LID_CHANGE, CLIENT_REREGISTER or PORT_ACTIVE events (retries
+ * ask again by themselves).  0, or -1 with fab_strerror(). */
+int sa_client_refresh(struct sa_client *c);
 /* Notices (Reports from the SM) go to cb; the client acknowledges them. */
 void sa_client_on_notice(struct sa_client *c, sa_notice_cb cb, void *arg);
 

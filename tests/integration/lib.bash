@@ -84,7 +84,8 @@ fabtest() {
 }
 
 # start_recv NAME NODE [fabtest recv options...]: background receiver whose
-# output is $T/NAME.out; waits until its QP exists, sets NAME_QPN/NAME_LID.
+# output is $T/NAME.out; waits until its QP exists (and its --join groups
+# are joined), sets NAME_QPN, NAME_LID and, with --join, NAME_MLID.
 start_recv() {
 	local name=$1 node=$2
 	shift 2
@@ -98,8 +99,9 @@ start_recv() {
 		sleep 0.05
 	done
 	[ -s "$T/$name.qpn" ] || { cat "$T/$name.out"; fail "receiver $name did not start"; }
-	read -r qpn lid <"$T/$name.qpn"
-	eval "${name}_QPN=$qpn ${name}_LID=$lid"
+	local qpn lid mlid
+	read -r qpn lid mlid <"$T/$name.qpn"
+	eval "${name}_QPN=$qpn ${name}_LID=$lid ${name}_MLID=${mlid:-}"
 }
 
 # wait_recv NAME: wait for the receiver to finish, print its output

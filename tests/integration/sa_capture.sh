@@ -28,6 +28,8 @@ tshark -r "$T/sa.pcap" -Y 'infiniband.mad.mgmtclass == 0x03' -T fields \
 	>"$T/fields" 2>"$T/tshark.err" || { cat "$T/tshark.err"; fail "tshark"; }
 cat "$T/fields"
 expect_eq "SA MADs in the capture" "$(wc -l <"$T/fields")" 6
+# and nothing else: closing a MAD agent must not feed the switch anything
+expect_eq "packets in the capture" "$(tshark -r "$T/sa.pcap" 2>/dev/null | wc -l)" 6
 grep -qi "malformed\|expert" "$T/tshark.err" && { cat "$T/tshark.err"; fail "tshark warnings"; }
 
 # tshark prints numbers in hex of varying width: compare numerically

@@ -8,14 +8,15 @@ MGID=ff12:401b:ffff::2
 start_fabric --pcap "$T/cap.pcap"
 h1_lid=$(fabtest info h1 | sed -n 's/^lid //p')
 start_recv u h2 --qkey 0x1234 --count 3
-start_recv m h3 --mcast "$MGID@0xc002" --count 1
+start_recv m h3 --join "$MGID" --count 1
 fabtest send h1 --dlid $u_LID --dqpn $u_QPN --qkey 0x1234 --count 3 --size 100 >/dev/null
-fabtest send h1 --dlid 0xc002 --mgid $MGID --data multicast >/dev/null
+fabtest send h1 --dlid $m_MLID --mgid $MGID --data multicast >/dev/null
 wait_recv u
 wait_recv m
 stop_fabric	# flushes the capture
 
-tshark -r "$T/cap.pcap" -T fields -E separator=' ' \
+# the datagrams; the SA MADs of the join are checked in sa_capture.sh
+tshark -r "$T/cap.pcap" -Y '!infiniband.mad' -T fields -E separator=' ' \
 	-e infiniband.lrh.dlid -e infiniband.lrh.slid -e infiniband.lrh.lnh \
 	-e infiniband.lrh.pktlen -e infiniband.bth.opcode -e infiniband.bth.p_key \
 	-e infiniband.bth.destqp -e infiniband.deth.q_key -e infiniband.grh.dgid \
@@ -35,7 +36,7 @@ expect_eq "DestQP" "$(printf 0x%06x "$destqp")" "$u_QPN"
 expect_eq "Q_Key" "$(printf 0x%08x "$qkey")" 0x00001234
 
 read -r dlid slid lnh pktlen op pkey destqp qkey dgid < <(tail -1 "$T/fields")
-expect_eq "multicast DLID" "$(printf 0x%04x "$dlid")" 0xc002
+expect_eq "multicast DLID" "$(printf 0x%04x "$dlid")" "$m_MLID"
 expect_eq "multicast LNH (GRH next)" "$((lnh))" 3
 expect_eq "multicast DGID" "$dgid" "$MGID"
 expect_eq "multicast DestQP" "$(printf 0x%06x "$destqp")" 0xffffff
@@ -45,9 +46,10 @@ bad=$(tshark -r "$T/cap.pcap" -Y '_ws.malformed || _ws.expert.severity >= "error
 expect_eq "malformed or error packets" "$bad" 0
 tshark -r "$T/cap.pcap" -V 2>/dev/null | grep -qi malformed && fail "tshark -V mentions malformed"
 
-# the capture replays: every packet of it is switched again as h1's
+# the capture replays: every packet of it (4 datagrams, the join's 2 MADs)
+# is switched again as h1's
 start_fabric
-ctl replay "$T/cap.pcap" h1 | grep -q "replayed 4 packet" || fail "capture does not replay"
-[ "$(counter rx_packets)" = 4 ] || fail "replayed packets not switched"
+ctl replay "$T/cap.pcap" h1 | grep -q "replayed 6 packet" || fail "capture does not replay"
+[ "$(counter rx_packets)" = 6 ] || fail "replayed packets not switched"
 stop_fabric
 ok "tshark_capture"

@@ -6,6 +6,7 @@
  *
  *   fabtest [-s SOCK | -F SPEC] info NODE
  *   fabtest [-s SOCK] recv NODE [--qkey Q] [--pkey P] [--mcast MGID@MLID]...
+ *                          [--join MGID]... [--join-state N]
  *                          [--count N] [--timeout MS] [--idle MS]
  *                          [--qpn-file F]
  *   fabtest [-s SOCK] send NODE --dlid L [--dqpn Q] [--qkey Q] [--pkey P]
@@ -17,6 +18,9 @@
  * -F (--fabric) takes a whole fabric spec (umad:ibsim0:1, verbs:mlx5_0);
  * without it the node attaches to ibfabricd at soft:SOCK.
  * In --data, "%n" stands for the message number (0, 1, ...).
+ * --join joins MGID through the SA (creating it with the QP's Q_Key and
+ * P_Key if it does not exist), then attaches the QP to the MLID the SA
+ * gave; the qpn file then holds "QPN LID MLID" (of the first join).
  * mad-ping sends an SA Get(ClassPortInfo) through a MAD agent to --dlid
  * (default: the port's SM LID) and prints the response.
  */
@@ -30,8 +34,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
 #include "conf/conf.h"
 #include "fabric/fabric.h"
+#include "fabric/sa_client.h"
 
 #define MAX_MCAST 8
 #define MAD_LEN 256
@@ -50,6 +57,9 @@ struct opts {
 	int mgid_set;
 	struct { union fab_gid gid; uint16_t mlid; } mc[MAX_MCAST];
 	int nmc;
+	union fab_gid join[MAX_MCAST];
+	int njoin;
+	uint8_t join_state;
 	unsigned long count;
 	unsigned long size;
 	const char *data;
@@ -163,6 +173,70 @@ static int print_events(struct fab_dev *dev)
 	return fatal;
 }
 
+struct join_ctx {
+	struct event_base *base;
+	struct sa_result res;
+	int done;
+};
+
+static void join_cb(void *arg, const struct sa_result *res)
+{
+	struct join_ctx *j = arg;
+
+	j->res = *res;
+	j->done = 1;
+	event_base_loopbreak(j->base);
+}
+
+/* SA join of every --join group; attaches qp; returns the first MLID */
+static uint16_t join_groups(const struct opts *o, struct fab_dev *dev,
+			    const struct fab_port_attr *pa, struct fab_qp *qp)
+{
+	struct join_ctx j = { .base = event_base_new() };
+	struct sa_client_cfg cfg = { .timeout_ms = 1000, .retries = 3 };
+	struct sa_client *sa = j.base ? sa_client_new(j.base, dev, &cfg) :
+			       NULL;
+	uint16_t first = 0;
+	char rs[96], gs[64];
+	int i;
+
+	if (!sa)
+		die("SA client");
+	for (i = 0; i < o->njoin; i++) {
+		struct sa_mcmember r;
+
+		memset(&r, 0, sizeof(r));
+		r.mgid = o->join[i];
+		r.port_gid = pa->gid;
+		r.qkey = o->qkey_set ? o->qkey : 0x0b1b;
+		r.pkey = (o->pkey >= 0 ? (uint16_t)o->pkey : pa->pkeys[0]) |
+			 0x8000;
+		r.join_state = o->join_state;
+		j.done = 0;
+		if (!sa_mcm_join(sa, &r, SA_MCM_CREATE_MASK, join_cb, &j))
+			die("SA join");
+		while (!j.done)
+			event_base_dispatch(j.base);
+		fab_gid_to_str(&o->join[i], gs, sizeof(gs));
+		if (!sa_result_ok(&j.res) || !j.res.nrec) {
+			fprintf(stderr, "fabtest: join %s: %s\n", gs,
+				sa_result_str(&j.res, rs, sizeof(rs)));
+			exit(1);
+		}
+		printf("joined %s mlid 0x%04x qkey 0x%08x\n", gs,
+		       j.res.rec.mcm[0].mlid, j.res.rec.mcm[0].qkey);
+		if (fab_attach_mcast(qp, &o->join[i],
+				     j.res.rec.mcm[0].mlid) < 0)
+			die("attach");
+		if (!first)
+			first = j.res.rec.mcm[0].mlid;
+	}
+	/* the memberships stay with the port while this process lives */
+	sa_client_free(sa);
+	event_base_free(j.base);
+	return first;
+}
+
 static int cmd_recv(const struct opts *o)
 {
 	struct fab_port_attr pa;
@@ -172,11 +246,14 @@ static int cmd_recv(const struct opts *o)
 	struct fab_recv rc[16];
 	unsigned long got = 0;
 	long long deadline = now_ms() + (long long)o->timeout_ms;
+	uint16_t mlid = 0;
 	int i, n;
 
 	for (i = 0; i < o->nmc; i++)
 		if (fab_attach_mcast(qp, &o->mc[i].gid, o->mc[i].mlid) < 0)
 			die("attach");
+	if (o->njoin)
+		mlid = join_groups(o, dev, &pa, qp);
 	if (o->qpn_file) {
 		FILE *f = fopen(o->qpn_file, "w");
 
@@ -184,7 +261,11 @@ static int cmd_recv(const struct opts *o)
 			perror(o->qpn_file);
 			return 1;
 		}
-		fprintf(f, "0x%06x 0x%04x\n", fab_qp_num(qp), pa.lid);
+		if (o->njoin)
+			fprintf(f, "0x%06x 0x%04x 0x%04x\n", fab_qp_num(qp),
+				pa.lid, mlid);
+		else
+			fprintf(f, "0x%06x 0x%04x\n", fab_qp_num(qp), pa.lid);
 		fclose(f);
 	}
 	printf("qpn 0x%06x lid 0x%04x\n", fab_qp_num(qp), pa.lid);
@@ -468,6 +549,8 @@ int main(int argc, char **argv)
 		{ "size", required_argument, NULL, 'z' },
 		{ "data", required_argument, NULL, 'D' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "join", required_argument, NULL, 'J' },
+		{ "join-state", required_argument, NULL, 'j' },
 		{ "idle", required_argument, NULL, 'I' },
 		{ "interval-us", required_argument, NULL, 'i' },
 		{ "qpn-file", required_argument, NULL, 'f' },
@@ -477,6 +560,7 @@ int main(int argc, char **argv)
 	struct opts o = {
 		.sock = FAB_DEFAULT_SOFT_PATH, .pkey = -1, .count = 1,
 		.size = 32, .timeout_ms = 20000, .tid = 0xfeedbeefc0ffee01ull,
+		.join_state = 1,
 	};
 	const char *cmd;
 	int ch;
@@ -504,6 +588,17 @@ int main(int argc, char **argv)
 			o.mgid_set = 1;
 			break;
 		case 'm': parse_mc(&o, optarg); break;
+		case 'J':
+			if (o.njoin == MAX_MCAST ||
+			    fab_gid_from_str(optarg, &o.join[o.njoin]) < 0) {
+				fprintf(stderr, "fabtest: bad --join '%s'\n",
+					optarg);
+				return 2;
+			}
+			o.njoin++;
+			break;
+		case 'j': o.join_state = (uint8_t)num("--join-state", optarg,
+						      15); break;
 		case 'c': o.count = (unsigned long)num("--count", optarg,
 						       1ul << 31); break;
 		case 'z': o.size = (unsigned long)num("--size", optarg, 8192);
