@@ -63,6 +63,7 @@ struct fsw_stats {
 	uint64_t sa_errors;	/* of those, answered with a non-zero status */
 	uint64_t sa_joins, sa_leaves, sa_path_queries;
 	uint64_t sm_traps;	/* Reports sent to subscribers */
+	uint64_t sm_acks;	/* responses to the SM (ReportResp), taken */
 	uint64_t events;	/* port events raised to nodes */
 	uint64_t drop[FSW_DROP_MAX];
 };

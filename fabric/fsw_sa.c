@@ -1420,8 +1420,10 @@ void fsw_sa_input(struct fsw *sw, const struct ib_ud *u)
 		fsw_drop(sw, FSW_DROP_BAD_MAD);
 		return;
 	}
-	if (rq.h.mad.method & MAD_METHOD_RESP)
-		return;		/* a ReportResp to one of our traps */
+	if (rq.h.mad.method & MAD_METHOD_RESP) {
+		sw->stats.sm_acks++;	/* a ReportResp to one of our traps */
+		return;
+	}
 	/* a wrong SM_Key gets no answer at all (osm_sa_mad_ctrl.c) */
 	if (rq.h.sm_key && rq.h.sm_key != FSW_SM_KEY) {
 		fsw_drop(sw, FSW_DROP_BAD_MAD);

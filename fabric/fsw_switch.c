@@ -879,7 +879,7 @@ static size_t report_stats(struct fsw *sw, char *buf, size_t cap)
 	off = append(buf, cap, off, "mcast_no_receivers %llu\n"
 		     "sa_requests %llu\nsa_errors %llu\nsa_joins %llu\n"
 		     "sa_leaves %llu\nsa_path_queries %llu\nsm_traps %llu\n"
-		     "events %llu\n",
+		     "sm_acks %llu\nevents %llu\n",
 		     (unsigned long long)s->mcast_no_receivers,
 		     (unsigned long long)s->sa_requests,
 		     (unsigned long long)s->sa_errors,
@@ -887,6 +887,7 @@ static size_t report_stats(struct fsw *sw, char *buf, size_t cap)
 		     (unsigned long long)s->sa_leaves,
 		     (unsigned long long)s->sa_path_queries,
 		     (unsigned long long)s->sm_traps,
+		     (unsigned long long)s->sm_acks,
 		     (unsigned long long)s->events);
 	for (i = 0; i < FSW_DROP_MAX; i++)
 		off = append(buf, cap, off, "drop.%s %llu\n", drop_names[i],

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libFuzzer: the whole ibfabricd switch pipeline.  A small subnet (three
- * nodes, QPs, a multicast group) takes each input as a packet from a node;
- * every packet must be delivered or counted as exactly one kind of drop.
+ * libFuzzer: the whole ibfabricd switch pipeline, subnet manager and SA
+ * included.  A small subnet (three nodes, QPs, a multicast group, MAD
+ * agents) takes each input as a packet from a node; every packet must be
+ * delivered, answered by the SA, or counted as a drop.
  * Inputs that start with a valid header get their CRCs fixed up half of
  * the time, so that the fuzzer reaches the checks behind the CRCs.
  */
@@ -20,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct fsw *sw;
 static struct prtn_conf pc;
 static struct fsw_node *nodes[3];
+static struct fsw_qp *agents[3];
 static uint64_t delivered;
 
 static int fz_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
@@ -59,6 +61,9 @@ static void setup(void)
 		fsw_mcast_attach(sw, q, &mgid, 0xc000, err, sizeof(err));
 		fsw_qp_create(sw, nodes[i], NULL, 0x1234, 1, 0, err,
 			      sizeof(err));
+		/* a MAD agent: packets sent to the SM are answered to it */
+		agents[i] = fsw_gsi_create(sw, nodes[i], NULL, 0x03, err,
+					   sizeof(err));
 	}
 }
 
@@ -96,12 +101,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	st = fsw_stats(sw);
 	for (i = 0; i < FSW_DROP_MAX; i++)
 		drops += st->drop[i];
-	before = drops + delivered;
-	fsw_input(sw, nodes[data[0] >> 1 & 1 ? 1 : 0], pkt, size - 1);
+	/* ends that are neither: an MLID nobody attached to, a response
+	 * the SM takes */
+	before = drops + delivered + st->mcast_no_receivers + st->sm_acks;
+	/* bit 2: sent on node 0's MAD agent (QP1), as MADs to the SM are */
+	if (data[0] & 4)
+		fsw_input_qp(sw, agents[0], pkt, size - 1);
+	else
+		fsw_input(sw, nodes[data[0] >> 1 & 1 ? 1 : 0], pkt, size - 1);
 	drops = 0;
 	for (i = 0; i < FSW_DROP_MAX; i++)
 		drops += st->drop[i];
-	after = drops + delivered;
+	after = drops + delivered + st->mcast_no_receivers + st->sm_acks;
 	/* each packet ends somewhere: at least one delivery or drop */
 	if (after == before)
 		__builtin_trap();
