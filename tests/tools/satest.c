@@ -5,7 +5,8 @@
  * scenario can be run against ibfabricd and against OpenSM (on ibsim,
  * through the umad provider) and the outputs compared.
  *
- *   satest [-F SPEC | -s SOCK] [--timeout MS] [--retries N] NODE OP...
+ *   satest [-F SPEC | -s SOCK] [--timeout MS] [--retries N] [--show-tries]
+ *          NODE OP...
  *
  * Each OP is one argument of words:
  *   join MGID STATE [create] [qkey=Q] [pkey=P] [sl=N] [tclass=N] [flow=N]
@@ -28,6 +29,8 @@
 
 #include "fabric/fabric.h"
 #include "fabric/sa_client.h"
+
+static int show_tries;
 
 struct ctx {
 	struct event_base *base;
@@ -271,6 +274,8 @@ static int run_op(struct sa_client *sa, struct ctx *x, const char *opstr,
 			break;
 	printf("%s: %s status=0x%04x", opstr,
 	       sa_result_str(&x->res, rs, sizeof(rs)), x->res.status);
+	if (show_tries)
+		printf(" tries=%u", x->res.tries);
 	if (sa_result_ok(&x->res)) {
 		printf(" method=0x%02x nrec=%u", x->res.method, x->res.nrec);
 		if (x->res.nrec && x->res.attr_id == SA_ATTR_MCMEMBER_RECORD)
@@ -290,6 +295,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "retries", required_argument, NULL, 'r' },
+		{ "show-tries", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -322,6 +328,7 @@ int main(int argc, char **argv)
 			}
 			cfg.retries = (unsigned int)v;
 			break;
+		case 'T': show_tries = 1; break;
 		case 'h':
 			printf("usage: satest [-F SPEC | -s SOCK] [--timeout MS]"
 			       " [--retries N] NODE OP...\n");
