@@ -145,8 +145,9 @@ struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 void fsw_node_detach(struct fsw *sw, struct fsw_node *node);
 /* Port down (SM: PORT_ERR to its processes, memberships dropped) or up. */
 int fsw_port_set(struct fsw *sw, struct fsw_node *node, int up);
-/* As an SM restart: memberships forgotten, CLIENT_REREGISTER to all. */
-void fsw_client_reregister(struct fsw *sw);
+/* As an SM restart: memberships forgotten, CLIENT_REREGISTER to every
+ * port that is up; returns how many. */
+unsigned int fsw_client_reregister(struct fsw *sw);
 struct fsw_node *fsw_node_find(struct fsw *sw, const char *name);
 void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 		   struct fsp_port_info *pi);

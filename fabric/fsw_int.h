@@ -49,6 +49,7 @@ struct fsw {
 	uint16_t sa_mlid_hint;		/* no free MLID below this one */
 	uint32_t sa_mgid_seq;		/* SA-assigned MGIDs */
 	uint32_t sm_psn;
+	uint32_t sm_tid;		/* TIDs of the SM's own Reports */
 	struct sa_inform *informs;	/* trap subscriptions */
 };
 
@@ -68,6 +69,8 @@ int fsw_sa_mlid_known(const struct fsw *sw, uint16_t mlid);
 /* The port left the subnet (down, or its last process went): its
  * memberships go, as OpenSM drops those of a vanished port. */
 void fsw_sa_port_gone(struct fsw *sw, struct fsw_node *n);
+/* A port came up: trap 64 (GID in service) to subscribers. */
+void fsw_sa_port_up(struct fsw *sw, struct fsw_node *n);
 /* An SM restart: every membership is forgotten (well-known groups stay). */
 void fsw_sa_forget_all(struct fsw *sw);
 /* "groups" (all, or one MGID in arg) and "partitions" tables */

@@ -316,10 +316,10 @@ static void send_trap(struct fsw *sw, uint16_t trap, const union fab_gid *gid,
 		h.mad.mgmt_class = MAD_CLASS_SUBN_ADM;
 		h.mad.class_version = SA_CLASS_VERSION;
 		h.mad.method = MAD_METHOD_REPORT;
-		h.mad.tid = 0x5300000000000000ull | ++sw->sa_mgid_seq;
+		h.mad.tid = 0x5300000000000000ull | ++sw->sm_tid;
 		h.mad.attr_id = SA_ATTR_NOTICE;
 		sa_mad_build(&h, rec, sizeof(rec), mad);
-		send_mad(sw, in->node->lid, in->pkey, mad);
+		send_mad(sw, in->node->lid, in->pkey | 0x8000, mad);
 		sw->stats.sm_traps++;
 	}
 }
@@ -496,6 +496,10 @@ static int member_remove(struct fsw *sw, struct sa_group *g, unsigned int i,
 		*scope_state = m->scope_state & 0xf0;
 		node_mcm_set(m->node, g->rec.mlid, 0);
 		g->m[i] = g->m[--g->nm];
+		/* the port is gone, whatever bits it still had: OpenSM keeps
+		 * counting a removed SendOnlyFullMember as a full member and
+		 * the group lingers with none; we do not */
+		nw = 0;
 	}
 	if ((old & FULL_STATES) && !(nw & FULL_STATES) &&
 	    --g->full_members == 0) {
@@ -531,6 +535,14 @@ void fsw_sa_port_gone(struct fsw *sw, struct fsw_node *n)
 	drop_informs(sw, n);
 	node_gid(n, &gid);
 	send_trap(sw, SA_TRAP_GID_OUT_OF_SERVICE, &gid, 0);
+}
+
+void fsw_sa_port_up(struct fsw *sw, struct fsw_node *n)
+{
+	union fab_gid gid;
+
+	node_gid(n, &gid);
+	send_trap(sw, SA_TRAP_GID_IN_SERVICE, &gid, 0);
 }
 
 void fsw_sa_forget_all(struct fsw *sw)
@@ -670,7 +682,9 @@ static void respond(struct fsw *sw, const struct sa_req *rq, uint16_t status,
 			       (nrec - 1) * off * 8 + rec_len);
 	}
 	sa_hdr_encode(&h, mad);
-	send_mad(sw, rq->u->lrh.slid, rq->u->bth.pkey, mad);
+	/* the SM's port is a full member of every partition: it answers
+	 * with the full key, so a limited member still hears it */
+	send_mad(sw, rq->u->lrh.slid, rq->u->bth.pkey | 0x8000, mad);
 	sw->stats.sa_requests++;
 	if (status)
 		sw->stats.sa_errors++;

@@ -230,6 +230,7 @@ struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 	n->nprocs = 1;
 	sw->nodes[sw->nnodes++] = n;
 	sw->by_lid[n->lid] = n;
+	fsw_sa_port_up(sw, n);		/* trap 64: a new port in service */
 	return n;
 nomem:
 	snprintf(err, errlen, "out of memory");
@@ -270,19 +271,25 @@ int fsw_port_set(struct fsw *sw, struct fsw_node *node, int up)
 	node->port_up = up;
 	if (!up)
 		fsw_sa_port_gone(sw, node);
+	else
+		fsw_sa_port_up(sw, node);
 	raise_event(sw, node, up ? FAB_EV_PORT_ACTIVE : FAB_EV_PORT_ERR);
 	return 1;
 }
 
-void fsw_client_reregister(struct fsw *sw)
+unsigned int fsw_client_reregister(struct fsw *sw)
 {
-	unsigned int i;
+	unsigned int i, n = 0;
 
 	fsw_sa_forget_all(sw);
-	for (i = 0; i < sw->nnodes; i++)
-		if (sw->nodes[i]->port_up)
+	for (i = 0; i < sw->nnodes; i++) {
+		if (sw->nodes[i]->port_up) {
 			raise_event(sw, sw->nodes[i],
 				    FAB_EV_CLIENT_REREGISTER);
+			n++;
+		}
+	}
+	return n;
 }
 
 void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
@@ -999,8 +1006,14 @@ int fsw_ctl(struct fsw *sw, const char *cmd, char *buf, size_t cap)
 	if (na == 1 && fsw_report(sw, verb, buf, cap))
 		return 0;
 	if (!strcmp(verb, "groups") || !strcmp(verb, "partitions")) {
-		if (na > 2)
+		union fab_gid g;
+
+		if (na > 2 || (na == 2 && !strcmp(verb, "partitions")))
 			goto usage;
+		if (na == 2 && fab_gid_from_str(a1, &g) < 0) {
+			snprintf(buf, cap, "not a GID: '%s'", a1);
+			return -1;
+		}
 		fsw_sa_report(sw, verb, na == 2 ? a1 : NULL, buf, cap);
 		return 0;
 	}
@@ -1011,9 +1024,8 @@ int fsw_ctl(struct fsw *sw, const char *cmd, char *buf, size_t cap)
 					cap);
 	}
 	if (!strcmp(verb, "rereg") && na == 1) {
-		fsw_client_reregister(sw);
 		snprintf(buf, cap, "CLIENT_REREGISTER raised on %u node(s); "
-			 "memberships forgotten\n", sw->nnodes);
+			 "memberships forgotten\n", fsw_client_reregister(sw));
 		return 0;
 	}
 	if (!strcmp(verb, "port") && na == 3 &&

@@ -32,7 +32,7 @@
  *   requests (such as SA Report(Notice)).  umad2sim ignores the mask and
  *   routes every MAD of a class to that class's one agent in the process.
  *
- *   umad2sim limits (see also REFERENCE.md "Running OpenSM on ibsim"):
+ *   umad2sim limits (seen with ibsim 0.10 and OpenSM 3.3.23):
  *   - its umad "file descriptors" are numbers >= 1024 that only its own
  *     poll() wrapper understands, so fab_mad_fd() can go to poll() (alone
  *     in the set: the wrapper ignores every other descriptor in it) but
@@ -515,6 +515,8 @@ int fab_umad_agent_recv(struct fab_mad_agent *base, void *buf, size_t cap,
 		if (len < PU_MAD_LEN)
 			memset((uint8_t *)buf + len, 0,
 			       (size_t)(PU_MAD_LEN - len));
+		if (!from)	/* the caller does not want the address */
+			return PU_MAD_LEN;
 		ma = umad_get_mad_addr(a->umad);
 		memset(from, 0, sizeof(*from));
 		from->lid = be16toh(ma->lid);

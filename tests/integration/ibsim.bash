@@ -25,8 +25,7 @@
 # handles SIGTERM with a flag that nobody looks at while umad2sim retries
 # its connection to an ibsim that is gone (every 2 s, forever).
 #
-# What ibsim 0.10 / umad2sim impose (REFERENCE.md, "Running OpenSM on
-# ibsim"): at most 10 clients at a time, OpenSM included, and a client
+# What ibsim 0.10 / umad2sim impose (seen on Debian 12): at most 10 clients at a time, OpenSM included, and a client
 # killed by a signal keeps its slot until ibsim exits; a client blocks
 # forever without ibsim (hence the timeouts); each client writes
 # ./sys-<pid> into its working directory, so clients run in $T/ibsim/NODE;

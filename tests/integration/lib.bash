@@ -136,6 +136,7 @@ wait_counter() {
 		[ "$v" = "$2" ] && break
 		sleep 0.05
 	done
+	[ "$v" = "$2" ] || ctl stats | grep -v ' 0$' >&2
 	expect_eq "$1" "$v" "$2"
 }
 

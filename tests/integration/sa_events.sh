@@ -17,20 +17,25 @@ start_fabric
 # --- traps: a subscriber hears a group created (66) and deleted (67)
 G6=ff12:401b:ffff::66
 "$BIN/tests/satest" -s "$SOCK" watcher "inform 66 on" "inform 67 on" \
-	"notices 20000" >"$T/watch.out" 2>&1 &
+	"inform 64 on" "notices 20000" >"$T/watch.out" 2>&1 &
 watch_pid=$!
 PIDS+=("$watch_pid")
-eventually grep -q "^inform 67 on: OK" "$T/watch.out" || { cat "$T/watch.out"; fail "subscription"; }
+eventually grep -q "^inform 64 on: OK" "$T/watch.out" || { cat "$T/watch.out"; fail "subscription"; }
 "$BIN/tests/satest" -s "$SOCK" h6 "join $G6 full create qkey=0xb1b pkey=0xffff" \
 	"leave $G6 full" >"$T/h6.out" 2>&1 || { cat "$T/h6.out"; fail "satest h6"; }
 eventually grep -q "^notice trap=67 .* gid=$G6$" "$T/watch.out" || { cat "$T/watch.out"; fail "no trap 67"; }
 grep -q "^notice trap=66 issuer_lid=0x0001 gid=$G6$" "$T/watch.out" || { cat "$T/watch.out"; fail "no trap 66"; }
+# trap 64 (GID in service) when a new port appears
+h6gid=$(sed -n 's/^self gid=\([^ ]*\) .*/\1/p' "$T/h6.out")
+eventually grep -q "^notice trap=64 .* gid=$h6gid$" "$T/watch.out" || { cat "$T/watch.out"; fail "no trap 64 for h6"; }
 kill "$watch_pid"; wait "$watch_pid" 2>/dev/null
-ok "traps 66 and 67 reported"
+ok "traps 64, 66 and 67 reported"
 
 start_recv a h1 --join "$G" --count 0 --timeout 60000
 start_recv b h2 --join "$BC" --count 0 --timeout 60000
 start_recv c h3 --count 0 --timeout 60000
+ctl groups not-a-gid >"$T/bad" 2>&1 && fail "groups with a bad MGID succeeded"
+grep -q "not a GID" "$T/bad" || { cat "$T/bad"; fail "unclear error"; }
 ctl groups >"$T/g1"
 grep -q "^$G .* h1:F$" "$T/g1" || { cat "$T/g1"; fail "h1 not a member of $G"; }
 grep -q "^$BC .* h2:F$" "$T/g1" || { cat "$T/g1"; fail "h2 not a member of $BC"; }
@@ -42,7 +47,7 @@ before=$(counter delivered)
 fabtest send h4 --dlid "$a_MLID" --mgid "$G" --data from-sendonly >/dev/null || fail "send-only send"
 wait_counter delivered $((before + 1))
 eventually grep -q "data=from-sendonly" "$T/a.out" || fail "full member did not receive"
-fabtest send h1 --dlid "$a_MLID" --mgid "$G" --data to-all >/dev/null
+fabtest send h1 --dlid "$a_MLID" --mgid "$G" --data to-all >/dev/null || fail "send to G"
 wait_counter delivered $((before + 2))	# h1 itself; not h4
 eventually grep -q "data=to-all" "$T/a.out" || fail "h1's own datagram"
 grep -q "data=" "$T/so.out" && { cat "$T/so.out"; fail "send-only member received"; }
@@ -55,7 +60,7 @@ eventually grep -q "^event PORT_ERR$" "$T/b.out" || { cat "$T/b.out"; fail "no P
 ctl nodes | grep -q "^h2 .* DOWN " || { ctl nodes; fail "h2 not DOWN"; }
 ctl groups "$BC" | grep -q "h2:" && fail "h2 still a member while down"
 before=$(counter drop.port_down)
-fabtest send h1 --dlid "$b_LID" --dqpn "$b_QPN" --data nobody-home >/dev/null
+fabtest send h1 --dlid "$b_LID" --dqpn "$b_QPN" --data nobody-home >/dev/null || fail "send to h2"
 wait_counter drop.port_down $((before + 1))
 ctl port h2 up | grep -q "port ACTIVE" || fail "port up"
 eventually grep -q "^event PORT_ACTIVE$" "$T/b.out" || fail "no PORT_ACTIVE on h2"

