@@ -32,11 +32,12 @@ stop_fabric
 
 # --- no SA reachable: bounded timeout, clear error -------------------------
 start_fabric
-"$SATEST" -s "$SOCK" --timeout 200 --retries 2 --show-tries h1 "notices 1500" \
+"$SATEST" -s "$SOCK" --timeout 200 --retries 2 --show-tries h1 "notices 3000" \
 	"join $BC full" "path fe80::1" >"$T/down.out" 2>&1 &
 sat=$!
 PIDS+=("$sat")
-eventually ctl nodes | grep -q "^h1 " || fail "h1 did not attach"
+h1_attached() { ctl nodes | grep -q "^h1 "; }
+eventually h1_attached || fail "h1 did not attach"
 ctl port h1 down >/dev/null
 t0=$(date +%s%N)
 wait "$sat"
@@ -45,7 +46,7 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 cat "$T/down.out"
 expect_eq "satest exit status when the SA is unreachable" "$rc" 1
 expect_eq "timed-out requests" "$(grep -c 'no answer from the SA after 3 tries' "$T/down.out")" 2
-# 1.5 s of notices + 2 requests x 3 tries x 200 ms, with slack; not minutes
+# 3 s of notices + 2 requests x 3 tries x 200 ms, with slack; not minutes
 [ "$ms" -lt 10000 ] || fail "timeouts took $ms ms"
 ok "timeouts bounded ($ms ms)"
 [ "$(counter drop.port_down)" -ge 6 ] || fail "the tries did not reach the switch"
