@@ -24,7 +24,7 @@ BUILD    ?= build
 SANFLAGS :=
 endif
 
-PKGS     := libevent_core libibverbs libibumad
+PKGS     := libevent_core libibverbs libibumad libmnl
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) cmocka 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 INI_CFLAGS := -I/usr/include/iniparser
@@ -45,17 +45,21 @@ FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
                fabric/sa_client.c
 FSW_SRCS    := fabric/partitions.c fabric/fsw_switch.c fabric/fsw_fault.c \
                fabric/fsw_sa.c
+ULP_SRCS    := ulp/ipoib_wire.c ulp/ipoib_link.c
+NETLINK_SRCS := netlink/nl_link.c
 
 CONF_OBJS   := $(CONF_SRCS:%.c=$(BUILD)/%.o)
 FABRIC_OBJS := $(FABRIC_SRCS:%.c=$(BUILD)/%.o)
 FSW_OBJS    := $(FSW_SRCS:%.c=$(BUILD)/%.o)
+ULP_OBJS    := $(ULP_SRCS:%.c=$(BUILD)/%.o)
+NETLINK_OBJS := $(NETLINK_SRCS:%.c=$(BUILD)/%.o)
 
 LIB := $(BUILD)/libibgw.a
 LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
-PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl
+PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd
 TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
-         $(BUILD)/tests/bench_sa
+         $(BUILD)/tests/bench_sa $(BUILD)/tests/nltest
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -67,7 +71,7 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(LIB): $(CONF_OBJS) $(FABRIC_OBJS) $(FSW_OBJS)
+$(LIB): $(CONF_OBJS) $(FABRIC_OBJS) $(FSW_OBJS) $(ULP_OBJS) $(NETLINK_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -76,6 +80,12 @@ $(BUILD)/ibfabricd: $(BUILD)/fabric/ibfabricd.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/ibfabricctl: $(BUILD)/fabric/ibfabricctl.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/ipoibd: $(BUILD)/ulp/ipoibd.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/tests/nltest: $(BUILD)/tests/tools/nltest.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(LIB)
@@ -116,7 +126,7 @@ FUZZ_DIR   := build-fuzz
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
               -std=gnu11 -D_GNU_SOURCE -DIBGW_VERSION='"$(VERSION)"' -I. \
               $(PKG_CFLAGS) $(INI_CFLAGS)
-FUZZ_OBJS  := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(CONF_SRCS) $(FABRIC_SRCS) $(FSW_SRCS))
+FUZZ_OBJS  := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(CONF_SRCS) $(FABRIC_SRCS) $(FSW_SRCS) $(ULP_SRCS) $(NETLINK_SRCS))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_TARGETS)
@@ -146,6 +156,7 @@ install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR)
 	install -m 0755 $(BUILD)/ibfabricd $(DESTDIR)$(SBINDIR)/ibfabricd
 	install -m 0755 $(BUILD)/ibfabricctl $(DESTDIR)$(BINDIR)/ibfabricctl
+	install -m 0755 $(BUILD)/ipoibd $(DESTDIR)$(SBINDIR)/ipoibd
 	install -d $(DESTDIR)$(MANDIR)/man8
 	for m in docs/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/ || true; done
 

@@ -9,7 +9,8 @@ libnl-3-dev libnl-route-3-dev libmnl-dev
 libibverbs-dev libibumad-dev librdmacm-dev
 clang libclang-rt-14-dev
 tshark iproute2 procps psmisc python3 man-db groff-base
-opensm ibsim-utils libumad2sim0 infiniband-diags"
+opensm ibsim-utils libumad2sim0 infiniband-diags
+iperf3 socat tcpdump iputils-ping curl"
 
 missing=""
 for p in $PKGS; do

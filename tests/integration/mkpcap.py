@@ -8,6 +8,9 @@ also cross-checks the switch's ICRC/VCRC code.
                        [--srcqp N] [--data TEXT]
   mkpcap.py garbage FILE --slid L --dlid L [--dqpn N] [--seed N]
       writes malformed packets and prints "REASON COUNT" per drop reason
+  mkpcap.py ipoib-garbage FILE --slid L --dlid L --dqpn N [--seed N]
+      well-formed UD packets carrying malformed IPoIB payloads (header,
+      ARP, IPv4, IPv6, ND); prints how many
 """
 import argparse
 import random
@@ -81,7 +84,7 @@ def num(s):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["forge", "garbage"])
+    ap.add_argument("mode", choices=["forge", "garbage", "ipoib-garbage"])
     ap.add_argument("file")
     ap.add_argument("--slid", type=num, required=True)
     ap.add_argument("--dlid", type=num, required=True)
@@ -101,6 +104,39 @@ def main():
 
     rnd = random.Random(a.seed)
     pkts, expect = [], {}
+    if a.mode == "ipoib-garbage":
+        def ud(payload):
+            return ud_packet(a.slid, a.dlid, a.pkey, a.qkey, a.dqpn,
+                             a.srcqp, payload)
+        arp = struct.pack(">HHBBH", 32, 0x0800, 20, 4, 1) + b"\0" * 48
+        ip4 = bytes([0x45, 0, 0, 28, 0, 0, 0x40, 0, 64, 17, 0, 0,
+                     10, 1, 0, 9, 10, 1, 0, 1]) + b"\0" * 8
+        ip6_ns = bytearray(bytes([0x60, 0, 0, 0, 0, 32, 58, 255]) +
+                           b"\xfe\x80" + b"\0" * 13 + b"\x09" +
+                           b"\xff\x02" + b"\0" * 9 + b"\x01\xff\0\0\x01" +
+                           bytes([135, 0, 0x12, 0x34]) + b"\0" * 28)
+        bad = [
+            b"", b"\x08", b"\x08\x00\x00",          # short IPoIB header
+            b"\x08\x00\x00\x01" + ip4,             # reserved bytes not 0
+            b"\x88\x8e\x00\x00" + ip4,             # EAPOL: not carried
+            b"\x08\x06\x00\x00" + arp[:30],         # ARP cut short
+            b"\x08\x06\x00\x00" + struct.pack(">H", 1) + arp[2:],  # htype 1
+            b"\x08\x06\x00\x00" + arp[:4] + b"\x06" + arp[5:],   # hlen 6
+            b"\x08\x06\x00\x00" + arp[:6] + b"\x00\x09" + arp[8:],  # op 9
+            b"\x08\x00\x00\x00" + b"\x55" + ip4[1:],  # IP version 5
+            b"\x08\x00\x00\x00" + ip4[:2] + b"\x05\xdc" + ip4[4:],  # len>buf
+            b"\x08\x00\x00\x00" + b"\x41" + ip4[1:],  # IHL 1
+            b"\x86\xdd\x00\x00" + bytes(ip6_ns[:30]),  # IPv6 cut short
+            b"\x86\xdd\x00\x00" + bytes(ip6_ns),       # NS, bad checksum
+        ]
+        for _ in range(4):      # random bytes after a valid header
+            n = rnd.randrange(1, 120)
+            et = rnd.choice([0x0800, 0x0806, 0x86DD])
+            bad.append(struct.pack(">HH", et, 0) +
+                       bytes(rnd.getrandbits(8) for _ in range(n)))
+        write_pcap(a.file, [ud(p) for p in bad])
+        print(len(bad))
+        return 0
 
     def add(reason, pkt):
         pkts.append(pkt)

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Linux interface plumbing for ipoibd and the gateway: a TUN device, and
+ * rtnetlink (through libmnl) for links, addresses, route lookups and change
+ * notifications.
+ *
+ * Owns the kernel interfaces, nothing else: no policy, no logging, no
+ * event loop.  Every call works in the network namespace of the calling
+ * thread at the time the TUN fd or the nl_sock_ctx was made.
+ *
+ * Error conventions: functions return -1 (or NULL) on failure with errno
+ * set (the kernel's errno for a refused request, e.g. EEXIST, ENODEV,
+ * ENETUNREACH) and fill err with one line naming the operation, its
+ * arguments and the errno text, plus the kernel's extended-ack message
+ * when it gave one:
+ *	set mtu 70000 on ifindex 4: Invalid argument (kernel: ...)
+ * err may be NULL; when errlen > 0 it is always NUL-terminated.  Nothing
+ * here aborts or exits.
+ *
+ * Names stay clear of libnl-3's (nl_close, nl_addr_*, struct nl_addr), so a
+ * program may link both.  This header includes <net/if.h>; include it
+ * before any <linux/if.h>.  A struct nl_sock_ctx is for one thread at a
+ * time.
+ */
+#ifndef IBGW_NL_LINK_H
+#define IBGW_NL_LINK_H
+
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NL_ERRLEN	256			/* a comfortable err size */
+#define NL_ADDRSTRLEN	INET6_ADDRSTRLEN	/* nl_ipaddr_str() buffer */
+#define NL_PREFIXSTRLEN	(INET6_ADDRSTRLEN + 4)	/* nl_prefix_str() buffer */
+
+/* An IPv4 or IPv6 address; family is AF_INET or AF_INET6. */
+struct nl_ipaddr {
+	int	family;
+	union {
+		struct in_addr	v4;
+		struct in6_addr	v6;
+		uint8_t		raw[16];
+	};
+};
+
+/* An interface address with its prefix length (CIDR), e.g. 10.1.0.1/24. */
+struct nl_prefix {
+	struct nl_ipaddr	addr;
+	unsigned int		plen;
+};
+
+/*
+ * Strict parsers.  nl_ipaddr_parse() takes a bare address; nl_prefix_parse()
+ * needs ADDR/LEN with LEN at most 32 (IPv4) or 128 (IPv6): a missing length
+ * is an error, not /32, since an interface address without one is almost
+ * always a mistake.  Errors (EINVAL): "bad CIDR '10.1.0.1/33': ...".
+ */
+int nl_ipaddr_parse(const char *s, struct nl_ipaddr *out, char *err,
+		    size_t errlen);
+int nl_prefix_parse(const char *s, struct nl_prefix *out, char *err,
+		    size_t errlen);
+/* Text forms; buf of NL_ADDRSTRLEN / NL_PREFIXSTRLEN.  Return buf. */
+const char *nl_ipaddr_str(const struct nl_ipaddr *a, char *buf, size_t len);
+const char *nl_prefix_str(const struct nl_prefix *p, char *buf, size_t len);
+
+/*
+ * Check an interface name as the kernel's dev_valid_name() does: 1 to 15
+ * bytes, not "." or "..", no '/', ':' or white space; control characters
+ * are refused as well.  0, or -1 with errno ENAMETOOLONG or EINVAL.
+ */
+int nl_ifname_check(const char *name, char *err, size_t errlen);
+
+/* --- TUN ------------------------------------------------------------------ */
+
+#define NL_TUN_VNET_HDR		0x01	/* IFF_VNET_HDR: virtio_net_hdr first */
+#define NL_TUN_MULTI_QUEUE	0x02	/* IFF_MULTI_QUEUE */
+
+/*
+ * Create a TUN interface (IFF_TUN | IFF_NO_PI, plus FLAGS) and return its
+ * fd: non-blocking, close-on-exec; each read or write is one IP packet (after
+ * the virtio_net_hdr with NL_TUN_VNET_HDR).  The device is not persistent:
+ * it disappears when the last fd attached to it is closed.  NAME may hold a
+ * "%d" (the kernel picks the number) or be NULL or "" (tun%d); get the
+ * result with if_indextoname(*ifindex).  With NL_TUN_MULTI_QUEUE, calling
+ * again with the same name and flags attaches one more queue.  Attaching to
+ * an existing persistent TUN device is refused (EEXIST), as it would outlive
+ * the fd.  *ifindex (may be NULL) gets the interface index.
+ */
+int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
+		char *err, size_t errlen);
+
+/* --- rtnetlink ------------------------------------------------------------ */
+
+struct nl_sock_ctx;
+
+/* A request socket (blocking; each call waits for the kernel's answer). */
+struct nl_sock_ctx *nl_ctx_open(char *err, size_t errlen);
+/* Closes the request socket and the monitor, if any.  NULL is fine. */
+void nl_ctx_close(struct nl_sock_ctx *nl);
+
+struct nl_link_info {
+	int		ifindex;
+	char		name[IFNAMSIZ];
+	unsigned int	flags;		/* IFF_UP, IFF_RUNNING... */
+	unsigned int	mtu;
+	uint8_t		operstate;	/* IF_OPER_* (linux/if.h) */
+};
+
+/* Look a link up by name (ENODEV when there is none) or by index. */
+int nl_link_get(struct nl_sock_ctx *nl, const char *name,
+		struct nl_link_info *out, char *err, size_t errlen);
+int nl_link_get_index(struct nl_sock_ctx *nl, int ifindex,
+		      struct nl_link_info *out, char *err, size_t errlen);
+int nl_link_set_mtu(struct nl_sock_ctx *nl, int ifindex, unsigned int mtu,
+		    char *err, size_t errlen);
+/* Administrative state: up != 0 sets IFF_UP, 0 clears it. */
+int nl_link_set_up(struct nl_sock_ctx *nl, int ifindex, int up, char *err,
+		   size_t errlen);
+/* RTM_DELLINK.  A TUN device deleted so stays gone; its fds see EBADFD. */
+int nl_link_del(struct nl_sock_ctx *nl, int ifindex, char *err,
+		size_t errlen);
+
+#define NL_ADDR_NODAD		0x01	/* IPv6: IFA_F_NODAD, usable at once */
+#define NL_ADDR_NOPREFIXROUTE	0x02	/* IFA_F_NOPREFIXROUTE */
+
+/*
+ * Add an address (EEXIST if the link already has it) or delete one
+ * (EADDRNOTAVAIL if it has not).  FLAGS are NL_ADDR_*; NL_ADDR_NODAD means
+ * nothing for IPv4 and is ignored there.
+ */
+int nl_ifaddr_add(struct nl_sock_ctx *nl, int ifindex,
+		  const struct nl_prefix *p, unsigned int flags, char *err,
+		  size_t errlen);
+int nl_ifaddr_del(struct nl_sock_ctx *nl, int ifindex,
+		  const struct nl_prefix *p, char *err, size_t errlen);
+
+struct nl_route {
+	int			has_gateway;	/* 0: on link (or local) */
+	struct nl_ipaddr	gateway;	/* IPv6 possible for IPv4 */
+	int			oif;		/* 0 if the kernel gave none */
+	int			has_prefsrc;
+	struct nl_ipaddr	prefsrc;
+	uint8_t			type;		/* RTN_UNICAST, RTN_LOCAL... */
+	uint32_t		table;
+};
+
+/*
+ * RTM_GETROUTE: the route the kernel would use to send to DST now, as
+ * "ip route get" shows it.  OIF, if not 0, constrains the lookup to that
+ * interface (needed for IPv6 link-local destinations).  No route gives
+ * errno ENETUNREACH (or EHOSTUNREACH, EACCES for prohibit routes...).
+ * Beware, kernel behaviour: with OIF set, an IPv4 lookup that matches no
+ * route through OIF answers as if DST were on link there (no gateway, no
+ * error); IPv6 answers ENETUNREACH.  Pass OIF 0 to learn whether DST is
+ * reachable at all, then compare out->oif.
+ */
+int nl_route_get(struct nl_sock_ctx *nl, const struct nl_ipaddr *dst,
+		 int oif, struct nl_route *out, char *err, size_t errlen);
+/* "unicast", "local", "blackhole"... or "type N". */
+const char *nl_route_type_str(uint8_t type, char *buf, size_t len);
+
+/* --- change notifications ------------------------------------------------- */
+
+#define NL_CHG_ROUTE	0x01	/* IPv4/IPv6 routes, rules, nexthop objects */
+#define NL_CHG_ADDR	0x02	/* IPv4/IPv6 addresses */
+#define NL_CHG_LINK	0x04	/* links: new, gone, up/down, mtu... */
+#define NL_CHG_OVERRUN	0x08	/* notifications were lost: assume all */
+#define NL_CHG_ALL	(NL_CHG_ROUTE | NL_CHG_ADDR | NL_CHG_LINK)
+
+/*
+ * Subscribe (on a socket of its own, non-blocking) to the notifications
+ * named by KINDS (NL_CHG_ROUTE, _ADDR, _LINK).  Returns the fd to poll for
+ * reading, or -1.  Calling it again replaces the earlier subscription.
+ */
+int nl_monitor_open(struct nl_sock_ctx *nl, unsigned int kinds, char *err,
+		    size_t errlen);
+/* The monitor fd, or -1 if there is none. */
+int nl_monitor_fd(const struct nl_sock_ctx *nl);
+/*
+ * Read every pending notification without blocking.  Returns the NL_CHG_*
+ * bits seen (0: nothing, e.g. a spurious wakeup), or -1.  When the socket
+ * overran, the result is NL_CHG_OVERRUN | NL_CHG_ALL: a caller keeping a
+ * next-hop cache should flush it whenever NL_CHG_ROUTE (or anything) is set.
+ */
+int nl_monitor_read(struct nl_sock_ctx *nl, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,182 @@
+#!/bin/bash
+# IPoIB hosts on the software subnet: ipoibd in network namespaces, real
+# programs on top.
+# - h1, h2, h5 in the default partition (10.1.0.0/24, fd01::/64), h3, h4 in
+#   P_Key 0x8001 (10.2.0.0/24): ping over IPv4 and IPv6 within a partition,
+#   nothing across partitions, and a host outside 0x8001 cannot even start
+#   an interface in it;
+# - iperf3 TCP for 5 s with a non-zero rate, and a CLIENT_REREGISTER in the
+#   middle of another run does not end the transfer;
+# - UDP multicast reaches only the host that joined the group;
+# - a packet above the link MTU gets ICMP fragmentation-needed;
+# - the capture decodes in tshark as IPoIB ARP (hardware type 32, length
+#   20, QPN and GID in the sender's address) sent to the broadcast MGID;
+# - a clean stop leaves the groups and removes the interface; a killed
+#   ipoibd's memberships are dropped by ibfabricd.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+for t in ping iperf3 python3 tshark; do
+	command -v $t >/dev/null || fail "$t not installed (make deps)"
+done
+
+cat >"$T/partitions.conf" <<CONF
+Default=0x7fff, ipoib : ALL=full;
+p1=0x8001, ipoib : h3=full, h4=full;
+CONF
+start_fabric -P "$T/partitions.conf" --pcap "$T/cap.pcap"
+
+# host NAME PKEY ADDR...: namespace NAME with ipoibd attached as node NAME
+host() {
+	local name=$1 pkey=$2 args=() a
+	shift 2
+	for a in "$@"; do args+=(--address "$a"); done
+	ns_add "$name"
+	ns_bg "${name}_PID" "$name" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$name" \
+		-p "$pkey" -i ib0 "${args[@]}" >"$T/$name.log" 2>&1
+	local i
+	for i in $(seq 1 100); do
+		grep -q "ready:" "$T/$name.log" && return 0
+		sleep 0.05
+	done
+	cat "$T/$name.log"
+	fail "ipoibd $name did not become ready"
+}
+host h1 0xffff 10.1.0.1/24 fd01::1/64
+host h2 0xffff 10.1.0.2/24 fd01::2/64
+host h5 0xffff 10.1.0.5/24 10.2.0.9/24
+host h3 0x8001 10.2.0.3/24
+host h4 0x8001 10.2.0.4/24
+
+# the interface as the host sees it: up, MTU of the 2048-byte group - 4
+mtu=$(ns h1 cat /sys/class/net/ib0/mtu)
+expect_eq "ib0 MTU" "$mtu" 2044
+grep -q "ready: ib0 up, MTU 2044, address 00:00:00:" "$T/h1.log" || fail "ready line"
+
+# --- ping, IPv4 and IPv6, both ways ---------------------------------------
+ns h1 ping -c 2 -W 3 10.1.0.2 >"$T/p1" || { cat "$T/p1" "$T/h1.log"; fail "h1 -> h2 IPv4"; }
+ns h2 ping -c 2 -W 3 10.1.0.1 >/dev/null || fail "h2 -> h1 IPv4"
+ns h1 ping -c 2 -W 3 fd01::2 >/dev/null || fail "h1 -> h2 IPv6"
+ns h2 ping -c 2 -W 3 fd01::1 >/dev/null || fail "h2 -> h1 IPv6"
+ns h3 ping -c 2 -W 3 10.2.0.4 >/dev/null || fail "h3 -> h4 in 0x8001"
+ok "ping within partitions, IPv4 and IPv6"
+
+# --- isolation ------------------------------------------------------------
+# h5 has an address in 10.2.0.0/24 but sits in the default partition: its
+# ARP for h3 goes to the default broadcast group, which h3 is not in
+ns h5 ping -c 2 -W 1 10.2.0.3 >/dev/null 2>&1 && fail "h5 reached h3 across partitions"
+ok "no traffic across partitions"
+# h1 is not a member of 0x8001: no interface in it
+ns h1 "$BIN/ipoibd" -f -F "soft:$SOCK" -n h1 -p 0x8001 -i ib1 >"$T/h1-8001.log" 2>&1
+expect_eq "ipoibd in a foreign partition exits" "$?" 1
+grep -q "P_Key 0x8001 is not in the port's table" "$T/h1-8001.log" || { cat "$T/h1-8001.log"; fail "unclear error"; }
+
+# --- iperf3, and a CLIENT_REREGISTER in the middle ---------------------------
+ns_bg srv h2 iperf3 -s >"$T/iperf-s.log" 2>&1
+sleep 0.5
+ns h1 iperf3 -c 10.1.0.2 -t 5 -J >"$T/iperf1.json" || { cat "$T/iperf1.json"; fail "iperf3"; }
+rate=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second']))" "$T/iperf1.json")
+[ "$rate" -gt 0 ] || fail "iperf3 rate $rate"
+ok "iperf3 TCP 5 s: $((rate / 1000000)) Mb/s"
+ns_bg cli h1 iperf3 -c 10.1.0.2 -t 6 -J >"$T/iperf2.json" 2>&1
+( sleep 2; ctl rereg >/dev/null ) &
+wait "$cli" || fail "iperf3 ended when the SM asked to reregister"
+grep -q "port event CLIENT_REREGISTER" "$T/h1.log" || fail "h1 did not see CLIENT_REREGISTER"
+ns h1 ping -c 1 -W 3 10.1.0.2 >/dev/null || fail "h1 -> h2 after reregister"
+ok "transfer survived CLIENT_REREGISTER"
+
+# --- UDP multicast: only the host that joined receives ------------------------
+for h in h1 h2 h5; do ns $h ip route add 224.0.0.0/4 dev ib0; done
+cat >"$T/mrecv.py" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("239.1.2.3", 5000))
+if sys.argv[1] == "join":
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                 struct.pack("4s4s", socket.inet_aton("239.1.2.3"), socket.inet_aton("0.0.0.0")))
+print("listening", flush=True)
+s.settimeout(6)
+n = 0
+try:
+    while True:
+        s.recv(2000)
+        n += 1
+except socket.timeout:
+    pass
+print("received", n, flush=True)
+PY
+ns_bg mj h2 python3 "$T/mrecv.py" join >"$T/mj.out"
+ns_bg mn h5 python3 "$T/mrecv.py" nojoin >"$T/mn.out"
+eventually grep -q listening "$T/mj.out" || fail "receiver"
+# the joined host's kernel reports the group; ipoibd joins it
+sleep 1
+ns h1 python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 1)
+for i in range(5):
+    s.sendto(b"mc-%d" % i, ("239.1.2.3", 5000)); time.sleep(0.1)'
+wait "$mj"; wait "$mn"
+expect_eq "multicast to the host that joined" "$(sed -n 's/^received //p' "$T/mj.out")" 5
+expect_eq "multicast to a host that did not" "$(sed -n 's/^received //p' "$T/mn.out")" 0
+ctl groups ff12:401b:ffff::f01:203 | grep -q "h2:F" || { ctl groups; fail "h2 is not a full member of 239.1.2.3's group"; }
+
+# --- oversize: fragmentation-needed from the link ----------------------------
+ns h1 ip link set ib0 mtu 4000	# the kernel would send 3028 bytes
+ns h1 ping -c 1 -W 2 -M do -s 3000 10.1.0.2 >"$T/big" 2>&1
+grep -qi "frag needed.*mtu = 2044\|message too long, mtu=2044\|mtu = 2044" "$T/big" || { cat "$T/big"; fail "no fragmentation-needed with MTU 2044"; }
+ns h1 ip link set ib0 mtu 2044
+ok "ICMP fragmentation-needed for an oversize packet"
+
+# --- malformed IPoIB frames replayed into the subnet: counted, no harm --------
+mal_lid=$(fabtest info mallory | sed -n 's/^lid //p')
+h1_lid=$(ctl nodes | awk '$1 == "h1" {print $3}')
+h1_qpn=$(sed -n 's/.*address 00:\(..\):\(..\):\(..\):.*/0x\1\2\3/p' "$T/h1.log")
+nbad=$(python3 "$TOP/tests/integration/mkpcap.py" ipoib-garbage "$T/ipoib-bad.pcap" \
+	--slid "$mal_lid" --dlid "$h1_lid" --dqpn "$h1_qpn") || fail "mkpcap"
+malformed() {
+	kill -USR1 "$h1_PID"
+	sleep 0.3
+	sed -n 's/.*stats drop.rx_malformed //p' "$T/h1.log" | tail -1
+}
+before=$(malformed)
+ctl replay "$T/ipoib-bad.pcap" mallory | grep -q "replayed $nbad packet" || fail "replay"
+after=$(malformed)
+[ "$((after - before))" -ge $((nbad - 4)) ] || fail "rx_malformed went from $before to $after for $nbad bad frames"
+kill -0 "$h1_PID" || fail "ipoibd died on malformed frames"
+ns h1 ping -c 1 -W 3 10.1.0.2 >/dev/null || fail "h1 unusable after malformed frames"
+ok "$((after - before)) of $nbad malformed frames counted, ipoibd fine"
+
+# --- clean stop and a killed ipoibd -------------------------------------------
+kill -TERM "$h2_PID"; wait "$h2_PID"
+expect_eq "ipoibd exit status on SIGTERM" "$?" 0
+ns h2 ip link show ib0 >/dev/null 2>&1 && fail "ib0 still exists after ipoibd stopped"
+grep -q "leaving the groups" "$T/h2.log" || fail "no leave on stop"
+ctl groups | grep -q "h2:" && { ctl groups; fail "h2 still a member after a clean stop"; }
+kill -KILL "$h5_PID"; wait "$h5_PID" 2>/dev/null
+h5_gone() { ! ctl groups | grep -q "h5:"; }
+eventually h5_gone || { ctl groups; fail "killed ipoibd's memberships stayed"; }
+ok "clean stop and killed ipoibd"
+kill -TERM "$h1_PID" "$h3_PID" "$h4_PID"; wait "$h1_PID" "$h3_PID" "$h4_PID"
+fabric_alive
+stop_fabric
+
+# --- the capture, through tshark -----------------------------------------------
+h1_gid=$(sed -n 's/.*address 00:\(..\):\(..\):\(..\):\(.*\)$/\4/p' "$T/h1.log" | tr -d ':')
+tshark -r "$T/cap.pcap" -Y 'arp && arp.opcode == 1 && arp.src.proto_ipv4 == 10.1.0.1' -T fields \
+	-E separator=' ' -E occurrence=f -e arp.hw.type -e arp.hw.size -e arp.src.hw \
+	-e infiniband.grh.dgid -e infiniband.bth.destqp >"$T/arp" 2>/dev/null
+[ -s "$T/arp" ] || fail "no ARP request from h1 in the capture"
+read -r htype hsize shw dgid destqp <"$T/arp"
+expect_eq "arp.hw.type" "$htype" 32
+expect_eq "arp.hw.size" "$hsize" 20
+hw=$(echo "$shw" | tr -d ':')
+expect_eq "QPN in arp.src.hw[1:3]" "0x${hw:2:6}" "$(sed -n 's/.*address 00:\(..\):\(..\):\(..\):.*/0x\1\2\3/p' "$T/h1.log")"
+expect_eq "GID in arp.src.hw[4:16]" "${hw:8:32}" "$h1_gid"
+expect_eq "ARP request to the broadcast MGID" "$dgid" ff12:401b:ffff::ffff:ffff
+expect_eq "multicast DestQP" "$((destqp))" $((0xffffff))
+# IPv6 neighbour solicitation for fd01::2 goes to its solicited-node MGID
+tshark -r "$T/cap.pcap" -Y 'icmpv6.type == 135 && icmpv6.nd.ns.target_address == fd01::2' \
+	-T fields -E occurrence=f -e infiniband.grh.dgid 2>/dev/null | head -1 >"$T/ns"
+expect_eq "NS to the solicited-node MGID" "$(cat "$T/ns")" ff12:601b:ffff::1:ff00:2
+ok "ipoib_hosts"

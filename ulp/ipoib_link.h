@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One IPoIB datagram-mode link (RFC 4391, as the Linux driver behaves) on a
+ * fabric port, for one partition: the broadcast group join that gives the
+ * link its Q_Key and MTU, a UD queue pair, ARP and IPv6 neighbour discovery
+ * over 20-byte addresses, a neighbour cache (IP -> link address ->
+ * PathRecord -> address handle), multicast groups (full members for what
+ * the host listens to, send-only for what it only sends to), ICMP errors
+ * for oversize packets, and recovery after SM events.
+ *
+ * The host side is IP packets: ipoib_link_xmit() takes one from the host,
+ * ops->rx hands one to it.  Used by ipoibd (with a TUN interface) and,
+ * later, the gateway.  Everything runs on the caller's libevent loop.
+ */
+#ifndef IBGW_IPOIB_LINK_H
+#define IBGW_IPOIB_LINK_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric/fabric.h"
+#include "ulp/ipoib_wire.h"
+
+struct event_base;
+struct ipoib_link;
+
+struct ipoib_ip {
+	int family;		/* AF_INET or AF_INET6 */
+	union {
+		struct in_addr v4;
+		struct in6_addr v6;
+		uint8_t raw[16];
+	};
+	uint8_t plen;		/* prefix length of a local address; 0 if none */
+};
+
+struct ipoib_link_cfg {
+	uint16_t pkey;			/* the partition (full bit ignored) */
+	unsigned int neigh_max;		/* neighbour entries; 0: 1024 */
+	unsigned int neigh_ttl_s;	/* re-resolve after; 0: 60 */
+	unsigned int admin_mtu;		/* 0: the broadcast group's - 4 */
+};
+
+struct ipoib_link_ops {
+	/* An IP packet for the host (IPv4 or IPv6). */
+	void (*rx)(void *arg, const uint8_t *pkt, size_t len);
+	/* Carrier: up after the broadcast join, with the link MTU. */
+	void (*carrier)(void *arg, int up, unsigned int mtu);
+	/* The next hop for dst: 0 and *nh set, or -1 (unreachable).  NULL:
+	 * every destination is on the link. */
+	int (*nexthop)(void *arg, const struct ipoib_ip *dst,
+		       struct ipoib_ip *nh);
+};
+
+/* Counters; the drop reasons are also the names printed by ipoibd. */
+enum ipoib_drop {
+	IPOIB_DROP_NO_CARRIER,		/* host sent while the link is down */
+	IPOIB_DROP_BAD_PACKET,		/* host sent something not IP */
+	IPOIB_DROP_TOO_BIG,		/* larger than the MTU (ICMP sent) */
+	IPOIB_DROP_NO_ROUTE,		/* nexthop said unreachable */
+	IPOIB_DROP_NEIGH_QUEUE,		/* >3 packets waiting for a neighbour */
+	IPOIB_DROP_NEIGH_FAILED,	/* neighbour did not answer */
+	IPOIB_DROP_NEIGH_TABLE_FULL,	/* no entry could be made */
+	IPOIB_DROP_PATH_FAILED,		/* no PathRecord for the neighbour */
+	IPOIB_DROP_MCAST_QUEUE,		/* >64 waiting for a send-only join */
+	IPOIB_DROP_MCAST_FAILED,	/* the join was refused */
+	IPOIB_DROP_SEND,		/* the queue pair refused it */
+	IPOIB_DROP_RX_MALFORMED,	/* received: bad header/ARP/ND */
+	IPOIB_DROP_RX_OWN,		/* received our own multicast */
+	IPOIB_DROP_MAX
+};
+
+struct ipoib_link_stats {
+	uint64_t tx_packets, tx_bytes, rx_packets, rx_bytes;
+	uint64_t arp_tx, arp_rx, nd_tx, nd_rx;
+	uint64_t icmp_too_big;
+	uint64_t joins, join_failures, path_queries, path_failures;
+	uint64_t rejoins;		/* after CLIENT_REREGISTER etc. */
+	uint64_t drop[IPOIB_DROP_MAX];
+};
+
+const char *ipoib_drop_name(enum ipoib_drop d);
+
+struct ipoib_link *ipoib_link_new(struct event_base *base,
+				  struct fab_dev *dev,
+				  const struct ipoib_link_cfg *cfg,
+				  const struct ipoib_link_ops *ops, void *arg);
+/* Leaves every group (SA leaves, waited for up to timeout_ms in all),
+ * then frees. */
+void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms);
+
+/* Join the broadcast group (retried with backoff until it works). */
+int ipoib_link_start(struct ipoib_link *l);
+/* A local address: answered in ARP/ND, source of ICMP errors; IPv6 ones
+ * get their solicited-node group joined. */
+int ipoib_link_add_addr(struct ipoib_link *l, const struct ipoib_ip *a);
+
+/* An IP packet from the host.  Never fails: drops are counted. */
+void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len);
+
+/* Port events (fab_get_event): CLIENT_REREGISTER / GID change rejoin all
+ * groups and re-resolve paths; PORT_ERR drops the carrier; PORT_ACTIVE,
+ * LID_CHANGE, SM_CHANGE restart from the broadcast join. */
+void ipoib_link_event(struct ipoib_link *l, enum fab_event_type type);
+
+const struct ipoib_link_stats *ipoib_link_stats(const struct ipoib_link *l);
+/* Our link address (flags, QPN, GID); valid once the QP exists. */
+void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a);
+unsigned int ipoib_link_mtu(const struct ipoib_link *l);
+int ipoib_link_carrier(const struct ipoib_link *l);
+/* Neighbour and group tables as text (one line each), for ipoibd. */
+size_t ipoib_link_report(const struct ipoib_link *l, const char *what,
+			 char *buf, size_t cap);
+
+#endif
