@@ -28,6 +28,7 @@ static void usage(FILE *f)
 "  rereg              as an SM restart: forget memberships, raise\n"
 "                     CLIENT_REREGISTER on every node\n"
 "  port NODE down|up  take a node's port down (PORT_ERR) or up (PORT_ACTIVE)\n"
+"  capture off|on     pause or resume ibfabricd's packet capture\n"
 "  replay FILE NODE   switch every packet of a pcap as if NODE sent it\n"
 "  -s, --socket PATH  ibfabricd socket (default %s)\n"
 "  -h, --help, -V, --version\n", FAB_DEFAULT_SOFT_PATH);
@@ -150,12 +151,13 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "partitions") || !strcmp(cmd, "rereg") ||
 	    !strcmp(cmd, "groups") || !strcmp(cmd, "path") ||
-	    !strcmp(cmd, "port")) {
+	    !strcmp(cmd, "port") || !strcmp(cmd, "capture")) {
 		char line[160];
 		size_t off = 0;
 		int i, want = !strcmp(cmd, "groups") ? -1 :
 			      !strcmp(cmd, "path") ? -2 :
-			      !strcmp(cmd, "port") ? 2 : 0;
+			      !strcmp(cmd, "port") ? 2 :
+			      !strcmp(cmd, "capture") ? 1 : 0;
 
 		if ((want >= 0 && nargs != want) ||
 		    (want == -1 && nargs > 1) ||
@@ -163,7 +165,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ibfabricctl: usage: %s\n",
 				want == -1 ? "groups [MGID]" :
 				want == -2 ? "path SRC DST [PKEY]" :
-				want == 2 ? "port NODE down|up" : cmd);
+				want == 2 ? "port NODE down|up" :
+				want == 1 ? "capture off|on" : cmd);
 			return 2;
 		}
 		for (i = optind; i < argc; i++) {

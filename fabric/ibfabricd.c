@@ -64,6 +64,7 @@ struct fabd {
 	struct event *flush_ev;
 	struct event *pcap_ev;
 	struct pcap_writer *pcap;
+	int pcap_paused;	/* ibfabricctl capture off */
 	struct conn *conns;
 	time_t last_complaint;
 };
@@ -112,7 +113,8 @@ static void fabd_capture(void *ctx, const uint8_t *pkt, size_t len)
 {
 	struct fabd *d = ctx;
 
-	if (d->pcap && pcap_writer_write(d->pcap, NULL, pkt, len) < 0 &&
+	if (d->pcap && !d->pcap_paused &&
+	    pcap_writer_write(d->pcap, NULL, pkt, len) < 0 &&
 	    complain_ok(d))
 		log_warn("pcap write");
 }
@@ -459,6 +461,18 @@ static int handle_ctl(struct conn *c, const struct fsp_hdr *h,
 	}
 	memcpy(cmd, body, h->len);
 	cmd[h->len] = '\0';
+	/* the capture is ibfabricd's, not the switch's */
+	if (!strcmp(cmd, "capture on") || !strcmp(cmd, "capture off")) {
+		if (!c->d->pcap) {
+			reply_err(c, h->seq, EINVAL, "not capturing (no --pcap)");
+			return 0;
+		}
+		c->d->pcap_paused = !strcmp(cmd, "capture off");
+		snprintf(out, sizeof(out), "capture %s\n",
+			 c->d->pcap_paused ? "paused" : "on");
+		fsp_send(c->fd, FSP_REPLY, h->seq, 0, out, strlen(out), -1);
+		return 0;
+	}
 	if (fsw_ctl(c->d->sw, cmd, out, sizeof(out)) < 0) {
 		reply_err(c, h->seq, EINVAL, "%s", out);
 		return 0;

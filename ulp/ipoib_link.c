@@ -50,6 +50,7 @@ struct fqueue {
 enum mc_state { MC_IDLE, MC_JOINING, MC_JOINED, MC_WAIT };
 
 struct mc {
+	struct ipoib_link *l;	/* the callbacks' way back */
 	union fab_gid mgid;
 	int full;		/* FullMember (we listen), else send-only */
 	enum mc_state st;
@@ -67,6 +68,7 @@ struct mc {
 enum path_state { PATH_NONE, PATH_QUERYING, PATH_OK, PATH_FAILED };
 
 struct path {
+	struct ipoib_link *l;
 	union fab_gid dgid;
 	enum path_state st;
 	uint32_t req;
@@ -232,15 +234,6 @@ static struct mc *mc_find(struct ipoib_link *l, const union fab_gid *mgid)
 
 static void mc_join(struct ipoib_link *l, struct mc *m);
 
-/*
- * The join callback needs both the group and the link: keep a small
- * context per request.
- */
-struct mc_req {
-	struct ipoib_link *l;
-	struct mc *m;
-};
-
 static void mc_failed(struct ipoib_link *l, struct mc *m)
 {
 	time_t t = now_s();
@@ -256,13 +249,11 @@ static void mc_failed(struct ipoib_link *l, struct mc *m)
 
 static void mc_joined(void *arg, const struct sa_result *res)
 {
-	struct mc_req *rq = arg;
-	struct ipoib_link *l = rq->l;
-	struct mc *m = rq->m;
+	struct mc *m = arg;
+	struct ipoib_link *l = m->l;
 	struct fab_ah_attr aa;
 	struct frame *f;
 
-	free(rq);
 	if (res->err == SA_CLIENT_CANCELLED)
 		return;
 	m->req = 0;
@@ -302,17 +293,9 @@ static void mc_joined(void *arg, const struct sa_result *res)
 static void mc_join(struct ipoib_link *l, struct mc *m)
 {
 	struct sa_mcmember r;
-	struct mc_req *rq;
 
 	if (!l->carrier || m->st == MC_JOINING)
 		return;
-	rq = malloc(sizeof(*rq));
-	if (!rq) {
-		mc_failed(l, m);
-		return;
-	}
-	rq->l = l;
-	rq->m = m;
 	/* as ipoib_mcast_join(): the broadcast group's parameters, so a
 	 * group that does not exist yet can be created */
 	memset(&r, 0, sizeof(r));
@@ -334,11 +317,9 @@ static void mc_join(struct ipoib_link *l, struct mc *m)
 	m->st = MC_JOINING;
 	m->req = sa_mcm_join(l->sa, &r, SA_MCM_CREATE_MASK | SA_MCM_MTU_SEL |
 			     SA_MCM_MTU | SA_MCM_RATE_SEL | SA_MCM_RATE,
-			     mc_joined, rq);
-	if (!m->req) {
-		free(rq);
+			     mc_joined, m);
+	if (!m->req)
 		mc_failed(l, m);
-	}
 }
 
 static struct mc *mc_get(struct ipoib_link *l, const union fab_gid *mgid,
@@ -360,6 +341,7 @@ static struct mc *mc_get(struct ipoib_link *l, const union fab_gid *mgid,
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
+	m->l = l;
 	m->mgid = *mgid;
 	m->full = full;
 	m->next = l->mcs;
@@ -417,8 +399,7 @@ static void mc_free(struct ipoib_link *l, struct mc *m, int leave)
 		sa_mcm_leave(l->sa, &r, SA_MCM_JOIN_MASK, mc_leave_cb, NULL);
 	}
 	if (m->req)
-		sa_cancel(l->sa, m->req);	/* its mc_req leaks no more
-						 * than the callback would */
+		sa_cancel(l->sa, m->req);
 	if (m->attached && l->qp)
 		fab_detach_mcast(l->qp, &m->mgid, m->mlid);
 	if (m->ah)
@@ -485,22 +466,10 @@ static void neigh_flush(struct ipoib_link *l, struct neigh *n)
 
 static void path_done(void *arg, const struct sa_result *res);
 
-struct path_req {
-	struct ipoib_link *l;
-	struct path *p;
-};
-
 static void path_query(struct ipoib_link *l, struct path *p)
 {
 	struct sa_path q;
-	struct path_req *rq = malloc(sizeof(*rq));
 
-	if (!rq) {
-		p->st = PATH_FAILED;
-		return;
-	}
-	rq->l = l;
-	rq->p = p;
 	memset(&q, 0, sizeof(q));
 	q.dgid = p->dgid;
 	q.sgid = l->pa.gid;
@@ -511,11 +480,9 @@ static void path_query(struct ipoib_link *l, struct path *p)
 	l->st.path_queries++;
 	p->req = sa_path_get(l->sa, &q, SA_PR_DGID | SA_PR_SGID | SA_PR_PKEY |
 			     SA_PR_NUMB_PATH | SA_PR_REVERSIBLE, path_done,
-			     rq);
-	if (!p->req) {
-		free(rq);
+			     p);
+	if (!p->req)
 		p->st = PATH_FAILED;
-	}
 }
 
 static struct path *path_get(struct ipoib_link *l, const union fab_gid *dgid)
@@ -529,6 +496,7 @@ static struct path *path_get(struct ipoib_link *l, const union fab_gid *dgid)
 		p = calloc(1, sizeof(*p));
 		if (!p)
 			return NULL;
+		p->l = l;
 		p->dgid = *dgid;
 		p->next = l->paths;
 		l->paths = p;
@@ -540,14 +508,12 @@ static struct path *path_get(struct ipoib_link *l, const union fab_gid *dgid)
 
 static void path_done(void *arg, const struct sa_result *res)
 {
-	struct path_req *rq = arg;
-	struct ipoib_link *l = rq->l;
-	struct path *p = rq->p;
+	struct path *p = arg;
+	struct ipoib_link *l = p->l;
 	struct fab_ah_attr aa;
 	unsigned int i;
 	struct neigh *n, *next;
 
-	free(rq);
 	if (res->err == SA_CLIENT_CANCELLED)
 		return;
 	p->req = 0;
@@ -1173,24 +1139,15 @@ static void announce(struct ipoib_link *l, const struct ipoib_ip *a)
 	}
 }
 
-struct bcast_ctx {
-	struct ipoib_link *l;
-};
-
 static void bcast_joined(void *arg, const struct sa_result *res)
 {
-	struct bcast_ctx *bc = arg;
-	struct ipoib_link *l = bc->l;
+	struct mc *m = arg;
+	struct ipoib_link *l = m->l;
 	struct fab_qp_init qi;
 	struct fab_ah_attr aa;
-	struct mc *m;
 	unsigned int i;
 
-	free(bc);
 	if (res->err == SA_CLIENT_CANCELLED)
-		return;
-	m = mc_find(l, &l->bcast_mgid);
-	if (!m)
 		return;
 	m->req = 0;
 	if (!sa_result_ok(res) || !res->nrec) {
@@ -1245,13 +1202,13 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 static void bcast_join(struct ipoib_link *l)
 {
 	struct sa_mcmember r;
-	struct bcast_ctx *bc;
 	struct mc *m = mc_find(l, &l->bcast_mgid);
 
 	if (!m) {
 		m = calloc(1, sizeof(*m));
 		if (!m)
 			return;
+		m->l = l;
 		m->mgid = l->bcast_mgid;
 		m->full = 1;
 		m->next = l->mcs;
@@ -1259,20 +1216,17 @@ static void bcast_join(struct ipoib_link *l)
 	}
 	if (m->st == MC_JOINING)
 		return;
-	if (fab_query_port(l->dev, &l->pa) < 0)
+	if (fab_query_port(l->dev, &l->pa) < 0) {
+		mc_failed(l, m);	/* try again after a backoff */
 		return;
-	bc = malloc(sizeof(*bc));
-	if (!bc)
-		return;
-	bc->l = l;
+	}
 	memset(&r, 0, sizeof(r));
 	r.mgid = l->bcast_mgid;
 	r.port_gid = l->pa.gid;
 	r.join_state = SA_JOIN_FULL;
 	m->st = MC_JOINING;
-	m->req = sa_mcm_join(l->sa, &r, SA_MCM_JOIN_MASK, bcast_joined, bc);
+	m->req = sa_mcm_join(l->sa, &r, SA_MCM_JOIN_MASK, bcast_joined, m);
 	if (!m->req) {
-		free(bc);
 		m->st = MC_IDLE;
 		mc_failed(l, m);
 	}
