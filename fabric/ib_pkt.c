@@ -192,9 +192,9 @@ size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
 	return off;
 }
 
-enum ib_pkt_err ib_pkt_check(const uint8_t *buf, size_t len,
-			     struct ib_lrh *lrh, struct ib_grh *grh,
-			     size_t *bth_off)
+static enum ib_pkt_err pkt_check(const uint8_t *buf, size_t len,
+				 struct ib_lrh *lrh, struct ib_grh *grh,
+				 size_t *bth_off, int crcs)
 {
 	size_t crc_off, off = IB_LRH_LEN;
 	uint32_t icrc;
@@ -207,7 +207,7 @@ enum ib_pkt_err ib_pkt_check(const uint8_t *buf, size_t len,
 		return IB_PKT_BAD_PKTLEN;
 	crc_off = len - IB_VCRC_LEN - IB_ICRC_LEN;
 	vcrc = (uint16_t)(buf[len - 2] | buf[len - 1] << 8);
-	if (ib_vcrc(buf, len - IB_VCRC_LEN) != vcrc)
+	if (crcs && ib_vcrc(buf, len - IB_VCRC_LEN) != vcrc)
 		return IB_PKT_BAD_VCRC;
 	if (lrh->lver != 0)
 		return IB_PKT_BAD_LVER;
@@ -226,19 +226,27 @@ enum ib_pkt_err ib_pkt_check(const uint8_t *buf, size_t len,
 	icrc = (uint32_t)buf[crc_off] | (uint32_t)buf[crc_off + 1] << 8 |
 	       (uint32_t)buf[crc_off + 2] << 16 |
 	       (uint32_t)buf[crc_off + 3] << 24;
-	if (ib_icrc_native(buf, crc_off) != icrc)
+	if (crcs && ib_icrc_native(buf, crc_off) != icrc)
 		return IB_PKT_BAD_ICRC;
 	*bth_off = off;
 	return IB_PKT_OK;
 }
 
-enum ib_pkt_err ib_ud_parse(const uint8_t *buf, size_t len, struct ib_ud *u)
+enum ib_pkt_err ib_pkt_check(const uint8_t *buf, size_t len,
+			     struct ib_lrh *lrh, struct ib_grh *grh,
+			     size_t *bth_off)
+{
+	return pkt_check(buf, len, lrh, grh, bth_off, 1);
+}
+
+static enum ib_pkt_err ud_parse(const uint8_t *buf, size_t len,
+				struct ib_ud *u, int crcs)
 {
 	enum ib_pkt_err err;
 	size_t off, end;
 
 	memset(u, 0, sizeof(*u));
-	err = ib_pkt_check(buf, len, &u->lrh, &u->grh, &off);
+	err = pkt_check(buf, len, &u->lrh, &u->grh, &off, crcs);
 	if (err)
 		return err;
 	u->has_grh = u->lrh.lnh == IB_LNH_IBA_GLOBAL;
@@ -265,4 +273,15 @@ enum ib_pkt_err ib_ud_parse(const uint8_t *buf, size_t len, struct ib_ud *u)
 	u->payload = buf + off;
 	u->payload_len = end - off - u->bth.padcnt;
 	return IB_PKT_OK;
+}
+
+enum ib_pkt_err ib_ud_parse(const uint8_t *buf, size_t len, struct ib_ud *u)
+{
+	return ud_parse(buf, len, u, 1);
+}
+
+enum ib_pkt_err ib_ud_parse_checked(const uint8_t *buf, size_t len,
+				    struct ib_ud *u)
+{
+	return ud_parse(buf, len, u, 0);
 }

@@ -123,6 +123,12 @@ size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap);
 
 /* Check framing, VCRC and ICRC, and decode a UD packet. */
 enum ib_pkt_err ib_ud_parse(const uint8_t *buf, size_t len, struct ib_ud *u);
+/* The same without recomputing the CRCs, for a packet whose CRCs were
+ * checked on the way (the soft provider receives only what ibfabricd's
+ * switch checked, over a local socket that cannot corrupt it; an HCA checks
+ * in hardware, at no cost to the host).  Framing is still checked. */
+enum ib_pkt_err ib_ud_parse_checked(const uint8_t *buf, size_t len,
+				    struct ib_ud *u);
 
 /* Only the routing part: LRH (and GRH if LNH says so), lengths and CRCs;
  * for the switch, which forwards transports it does not parse. */

@@ -491,9 +491,10 @@ static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 		size_t room;
 		int pi;
 
-		/* ibfabricd checked the packet; a failure here is a bug in
+		/* ibfabricd checked the packet, CRCs included (see
+		 * ib_ud_parse_checked); a framing failure here is a bug in
 		 * one of us, and the datagram is dropped as an HCA would */
-		if (ib_ud_parse(iov[i].iov_base, mm[i].msg_len, &u))
+		if (ib_ud_parse_checked(iov[i].iov_base, mm[i].msg_len, &u))
 			continue;
 		r->src_qp = u.deth.srcqp;
 		r->slid = u.lrh.slid;

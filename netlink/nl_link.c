@@ -206,7 +206,7 @@ int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
 		name = "";
 	if (*name && nl_ifname_check(name, err, errlen) < 0)
 		return -1;
-	if (flags & ~(NL_TUN_VNET_HDR | NL_TUN_MULTI_QUEUE))
+	if (flags & ~(NL_TUN_VNET_HDR | NL_TUN_MULTI_QUEUE | NL_TUN_NAPI))
 		return nl_failx(err, errlen, EINVAL,
 				"create tun '%s': unknown flags 0x%x", name,
 				flags);
@@ -224,6 +224,8 @@ int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
 		ifr.ifr_flags |= IFF_MULTI_QUEUE;
 	else
 		ifr.ifr_flags |= IFF_TUN_EXCL;	/* not an existing device */
+	if (flags & NL_TUN_NAPI)
+		ifr.ifr_flags |= IFF_NAPI;
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		e = errno;
 		close(fd);

@@ -75,6 +75,9 @@ int nl_ifname_check(const char *name, char *err, size_t errlen);
 
 #define NL_TUN_VNET_HDR		0x01	/* IFF_VNET_HDR: virtio_net_hdr first */
 #define NL_TUN_MULTI_QUEUE	0x02	/* IFF_MULTI_QUEUE */
+#define NL_TUN_NAPI		0x04	/* IFF_NAPI: writes go through NAPI
+					 * and GRO, so TCP segments written one
+					 * by one are coalesced */
 
 /*
  * Create a TUN interface (IFF_TUN | IFF_NO_PI, plus FLAGS) and return its

@@ -426,7 +426,13 @@ int main(int argc, char **argv)
 		log_warnx("%s", err);
 		return 1;
 	}
-	d.tun_fd = nl_tun_open(ifname, 0, &d.ifindex, err, sizeof(err));
+	/* IFF_NAPI: what we write goes through GRO, so the host's TCP sees
+	 * coalesced segments instead of one 2 KB datagram at a time */
+	d.tun_fd = nl_tun_open(ifname, NL_TUN_NAPI, &d.ifindex, err,
+			       sizeof(err));
+	if (d.tun_fd < 0 && errno == EINVAL)	/* a kernel without it */
+		d.tun_fd = nl_tun_open(ifname, 0, &d.ifindex, err,
+				       sizeof(err));
 	if (d.tun_fd < 0) {
 		log_warnx("%s", err);
 		return 1;

@@ -133,7 +133,10 @@ printf '  kernel forwarding (veth, A -> R -> B, MTU %s): %s Gb/s\n' \
 	"$(ns a cat /sys/class/net/eth0/mtu)" "$(gbps "$kern")"
 
 # --- (b) IPoIB on the software fabric ---------------------------------------
-"$build/ibfabricd" -f -s "$SOCK" >"$D/fabric.log" 2>&1 &
+# the default partition (OpenSM's MTU 2048: IPoIB 2044) and one with
+# mtu=5 (4096: IPoIB 4092), as HPC sites usually configure it
+printf 'Default=0x7fff, ipoib : ALL=full;\nbig=0x8001, ipoib, mtu=5 : ALL=full;\n' >"$D/parts.conf"
+"$build/ibfabricd" -f -s "$SOCK" -P "$D/parts.conf" >"$D/fabric.log" 2>&1 &
 FABRIC_PID=$!
 for _ in $(seq 1 100); do
 	grep -q "ready" "$D/fabric.log" 2>/dev/null && break
@@ -142,14 +145,14 @@ for _ in $(seq 1 100); do
 done
 grep -q "ready" "$D/fabric.log" || { cat "$D/fabric.log" >&2; die "ibfabricd did not become ready"; }
 
-# host N: namespace hN with ipoibd as node hN, ib0 at 10.77.0.N/24
+# host N [PKEY NET]: namespace hN with ipoibd as node hN, ib0 at NET.N/24
 declare -A IPOIBD
 host() {
-	local h=h$1
+	local h=h$1 pkey=${2:-0xffff} net=${3:-10.77.0}
 	ns_add "$h"
 	# ip netns exec execs: $! is ipoibd itself (not a subshell, as with ns)
 	ip netns exec "$NSP-$h" "$build/ipoibd" -f -F "soft:$SOCK" -n "$h" \
-		-i ib0 --address "10.77.0.$1/24" >"$D/$h.log" 2>&1 &
+		-p "$pkey" -i ib0 --address "$net.$1/24" >"$D/$h.log" 2>&1 &
 	IPOIBD[$h]=$!
 	for _ in $(seq 1 100); do
 		grep -q "ready:" "$D/$h.log" && return 0
@@ -169,10 +172,19 @@ python3 -c 'import sys
 k, i = int(sys.argv[1]), int(sys.argv[2])
 print("  ratio IPoIB / kernel: %s  (target 0.25, project goal 0.5)"
       % ("%.3f" % (i / k) if k else "n/a"))' "$kern" "$ipoib"
+host 3 0x8001 10.76.0
+host 4 0x8001 10.76.0
+ns h3 ping -c 1 -W 3 10.76.0.4 >/dev/null || { cat "$D/h3.log" "$D/h4.log" >&2; die "h3 cannot reach h4 over IPoIB"; }
+ipoib4k=$(iperf ipoib4k h4 h3 10.76.0.4) || exit 1
+printf '  IPoIB, partition with mtu=5 (MTU %s): %s Gb/s\n' \
+	"$(ns h3 cat /sys/class/net/ib0/mtu)" "$(gbps "$ipoib4k")"
+python3 -c 'import sys
+k, i = int(sys.argv[1]), int(sys.argv[2])
+print("  ratio IPoIB 4092 / kernel: %s" % ("%.3f" % (i / k) if k else "n/a"))' "$kern" "$ipoib4k"
 
 # --- drops --------------------------------------------------------------------
 echo "== drops (non-zero)"
-for h in h1 h2; do
+for h in h1 h2 h3 h4; do
 	n=$(grep -c "stats drop\." "$D/$h.log")
 	kill -USR1 "${IPOIBD[$h]}" 2>/dev/null || die "ipoibd $h is gone"
 	for _ in $(seq 1 100); do
