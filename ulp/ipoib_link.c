@@ -35,6 +35,7 @@
 #define BACKOFF_MAX_S		16
 #define RX_BATCH		32
 #define FRAME_MAX		(IPOIB_HDR_LEN + 4096)
+#define TX_BATCH		32
 
 struct frame {
 	struct frame *next;
@@ -114,6 +115,11 @@ struct ipoib_link {
 	unsigned int naddrs;
 	struct ipoib_link_stats st;
 	uint16_t icmp_id;
+	/* sends held while the host hands us a burst (ipoib_link_tx_hold) */
+	int tx_hold;
+	unsigned int ntx;
+	struct fab_send_wr txwr[TX_BATCH];
+	uint8_t txbuf[TX_BATCH][FRAME_MAX];
 	uint8_t rxbuf[RX_BATCH][FAB_GRH_LEN + 4096];
 };
 
@@ -204,20 +210,53 @@ static unsigned int fq_drain(struct fqueue *q)
 
 /* ---- sending ------------------------------------------------------------- */
 
+static void tx_flush(struct ipoib_link *l)
+{
+	unsigned int i, done = 0;
+	int n;
+
+	while (done < l->ntx) {
+		n = l->qp ? fab_qp_send(l->qp, l->txwr + done,
+					(int)(l->ntx - done)) : -1;
+		if (n <= 0)
+			break;
+		for (i = done; i < done + (unsigned int)n; i++) {
+			l->st.tx_packets++;
+			l->st.tx_bytes += l->txwr[i].len;
+		}
+		done += (unsigned int)n;
+	}
+	l->st.drop[IPOIB_DROP_SEND] += l->ntx - done;
+	l->ntx = 0;
+}
+
+/* Send one frame now, or with the burst it belongs to (tx_hold). */
 static void send_frame(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
 		       const uint8_t *data, size_t len)
 {
-	struct fab_send_wr wr = {
-		.ah = ah, .remote_qpn = qpn, .remote_qkey = l->bcast.qkey,
-		.buf = data, .len = (uint32_t)len,
-	};
+	struct fab_send_wr *wr;
 
-	if (!l->qp || fab_qp_send(l->qp, &wr, 1) != 1) {
+	if (!l->qp || len > FRAME_MAX) {
 		drop(l, IPOIB_DROP_SEND);
 		return;
 	}
-	l->st.tx_packets++;
-	l->st.tx_bytes += len;
+	wr = &l->txwr[l->ntx];
+	memcpy(l->txbuf[l->ntx], data, len);
+	wr->ah = ah;
+	wr->remote_qpn = qpn;
+	wr->remote_qkey = l->bcast.qkey;
+	wr->buf = l->txbuf[l->ntx];
+	wr->len = (uint32_t)len;
+	l->ntx++;
+	if (!l->tx_hold || l->ntx == TX_BATCH)
+		tx_flush(l);
+}
+
+void ipoib_link_tx_hold(struct ipoib_link *l, int hold)
+{
+	l->tx_hold = hold;
+	if (!hold)
+		tx_flush(l);
 }
 
 /* ---- multicast ------------------------------------------------------------- */

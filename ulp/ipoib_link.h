@@ -98,6 +98,10 @@ int ipoib_link_add_addr(struct ipoib_link *l, const struct ipoib_ip *a);
 
 /* An IP packet from the host.  Never fails: drops are counted. */
 void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len);
+/* Around a burst of ipoib_link_xmit() calls: hold 1 collects the
+ * datagrams, hold 0 sends what was collected in one batch.  Address
+ * handles stay valid in between as long as the event loop does not run. */
+void ipoib_link_tx_hold(struct ipoib_link *l, int hold);
 
 /* Port events (fab_get_event): CLIENT_REREGISTER / GID change rejoin all
  * groups and re-resolve paths; PORT_ERR drops the carrier; PORT_ACTIVE,

@@ -267,12 +267,14 @@ static void tun_cb(evutil_socket_t fd, short what, void *arg)
 	ssize_t n;
 
 	(void)what;
+	ipoib_link_tx_hold(d->link, 1);
 	for (i = 0; i < TUN_BATCH; i++) {
 		n = read(fd, d->buf, sizeof(d->buf));
 		if (n <= 0)
 			break;
 		ipoib_link_xmit(d->link, d->buf, (size_t)n);
 	}
+	ipoib_link_tx_hold(d->link, 0);
 }
 
 static void report(struct ipoibd *d)
