@@ -11,6 +11,8 @@
 # - a packet above the link MTU gets ICMP fragmentation-needed;
 # - the capture decodes in tshark as IPoIB ARP (hardware type 32, length
 #   20, QPN and GID in the sender's address) sent to the broadcast MGID;
+# - a port taken down and up again (ibfabricctl port) drops and restores
+#   the carrier and traffic;
 # - a clean stop leaves the groups and removes the interface; a killed
 #   ipoibd's memberships are dropped by ibfabricd.
 . "$(dirname "$0")/lib.bash"
@@ -131,6 +133,16 @@ ns h1 ping -c 1 -W 2 -M do -s 3000 10.1.0.2 >"$T/big" 2>&1
 grep -qi "frag needed.*mtu = 2044\|message too long, mtu=2044\|mtu = 2044" "$T/big" || { cat "$T/big"; fail "no fragmentation-needed with MTU 2044"; }
 ns h1 ip link set ib0 mtu 2044
 ok "ICMP fragmentation-needed for an oversize packet"
+
+# --- a port down and up again: carrier follows, traffic resumes ---------------
+ctl port h2 down >/dev/null || fail "port h2 down"
+eventually grep -q "port event PORT_ERR" "$T/h2.log" || fail "h2 did not see PORT_ERR"
+ns h1 ping -c 1 -W 1 10.1.0.2 >/dev/null 2>&1 && fail "reached h2 while its port was down"
+ctl port h2 up >/dev/null || fail "port h2 up"
+eventually grep -q "port event PORT_ACTIVE" "$T/h2.log" || fail "h2 did not see PORT_ACTIVE"
+h2_back() { ns h1 ping -c 1 -W 1 10.1.0.2 >/dev/null 2>&1; }
+eventually h2_back || { cat "$T/h2.log"; fail "h2 unreachable after its port came back"; }
+ok "port down/up: carrier off and back, traffic resumes"
 
 # --- malformed IPoIB frames replayed into the subnet: counted, no harm --------
 mal_lid=$(fabtest info mallory | sed -n 's/^lid //p')
