@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fabric/fabric_prov.h"
@@ -149,6 +150,36 @@ void fab_ah_destroy(struct fab_ah *ah)
 {
 	if (ah)
 		ah->dev->prov->ah_destroy(ah);
+}
+
+int fab_parse_dev_port(const char *prov, const char *arg, char *name,
+		       size_t name_len, uint8_t *port)
+{
+	const char *colon;
+	size_t len;
+
+	if (!arg || !*arg)
+		return fab_set_error("%s: expected DEVICE[:PORT]", prov);
+	colon = strchr(arg, ':');
+	len = colon ? (size_t)(colon - arg) : strlen(arg);
+	if (len == 0 || len >= name_len)
+		return fab_set_error("%s: bad device name in \"%s\"", prov,
+				     arg);
+	memcpy(name, arg, len);
+	name[len] = '\0';
+	*port = 1;
+	if (colon) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || *end || v < 1 || v > 255)
+			return fab_set_error("%s: bad port in \"%s\"", prov,
+					     arg);
+		*port = (uint8_t)v;
+	}
+	return 0;
 }
 
 int fab_mad_open(struct fab_dev *dev, uint8_t mgmt_class,

@@ -61,6 +61,14 @@ struct fab_mad_agent {
 	uint8_t mgmt_class;
 };
 
+/*
+ * The DEVICE[:PORT] argument of the hardware providers: the device name
+ * into name (name_len with the NUL), the port (1..255, default 1).  0, or
+ * -1 with "PROV: ..." in fab_strerror().
+ */
+int fab_parse_dev_port(const char *prov, const char *arg, char *name,
+		       size_t name_len, uint8_t *port);
+
 /* Record the reason of a failure for fab_strerror(); returns -1. */
 int fab_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -57,6 +57,8 @@ void fsw_drop(struct fsw *sw, enum fsw_drop why);
 /* Switch a packet the SM sends (SLID = SM LID), as if it came from a port. */
 void fsw_sm_send(struct fsw *sw, const uint8_t *pkt, size_t len);
 struct fsw_node *fsw_node_by_guid(struct fsw *sw, uint64_t port_guid);
+/* A node's port GID: the default subnet prefix fe80:: and its port GUID. */
+void fsw_node_gid(const struct fsw_node *n, union fab_gid *gid);
 
 /* fsw_sa.c */
 int fsw_sa_init(struct fsw *sw);

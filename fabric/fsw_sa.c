@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/be.h"
 #include "fabric/fsw.h"
 #include "fabric/fsw_int.h"
 #include "fabric/partitions.h"
@@ -64,34 +65,14 @@ struct sa_inform {
 
 static uint64_t gid_prefix(const union fab_gid *g)
 {
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | g->raw[i];
-	return v;
+	return be64_get(g->raw);
 }
 
 static uint64_t gid_guid(const union fab_gid *g)
 {
-	uint64_t v = 0;
-	int i;
-
-	for (i = 8; i < 16; i++)
-		v = v << 8 | g->raw[i];
-	return v;
+	return be64_get(g->raw + 8);
 }
 
-static void node_gid(const struct fsw_node *n, union fab_gid *g)
-{
-	int i;
-
-	memset(g, 0, sizeof(*g));
-	g->raw[0] = 0xfe;
-	g->raw[1] = 0x80;
-	for (i = 0; i < 8; i++)
-		g->raw[8 + i] = (uint8_t)(n->port_guid >> (56 - 8 * i));
-}
 
 static int is_zero_gid(const union fab_gid *g)
 {
@@ -533,7 +514,7 @@ void fsw_sa_port_gone(struct fsw *sw, struct fsw_node *n)
 
 	port_leave_all(sw, n);
 	drop_informs(sw, n);
-	node_gid(n, &gid);
+	fsw_node_gid(n, &gid);
 	send_trap(sw, SA_TRAP_GID_OUT_OF_SERVICE, &gid, 0);
 }
 
@@ -541,7 +522,7 @@ void fsw_sa_port_up(struct fsw *sw, struct fsw_node *n)
 {
 	union fab_gid gid;
 
-	node_gid(n, &gid);
+	fsw_node_gid(n, &gid);
 	send_trap(sw, SA_TRAP_GID_IN_SERVICE, &gid, 0);
 }
 
@@ -1238,8 +1219,8 @@ static int path_compute(struct fsw *sw, const struct fsw_node *src,
 	}
 	pt = prtn_conf_find(sw->pc, pkey & 0x7fff);
 	memset(r, 0, sizeof(*r));
-	node_gid(dst, &r->dgid);
-	node_gid(src, &r->sgid);
+	fsw_node_gid(dst, &r->dgid);
+	fsw_node_gid(src, &r->sgid);
 	r->dlid = dst->lid;
 	r->slid = src->lid;
 	r->raw_traffic = 0;

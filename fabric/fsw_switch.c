@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/be.h"
 #include "fabric/fsw.h"
 #include "fabric/fsw_int.h"
 #include "fabric/ib_pkt.h"
@@ -246,6 +247,14 @@ void fsw_node_detach(struct fsw *sw, struct fsw_node *node)
 						 * process that exits */
 }
 
+void fsw_node_gid(const struct fsw_node *n, union fab_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[0] = 0xfe;		/* default subnet prefix fe80::/64 */
+	gid->raw[1] = 0x80;
+	be64_put(gid->raw + 8, n->port_guid);
+}
+
 struct fsw_node *fsw_node_by_guid(struct fsw *sw, uint64_t port_guid)
 {
 	unsigned int i;
@@ -295,8 +304,8 @@ unsigned int fsw_client_reregister(struct fsw *sw)
 void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 		   struct fsp_port_info *pi)
 {
+	union fab_gid gid;
 	unsigned int i;
-	uint64_t g;
 
 	(void)sw;
 	memset(pi, 0, sizeof(*pi));
@@ -307,11 +316,8 @@ void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 	pi->port_num = 1;
 	pi->node_guid = node->node_guid;
 	pi->port_guid = node->port_guid;
-	pi->gid[0] = 0xfe;		/* default subnet prefix fe80::/64 */
-	pi->gid[1] = 0x80;
-	g = node->port_guid;
-	for (i = 0; i < 8; i++)
-		pi->gid[8 + i] = (uint8_t)(g >> (56 - 8 * i));
+	fsw_node_gid(node, &gid);
+	memcpy(pi->gid, gid.raw, sizeof(pi->gid));
 	pi->npkeys = node->npkeys;
 	for (i = 0; i < node->npkeys && i < 32; i++)
 		pi->pkeys[i] = node->pkeys[i];
@@ -597,8 +603,7 @@ static void deliver_gsi(struct fsw *sw, struct fsw_node *dst,
 		drop(sw, FSW_DROP_QKEY_MISMATCH);
 		return;
 	}
-	agent = (uint32_t)mad[8] << 24 | (uint32_t)mad[9] << 16 |
-		(uint32_t)mad[10] << 8 | mad[11];
+	agent = be32_get(mad + 8);	/* the TID's high half */
 	for (q = dst->qps; q; q = q->next) {
 		if (!q->gsi || q->gsi_class != mad[1])
 			continue;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <string.h>
 
+#include "fabric/be.h"
 #include "fabric/ib_pkt.h"
 
 static const char *const pkt_errstr[IB_PKT_ERR_MAX] = {
@@ -23,40 +24,15 @@ const char *ib_pkt_strerror(enum ib_pkt_err err)
 	return pkt_errstr[err];
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 /* LRH: 0 VL:4 LVer:4 | 1 SL:4 rsvd:2 LNH:2 | 2 DLID | 4 rsvd:5 PktLen:11 |
  * 6 SLID */
 void ib_lrh_encode(const struct ib_lrh *h, uint8_t *p)
 {
 	p[0] = (uint8_t)((h->vl & 0xf) << 4 | (h->lver & 0xf));
 	p[1] = (uint8_t)((h->sl & 0xf) << 4 | (h->lnh & 0x3));
-	put16(p + 2, h->dlid);
-	put16(p + 4, h->pktlen & 0x7ff);
-	put16(p + 6, h->slid);
+	be16_put(p + 2, h->dlid);
+	be16_put(p + 4, h->pktlen & 0x7ff);
+	be16_put(p + 6, h->slid);
 }
 
 void ib_lrh_decode(const uint8_t *p, struct ib_lrh *h)
@@ -65,18 +41,18 @@ void ib_lrh_decode(const uint8_t *p, struct ib_lrh *h)
 	h->lver = p[0] & 0xf;
 	h->sl = p[1] >> 4;
 	h->lnh = p[1] & 0x3;
-	h->dlid = get16(p + 2);
-	h->pktlen = get16(p + 4) & 0x7ff;
-	h->slid = get16(p + 6);
+	h->dlid = be16_get(p + 2);
+	h->pktlen = be16_get(p + 4) & 0x7ff;
+	h->slid = be16_get(p + 6);
 }
 
 /* GRH: 0 IPVer:4 TClass:8 FlowLabel:20 | 4 PayLen | 6 NxtHdr | 7 HopLmt |
  * 8 SGID | 24 DGID */
 void ib_grh_encode(const struct ib_grh *h, uint8_t *p)
 {
-	put32(p, (uint32_t)(h->ipver & 0xf) << 28 | (uint32_t)h->tclass << 20 |
+	be32_put(p, (uint32_t)(h->ipver & 0xf) << 28 | (uint32_t)h->tclass << 20 |
 		 (h->flow_label & 0xfffff));
-	put16(p + 4, h->paylen);
+	be16_put(p + 4, h->paylen);
 	p[6] = h->nxthdr;
 	p[7] = h->hoplmt;
 	memcpy(p + 8, h->sgid.raw, 16);
@@ -85,12 +61,12 @@ void ib_grh_encode(const struct ib_grh *h, uint8_t *p)
 
 void ib_grh_decode(const uint8_t *p, struct ib_grh *h)
 {
-	uint32_t w = get32(p);
+	uint32_t w = be32_get(p);
 
 	h->ipver = (uint8_t)(w >> 28);
 	h->tclass = (uint8_t)(w >> 20);
 	h->flow_label = w & 0xfffff;
-	h->paylen = get16(p + 4);
+	h->paylen = be16_get(p + 4);
 	h->nxthdr = p[6];
 	h->hoplmt = p[7];
 	memcpy(h->sgid.raw, p + 8, 16);
@@ -104,9 +80,9 @@ void ib_bth_encode(const struct ib_bth *h, uint8_t *p)
 	p[0] = h->opcode;
 	p[1] = (uint8_t)((h->se & 1) << 7 | (h->m & 1) << 6 |
 			 (h->padcnt & 3) << 4 | (h->tver & 0xf));
-	put16(p + 2, h->pkey);
-	put32(p + 4, (uint32_t)h->resv8a << 24 | (h->destqp & 0xffffff));
-	put32(p + 8, (uint32_t)(h->ackreq & 1) << 31 | (h->psn & 0xffffff));
+	be16_put(p + 2, h->pkey);
+	be32_put(p + 4, (uint32_t)h->resv8a << 24 | (h->destqp & 0xffffff));
+	be32_put(p + 8, (uint32_t)(h->ackreq & 1) << 31 | (h->psn & 0xffffff));
 }
 
 void ib_bth_decode(const uint8_t *p, struct ib_bth *h)
@@ -116,24 +92,24 @@ void ib_bth_decode(const uint8_t *p, struct ib_bth *h)
 	h->m = (p[1] >> 6) & 1;
 	h->padcnt = (p[1] >> 4) & 3;
 	h->tver = p[1] & 0xf;
-	h->pkey = get16(p + 2);
+	h->pkey = be16_get(p + 2);
 	h->resv8a = p[4];
-	h->destqp = get32(p + 4) & 0xffffff;
+	h->destqp = be32_get(p + 4) & 0xffffff;
 	h->ackreq = p[8] >> 7;
-	h->psn = get32(p + 8) & 0xffffff;
+	h->psn = be32_get(p + 8) & 0xffffff;
 }
 
 /* DETH: 0 Q_Key | 4 rsvd8 | 5 SrcQP:24 */
 void ib_deth_encode(const struct ib_deth *h, uint8_t *p)
 {
-	put32(p, h->qkey);
-	put32(p + 4, h->srcqp & 0xffffff);
+	be32_put(p, h->qkey);
+	be32_put(p + 4, h->srcqp & 0xffffff);
 }
 
 void ib_deth_decode(const uint8_t *p, struct ib_deth *h)
 {
-	h->qkey = get32(p);
-	h->srcqp = get32(p + 4) & 0xffffff;
+	h->qkey = be32_get(p);
+	h->srcqp = be32_get(p + 4) & 0xffffff;
 }
 
 size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
@@ -172,7 +148,7 @@ size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
 	ib_deth_encode(&u->deth, buf + off);
 	off += IB_DETH_LEN;
 	if (u->has_imm) {
-		put32(buf + off, u->imm);
+		be32_put(buf + off, u->imm);
 		off += IB_IMMDT_LEN;
 	}
 	if (u->payload_len)
@@ -267,7 +243,7 @@ static enum ib_pkt_err ud_parse(const uint8_t *buf, size_t len,
 	ib_deth_decode(buf + off, &u->deth);
 	off += IB_DETH_LEN;
 	if (u->has_imm) {
-		u->imm = get32(buf + off);
+		u->imm = be32_get(buf + off);
 		off += IB_IMMDT_LEN;
 	}
 	u->payload = buf + off;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fabric/be.h"
 #include "fabric/fabric_prov.h"
 #include "fabric/ib_pkt.h"
 #include "fabric/prov_soft.h"
@@ -664,10 +665,7 @@ static int soft_mad_send(struct fab_mad_agent *agent,
 				     "port's table", to->pkey_index);
 	memcpy(tmp, mad, len);
 	/* the high half of the TID routes the response back to us */
-	tmp[8] = (uint8_t)(m->agent >> 24);
-	tmp[9] = (uint8_t)(m->agent >> 16);
-	tmp[10] = (uint8_t)(m->agent >> 8);
-	tmp[11] = (uint8_t)m->agent;
+	be32_put(tmp + 8, m->agent);
 	memset(&u, 0, sizeof(u));
 	u.lrh.sl = to->sl;
 	u.lrh.dlid = to->lid;

@@ -65,7 +65,6 @@
 #include "fabric/fabric_prov.h"
 #include "fabric/prov_umad.h"
 
-#define PU_DEFAULT_PORT		1
 #define PU_MAD_LEN		256
 #define PU_MAD_HDR_LEN		24
 #define PU_REQ_TIMEOUT_MS	2000
@@ -237,35 +236,6 @@ static void pu_close(struct fab_dev *base)
 	free(dev);
 }
 
-static int pu_parse_arg(const char *arg, char *name, size_t name_len,
-			uint8_t *port)
-{
-	const char *colon;
-	size_t len;
-
-	if (!arg || !*arg)
-		return fab_set_error("umad: expected DEVICE[:PORT]");
-	colon = strchr(arg, ':');
-	len = colon ? (size_t)(colon - arg) : strlen(arg);
-	if (len == 0 || len >= name_len)
-		return fab_set_error("umad: bad device name in \"%s\"", arg);
-	memcpy(name, arg, len);
-	name[len] = '\0';
-
-	*port = PU_DEFAULT_PORT;
-	if (colon) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(colon + 1, &end, 10);
-		if (errno || end == colon + 1 || *end || v < 1 || v > 255)
-			return fab_set_error("umad: bad port in \"%s\"", arg);
-		*port = (uint8_t)v;
-	}
-	return 0;
-}
-
 static int pu_open(const char *arg, const char *node, struct fab_dev **out)
 {
 	struct fab_port_attr check;
@@ -278,7 +248,7 @@ static int pu_open(const char *arg, const char *node, struct fab_dev **out)
 		return fab_set_error("umad: %s", strerror(errno));
 	dev->base.prov = &fab_umad_provider;
 	dev->evfd = -1;
-	if (pu_parse_arg(arg, dev->ca, sizeof(dev->ca), &dev->port) < 0 ||
+	if (fab_parse_dev_port("umad", arg, dev->ca, sizeof(dev->ca), &dev->port) < 0 ||
 	    pu_init() < 0 || pu_query_port(&dev->base, &check) < 0)
 		goto fail;
 

@@ -39,7 +39,6 @@
 #include "fabric/fabric_prov.h"
 #include "fabric/prov_umad.h"
 
-#define PV_DEFAULT_PORT		1
 #define PV_DEFAULT_SEND		256
 #define PV_DEFAULT_RECV		512
 #define PV_WANT_INLINE		64	/* asked for; may get more */
@@ -214,35 +213,6 @@ static void pv_close(struct fab_dev *base)
 	free(dev);
 }
 
-static int pv_parse_arg(const char *arg, char *name, size_t name_len,
-			uint8_t *port)
-{
-	const char *colon;
-	size_t len;
-
-	if (!arg || !*arg)
-		return fab_set_error("verbs: expected DEVICE[:PORT]");
-	colon = strchr(arg, ':');
-	len = colon ? (size_t)(colon - arg) : strlen(arg);
-	if (len == 0 || len >= name_len)
-		return fab_set_error("verbs: bad device name in \"%s\"", arg);
-	memcpy(name, arg, len);
-	name[len] = '\0';
-
-	*port = PV_DEFAULT_PORT;
-	if (colon) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(colon + 1, &end, 10);
-		if (errno || end == colon + 1 || *end || v < 1 || v > 255)
-			return fab_set_error("verbs: bad port in \"%s\"", arg);
-		*port = (uint8_t)v;
-	}
-	return 0;
-}
-
 static struct ibv_context *pv_open_by_name(const char *name)
 {
 	struct ibv_device **list;
@@ -280,7 +250,7 @@ static int pv_open(const char *arg, const char *node, struct fab_dev **out)
 
 	(void)node;	/* a real HCA has its own identity */
 	*out = NULL;
-	if (pv_parse_arg(arg, name, sizeof(name), &port) < 0)
+	if (fab_parse_dev_port("verbs", arg, name, sizeof(name), &port) < 0)
 		return -1;
 
 	dev = calloc(1, sizeof(*dev));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fabric/be.h"
 #include "fabric/sa_mad.h"
 
 static const char *const sa_errstr[SA_MAD_ERR_MAX] = {
@@ -28,42 +29,6 @@ const char *sa_mad_strerror(enum sa_mad_err err)
 	return sa_errstr[err];
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
-
 /* selector:2 | value:6, as MTU, rate and packet life time are packed */
 static uint8_t sel6(uint8_t sel, uint8_t val)
 {
@@ -81,12 +46,12 @@ void mad_hdr_encode(const struct mad_hdr *h, uint8_t *p)
 	p[1] = h->mgmt_class;
 	p[2] = h->class_version;
 	p[3] = h->method;
-	put16(p + 4, h->status);
-	put16(p + 6, h->class_specific);
-	put64(p + 8, h->tid);
-	put16(p + 16, h->attr_id);
-	put16(p + 18, 0);
-	put32(p + 20, h->attr_mod);
+	be16_put(p + 4, h->status);
+	be16_put(p + 6, h->class_specific);
+	be64_put(p + 8, h->tid);
+	be16_put(p + 16, h->attr_id);
+	be16_put(p + 18, 0);
+	be32_put(p + 20, h->attr_mod);
 }
 
 void mad_hdr_decode(const uint8_t *p, struct mad_hdr *h)
@@ -95,11 +60,11 @@ void mad_hdr_decode(const uint8_t *p, struct mad_hdr *h)
 	h->mgmt_class = p[1];
 	h->class_version = p[2];
 	h->method = p[3];
-	h->status = get16(p + 4);
-	h->class_specific = get16(p + 6);
-	h->tid = get64(p + 8);
-	h->attr_id = get16(p + 16);
-	h->attr_mod = get32(p + 20);
+	h->status = be16_get(p + 4);
+	h->class_specific = be16_get(p + 6);
+	h->tid = be64_get(p + 8);
+	h->attr_id = be16_get(p + 16);
+	h->attr_mod = be32_get(p + 20);
 }
 
 /*
@@ -114,12 +79,12 @@ void sa_hdr_encode(const struct sa_hdr *h, uint8_t *p)
 	p[25] = h->rmpp_type;
 	p[26] = h->rmpp_rtime_flags;
 	p[27] = h->rmpp_status;
-	put32(p + 28, h->rmpp_data1);
-	put32(p + 32, h->rmpp_data2);
-	put64(p + 36, h->sm_key);
-	put16(p + 44, h->attr_offset);
-	put16(p + 46, 0);
-	put64(p + 48, h->comp_mask);
+	be32_put(p + 28, h->rmpp_data1);
+	be32_put(p + 32, h->rmpp_data2);
+	be64_put(p + 36, h->sm_key);
+	be16_put(p + 44, h->attr_offset);
+	be16_put(p + 46, 0);
+	be64_put(p + 48, h->comp_mask);
 }
 
 void sa_hdr_decode(const uint8_t *p, struct sa_hdr *h)
@@ -129,11 +94,11 @@ void sa_hdr_decode(const uint8_t *p, struct sa_hdr *h)
 	h->rmpp_type = p[25];
 	h->rmpp_rtime_flags = p[26];
 	h->rmpp_status = p[27];
-	h->rmpp_data1 = get32(p + 28);
-	h->rmpp_data2 = get32(p + 32);
-	h->sm_key = get64(p + 36);
-	h->attr_offset = get16(p + 44);
-	h->comp_mask = get64(p + 48);
+	h->rmpp_data1 = be32_get(p + 28);
+	h->rmpp_data2 = be32_get(p + 32);
+	h->sm_key = be64_get(p + 36);
+	h->attr_offset = be16_get(p + 44);
+	h->comp_mask = be64_get(p + 48);
 }
 
 /*
@@ -147,18 +112,18 @@ void sa_mcmember_encode(const struct sa_mcmember *r, uint8_t *p)
 {
 	memcpy(p, r->mgid.raw, 16);
 	memcpy(p + 16, r->port_gid.raw, 16);
-	put32(p + 32, r->qkey);
-	put16(p + 36, r->mlid);
+	be32_put(p + 32, r->qkey);
+	be16_put(p + 36, r->mlid);
 	p[38] = sel6(r->mtu_sel, r->mtu);
 	p[39] = r->tclass;
-	put16(p + 40, r->pkey);
+	be16_put(p + 40, r->pkey);
 	p[42] = sel6(r->rate_sel, r->rate);
 	p[43] = sel6(r->life_sel, r->life);
-	put32(p + 44, (uint32_t)(r->sl & 0xf) << 28 |
+	be32_put(p + 44, (uint32_t)(r->sl & 0xf) << 28 |
 		      (r->flow_label & 0xfffff) << 8 | r->hop_limit);
 	p[48] = (uint8_t)((r->scope & 0xf) << 4 | (r->join_state & 0xf));
 	p[49] = (uint8_t)((r->proxy_join & 1) << 7);
-	put16(p + 50, 0);
+	be16_put(p + 50, 0);
 }
 
 void sa_mcmember_decode(const uint8_t *p, struct sa_mcmember *r)
@@ -167,17 +132,17 @@ void sa_mcmember_decode(const uint8_t *p, struct sa_mcmember *r)
 
 	memcpy(r->mgid.raw, p, 16);
 	memcpy(r->port_gid.raw, p + 16, 16);
-	r->qkey = get32(p + 32);
-	r->mlid = get16(p + 36);
+	r->qkey = be32_get(p + 32);
+	r->mlid = be16_get(p + 36);
 	r->mtu_sel = p[38] >> 6;
 	r->mtu = p[38] & 0x3f;
 	r->tclass = p[39];
-	r->pkey = get16(p + 40);
+	r->pkey = be16_get(p + 40);
 	r->rate_sel = p[42] >> 6;
 	r->rate = p[42] & 0x3f;
 	r->life_sel = p[43] >> 6;
 	r->life = p[43] & 0x3f;
-	w = get32(p + 44);
+	w = be32_get(p + 44);
 	r->sl = (uint8_t)(w >> 28);
 	r->flow_label = (w >> 8) & 0xfffff;
 	r->hop_limit = (uint8_t)w;
@@ -196,17 +161,17 @@ void sa_mcmember_decode(const uint8_t *p, struct sa_mcmember *r)
  */
 void sa_path_encode(const struct sa_path *r, uint8_t *p)
 {
-	put64(p, r->service_id);
+	be64_put(p, r->service_id);
 	memcpy(p + 8, r->dgid.raw, 16);
 	memcpy(p + 24, r->sgid.raw, 16);
-	put16(p + 40, r->dlid);
-	put16(p + 42, r->slid);
-	put32(p + 44, (uint32_t)(r->raw_traffic & 1) << 31 |
+	be16_put(p + 40, r->dlid);
+	be16_put(p + 42, r->slid);
+	be32_put(p + 44, (uint32_t)(r->raw_traffic & 1) << 31 |
 		      (r->flow_label & 0xfffff) << 8 | r->hop_limit);
 	p[48] = r->tclass;
 	p[49] = (uint8_t)((r->reversible & 1) << 7 | (r->numb_path & 0x7f));
-	put16(p + 50, r->pkey);
-	put16(p + 52, (uint16_t)((r->qos_class & 0xfff) << 4 | (r->sl & 0xf)));
+	be16_put(p + 50, r->pkey);
+	be16_put(p + 52, (uint16_t)((r->qos_class & 0xfff) << 4 | (r->sl & 0xf)));
 	p[54] = sel6(r->mtu_sel, r->mtu);
 	p[55] = sel6(r->rate_sel, r->rate);
 	p[56] = sel6(r->life_sel, r->life);
@@ -219,20 +184,20 @@ void sa_path_decode(const uint8_t *p, struct sa_path *r)
 	uint32_t w;
 	uint16_t q;
 
-	r->service_id = get64(p);
+	r->service_id = be64_get(p);
 	memcpy(r->dgid.raw, p + 8, 16);
 	memcpy(r->sgid.raw, p + 24, 16);
-	r->dlid = get16(p + 40);
-	r->slid = get16(p + 42);
-	w = get32(p + 44);
+	r->dlid = be16_get(p + 40);
+	r->slid = be16_get(p + 42);
+	w = be32_get(p + 44);
 	r->raw_traffic = (uint8_t)(w >> 31);
 	r->flow_label = (w >> 8) & 0xfffff;
 	r->hop_limit = (uint8_t)w;
 	r->tclass = p[48];
 	r->reversible = p[49] >> 7;
 	r->numb_path = p[49] & 0x7f;
-	r->pkey = get16(p + 50);
-	q = get16(p + 52);
+	r->pkey = be16_get(p + 50);
+	q = be16_get(p + 52);
 	r->qos_class = q >> 4;
 	r->sl = q & 0xf;
 	r->mtu_sel = p[54] >> 6;
@@ -253,15 +218,15 @@ void sa_path_decode(const uint8_t *p, struct sa_path *r)
 void sa_inform_info_encode(const struct sa_inform_info *r, uint8_t *p)
 {
 	memcpy(p, r->gid.raw, 16);
-	put16(p + 16, r->lid_range_begin);
-	put16(p + 18, r->lid_range_end);
-	put16(p + 20, 0);
+	be16_put(p + 16, r->lid_range_begin);
+	be16_put(p + 18, r->lid_range_end);
+	be16_put(p + 20, 0);
 	p[22] = r->is_generic;
 	p[23] = r->subscribe;
-	put16(p + 24, r->type);
-	put16(p + 26, r->trap_number);
-	put32(p + 28, (r->qpn & 0xffffff) << 8 | (r->resp_time_value & 0x1f));
-	put32(p + 32, r->producer_type & 0xffffff);
+	be16_put(p + 24, r->type);
+	be16_put(p + 26, r->trap_number);
+	be32_put(p + 28, (r->qpn & 0xffffff) << 8 | (r->resp_time_value & 0x1f));
+	be32_put(p + 32, r->producer_type & 0xffffff);
 }
 
 void sa_inform_info_decode(const uint8_t *p, struct sa_inform_info *r)
@@ -269,16 +234,16 @@ void sa_inform_info_decode(const uint8_t *p, struct sa_inform_info *r)
 	uint32_t w;
 
 	memcpy(r->gid.raw, p, 16);
-	r->lid_range_begin = get16(p + 16);
-	r->lid_range_end = get16(p + 18);
+	r->lid_range_begin = be16_get(p + 16);
+	r->lid_range_end = be16_get(p + 18);
 	r->is_generic = p[22];
 	r->subscribe = p[23];
-	r->type = get16(p + 24);
-	r->trap_number = get16(p + 26);
-	w = get32(p + 28);
+	r->type = be16_get(p + 24);
+	r->trap_number = be16_get(p + 26);
+	w = be32_get(p + 28);
 	r->qpn = w >> 8;
 	r->resp_time_value = w & 0x1f;
-	r->producer_type = get32(p + 32) & 0xffffff;
+	r->producer_type = be32_get(p + 32) & 0xffffff;
 }
 
 /*
@@ -288,12 +253,12 @@ void sa_inform_info_decode(const uint8_t *p, struct sa_inform_info *r)
  */
 void sa_notice_encode(const struct sa_notice *r, uint8_t *p)
 {
-	put32(p, (uint32_t)(r->is_generic & 1) << 31 |
+	be32_put(p, (uint32_t)(r->is_generic & 1) << 31 |
 		 (uint32_t)(r->type & 0x7f) << 24 |
 		 (r->producer_type & 0xffffff));
-	put16(p + 4, r->trap_number);
-	put16(p + 6, r->issuer_lid);
-	put16(p + 8, (uint16_t)((r->notice_toggle & 1) << 15 |
+	be16_put(p + 4, r->trap_number);
+	be16_put(p + 6, r->issuer_lid);
+	be16_put(p + 8, (uint16_t)((r->notice_toggle & 1) << 15 |
 				(r->notice_count & 0x7fff)));
 	memcpy(p + 10, r->data_details, sizeof(r->data_details));
 	memcpy(p + 64, r->issuer_gid.raw, 16);
@@ -305,10 +270,10 @@ void sa_notice_decode(const uint8_t *p, struct sa_notice *r)
 
 	r->is_generic = p[0] >> 7;
 	r->type = p[0] & 0x7f;
-	r->producer_type = get32(p) & 0xffffff;
-	r->trap_number = get16(p + 4);
-	r->issuer_lid = get16(p + 6);
-	tc = get16(p + 8);
+	r->producer_type = be32_get(p) & 0xffffff;
+	r->trap_number = be16_get(p + 4);
+	r->issuer_lid = be16_get(p + 6);
+	tc = be16_get(p + 8);
 	r->notice_toggle = (uint8_t)(tc >> 15);
 	r->notice_count = tc & 0x7fff;
 	memcpy(r->data_details, p + 10, sizeof(r->data_details));
@@ -549,7 +514,7 @@ void sa_ipoib_bcast_mgid(uint16_t pkey, uint8_t scope, union fab_gid *mgid)
 	mgid->raw[1] = (uint8_t)(0x10 | (scope & 0xf));
 	mgid->raw[2] = 0x40;
 	mgid->raw[3] = 0x1b;
-	put16(mgid->raw + 4, (uint16_t)(pkey | 0x8000));
+	be16_put(mgid->raw + 4, (uint16_t)(pkey | 0x8000));
 	memset(mgid->raw + 12, 0xff, 4);
 }
 

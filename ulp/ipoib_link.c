@@ -24,6 +24,7 @@
 
 #include <event2/event.h>
 
+#include "fabric/be.h"
 #include "fabric/fabric_prov.h"	/* fab_set_error */
 #include "fabric/sa_client.h"
 #include "ulp/ipoib_link.h"
@@ -62,6 +63,7 @@ struct mc {
 	time_t retry_at;
 	int attached;
 	uint8_t js;		/* the port's JoinState the SA answered */
+	int own;		/* joined by the link itself, not the host */
 	struct fqueue q;	/* waiting for a send-only join */
 	struct mc *next;
 };
@@ -230,23 +232,32 @@ static void tx_flush(struct ipoib_link *l)
 	l->ntx = 0;
 }
 
-/* Send one frame now, or with the burst it belongs to (tx_hold). */
+/*
+ * Send a frame of IPoIB header + payload now, or with the burst it belongs
+ * to (tx_hold): the frame is assembled once, in its send slot.  With
+ * ethertype 0 the payload already carries its header (a queued frame).
+ */
 static void send_frame(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
-		       const uint8_t *data, size_t len)
+		       uint16_t ethertype, const uint8_t *data, size_t len)
 {
+	size_t hdr = ethertype ? IPOIB_HDR_LEN : 0;
 	struct fab_send_wr *wr;
+	uint8_t *buf;
 
-	if (!l->qp || len > FRAME_MAX) {
+	if (!l->qp || hdr + len > FRAME_MAX) {
 		drop(l, IPOIB_DROP_SEND);
 		return;
 	}
+	buf = l->txbuf[l->ntx];
+	if (hdr)
+		ipoib_hdr_build(ethertype, buf, hdr);
+	memcpy(buf + hdr, data, len);
 	wr = &l->txwr[l->ntx];
-	memcpy(l->txbuf[l->ntx], data, len);
 	wr->ah = ah;
 	wr->remote_qpn = qpn;
 	wr->remote_qkey = l->bcast.qkey;
-	wr->buf = l->txbuf[l->ntx];
-	wr->len = (uint32_t)len;
+	wr->buf = buf;
+	wr->len = (uint32_t)(hdr + len);
 	l->ntx++;
 	if (!l->tx_hold || l->ntx == TX_BATCH)
 		tx_flush(l);
@@ -324,7 +335,7 @@ static void mc_joined(void *arg, const struct sa_result *res)
 	m->backoff_s = 0;
 	l->st.joins++;
 	while ((f = fq_pop(&m->q))) {
-		send_frame(l, m->ah, IPOIB_QPN_MCAST, f->data, f->len);
+		send_frame(l, m->ah, IPOIB_QPN_MCAST, 0, f->data, f->len);
 		free(f);
 	}
 }
@@ -400,11 +411,7 @@ static void mc_send(struct ipoib_link *l, const union fab_gid *mgid,
 		return;
 	}
 	if (m->st == MC_JOINED) {
-		uint8_t buf[FRAME_MAX];
-
-		ipoib_hdr_build(ethertype, buf, sizeof(buf));
-		memcpy(buf + IPOIB_HDR_LEN, pkt, len);
-		send_frame(l, m->ah, IPOIB_QPN_MCAST, buf, IPOIB_HDR_LEN + len);
+		send_frame(l, m->ah, IPOIB_QPN_MCAST, ethertype, pkt, len);
 		return;
 	}
 	if (m->st == MC_WAIT) {		/* backing off after a refusal */
@@ -420,10 +427,35 @@ static void mc_send(struct ipoib_link *l, const union fab_gid *mgid,
 		mc_join(l, m);
 }
 
+/* A group the link itself listens to: the host cannot make it leave. */
+static void mc_own(struct ipoib_link *l, const union fab_gid *mgid)
+{
+	struct mc *m = mc_get(l, mgid, 1);
+
+	if (m)
+		m->own = 1;
+}
+
 static void mc_leave_cb(void *arg, const struct sa_result *res)
 {
 	(void)arg;
 	(void)res;
+}
+
+static void mc_free(struct ipoib_link *l, struct mc *m, int leave);
+
+/* Leave a group and forget it. */
+static void mc_remove(struct ipoib_link *l, struct mc *m)
+{
+	struct mc **pp;
+
+	for (pp = &l->mcs; *pp; pp = &(*pp)->next) {
+		if (*pp == m) {
+			*pp = m->next;
+			break;
+		}
+	}
+	mc_free(l, m, 1);
 }
 
 static void mc_free(struct ipoib_link *l, struct mc *m, int leave)
@@ -498,7 +530,7 @@ static void neigh_flush(struct ipoib_link *l, struct neigh *n)
 	struct frame *f;
 
 	while ((f = fq_pop(&n->q))) {
-		send_frame(l, n->path->ah, n->hw.qpn, f->data, f->len);
+		send_frame(l, n->path->ah, n->hw.qpn, 0, f->data, f->len);
 		free(f);
 	}
 }
@@ -741,12 +773,7 @@ static void neigh_output(struct ipoib_link *l, const struct ipoib_ip *nh,
 		solicit(l, n);
 	}
 	if (n->have_hw && n->path && n->path->st == PATH_OK) {
-		uint8_t buf[FRAME_MAX];
-
-		ipoib_hdr_build(ethertype, buf, sizeof(buf));
-		memcpy(buf + IPOIB_HDR_LEN, pkt, len);
-		send_frame(l, n->path->ah, n->hw.qpn, buf,
-			   IPOIB_HDR_LEN + len);
+		send_frame(l, n->path->ah, n->hw.qpn, ethertype, pkt, len);
 		return;
 	}
 	if (n->have_hw && (!n->path || n->path->st == PATH_FAILED))
@@ -768,66 +795,74 @@ static void to_host(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 		l->ops.rx(l->arg, pkt, len);
 }
 
-/* IGMP / MLD reports the host's kernel sends say what it listens to. */
-static void snoop_igmp(struct ipoib_link *l, const uint8_t *p, size_t len)
+static void mc_remove(struct ipoib_link *l, struct mc *m);
+
+/* The host listens to a group (or stops): a FullMember join or leave.
+ * Groups the link joins for itself are not the host's to leave. */
+static void mc_listen(struct ipoib_link *l, int family, const uint8_t *group,
+		      int on)
 {
-	struct in_addr g;
 	union fab_gid mgid;
-	unsigned int nrec, i, off;
+	struct mc *m;
 
-	if (len < 8)
-		return;
-	if (p[0] == 0x16 || p[0] == 0x12) {	/* v2/v1 membership report */
-		memcpy(&g, p + 4, 4);
-		ipoib_mcast_mgid_ipv4(&g, &l->bcast_mgid, &mgid);
+	if (family == AF_INET)
+		ipoib_mcast_mgid_ipv4((const struct in_addr *)(const void *)
+				      group, &l->bcast_mgid, &mgid);
+	else
+		mgid_of_ipv6(l, (const struct in6_addr *)(const void *)group,
+			     &mgid);
+	if (on) {
 		mc_get(l, &mgid, 1);
-	} else if (p[0] == 0x22) {		/* v3 report */
-		nrec = (unsigned int)(p[6] << 8 | p[7]);
-		off = 8;
-		for (i = 0; i < nrec && off + 8 <= len; i++) {
-			uint8_t type = p[off];
-			unsigned int nsrc = (unsigned int)(p[off + 2] << 8 |
-							   p[off + 3]);
-
-			memcpy(&g, p + off + 4, 4);
-			/* EXCLUDE {} or TO_EXCLUDE {}: listening */
-			if ((type == 2 || type == 4) && !nsrc) {
-				ipoib_mcast_mgid_ipv4(&g, &l->bcast_mgid,
-						      &mgid);
-				mc_get(l, &mgid, 1);
-			}
-			off += 8 + 4 * nsrc + 4u * p[off + 1];
-		}
+		return;
 	}
+	m = mc_find(l, &mgid);
+	if (m && m->full && !m->own)
+		mc_remove(l, m);
 }
 
-static void snoop_mld(struct ipoib_link *l, const uint8_t *p, size_t len)
+/*
+ * IGMP (v1-v3) and MLD (v1, v2) messages the host's kernel sends say what
+ * it listens to: reports join, IGMPv2 leave / MLD done and a v3 record
+ * "include nothing" leave.  p is the IGMP or ICMPv6 message.
+ */
+static void snoop_membership(struct ipoib_link *l, int family,
+			     const uint8_t *p, size_t len)
 {
-	struct in6_addr g;
-	union fab_gid mgid;
-	unsigned int nrec, i, off;
+	/* per family: address length, v1/v2 report, leave, v3 report,
+	 * offset of the group in a v1/v2 message and v3 record header */
+	const int v4 = family == AF_INET;
+	const size_t alen = v4 ? 4 : 16, grp = v4 ? 4 : 8, rh = 4;
+	unsigned int nrec, i, nsrc;
+	size_t off;
+	uint8_t t;
 
 	if (len < 8)
 		return;
-	if (p[0] == 131 && len >= 24) {		/* MLDv1 report */
-		memcpy(&g, p + 8, 16);
-		mgid_of_ipv6(l, &g, &mgid);
-		mc_get(l, &mgid, 1);
-	} else if (p[0] == 143) {		/* MLDv2 report */
-		nrec = (unsigned int)(p[6] << 8 | p[7]);
-		off = 8;
-		for (i = 0; i < nrec && off + 20 <= len; i++) {
-			uint8_t type = p[off];
-			unsigned int nsrc = (unsigned int)(p[off + 2] << 8 |
-							   p[off + 3]);
-
-			memcpy(&g, p + off + 4, 16);
-			if ((type == 2 || type == 4) && !nsrc) {
-				mgid_of_ipv6(l, &g, &mgid);
-				mc_get(l, &mgid, 1);
-			}
-			off += 20 + 16 * nsrc + 4u * p[off + 1];
-		}
+	t = p[0];
+	if ((v4 && (t == 0x12 || t == 0x16)) || (!v4 && t == 131)) {
+		if (len >= grp + alen)
+			mc_listen(l, family, p + grp, 1);
+		return;
+	}
+	if ((v4 && t == 0x17) || (!v4 && t == 132)) {
+		if (len >= grp + alen)
+			mc_listen(l, family, p + grp, 0);
+		return;
+	}
+	if (!((v4 && t == 0x22) || (!v4 && t == 143)))
+		return;
+	nrec = be16_get(p + 6);
+	off = 8;
+	for (i = 0; i < nrec && off + rh + alen <= len; i++) {
+		t = p[off];
+		nsrc = be16_get(p + off + 2);
+		/* EXCLUDE {} / TO_EXCLUDE {}: listens; INCLUDE {} /
+		 * TO_INCLUDE {}: does not */
+		if (!nsrc && (t == 2 || t == 4))
+			mc_listen(l, family, p + off + rh, 1);
+		else if (!nsrc && (t == 1 || t == 3))
+			mc_listen(l, family, p + off + rh, 0);
+		off += rh + alen + alen * nsrc + 4u * p[off + 1];
 	}
 }
 
@@ -913,7 +948,8 @@ void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 		dst.family = AF_INET;
 		dst.v4 = ip.dst;
 		if (ip.proto == 2 && !(ip.frag & 0x1fff))
-			snoop_igmp(l, pkt + ip.hdr_len, len - ip.hdr_len);
+			snoop_membership(l, AF_INET, pkt + ip.hdr_len,
+					 len - ip.hdr_len);
 		if ((ntohl(ip.dst.s_addr) >> 28) == 0xe) {
 			ipoib_mcast_mgid_ipv4(&ip.dst, &l->bcast_mgid, &mgid);
 			mc_send(l, &mgid, et, pkt, len);
@@ -943,7 +979,7 @@ void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 		dst.v6 = ip.dst;
 		up = ipv6_upper(pkt, len, &proto);
 		if (up && proto == 58)
-			snoop_mld(l, pkt + up, len - up);
+			snoop_membership(l, AF_INET6, pkt + up, len - up);
 		if (ip.dst.s6_addr[0] == 0xff) {
 			mgid_of_ipv6(l, &ip.dst, &mgid);
 			mc_send(l, &mgid, et, pkt, len);
@@ -1149,16 +1185,16 @@ static void join_listen_groups(struct ipoib_link *l)
 	unsigned int i;
 
 	ipoib_mcast_mgid_ipv4(&all_hosts, &l->bcast_mgid, &mgid);
-	mc_get(l, &mgid, 1);
+	mc_own(l, &mgid);
 	memcpy(&an, all_nodes, 16);
 	mgid_of_ipv6(l, &an, &mgid);
-	mc_get(l, &mgid, 1);
+	mc_own(l, &mgid);
 	for (i = 0; i < l->naddrs; i++) {
 		if (l->addrs[i].family != AF_INET6)
 			continue;
 		ipoib_solicited_node(&l->addrs[i].v6, &sn);
 		mgid_of_ipv6(l, &sn, &mgid);
-		mc_get(l, &mgid, 1);
+		mc_own(l, &mgid);
 	}
 }
 
@@ -1250,6 +1286,7 @@ static void bcast_join(struct ipoib_link *l)
 		m->l = l;
 		m->mgid = l->bcast_mgid;
 		m->full = 1;
+		m->own = 1;
 		m->next = l->mcs;
 		l->mcs = m;
 	}
@@ -1370,7 +1407,7 @@ int ipoib_link_add_addr(struct ipoib_link *l, const struct ipoib_ip *a)
 		if (a->family == AF_INET6) {
 			ipoib_solicited_node(&a->v6, &sn);
 			mgid_of_ipv6(l, &sn, &mgid);
-			mc_get(l, &mgid, 1);
+			mc_own(l, &mgid);
 		}
 		announce(l, a);
 	}

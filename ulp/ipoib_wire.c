@@ -9,6 +9,8 @@
  */
 #include <string.h>
 
+#include "fabric/be.h"
+
 #include "ulp/ipoib_wire.h"
 
 static const char *const ipoib_errstr[IPOIB_WIRE_ERR_MAX] = {
@@ -50,25 +52,6 @@ const char *ipoib_wire_strerror(enum ipoib_wire_err err)
 	return ipoib_errstr[err];
 }
 
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /*
  * Internet checksum (RFC 1071): one's complement sum of 16-bit big-endian
  * words, an odd last byte padded with zero.  Returns the unfolded sum so
@@ -105,7 +88,7 @@ static uint32_t csum_ipv6_pseudo(const struct in6_addr *src,
 
 	sum = csum_add(0, src->s6_addr, 16);
 	sum = csum_add(sum, dst->s6_addr, 16);
-	put32(tail, len);
+	be32_put(tail, len);
 	tail[4] = tail[5] = tail[6] = 0;
 	tail[7] = next_hdr;
 	return csum_add(sum, tail, sizeof(tail));
@@ -197,8 +180,8 @@ void ipoib_bcast_mgid(uint16_t pkey, uint8_t scope, union fab_gid *mgid)
 	memset(mgid->raw, 0, sizeof(mgid->raw));
 	mgid->raw[0] = 0xff;
 	mgid->raw[1] = (uint8_t)(0x10 | (scope & 0xf));
-	put16(mgid->raw + 2, IPOIB_MGID_SIG_IPV4);
-	put16(mgid->raw + 4, (uint16_t)(pkey | IPOIB_PKEY_FULL));
+	be16_put(mgid->raw + 2, IPOIB_MGID_SIG_IPV4);
+	be16_put(mgid->raw + 4, (uint16_t)(pkey | IPOIB_PKEY_FULL));
 	memset(mgid->raw + 12, 0xff, 4);
 }
 
@@ -230,7 +213,7 @@ enum ipoib_wire_err ipoib_hdr_parse(const uint8_t *buf, size_t len,
 {
 	if (len < IPOIB_HDR_LEN)
 		return IPOIB_WIRE_TRUNCATED;
-	*ethertype = get16(buf);
+	*ethertype = be16_get(buf);
 	if (buf[2] != 0 || buf[3] != 0)
 		return IPOIB_WIRE_BAD_RESERVED;
 	if (!ipoib_ethertype_ok(*ethertype))
@@ -242,7 +225,7 @@ size_t ipoib_hdr_build(uint16_t ethertype, uint8_t *out, size_t cap)
 {
 	if (cap < IPOIB_HDR_LEN)
 		return 0;
-	put16(out, ethertype);
+	be16_put(out, ethertype);
 	out[2] = out[3] = 0;
 	return IPOIB_HDR_LEN;
 }
@@ -271,15 +254,15 @@ enum ipoib_wire_err ipoib_arp_parse(const uint8_t *buf, size_t len,
 	/* the fixed part first, so that a short packet names its fault */
 	if (len < ARP_OFF_SHA)
 		return IPOIB_WIRE_TRUNCATED;
-	if (get16(buf + ARP_OFF_HRD) != IPOIB_ARPHRD_INFINIBAND)
+	if (be16_get(buf + ARP_OFF_HRD) != IPOIB_ARPHRD_INFINIBAND)
 		return IPOIB_WIRE_ARP_BAD_HTYPE;
-	if (get16(buf + ARP_OFF_PRO) != IPOIB_ETH_P_IP)
+	if (be16_get(buf + ARP_OFF_PRO) != IPOIB_ETH_P_IP)
 		return IPOIB_WIRE_ARP_BAD_PTYPE;
 	if (buf[ARP_OFF_HLN] != IPOIB_HWADDR_LEN)
 		return IPOIB_WIRE_ARP_BAD_HLEN;
 	if (buf[ARP_OFF_PLN] != 4)
 		return IPOIB_WIRE_ARP_BAD_PLEN;
-	op = get16(buf + ARP_OFF_OP);
+	op = be16_get(buf + ARP_OFF_OP);
 	if (op != IPOIB_ARPOP_REQUEST && op != IPOIB_ARPOP_REPLY)
 		return IPOIB_WIRE_ARP_BAD_OP;
 	if (len < IPOIB_ARP_LEN)
@@ -296,11 +279,11 @@ size_t ipoib_arp_build(const struct ipoib_arp *arp, uint8_t *out, size_t cap)
 {
 	if (cap < IPOIB_ARP_LEN)
 		return 0;
-	put16(out + ARP_OFF_HRD, IPOIB_ARPHRD_INFINIBAND);
-	put16(out + ARP_OFF_PRO, IPOIB_ETH_P_IP);
+	be16_put(out + ARP_OFF_HRD, IPOIB_ARPHRD_INFINIBAND);
+	be16_put(out + ARP_OFF_PRO, IPOIB_ETH_P_IP);
 	out[ARP_OFF_HLN] = IPOIB_HWADDR_LEN;
 	out[ARP_OFF_PLN] = 4;
-	put16(out + ARP_OFF_OP, arp->op);
+	be16_put(out + ARP_OFF_OP, arp->op);
 	ipoib_addr_encode(&arp->sha, out + ARP_OFF_SHA);
 	memcpy(out + ARP_OFF_SPA, &arp->spa, 4);
 	ipoib_addr_encode(&arp->tha, out + ARP_OFF_THA);
@@ -362,14 +345,14 @@ enum ipoib_wire_err ipoib_ipv4_check(const uint8_t *buf, size_t len,
 		return IPOIB_WIRE_TRUNCATED;
 	if (hl < 20 || hl > len)
 		return IPOIB_WIRE_IP_BAD_HDR_LEN;
-	tl = get16(buf + 2);
+	tl = be16_get(buf + 2);
 	if (tl < hl || tl > len)
 		return IPOIB_WIRE_IP_BAD_LEN;
 	ip->hdr_len = (uint8_t)hl;
 	ip->tos = buf[1];
 	ip->tot_len = (uint16_t)tl;
-	ip->id = get16(buf + 4);
-	ip->frag = get16(buf + 6);
+	ip->id = be16_get(buf + 4);
+	ip->frag = be16_get(buf + 6);
 	ip->ttl = buf[8];
 	ip->proto = buf[9];
 	memcpy(&ip->src, buf + 12, 4);
@@ -400,7 +383,7 @@ enum ipoib_wire_err ipoib_ipv6_check(const uint8_t *buf, size_t len,
 		return IPOIB_WIRE_IP_BAD_VERSION;
 	if (len < IPOIB_IPV6_HDR_LEN)
 		return IPOIB_WIRE_TRUNCATED;
-	ip->payload_len = get16(buf + 4);
+	ip->payload_len = be16_get(buf + 4);
 	if ((size_t)ip->payload_len > len - IPOIB_IPV6_HDR_LEN)
 		return IPOIB_WIRE_IP_BAD_LEN;
 	ip->tclass = (uint8_t)((buf[0] & 0xf) << 4 | buf[1] >> 4);
@@ -615,7 +598,7 @@ static void ipv6_hdr_put(uint8_t *p, uint16_t payload_len, uint8_t next_hdr,
 {
 	p[0] = 0x60;
 	p[1] = p[2] = p[3] = 0;
-	put16(p + 4, payload_len);
+	be16_put(p + 4, payload_len);
 	p[6] = next_hdr;
 	p[7] = hop_limit;
 	memcpy(p + 8, src->s6_addr, 16);
@@ -653,7 +636,7 @@ static size_t nd_build(uint8_t type, uint8_t flags,
 	if (lla)
 		nd_lla_put(m + 24, opt_type, lla);
 	sum = csum_ipv6_pseudo(src, dst, (uint32_t)mlen, IPPROTO_ICMPV6_NUM);
-	put16(m + 2, csum_fold(csum_add(sum, m, mlen)));
+	be16_put(m + 2, csum_fold(csum_add(sum, m, mlen)));
 	return IPOIB_IPV6_HDR_LEN + mlen;
 }
 
@@ -696,7 +679,7 @@ static void mgid_prefix(const union fab_gid *bcast, uint16_t sig,
 	memset(mgid->raw, 0, sizeof(mgid->raw));
 	mgid->raw[0] = 0xff;
 	mgid->raw[1] = (uint8_t)(0x10 | (bcast->raw[1] & 0xf));
-	put16(mgid->raw + 2, sig);
+	be16_put(mgid->raw + 2, sig);
 	mgid->raw[4] = bcast->raw[4];
 	mgid->raw[5] = bcast->raw[5];
 }
@@ -804,24 +787,24 @@ enum ipoib_wire_err ipoib_icmp4_frag_needed(const uint8_t *orig,
 
 	out[0] = 0x45;
 	out[1] = (uint8_t)((ip.tos & 0x1e) | 0xc0);
-	put16(out + 2, (uint16_t)total);
-	put16(out + 4, ip_id);
-	put16(out + 6, 0);
+	be16_put(out + 2, (uint16_t)total);
+	be16_put(out + 4, ip_id);
+	be16_put(out + 6, 0);
 	out[8] = IPOIB_ICMP_TTL;
 	out[9] = IPPROTO_ICMP_NUM;
-	put16(out + 10, 0);
+	be16_put(out + 10, 0);
 	memcpy(out + 12, &src->s_addr, 4);
 	memcpy(out + 16, &ip.src.s_addr, 4);
-	put16(out + 10, csum_fold(csum_add(0, out, 20)));
+	be16_put(out + 10, csum_fold(csum_add(0, out, 20)));
 
 	icmp = out + 20;
 	icmp[0] = ICMP_DEST_UNREACH;
 	icmp[1] = ICMP_FRAG_NEEDED;
-	put16(icmp + 2, 0);
-	put16(icmp + 4, 0);
-	put16(icmp + 6, mtu);
+	be16_put(icmp + 2, 0);
+	be16_put(icmp + 4, 0);
+	be16_put(icmp + 6, mtu);
 	memcpy(icmp + 8, orig, quote);
-	put16(icmp + 2, csum_fold(csum_add(0, icmp, 8 + quote)));
+	be16_put(icmp + 2, csum_fold(csum_add(0, icmp, 8 + quote)));
 	*out_len = total;
 	return IPOIB_WIRE_OK;
 }
@@ -847,7 +830,7 @@ static bool ipv6_is_icmp_error(const uint8_t *pkt, size_t len, uint8_t nh)
 		case 44:	/* fragment: a later fragment ends the chain */
 			if (off + 8 > len)
 				return false;
-			if (get16(pkt + off + 2) & 0xfff8)
+			if (be16_get(pkt + off + 2) & 0xfff8)
 				return false;
 			hl = 8;
 			break;
@@ -900,12 +883,12 @@ enum ipoib_wire_err ipoib_icmp6_pkt_too_big(const uint8_t *orig,
 	m = out + IPOIB_IPV6_HDR_LEN;
 	m[0] = ICMPV6_PKT_TOOBIG;
 	m[1] = 0;
-	put16(m + 2, 0);
-	put32(m + 4, mtu);
+	be16_put(m + 2, 0);
+	be32_put(m + 4, mtu);
 	memcpy(m + 8, orig, quote);
 	sum = csum_ipv6_pseudo(src, &ip.src, (uint32_t)mlen,
 			       IPPROTO_ICMPV6_NUM);
-	put16(m + 2, csum_fold(csum_add(sum, m, mlen)));
+	be16_put(m + 2, csum_fold(csum_add(sum, m, mlen)));
 	*out_len = IPOIB_IPV6_HDR_LEN + mlen;
 	return IPOIB_WIRE_OK;
 }

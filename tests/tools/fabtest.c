@@ -37,6 +37,7 @@
 #include <event2/event.h>
 
 #include "conf/conf.h"
+#include "fabric/be.h"
 #include "fabric/fabric.h"
 #include "fabric/sa_client.h"
 
@@ -384,23 +385,6 @@ static int cmd_send(const struct opts *o)
 	return 0;
 }
 
-static uint64_t get_be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | *p++;
-	return v;
-}
-
-static void put_be(uint8_t *p, uint64_t v, int n)
-{
-	while (n--) {
-		p[n] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
 /*
  * mad-ping ends on SIGTERM/SIGINT/SIGHUP as on a timeout, through exit():
  * a umad2sim client that dies by a signal skips its atexit cleanup and
@@ -440,7 +424,7 @@ static int mad_wait(struct fab_mad_agent *agent, uint64_t tid,
 		if (n < 0)
 			die("MAD receive");
 		if (n > 0) {
-			uint64_t got = get_be(mad + 8, 8);
+			uint64_t got = be64_get(mad + 8);
 
 			if ((got & 0xffffffff) == (tid & 0xffffffff))
 				return 1;
@@ -479,8 +463,8 @@ static int cmd_mad_ping(const struct opts *o)
 	req[1] = 0x03;		/* MgmtClass: SA */
 	req[2] = 2;		/* ClassVersion */
 	req[3] = 0x01;		/* Method: Get */
-	put_be(req + 8, o->tid, 8);
-	put_be(req + 16, 0x0001, 2);	/* ClassPortInfo */
+	be64_put(req + 8, o->tid);
+	be16_put(req + 16, 0x0001);	/* ClassPortInfo */
 	if (fab_mad_send(agent, &to, req, sizeof(req)) < 0)
 		die("MAD send");
 	printf("mad sent dlid 0x%04x tid 0x%016llx\n", to.lid,
@@ -496,17 +480,17 @@ static int cmd_mad_ping(const struct opts *o)
 				o->timeout_ms);
 		exit(1);
 	}
-	cap2_resp = (uint32_t)get_be(cpi + 4, 4);
+	cap2_resp = (uint32_t)be32_get(cpi + 4);
 	printf("mad rx slid 0x%04x src_qp 0x%06x qkey 0x%08x sl %u\n"
 	       "mad method 0x%02x status 0x%04x class 0x%02x version %u "
 	       "attr 0x%04x tid 0x%016llx\n"
 	       "cpi base_version %u class_version %u capmask 0x%04x "
 	       "capmask2 0x%07x resp_time 0x%02x\n",
 	       from.lid, from.qpn, from.qkey, from.sl,
-	       rsp[3], (unsigned)get_be(rsp + 4, 2), rsp[1], rsp[2],
-	       (unsigned)get_be(rsp + 16, 2),
-	       (unsigned long long)get_be(rsp + 8, 8),
-	       cpi[0], cpi[1], (unsigned)get_be(cpi + 2, 2),
+	       rsp[3], (unsigned)be16_get(rsp + 4), rsp[1], rsp[2],
+	       (unsigned)be16_get(rsp + 16),
+	       (unsigned long long)be64_get(rsp + 8),
+	       cpi[0], cpi[1], (unsigned)be16_get(cpi + 2),
 	       cap2_resp >> 5, cap2_resp & 0x1f);
 	fab_mad_close(agent);
 	fab_close(dev);
