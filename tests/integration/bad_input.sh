@@ -22,6 +22,18 @@ expect_err 2 "\-\-reorder '0.5x'" "$D" -f -s "$SOCK" --reorder 0.5x
 expect_err 2 "\-\-seed '-1'" "$D" -f -s "$SOCK" --seed -1
 expect_err 2 "unexpected argument 'extra'" "$D" -f -s "$SOCK" extra
 expect_err 2 "missing.conf" "$D" -f -s "$SOCK" -P "$T/missing.conf"
+expect_err 2 "\-\-mtu '3000'" "$D" -f -s "$SOCK" --mtu 3000
+
+# ipoibd: its options, before it touches the fabric or the kernel
+P="$BIN/ipoibd"
+expect_err 2 "\-\-fabric and \-\-node are required" "$P" -f -n h1
+expect_err 2 "\-\-pkey '0x8000'" "$P" -f -F "soft:$SOCK" -n h1 --pkey 0x8000
+expect_err 2 "\-\-pkey 'zz'" "$P" -f -F "soft:$SOCK" -n h1 --pkey zz
+expect_err 2 "\-\-address: bad CIDR '10.1.0.1'" "$P" -f -F "soft:$SOCK" -n h1 --address 10.1.0.1
+expect_err 2 "\-\-address: bad CIDR '10.1.0.1/33'" "$P" -f -F "soft:$SOCK" -n h1 --address 10.1.0.1/33
+expect_err 2 "\-\-ifname" "$P" -f -F "soft:$SOCK" -n h1 --ifname way-too-long-a-name
+expect_err 2 "\-\-mtu '40'" "$P" -f -F "soft:$SOCK" -n h1 --mtu 40
+expect_err 1 "soft:$T/none.sock" "$P" -f -F "soft:$T/none.sock" -n h1
 
 printf 'Default=0x7fff : ALL=full ;\nstorage=0x8001 : h1=full\n' >"$T/noend.conf"
 expect_err 2 "noend.conf:2" "$D" -f -s "$SOCK" -P "$T/noend.conf"
