@@ -184,17 +184,20 @@ static void qpio_free(struct qpio *io)
 	free(io);
 }
 
-static void qp_read_cb(evutil_socket_t fd, short what, void *arg)
+/*
+ * Switch what is waiting on a QP socket, up to budget packets (0: all).
+ * Returns 1 when the process closed the socket (end of file, or the
+ * zero-length message SOCK_SEQPACKET gives for it), else 0.
+ */
+static int qp_drain(struct qpio *io, int budget)
 {
 	static uint8_t bufs[FABD_RX_BATCH][IB_MAX_PKT + 1];
-	struct qpio *io = arg;
 	struct fabd *d = io->conn->d;
 	struct mmsghdr mm[FABD_RX_BATCH];
 	struct iovec iov[FABD_RX_BATCH];
-	int i, n, budget = FABD_RX_BUDGET;
+	int i, n, eof = 0;
 
-	(void)what;
-	while (budget > 0) {
+	while (!eof && (!budget || budget > 0)) {
 		for (i = 0; i < FABD_RX_BATCH; i++) {
 			iov[i].iov_base = bufs[i];
 			iov[i].iov_len = sizeof(bufs[i]);
@@ -202,42 +205,47 @@ static void qp_read_cb(evutil_socket_t fd, short what, void *arg)
 			mm[i].msg_hdr.msg_iov = &iov[i];
 			mm[i].msg_hdr.msg_iovlen = 1;
 		}
-		n = recvmmsg(fd, mm, FABD_RX_BATCH, MSG_DONTWAIT, NULL);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				break;
-			n = 0;
-		}
-		if (n == 0) {	/* the process closed its QP socket */
-			log_debug("node %s: QP 0x%06x closed",
-				  io->qp->node->name, io->qp->qpn);
-			qpio_free(io);
-			return;
-		}
+		n = recvmmsg(io->fd, mm, FABD_RX_BATCH, MSG_DONTWAIT, NULL);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (n <= 0)
+			return 1;
 		for (i = 0; i < n; i++) {
 			/* a message longer than any packet arrives
 			 * truncated: pass its full length so it is dropped */
 			size_t len = mm[i].msg_len;
 
-			/* a zero-length message is the peer's close (no
-			 * packet is empty): switch what came before it */
+			/* no packet is empty: this is the peer's close;
+			 * what came before it is switched */
 			if (!len && !(mm[i].msg_hdr.msg_flags & MSG_TRUNC)) {
-				log_debug("node %s: QP 0x%06x closed",
-					  io->qp->node->name, io->qp->qpn);
-				qpio_free(io);
-				return;
+				eof = 1;
+				break;
 			}
-
 			if (mm[i].msg_hdr.msg_flags & MSG_TRUNC)
 				len = IB_MAX_PKT + 1;
 			fsw_input_qp(d->sw, io->qp, bufs[i], len);
 		}
-		budget -= n;
+		if (budget)
+			budget = budget > n ? budget - n : -1;
 		if (n < FABD_RX_BATCH)
 			break;
 	}
 	if (fsw_held(d->sw))
 		schedule_flush(d);
+	return eof;
+}
+
+static void qp_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct qpio *io = arg;
+
+	(void)fd;
+	(void)what;
+	if (qp_drain(io, FABD_RX_BUDGET)) {
+		log_debug("node %s: QP 0x%06x closed", io->qp->node->name,
+			  io->qp->qpn);
+		qpio_free(io);
+	}
 }
 
 static void conn_free(struct conn *c)
@@ -245,8 +253,12 @@ static void conn_free(struct conn *c)
 	struct fabd *d = c->d;
 	struct conn **pp;
 
-	while (c->qps)
+	/* a process that sent and exited: what it sent is on the wire, as
+	 * with an HCA, even if its device socket's close is seen first */
+	while (c->qps) {
+		qp_drain(c->qps, 0);
 		qpio_free(c->qps);
+	}
 	if (c->node) {
 		log_debug("node %s: process detached", c->node->name);
 		fsw_node_detach(d->sw, c->node);

@@ -357,10 +357,14 @@ int main(int argc, char **argv)
 		case 'F': spec = optarg; break;
 		case 'n': node = optarg; break;
 		case 'p':
-			if (conf_parse_uint(optarg, 1, 0xffff, &v, &why) < 0 ||
-			    !(v & 0x7fff)) {
+			if (conf_parse_uint(optarg, 1, 0xffff, &v, &why) < 0) {
 				fprintf(stderr, "ipoibd: --pkey '%s': %s\n",
-					optarg, why ? why : "not a P_Key");
+					optarg, why);
+				return 2;
+			}
+			if (!(v & 0x7fff)) {	/* 0x0000 and 0x8000 */
+				fprintf(stderr, "ipoibd: --pkey '%s': not a "
+					"P_Key\n", optarg);
 				return 2;
 			}
 			cfg.pkey = (uint16_t)v;
