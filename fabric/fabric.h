@@ -155,8 +155,10 @@ int fab_qp_fd(struct fab_qp *qp);
 /* Send n datagrams; returns how many were accepted (may be < n when the
  * send queue is full), or -1. */
 int fab_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n);
-/* Non-blocking; returns 0..n completions filled, or -1.  A return of 0
- * re-arms the file descriptor. */
+/* Non-blocking; returns 0..n completions filled, or -1.  Fewer than n
+ * only when nothing is left (a CQ polled empty), which re-arms the file
+ * descriptor; a caller that stops after a full batch must call again
+ * without waiting for the descriptor. */
 int fab_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n);
 int fab_attach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
 		     uint16_t mlid);

@@ -178,6 +178,11 @@ void fsw_input_qp(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
 		  size_t len);
 /* Forward a packet held back for --reorder; 1 if one was held. */
 int fsw_flush(struct fsw *sw);
+/* n packets (bytes in all) that ops->deliver accepted could not be handed
+ * over after all (a burst the receiver's socket refused): counted as
+ * receive overruns instead of deliveries. */
+void fsw_undeliver(struct fsw *sw, struct fsw_qp *qp, unsigned int n,
+		   uint64_t bytes);
 int fsw_held(const struct fsw *sw);
 
 /* Text reports for ibfabricctl; return bytes written (truncated at cap). */

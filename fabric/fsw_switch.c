@@ -557,6 +557,15 @@ static void deliver(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
 	qp->node->rx_packets++;
 }
 
+void fsw_undeliver(struct fsw *sw, struct fsw_qp *qp, unsigned int n,
+		   uint64_t bytes)
+{
+	sw->stats.delivered -= n;
+	sw->stats.delivered_bytes -= bytes;
+	qp->node->rx_packets -= n;
+	sw->stats.drop[FSW_DROP_RX_OVERRUN] += n;
+}
+
 /* A packet for the SM's QP1: the SA answers it (fsw_sa.c). */
 static void to_sm(struct fsw *sw, const uint8_t *pkt, size_t len)
 {

@@ -151,13 +151,17 @@ size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
 		be32_put(buf + off, u->imm);
 		off += IB_IMMDT_LEN;
 	}
+	/* the ICRC of the headers (variant fields masked), then of the
+	 * payload as it is copied in, then of the pad */
+	icrc = ib_icrc_native(buf, off);
 	if (u->payload_len)
-		memcpy(buf + off, u->payload, u->payload_len);
+		icrc = ib_crc32_copy(icrc, buf + off, u->payload,
+				     u->payload_len);
 	off += u->payload_len;
 	memset(buf + off, 0, pad);
+	icrc = ib_crc32(icrc, buf + off, pad);
 	off += pad;
 
-	icrc = ib_icrc_native(buf, off);
 	buf[off++] = (uint8_t)icrc;
 	buf[off++] = (uint8_t)(icrc >> 8);
 	buf[off++] = (uint8_t)(icrc >> 16);

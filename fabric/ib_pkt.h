@@ -138,10 +138,17 @@ enum ib_pkt_err ib_pkt_check(const uint8_t *buf, size_t len,
 
 /* CRCs (ib_crc.c). */
 uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len);
+/* The same, copying src to dst (no overlap) in the same pass. */
+uint32_t ib_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len);
 /* ICRC of a native packet: buf = LRH .. last payload byte (ICRC excluded). */
 uint32_t ib_icrc_native(const uint8_t *buf, size_t len);
 /* ICRC of a RoCEv2 packet: buf = IPv4 header .. payload (ICRC excluded). */
 uint32_t ib_icrc_rocev2_ipv4(const uint8_t *buf, size_t len);
 uint16_t ib_vcrc(const uint8_t *buf, size_t len);
+/* Carry-less multiplication for long runs (x86-64): 0 off (tables only),
+ * 1 128-bit PCLMULQDQ, 2 also 256-bit VPCLMULQDQ, -1 leave; capped at what
+ * the CPU has; returns the previous setting.  For tests and benchmarks;
+ * the default is the best the CPU has. */
+int ib_crc_clmul(int on);
 
 #endif

@@ -29,6 +29,7 @@
 #include "fabric/soft_proto.h"
 
 #define FABD_RX_BATCH		32
+#define FABD_RX_BURSTS		8	/* burst messages per recvmmsg */
 #define FABD_RX_BUDGET		256	/* packets per QP per wakeup */
 #define FABD_SOCKBUF		(4 << 20)
 #define FABD_REPORT_MAX		(FSP_MSG_MAX - sizeof(struct fsp_hdr))
@@ -42,6 +43,12 @@ struct qpio {
 	int fd;
 	struct event *ev;
 	struct qpio *next;
+	int burst;		/* FSP_QP_BURST framing */
+	uint8_t *out;		/* the burst being filled for this QP */
+	size_t out_len;
+	unsigned int out_n;
+	int dirty;		/* on fabd.dirty */
+	struct qpio *dirty_next;
 };
 
 struct conn {
@@ -67,6 +74,8 @@ struct fabd {
 	int pcap_paused;	/* ibfabricctl capture off */
 	struct conn *conns;
 	time_t last_complaint;
+	struct qpio *dirty;	/* QPs with a burst to send */
+	struct event *out_ev;	/* sends them, once per loop pass */
 };
 
 static void usage(FILE *f)
@@ -98,15 +107,65 @@ static int complain_ok(struct fabd *d)
 	return 1;
 }
 
+/* Send a QP's burst; a receiver whose socket is full loses all of it, as
+ * UD receivers without posted buffers lose datagrams. */
+static void out_send(struct fabd *d, struct qpio *io)
+{
+	ssize_t n;
+
+	if (!io->out_len)
+		return;
+	n = send(io->fd, io->out, io->out_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n != (ssize_t)io->out_len)
+		fsw_undeliver(d->sw, io->qp, io->out_n, io->out_len -
+			      (size_t)io->out_n * FSP_BURST_REC);
+	io->out_len = 0;
+	io->out_n = 0;
+}
+
+static void out_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fabd *d = arg;
+	struct qpio *io;
+
+	(void)fd;
+	(void)what;
+	while ((io = d->dirty)) {
+		d->dirty = io->dirty_next;
+		io->dirty = 0;
+		out_send(d, io);
+	}
+}
+
 static int fabd_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
 			size_t len)
 {
+	struct fabd *d = ctx;
 	struct qpio *io = qp->io;
 	ssize_t n;
 
-	(void)ctx;
-	n = send(io->fd, pkt, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	return n == (ssize_t)len ? 0 : -1;
+	if (!io->burst) {
+		n = send(io->fd, pkt, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		return n == (ssize_t)len ? 0 : -1;
+	}
+	/* packets for a QP gather into one burst per loop pass */
+	if (!io->out && !(io->out = malloc(FSP_BURST_MAX)))
+		return -1;
+	if (io->out_len + FSP_BURST_REC + len > FSP_BURST_MAX)
+		out_send(d, io);
+	io->out[io->out_len] = (uint8_t)(len >> 8);
+	io->out[io->out_len + 1] = (uint8_t)len;
+	memcpy(io->out + io->out_len + FSP_BURST_REC, pkt, len);
+	io->out_len += FSP_BURST_REC + len;
+	io->out_n++;
+	if (!io->dirty) {
+		if (!d->dirty)
+			event_active(d->out_ev, EV_TIMEOUT, 0);
+		io->dirty = 1;
+		io->dirty_next = d->dirty;
+		d->dirty = io;
+	}
+	return 0;
 }
 
 static void fabd_capture(void *ctx, const uint8_t *pkt, size_t len)
@@ -170,7 +229,19 @@ static void pcap_flush_cb(evutil_socket_t fd, short what, void *arg)
 
 static void qpio_free(struct qpio *io)
 {
+	struct fabd *d = io->conn->d;
 	struct qpio **pp;
+
+	if (io->dirty) {
+		for (pp = &d->dirty; *pp; pp = &(*pp)->dirty_next) {
+			if (*pp == io) {
+				*pp = io->dirty_next;
+				break;
+			}
+		}
+		out_send(d, io);
+	}
+	free(io->out);
 
 	for (pp = &io->conn->qps; *pp; pp = &(*pp)->next) {
 		if (*pp == io) {
@@ -189,27 +260,61 @@ static void qpio_free(struct qpio *io)
  * Returns 1 when the process closed the socket (end of file, or the
  * zero-length message SOCK_SEQPACKET gives for it), else 0.
  */
+/* The packets of one burst; a length running past the end is passed on
+ * as it is (the switch drops it as truncated) and ends the burst.
+ * Returns the number of packets. */
+static int burst_input(struct fabd *d, struct qpio *io, const uint8_t *p,
+		       size_t len)
+{
+	size_t l;
+	int n = 0;
+
+	while (len) {
+		n++;
+		if (len < FSP_BURST_REC) {
+			fsw_input_qp(d->sw, io->qp, p, len);
+			break;
+		}
+		l = (size_t)p[0] << 8 | p[1];
+		p += FSP_BURST_REC;
+		len -= FSP_BURST_REC;
+		if (l > len) {
+			fsw_input_qp(d->sw, io->qp, p, len);
+			break;
+		}
+		fsw_input_qp(d->sw, io->qp, p, l);
+		p += l;
+		len -= l;
+	}
+	return n;
+}
+
 static int qp_drain(struct qpio *io, int budget)
 {
 	static uint8_t bufs[FABD_RX_BATCH][IB_MAX_PKT + 1];
+	static uint8_t bursts[FABD_RX_BURSTS][FSP_BURST_MAX + 1];
 	struct fabd *d = io->conn->d;
 	struct mmsghdr mm[FABD_RX_BATCH];
 	struct iovec iov[FABD_RX_BATCH];
-	int i, n, eof = 0;
+	int i, n, got, eof = 0;
+	int want = io->burst ? FABD_RX_BURSTS : FABD_RX_BATCH;
 
 	while (!eof && (!budget || budget > 0)) {
-		for (i = 0; i < FABD_RX_BATCH; i++) {
-			iov[i].iov_base = bufs[i];
-			iov[i].iov_len = sizeof(bufs[i]);
+		for (i = 0; i < want; i++) {
+			iov[i].iov_base = io->burst ? bursts[i] : bufs[i];
+			iov[i].iov_len = io->burst ? sizeof(bursts[i]) :
+						     sizeof(bufs[i]);
 			memset(&mm[i].msg_hdr, 0, sizeof(mm[i].msg_hdr));
 			mm[i].msg_hdr.msg_iov = &iov[i];
 			mm[i].msg_hdr.msg_iovlen = 1;
 		}
-		n = recvmmsg(io->fd, mm, FABD_RX_BATCH, MSG_DONTWAIT, NULL);
+		n = recvmmsg(io->fd, mm, (unsigned int)want, MSG_DONTWAIT,
+			     NULL);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
 		if (n <= 0)
 			return 1;
+		got = 0;
 		for (i = 0; i < n; i++) {
 			/* a message longer than any packet arrives
 			 * truncated: pass its full length so it is dropped */
@@ -221,13 +326,22 @@ static int qp_drain(struct qpio *io, int budget)
 				eof = 1;
 				break;
 			}
+			if (io->burst) {
+				/* a burst cut short by its size: what was
+				 * read is switched, the rest is lost */
+				if (len > FSP_BURST_MAX)
+					len = FSP_BURST_MAX;
+				got += burst_input(d, io, bursts[i], len);
+				continue;
+			}
 			if (mm[i].msg_hdr.msg_flags & MSG_TRUNC)
 				len = IB_MAX_PKT + 1;
 			fsw_input_qp(d->sw, io->qp, bufs[i], len);
+			got++;
 		}
 		if (budget)
-			budget = budget > n ? budget - n : -1;
-		if (n < FABD_RX_BATCH)
+			budget = budget > got ? budget - got : -1;
+		if (n < want)
 			break;
 	}
 	if (fsw_held(d->sw))
@@ -362,9 +476,13 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 			  req.type);
 		return 0;
 	}
-	if (req.flags & ~FSP_QP_GSI) {
+	if (req.flags & ~(FSP_QP_GSI | FSP_QP_BURST)) {
 		reply_err(c, h->seq, EPERM, "privileged QPs belong to the "
 			  "subnet manager");
+		return 0;
+	}
+	if ((req.flags & FSP_QP_GSI) && (req.flags & FSP_QP_BURST)) {
+		reply_err(c, h->seq, EINVAL, "MAD agents take no bursts");
 		return 0;
 	}
 	if ((req.flags & FSP_QP_GSI) && req.qkey > 0xff) {
@@ -398,6 +516,7 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	io->qp->io = io;
 	io->conn = c;
+	io->burst = !!(req.flags & FSP_QP_BURST);
 	io->fd = sv[0];
 	io->ev = event_new(d->base, sv[0], EV_READ | EV_PERSIST, qp_read_cb,
 			   io);
@@ -433,6 +552,9 @@ static int handle_qp_msg(struct conn *c, const struct fsp_hdr *h,
 			reply_err(c, h->seq, ENOENT, "no QP 0x%06x", ref.qpn);
 			return 0;
 		}
+		/* what was posted before the destroy is on the wire, as
+		 * with an HCA, even if the request is seen first */
+		qp_drain(io, 0);
 		qpio_free(io);
 		fsp_send(c->fd, FSP_REPLY, h->seq, 0, NULL, 0, -1);
 		return 0;
@@ -794,6 +916,7 @@ int main(int argc, char **argv)
 	fsw_set_port_mtu(d.sw, mtu_code);
 	d.lev = event_new(d.base, d.lfd, EV_READ | EV_PERSIST, accept_cb, &d);
 	d.flush_ev = evtimer_new(d.base, flush_cb, &d);
+	d.out_ev = event_new(d.base, -1, 0, out_flush_cb, &d);
 	event_add(d.lev, NULL);
 	if (d.pcap) {
 		struct timeval sec = { 1, 0 };
@@ -819,6 +942,7 @@ int main(int argc, char **argv)
 		event_free(sigs[i]);
 	event_free(d.lev);
 	event_free(d.flush_ev);
+	event_free(d.out_ev);
 	if (d.pcap_ev)
 		event_free(d.pcap_ev);
 	close(d.lfd);

@@ -25,7 +25,6 @@
 
 #define SOFT_CALL_TIMEOUT_MS	5000
 #define SOFT_EVQ		64
-#define SOFT_BATCH		64
 #define SOFT_SOCKBUF		(4 << 20)
 
 struct soft_dev {
@@ -44,7 +43,8 @@ struct soft_qp {
 	int fd;
 	uint16_t pkey;
 	uint32_t psn;
-	uint8_t *rxbuf;		/* SOFT_BATCH packets of IB_MAX_PKT */
+	uint8_t *rxbuf;		/* the last burst received */
+	size_t rx_len, rx_off;	/* its length; what was taken of it */
 };
 
 /* A MAD agent: ibfabricd gives it its own socket; packets on it leave
@@ -323,7 +323,7 @@ static struct fab_qp *soft_qp_create(struct fab_dev *dev,
 	struct soft_dev *d = to_sdev(dev);
 	struct fsp_qp_create req = {
 		.type = init->type, .qkey = init->qkey,
-		.pkey_index = init->pkey_index,
+		.pkey_index = init->pkey_index, .flags = FSP_QP_BURST,
 	};
 	struct fsp_qp_ref ref;
 	struct soft_qp *q;
@@ -336,7 +336,7 @@ static struct fab_qp *soft_qp_create(struct fab_dev *dev,
 		return NULL;
 	}
 	q = calloc(1, sizeof(*q));
-	if (!q || !(q->rxbuf = malloc((size_t)SOFT_BATCH * IB_MAX_PKT))) {
+	if (!q || !(q->rxbuf = malloc(FSP_BURST_MAX))) {
 		free(q);
 		fab_set_error("soft: out of memory");
 		return NULL;
@@ -383,25 +383,44 @@ static int soft_qp_fd(struct fab_qp *qp)
 	return to_sqp(qp)->fd;
 }
 
+/*
+ * Send: the packets are built straight into bursts (FSP_QP_BURST), up to
+ * SOFT_BURSTS messages per sendmmsg.  A burst the socket refuses is not
+ * sent at all, so the count returned is always a prefix of wr[].
+ */
+#define SOFT_BURSTS	8
+
 static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 {
-	static __thread uint8_t pkts[SOFT_BATCH][IB_MAX_PKT];
+	static __thread uint8_t bursts[SOFT_BURSTS][FSP_BURST_MAX];
 	struct soft_qp *q = to_sqp(qp);
 	struct soft_dev *d = to_sdev(qp->dev);
-	struct mmsghdr mm[SOFT_BATCH];
-	struct iovec iov[SOFT_BATCH];
+	struct mmsghdr mm[SOFT_BURSTS];
+	struct iovec iov[SOFT_BURSTS];
+	int count[SOFT_BURSTS];
+	uint32_t mtu = (uint32_t)fab_mtu_to_bytes(d->attr.active_mtu);
 	int done = 0;
 
 	while (done < n) {
-		int batch = n - done > SOFT_BATCH ? SOFT_BATCH : n - done;
-		int i, sent;
+		int nb = 0, i = done, sent, b;
+		size_t off = 0;
 
-		for (i = 0; i < batch; i++) {
-			const struct fab_send_wr *w = &wr[done + i];
+		while (i < n) {
+			const struct fab_send_wr *w = &wr[i];
 			const struct fab_ah_attr *ah = &w->ah->attr;
 			struct ib_ud u;
 			size_t len;
 
+			if (off + FSP_BURST_REC + IB_MAX_PKT > FSP_BURST_MAX) {
+				iov[nb].iov_len = off;
+				if (++nb == SOFT_BURSTS)
+					break;
+				off = 0;
+			}
+			if (!off) {
+				iov[nb].iov_base = bursts[nb];
+				count[nb] = 0;
+			}
 			memset(&u, 0, sizeof(u));
 			u.lrh.sl = ah->sl;
 			u.lrh.dlid = ah->dlid;
@@ -417,35 +436,42 @@ static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 			}
 			u.bth.pkey = q->pkey;
 			u.bth.destqp = w->remote_qpn;
-			u.bth.psn = q->psn++ & 0xffffff;
+			u.bth.psn = q->psn & 0xffffff;
 			u.deth.qkey = (w->remote_qkey & FAB_QKEY_CONTROLLED) ?
 				      qp->qkey : w->remote_qkey;
 			u.deth.srcqp = qp->qpn;
 			u.payload = w->buf;
 			u.payload_len = w->len;
 			/* as an HCA: a UD message is at most one MTU */
-			len = w->len > (uint32_t)fab_mtu_to_bytes(
-					d->attr.active_mtu) ? 0 :
-			      ib_ud_build(&u, pkts[i], IB_MAX_PKT);
+			len = w->len > mtu ? 0 :
+			      ib_ud_build(&u, bursts[nb] + off + FSP_BURST_REC,
+					  IB_MAX_PKT);
 			if (!len) {
-				if (done + i == 0)
+				if (i == 0)
 					return fab_set_error("soft: datagram of "
 							     "%u bytes exceeds "
 							     "the port MTU",
 							     w->len);
-				batch = i;
-				n = done + i;
+				n = i;	/* send what came before it */
 				break;
 			}
-			iov[i].iov_base = pkts[i];
-			iov[i].iov_len = len;
-			memset(&mm[i].msg_hdr, 0, sizeof(mm[i].msg_hdr));
-			mm[i].msg_hdr.msg_iov = &iov[i];
-			mm[i].msg_hdr.msg_iovlen = 1;
+			q->psn++;
+			bursts[nb][off] = (uint8_t)(len >> 8);
+			bursts[nb][off + 1] = (uint8_t)len;
+			off += FSP_BURST_REC + len;
+			count[nb]++;
+			i++;
 		}
-		if (!batch)
+		if (off && nb < SOFT_BURSTS)
+			iov[nb++].iov_len = off;
+		if (!nb)
 			break;
-		sent = sendmmsg(q->fd, mm, (unsigned int)batch, MSG_NOSIGNAL);
+		for (b = 0; b < nb; b++) {
+			memset(&mm[b].msg_hdr, 0, sizeof(mm[b].msg_hdr));
+			mm[b].msg_hdr.msg_iov = &iov[b];
+			mm[b].msg_hdr.msg_iovlen = 1;
+		}
+		sent = sendmmsg(q->fd, mm, (unsigned int)nb, MSG_NOSIGNAL);
 		if (sent < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				break;	/* send queue full */
@@ -453,75 +479,106 @@ static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 				break;
 			return fab_set_error("soft: send: %s", strerror(errno));
 		}
-		done += sent;
-		if (sent < batch)
+		for (b = 0; b < sent; b++)
+			done += count[b];
+		if (sent < nb)
 			break;
 	}
 	return done;
 }
 
+/* The next packet of the current burst, reading another when it is used
+ * up: 1 and the packet in *pkt, *len; 0 nothing waiting, -1 error, -2 end of file. */
+static int burst_next(struct soft_qp *q, const uint8_t **pkt, size_t *len)
+{
+	size_t l;
+	ssize_t got;
+
+	while (q->rx_off + FSP_BURST_REC > q->rx_len) {
+		got = recv(q->fd, q->rxbuf, FSP_BURST_MAX, MSG_DONTWAIT);
+		if (got < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		if (got == 0)
+			return -2;
+		q->rx_len = (size_t)got;
+		q->rx_off = 0;
+	}
+	l = (size_t)q->rxbuf[q->rx_off] << 8 | q->rxbuf[q->rx_off + 1];
+	q->rx_off += FSP_BURST_REC;
+	if (l > q->rx_len - q->rx_off)	/* ibfabricd framed it: a bug */
+		l = q->rx_len - q->rx_off;
+	*pkt = q->rxbuf + q->rx_off;
+	*len = l;
+	q->rx_off += l;
+	return 1;
+}
+
+/*
+ * Receive: fewer than n completions only when nothing is left, as with a
+ * CQ polled empty; a caller that stops earlier must come back without
+ * waiting for the descriptor (part of a burst may be buffered here).
+ */
 static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 {
 	struct soft_qp *q = to_sqp(qp);
 	struct soft_dev *d = to_sdev(qp->dev);
-	struct mmsghdr mm[SOFT_BATCH];
-	struct iovec iov[SOFT_BATCH];
-	int i, got, out = 0;
+	int out = 0, r;
 
-	if (n > SOFT_BATCH)
-		n = SOFT_BATCH;
-	for (i = 0; i < n; i++) {
-		iov[i].iov_base = q->rxbuf + (size_t)i * IB_MAX_PKT;
-		iov[i].iov_len = IB_MAX_PKT;
-		memset(&mm[i].msg_hdr, 0, sizeof(mm[i].msg_hdr));
-		mm[i].msg_hdr.msg_iov = &iov[i];
-		mm[i].msg_hdr.msg_iovlen = 1;
-	}
-	got = recvmmsg(q->fd, mm, (unsigned int)n, MSG_DONTWAIT, NULL);
-	if (got < 0) {
-		if (errno == EAGAIN || errno == EINTR)
-			return 0;
-		return fab_set_error("soft: receive: %s", strerror(errno));
-	}
-	if (got == 0)	/* end of file: ibfabricd released the QP or exited */
-		return fab_set_error("soft: QP 0x%06x: fabric connection lost",
-				     qp->qpn);
-	for (i = 0; i < got; i++) {
-		struct fab_recv *r = &rc[out];
+	while (out < n) {
+		struct fab_recv *rv = &rc[out];
+		const uint8_t *pkt;
+		size_t plen, room;
 		struct ib_ud u;
-		size_t room;
 		int pi;
 
+		r = burst_next(q, &pkt, &plen);
+		if (r == 0)
+			break;
+		if (r == -2) {	/* ibfabricd released the QP or exited */
+			d->dead = 1;	/* a DEVICE_FATAL event follows */
+			if (out)
+				break;
+			return fab_set_error("soft: QP 0x%06x: fabric "
+					     "connection lost", qp->qpn);
+		}
+		if (r < 0) {
+			if (out)
+				break;
+			return fab_set_error("soft: receive: %s",
+					     strerror(errno));
+		}
 		/* ibfabricd checked the packet, CRCs included (see
 		 * ib_ud_parse_checked); a framing failure here is a bug in
 		 * one of us, and the datagram is dropped as an HCA would */
-		if (ib_ud_parse_checked(iov[i].iov_base, mm[i].msg_len, &u))
+		if (ib_ud_parse_checked(pkt, plen, &u))
 			continue;
-		r->src_qp = u.deth.srcqp;
-		r->slid = u.lrh.slid;
-		r->sl = u.lrh.sl;
+		rv->src_qp = u.deth.srcqp;
+		rv->slid = u.lrh.slid;
+		rv->sl = u.lrh.sl;
 		pi = fab_pkey_find(&d->attr, u.bth.pkey);
-		r->pkey_index = pi < 0 ? qp->pkey_index : (uint16_t)pi;
-		r->grh_present = (uint8_t)u.has_grh;
-		r->truncated = 0;
-		if (r->buf_len < FAB_GRH_LEN) {
-			r->truncated = 1;
-			r->byte_len = 0;
+		rv->pkey_index = pi < 0 ? qp->pkey_index : (uint16_t)pi;
+		rv->grh_present = (uint8_t)u.has_grh;
+		rv->truncated = 0;
+		if (rv->buf_len < FAB_GRH_LEN) {
+			rv->truncated = 1;
+			rv->byte_len = 0;
 			out++;
 			continue;
 		}
 		if (u.has_grh)
-			ib_grh_encode(&u.grh, r->buf);
+			ib_grh_encode(&u.grh, rv->buf);
 		else
-			memset(r->buf, 0, FAB_GRH_LEN);
-		room = r->buf_len - FAB_GRH_LEN;
+			memset(rv->buf, 0, FAB_GRH_LEN);
+		room = rv->buf_len - FAB_GRH_LEN;
 		if (u.payload_len > room) {
-			r->truncated = 1;
-			memcpy(r->buf + FAB_GRH_LEN, u.payload, room);
-			r->byte_len = (uint32_t)(FAB_GRH_LEN + room);
+			rv->truncated = 1;
+			memcpy(rv->buf + FAB_GRH_LEN, u.payload, room);
+			rv->byte_len = (uint32_t)(FAB_GRH_LEN + room);
 		} else {
-			memcpy(r->buf + FAB_GRH_LEN, u.payload, u.payload_len);
-			r->byte_len = (uint32_t)(FAB_GRH_LEN + u.payload_len);
+			memcpy(rv->buf + FAB_GRH_LEN, u.payload,
+			       u.payload_len);
+			rv->byte_len = (uint32_t)(FAB_GRH_LEN +
+						  u.payload_len);
 		}
 		out++;
 	}

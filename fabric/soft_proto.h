@@ -71,6 +71,14 @@ struct fsp_port_info {
 #define FSP_QP_PRIVILEGED	0x1	/* may send controlled Q_Keys */
 #define FSP_QP_GSI		0x2	/* a MAD agent on QP1; qkey holds the
 					 * management class */
+/* Bursts: every message on the QP socket, both ways, carries one or more
+ * packets, each as a 16-bit big-endian length and the packet (LRH ..
+ * VCRC), at most FSP_BURST_MAX bytes in all.  One message per burst
+ * instead of one per packet, as an HCA rings one doorbell for a chain of
+ * work requests.  Not for FSP_QP_GSI. */
+#define FSP_QP_BURST		0x4
+#define FSP_BURST_MAX		65536
+#define FSP_BURST_REC		2	/* length field */
 
 struct fsp_qp_create {
 	uint32_t type;

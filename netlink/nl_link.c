@@ -262,6 +262,18 @@ int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
 	return fd;
 }
 
+int nl_tun_set_offload(int fd, int tso, char *err, size_t errlen)
+{
+	unsigned long off = TUN_F_CSUM;
+
+	if (tso)
+		off |= TUN_F_TSO4 | TUN_F_TSO6;
+	if (ioctl(fd, TUNSETOFFLOAD, off) < 0)
+		return nl_fail(err, errlen, errno, NULL,
+			       "tun offloads (TUNSETOFFLOAD)");
+	return 0;
+}
+
 /* --- rtnetlink requests --------------------------------------------------- */
 
 struct nl_sock_ctx *nl_ctx_open(char *err, size_t errlen)

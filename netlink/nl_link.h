@@ -92,6 +92,11 @@ int nl_ifname_check(const char *name, char *err, size_t errlen);
  */
 int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
 		char *err, size_t errlen);
+/* Offloads for a TUN opened with NL_TUN_VNET_HDR: the kernel may hand over
+ * packets with partial checksums and, with tso, TCP super-packets
+ * (TUNSETOFFLOAD with TUN_F_CSUM, TUN_F_TSO4, TUN_F_TSO6). */
+int nl_tun_set_offload(int fd, int tso, char *err, size_t errlen);
+
 
 /* --- rtnetlink ------------------------------------------------------------ */
 

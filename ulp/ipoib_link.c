@@ -803,14 +803,18 @@ static void mc_listen(struct ipoib_link *l, int family, const uint8_t *group,
 		      int on)
 {
 	union fab_gid mgid;
+	struct in_addr g4;
+	struct in6_addr g6;
 	struct mc *m;
 
-	if (family == AF_INET)
-		ipoib_mcast_mgid_ipv4((const struct in_addr *)(const void *)
-				      group, &l->bcast_mgid, &mgid);
-	else
-		mgid_of_ipv6(l, (const struct in6_addr *)(const void *)group,
-			     &mgid);
+	/* group points into a packet: copied out, it may sit anywhere */
+	if (family == AF_INET) {
+		memcpy(&g4, group, sizeof(g4));
+		ipoib_mcast_mgid_ipv4(&g4, &l->bcast_mgid, &mgid);
+	} else {
+		memcpy(&g6, group, sizeof(g6));
+		mgid_of_ipv6(l, &g6, &mgid);
+	}
 	if (on) {
 		mc_get(l, &mgid, 1);
 		return;
@@ -1099,7 +1103,7 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ipoib_link *l = arg;
 	struct fab_recv rc[RX_BATCH];
-	int i, n, budget = 8;
+	int i, n = 0, budget = 8;
 
 	(void)fd;
 	(void)what;
@@ -1161,6 +1165,12 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 		if (n < RX_BATCH)
 			break;
 	}
+	/* budget used up: the provider may hold more than its descriptor
+	 * shows (fab_qp_recv), so come back on the next loop pass */
+	if (budget < 0 && n == RX_BATCH)
+		event_active(l->rx_ev, EV_READ, 0);
+	if (l->ops.rx_done)
+		l->ops.rx_done(l->arg);
 }
 
 /* ---- the broadcast group, carrier, timers -------------------------------------- */

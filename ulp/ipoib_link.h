@@ -45,6 +45,9 @@ struct ipoib_link_cfg {
 struct ipoib_link_ops {
 	/* An IP packet for the host (IPv4 or IPv6). */
 	void (*rx)(void *arg, const uint8_t *pkt, size_t len);
+	/* The end of a burst of rx calls (optional): a moment to push out
+	 * what was held back to be coalesced. */
+	void (*rx_done)(void *arg);
 	/* Carrier: up after the broadcast join, with the link MTU. */
 	void (*carrier)(void *arg, int up, unsigned int mtu);
 	/* The next hop for dst: 0 and *nh set, or -1 (unreachable).  NULL:

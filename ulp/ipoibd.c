@@ -12,6 +12,13 @@
  * exist nowhere); IPv4 and IPv6 work unchanged above it.  Next hops for
  * off-link destinations come from the kernel's routing table (rtnetlink),
  * cached and flushed when routes change.
+ *
+ * The TUN device has a virtio-net header (IFF_VNET_HDR) and offers TSO and
+ * checksum offload, as the offloads of an IPoIB HCA do: the kernel hands
+ * over TCP super-packets that are cut here into segments of the link MTU
+ * (ulp/ip_gso.c), and received segments of one connection are coalesced
+ * into super-packets again before they go up, so that both TCP stacks
+ * handle one packet where the wire carried dozens.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -28,11 +36,13 @@
 #include "conf/log.h"
 #include "fabric/fabric.h"
 #include "netlink/nl_link.h"
+#include "ulp/ip_gso.h"
 #include "ulp/ipoib_link.h"
 
 #define MAX_ADDRS	16
 #define NH_CACHE	256
 #define TUN_BATCH	64
+#define TUN_HEADROOM	6	/* + GSO_VNET_HDR_LEN = 16 */
 
 struct nh_entry {
 	int valid;
@@ -54,7 +64,12 @@ struct ipoibd {
 	struct event *tun_ev, *dev_ev, *mon_ev, *sig_ev[3];
 	struct nh_entry nh[NH_CACHE];
 	int exit_code;
-	uint8_t buf[65536];
+	int vnet;		/* the TUN has a virtio-net header */
+	uint64_t tx_offload_bad;	/* super-packets we could not cut */
+	struct gso_gro gro;
+	/* the IP packet after the virtio-net header starts 16-byte aligned */
+	uint8_t buf[TUN_HEADROOM + GSO_VNET_HDR_LEN + GSO_MAX_PKT + 1]
+		__attribute__((aligned(16)));
 };
 
 static void usage(FILE *f)
@@ -161,12 +176,39 @@ static void monitor_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the interface ------------------------------------------------------- */
 
+static void tun_write(void *arg, const struct gso_vnet_hdr *h,
+		      const uint8_t *pkt, size_t len)
+{
+	struct ipoibd *d = arg;
+	uint8_t vh[GSO_VNET_HDR_LEN];
+	struct iovec iov[2] = {
+		{ .iov_base = vh, .iov_len = sizeof(vh) },
+		{ .iov_base = (void *)pkt, .iov_len = len },
+	};
+
+	gso_hdr_put(vh, h);
+	if (writev(d->tun_fd, iov, 2) < 0 && errno != EAGAIN)
+		log_debug("tun write: %s", strerror(errno));
+}
+
 static void rx(void *arg, const uint8_t *pkt, size_t len)
 {
 	struct ipoibd *d = arg;
 
+	if (d->vnet) {
+		gso_gro_receive(&d->gro, pkt, len, tun_write, d);
+		return;
+	}
 	if (write(d->tun_fd, pkt, len) < 0 && errno != EAGAIN)
 		log_debug("tun write: %s", strerror(errno));
+}
+
+static void rx_done(void *arg)
+{
+	struct ipoibd *d = arg;
+
+	if (d->vnet)
+		gso_gro_flush(&d->gro, tun_write, d);
 }
 
 /*
@@ -260,19 +302,46 @@ static void carrier(void *arg, int up, unsigned int mtu)
 	}
 }
 
+static void xmit(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct ipoibd *d = arg;
+
+	ipoib_link_xmit(d->link, pkt, len);
+}
+
 static void tun_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ipoibd *d = arg;
+	enum gso_err e;
 	int i;
 	ssize_t n;
 
 	(void)what;
 	ipoib_link_tx_hold(d->link, 1);
 	for (i = 0; i < TUN_BATCH; i++) {
-		n = read(fd, d->buf, sizeof(d->buf));
+		uint8_t *p = d->buf + (d->vnet ? TUN_HEADROOM : 0);
+
+		n = read(fd, p, sizeof(d->buf) - TUN_HEADROOM);
 		if (n <= 0)
 			break;
-		ipoib_link_xmit(d->link, d->buf, (size_t)n);
+		if (!d->vnet) {
+			ipoib_link_xmit(d->link, p, (size_t)n);
+			continue;
+		}
+		if (n > GSO_VNET_HDR_LEN) {
+			struct gso_vnet_hdr h;
+
+			gso_hdr_get(&h, p);
+			e = gso_segment(&h, p + GSO_VNET_HDR_LEN,
+					(size_t)n - GSO_VNET_HDR_LEN, xmit, d);
+		} else {
+			e = GSO_BAD_HEADER;
+		}
+		if (e != GSO_OK) {
+			d->tx_offload_bad++;
+			log_debug("%s: dropped a packet from the kernel: %s",
+				  d->ifname, gso_strerror(e));
+		}
 	}
 	ipoib_link_tx_hold(d->link, 0);
 }
@@ -290,6 +359,12 @@ static void report(struct ipoibd *d)
 		     line = strtok_r(NULL, "\n", &save))
 			log_info("%s %s", what[i], line);
 	}
+	log_info("stats offload.rx_coalesced %llu",
+		 (unsigned long long)d->gro.merged);
+	log_info("stats offload.rx_bad_checksum %llu",
+		 (unsigned long long)d->gro.bad_csum);
+	log_info("stats drop.tx_offload_bad %llu",
+		 (unsigned long long)d->tx_offload_bad);
 }
 
 static void dev_cb(evutil_socket_t fd, short what, void *arg)
@@ -342,8 +417,8 @@ int main(int argc, char **argv)
 	};
 	static struct ipoibd d;
 	struct ipoib_link_cfg cfg = { .pkey = 0xffff };
-	struct ipoib_link_ops ops = { .rx = rx, .carrier = carrier,
-				      .nexthop = nexthop };
+	struct ipoib_link_ops ops = { .rx = rx, .rx_done = rx_done,
+				      .carrier = carrier, .nexthop = nexthop };
 	const char *spec = NULL, *node = NULL, *ifname = "ib%d", *why;
 	char err[NL_ERRLEN];
 	unsigned long long v;
@@ -432,17 +507,19 @@ int main(int argc, char **argv)
 		log_warnx("%s", err);
 		return 1;
 	}
-	/* IFF_NAPI: what we write goes through GRO, so the host's TCP sees
-	 * coalesced segments instead of one 2 KB datagram at a time */
-	d.tun_fd = nl_tun_open(ifname, NL_TUN_NAPI, &d.ifindex, err,
-			       sizeof(err));
+	/* IFF_NAPI: what we write goes through GRO as well */
+	d.tun_fd = nl_tun_open(ifname, NL_TUN_VNET_HDR | NL_TUN_NAPI,
+			       &d.ifindex, err, sizeof(err));
 	if (d.tun_fd < 0 && errno == EINVAL)	/* a kernel without it */
-		d.tun_fd = nl_tun_open(ifname, 0, &d.ifindex, err,
-				       sizeof(err));
+		d.tun_fd = nl_tun_open(ifname, NL_TUN_VNET_HDR, &d.ifindex,
+				       err, sizeof(err));
 	if (d.tun_fd < 0) {
 		log_warnx("%s", err);
 		return 1;
 	}
+	d.vnet = 1;
+	if (nl_tun_set_offload(d.tun_fd, 1, err, sizeof(err)) < 0)
+		log_warnx("%s: packets go one by one", err);
 	if (!if_indextoname((unsigned int)d.ifindex, d.ifname))
 		snprintf(d.ifname, sizeof(d.ifname), "%s", ifname);
 	no_addr_gen(d.ifname);

@@ -1,26 +1,30 @@
 #!/bin/bash
 # IPoIB throughput beside kernel IP forwarding, measured in the same run.
-#   tests/bench/ipoib_iperf.sh [--build DIR] [--seconds N]   (build, 5)
+#   tests/bench/ipoib_iperf.sh [--build DIR] [--seconds N] [--runs N]
+#                                                      (build, 5, 3)
 #
 # (a) baseline: namespaces A --veth-- R --veth-- B, ip_forward=1 in R,
 #     iperf3 TCP, one stream, A -> B for N seconds;
 # (b) IPoIB: ibfabricd, and ipoibd in two namespaces (h1, h2) on the
 #     software fabric, iperf3 TCP, one stream, h1 -> h2 for N seconds.
-# Prints both rates, the ratio IPoIB / kernel, ipoibd's and ibfabricd's
+# The measurements alternate, --runs times each; prints every rate, the
+# medians, the ratio of medians IPoIB / kernel, ipoibd's and ibfabricd's
 # non-zero drop counters.  A benchmark, not a test: it exits non-zero only
 # when something could not run.  Needs root, iperf3, iproute2, python3.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-build=build secs=5
+build=build secs=5 runs=3
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) build=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
-	-h|--help) sed -n '2,11s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--runs) runs=$2; shift 2 ;;
+	-h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "ipoib_iperf.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
 case "$secs" in ''|*[!0-9]*|0) echo "ipoib_iperf.sh: --seconds wants a positive integer" >&2; exit 2 ;; esac
+case "$runs" in ''|*[!0-9]*|0) echo "ipoib_iperf.sh: --runs wants a positive integer" >&2; exit 2 ;; esac
 
 die() {
 	echo "ipoib_iperf.sh: $*" >&2
@@ -127,11 +131,6 @@ ns a ip route add default via 10.78.1.254 || die "route in a"
 ns b ip route add default via 10.78.2.254 || die "route in b"
 ns r sysctl -qw net.ipv4.ip_forward=1 || die "ip_forward in r"
 ns a ping -c 1 -W 3 10.78.2.1 >/dev/null || die "a cannot reach b through r"
-echo "== IPoIB vs kernel IP forwarding, iperf3 TCP, 1 stream, ${secs}s each"
-kern=$(iperf kernel b a 10.78.2.1) || exit 1
-printf '  kernel forwarding (veth, A -> R -> B, MTU %s): %s Gb/s\n' \
-	"$(ns a cat /sys/class/net/eth0/mtu)" "$(gbps "$kern")"
-
 # --- (b) IPoIB on the software fabric ---------------------------------------
 # the default partition (OpenSM's MTU 2048: IPoIB 2044) and one with
 # mtu=5 (4096: IPoIB 4092), as HPC sites usually configure it
@@ -165,17 +164,36 @@ host() {
 host 1
 host 2
 ns h1 ping -c 1 -W 3 10.77.0.2 >/dev/null || { cat "$D/h1.log" "$D/h2.log" >&2; die "h1 cannot reach h2 over IPoIB"; }
-ipoib=$(iperf ipoib h2 h1 10.77.0.2) || exit 1
+host 3 0x8001 10.76.0
+host 4 0x8001 10.76.0
+ns h3 ping -c 1 -W 3 10.76.0.4 >/dev/null || { cat "$D/h3.log" "$D/h4.log" >&2; die "h3 cannot reach h4 over IPoIB"; }
+
+# --- the runs, alternating ------------------------------------------------------
+median() {	# numbers on stdin -> the median
+	sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+echo "== IPoIB vs kernel IP forwarding, iperf3 TCP, 1 stream, ${secs}s each, $runs runs"
+: >"$D/kern.all"; : >"$D/ipoib.all"; : >"$D/ipoib4k.all"
+for r in $(seq 1 "$runs"); do
+	k=$(iperf kernel b a 10.78.2.1) || exit 1
+	i=$(iperf ipoib h2 h1 10.77.0.2) || exit 1
+	j=$(iperf ipoib4k h4 h3 10.76.0.4) || exit 1
+	echo "$k" >>"$D/kern.all"; echo "$i" >>"$D/ipoib.all"; echo "$j" >>"$D/ipoib4k.all"
+	printf '  run %d: kernel %s, IPoIB 2044 %s, IPoIB 4092 %s Gb/s\n' "$r" \
+		"$(gbps "$k")" "$(gbps "$i")" "$(gbps "$j")"
+done
+kern=$(median <"$D/kern.all")
+ipoib=$(median <"$D/ipoib.all")
+ipoib4k=$(median <"$D/ipoib4k.all")
+echo "== medians"
+printf '  kernel forwarding (veth, A -> R -> B, MTU %s): %s Gb/s\n' \
+	"$(ns a cat /sys/class/net/eth0/mtu)" "$(gbps "$kern")"
 printf '  IPoIB (ipoibd h1 -> ibfabricd -> ipoibd h2, MTU %s): %s Gb/s\n' \
 	"$(ns h1 cat /sys/class/net/ib0/mtu)" "$(gbps "$ipoib")"
 python3 -c 'import sys
 k, i = int(sys.argv[1]), int(sys.argv[2])
 print("  ratio IPoIB / kernel: %s  (target 0.25, project goal 0.5)"
       % ("%.3f" % (i / k) if k else "n/a"))' "$kern" "$ipoib"
-host 3 0x8001 10.76.0
-host 4 0x8001 10.76.0
-ns h3 ping -c 1 -W 3 10.76.0.4 >/dev/null || { cat "$D/h3.log" "$D/h4.log" >&2; die "h3 cannot reach h4 over IPoIB"; }
-ipoib4k=$(iperf ipoib4k h4 h3 10.76.0.4) || exit 1
 printf '  IPoIB, partition with mtu=5 (MTU %s): %s Gb/s\n' \
 	"$(ns h3 cat /sys/class/net/ib0/mtu)" "$(gbps "$ipoib4k")"
 python3 -c 'import sys

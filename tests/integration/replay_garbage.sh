@@ -2,7 +2,8 @@
 # Malformed packets replayed from a pcap (garbage, truncated headers, bad
 # PktLen, bad VCRC, bad ICRC, bad LVer, raw LNH, unknown DLID, spoofed SLID,
 # multicast without GRH) are each counted under their reason while
-# ordinary traffic continues; garbage on the node socket is counted too.
+# ordinary traffic continues; garbage on the node socket and broken burst
+# framing on a QP socket are counted too.
 . "$(dirname "$0")/lib.bash"
 
 start_fabric
@@ -38,6 +39,17 @@ for payload in (b"", b"\x01", os.urandom(300), b"\x01\x00" + b"\xff" * 14):
     s.close()
 PY
 [ "$(counter ctl_malformed)" -ge 3 ] || fail "control-socket garbage not counted"
+fabric_alive
+
+# broken framing inside bursts on a QP socket: each broken record is
+# dropped as truncated, the good packets around them arrive
+start_recv b h3 --count 2 --timeout 8000
+trunc=$(counter drop.truncated)
+fabtest burst-garbage h1 --dlid $b_LID --dqpn $b_QPN >/dev/null || fail "burst-garbage"
+wait_recv b
+expect_eq "good packets among broken bursts" "$(received b)" 2
+grep -q 'data=ok-2' "$T/b.out" || fail "the packet after the broken bursts is missing"
+expect_eq "broken burst records" "$(counter drop.truncated)" $((trunc + 3))
 fabric_alive
 
 wait "$sender" || fail "sender"

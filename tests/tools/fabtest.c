@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,8 @@
 #include "fabric/be.h"
 #include "fabric/fabric.h"
 #include "fabric/sa_client.h"
+#include "fabric/ib_pkt.h"
+#include "fabric/soft_proto.h"
 
 #define MAX_MCAST 8
 #define MAD_LEN 256
@@ -246,6 +249,7 @@ static int cmd_recv(const struct opts *o)
 	static uint8_t bufs[16][FAB_GRH_LEN + 4096];
 	struct fab_recv rc[16];
 	unsigned long got = 0;
+	int more = 0;
 	long long deadline = now_ms() + (long long)o->timeout_ms;
 	uint16_t mlid = 0;
 	int i, n;
@@ -283,10 +287,11 @@ static int cmd_recv(const struct opts *o)
 			left = (long long)o->idle_ms;
 		if (left <= 0)
 			break;
-		n = poll(pfd, 2, (int)left);
+		/* a full batch: more may be buffered, the fd tells nothing */
+		n = poll(pfd, 2, more ? 0 : (int)left);
 		if (n < 0 && errno != EINTR)
 			break;
-		if (n == 0 && o->idle_ms && got)
+		if (n == 0 && o->idle_ms && got && !more)
 			break;
 		if (print_events(dev))
 			exit(1);
@@ -299,6 +304,7 @@ static int cmd_recv(const struct opts *o)
 			print_events(dev);
 			die("recv");
 		}
+		more = n == 16;
 		for (i = 0; i < n; i++) {
 			uint32_t len = rc[i].byte_len - FAB_GRH_LEN;
 			uint32_t show = len > 64 ? 64 : len;
@@ -380,6 +386,63 @@ static int cmd_send(const struct opts *o)
 	printf("sent %lu\n", sent);
 	free(buf);
 	fab_ah_destroy(ah);
+	fab_qp_destroy(qp);
+	fab_close(dev);
+	return 0;
+}
+
+/*
+ * burst-garbage: bursts (FSP_QP_BURST) with broken framing written straight
+ * to the QP socket, around two well-formed packets ("ok-1", "ok-2") that
+ * must still arrive: a length past the end, a zero length, a lone byte.
+ */
+static int cmd_burst_garbage(const struct opts *o)
+{
+	struct fab_port_attr pa;
+	struct fab_dev *dev = open_dev(o, &pa);
+	struct fab_qp *qp = make_qp(o, dev, &pa, 0x0b1b);
+	uint8_t b[2 * (FSP_BURST_REC + IB_MAX_PKT)];
+	struct ib_ud u;
+	size_t n, len;
+	int fd = fab_qp_fd(qp), i;
+
+	for (i = 1; i <= 2; i++) {
+		char msg[8];
+
+		snprintf(msg, sizeof(msg), "ok-%d", i);
+		memset(&u, 0, sizeof(u));
+		u.lrh.dlid = o->dlid;
+		u.lrh.slid = pa.lid;
+		u.bth.pkey = pa.pkeys[0];
+		u.bth.destqp = o->dqpn;
+		u.deth.qkey = o->qkey_set ? o->qkey : 0x0b1b;
+		u.deth.srcqp = fab_qp_num(qp);
+		u.payload = (const uint8_t *)msg;
+		u.payload_len = (uint32_t)strlen(msg);
+		len = ib_ud_build(&u, b + FSP_BURST_REC, IB_MAX_PKT);
+		if (!len)
+			return 1;
+		b[0] = (uint8_t)(len >> 8);
+		b[1] = (uint8_t)len;
+		n = FSP_BURST_REC + len;
+		if (i == 1) {
+			/* then a record claiming more than is left */
+			static const uint8_t tail[12] = { 0xff, 0xff, '0', '1',
+							  '2', '3', '4', '5',
+							  '6', '7', '8', '9' };
+
+			memcpy(b + n, tail, sizeof(tail));
+			n += sizeof(tail);
+		}
+		if (send(fd, b, n, 0) != (ssize_t)n)
+			return 1;
+		if (i == 1) {
+			if (send(fd, "\0\0", 2, 0) != 2 ||	/* length 0 */
+			    send(fd, "\x07", 1, 0) != 1)	/* lone byte */
+				return 1;
+		}
+	}
+	printf("sent 2 good packets, 3 broken records\n");
 	fab_qp_destroy(qp);
 	fab_close(dev);
 	return 0;
@@ -602,7 +665,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "usage: fabtest [-s SOCK | -F SPEC] "
-			"info|recv|send|mad-ping NODE [options]\n");
+			"info|recv|send|mad-ping|burst-garbage NODE [options]\n");
 		return 2;
 	}
 	cmd = argv[optind];
@@ -615,6 +678,8 @@ int main(int argc, char **argv)
 		return cmd_send(&o);
 	if (!strcmp(cmd, "mad-ping"))
 		return cmd_mad_ping(&o);
+	if (!strcmp(cmd, "burst-garbage"))
+		return cmd_burst_garbage(&o);
 	fprintf(stderr, "fabtest: unknown command '%s'\n", cmd);
 	return 2;
 }

@@ -87,20 +87,20 @@ static uint16_t ref_crc16(const uint8_t *p, size_t n)
 	return (uint16_t)~c;
 }
 
-/* The eight-bytes-a-step CRCs agree with the bitwise ones for every length
- * and alignment, and a running CRC-32 can be split anywhere. */
-static void test_crc_fast_paths(void **state)
+/* The fast CRCs (tables eight bytes a step, and carry-less folding where
+ * the CPU has it) agree with the bitwise ones for every length and
+ * alignment, and a running CRC-32 can be split anywhere. */
+static void crc_paths(void)
 {
-	static uint8_t buf[320];
+	static uint8_t buf[4400], copy[4400];
 	size_t len, off, cut;
 	uint32_t x = 12345;
 
-	(void)state;
 	for (len = 0; len < sizeof(buf); len++) {
 		x = x * 1103515245u + 12345u;
 		buf[len] = (uint8_t)(x >> 16);
 	}
-	for (off = 0; off < 8; off++) {
+	for (off = 0; off < 16; off++) {
 		for (len = 0; len + off <= 300; len++) {
 			assert_int_equal(ib_crc32(0, buf + off, len),
 					 ref_crc32(buf + off, len));
@@ -108,9 +108,47 @@ static void test_crc_fast_paths(void **state)
 					 ref_crc16(buf + off, len));
 		}
 	}
-	for (cut = 0; cut <= 100; cut++)
+	/* packet sizes up to a 4096-byte MTU and beyond; the copying
+	 * CRC copies every byte and nothing more */
+	for (len = 0; len + 16 <= sizeof(buf); len += len < 300 ? 1 : 37) {
+		off = len % 16;
+		if (len >= 300) {
+			assert_int_equal(ib_crc32(0, buf + off, len),
+					 ref_crc32(buf + off, len));
+			assert_int_equal(ib_vcrc(buf + off, len),
+					 ref_crc16(buf + off, len));
+		}
+		memset(copy, 0xa5, sizeof(copy));
+		assert_int_equal(ib_crc32_copy(0, copy + 1, buf + off, len),
+				 ref_crc32(buf + off, len));
+		assert_memory_equal(copy + 1, buf + off, len);
+		assert_int_equal(copy[0], 0xa5);
+		assert_int_equal(copy[len + 1], 0xa5);
+	}
+	for (cut = 0; cut <= 200; cut++)
 		assert_int_equal(ib_crc32(ib_crc32(0, buf, cut), buf + cut,
-					  100 - cut), ref_crc32(buf, 100));
+					  200 - cut), ref_crc32(buf, 200));
+	/* all ones (the state the folding starts from) and all zeros */
+	memset(buf, 0xff, 1000);
+	assert_int_equal(ib_crc32(0, buf, 1000), ref_crc32(buf, 1000));
+	assert_int_equal(ib_vcrc(buf, 1000), ref_crc16(buf, 1000));
+	memset(buf, 0, 1000);
+	assert_int_equal(ib_crc32(0, buf, 1000), ref_crc32(buf, 1000));
+	assert_int_equal(ib_vcrc(buf, 1000), ref_crc16(buf, 1000));
+}
+
+static void test_crc_fast_paths(void **state)
+{
+	int was;
+
+	(void)state;
+	was = ib_crc_clmul(0);
+	crc_paths();		/* tables only */
+	ib_crc_clmul(1);
+	crc_paths();		/* 128-bit folding, where the CPU has it */
+	ib_crc_clmul(2);
+	crc_paths();		/* 256-bit folding, where the CPU has it */
+	ib_crc_clmul(was);
 }
 
 /*
