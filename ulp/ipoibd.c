@@ -66,6 +66,7 @@ struct ipoibd {
 	int exit_code;
 	int vnet;		/* the TUN has a virtio-net header */
 	uint64_t tx_offload_bad;	/* super-packets we could not cut */
+	uint64_t tx_super;		/* TCP super-packets cut */
 	struct gso_gro gro;
 	/* the IP packet after the virtio-net header starts 16-byte aligned */
 	uint8_t buf[TUN_HEADROOM + GSO_VNET_HDR_LEN + GSO_MAX_PKT + 1]
@@ -334,6 +335,8 @@ static void tun_cb(evutil_socket_t fd, short what, void *arg)
 			gso_hdr_get(&h, p);
 			e = gso_segment(&h, p + GSO_VNET_HDR_LEN,
 					(size_t)n - GSO_VNET_HDR_LEN, xmit, d);
+			if (e == GSO_OK && h.gso_type != GSO_TYPE_NONE)
+				d->tx_super++;
 		} else {
 			e = GSO_BAD_HEADER;
 		}
@@ -359,6 +362,8 @@ static void report(struct ipoibd *d)
 		     line = strtok_r(NULL, "\n", &save))
 			log_info("%s %s", what[i], line);
 	}
+	log_info("stats offload.tx_super_packets %llu",
+		 (unsigned long long)d->tx_super);
 	log_info("stats offload.rx_coalesced %llu",
 		 (unsigned long long)d->gro.merged);
 	log_info("stats offload.rx_bad_checksum %llu",

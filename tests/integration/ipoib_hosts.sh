@@ -1,6 +1,7 @@
 #!/bin/bash
 # IPoIB hosts on the software subnet: ipoibd in network namespaces, real
 # programs on top.
+# - a child interface: a second ipoibd on h3's port in another P_Key
 # - h1, h2, h5 in the default partition (10.1.0.0/24, fd01::/64), h3, h4 in
 #   P_Key 0x8001 (10.2.0.0/24): ping over IPv4 and IPv6 within a partition,
 #   nothing across partitions, and a host outside 0x8001 cannot even start
@@ -67,6 +68,22 @@ ok "ping within partitions, IPv4 and IPv6"
 # ARP for h3 goes to the default broadcast group, which h3 is not in
 ns h5 ping -c 2 -W 1 10.2.0.3 >/dev/null 2>&1 && fail "h5 reached h3 across partitions"
 ok "no traffic across partitions"
+
+# --- a child interface: a second link on h3's port, in the default P_Key ----
+ns_bg h3c_PID h3 "$BIN/ipoibd" -f -F "soft:$SOCK" -n h3 -p 0xffff \
+	-i ib0.ffff --address 10.1.0.3/24 >"$T/h3c.log" 2>&1
+eventually grep -q "ready:" "$T/h3c.log" || { cat "$T/h3c.log"; fail "child interface not ready"; }
+ns h3 ping -c 2 -W 3 10.1.0.1 >/dev/null || fail "h3 (ib0.ffff) -> h1"
+ns h1 ping -c 2 -W 3 10.1.0.3 >/dev/null || fail "h1 -> h3 (ib0.ffff)"
+ns h3 ping -c 2 -W 3 10.2.0.4 >/dev/null || fail "h3 (ib0) -> h4 with the child up"
+# one port (one GID), two queue pairs
+gid_parent=$(sed -n 's/.*ready: .* address \(.*\)$/\1/p' "$T/h3.log" | cut -c13-)
+gid_child=$(sed -n 's/.*ready: .* address \(.*\)$/\1/p' "$T/h3c.log" | cut -c13-)
+expect_eq "child's port GID" "$gid_child" "$gid_parent"
+kill -TERM "$h3c_PID"; wait "$h3c_PID" || fail "child ipoibd exit status"
+ns h3 ip link show dev ib0.ffff >/dev/null 2>&1 && fail "ib0.ffff left behind"
+ns h3 ping -c 1 -W 3 10.2.0.4 >/dev/null || fail "h3 (ib0) after the child stopped"
+ok "child interface: one port, a link per P_Key"
 # h1 is not a member of 0x8001: no interface in it
 ns h1 "$BIN/ipoibd" -f -F "soft:$SOCK" -n h1 -p 0x8001 -i ib1 >"$T/h1-8001.log" 2>&1
 expect_eq "ipoibd in a foreign partition exits" "$?" 1
@@ -83,6 +100,29 @@ ns h1 iperf3 -c 10.1.0.2 -t 5 -J >"$T/iperf1.json" || { cat "$T/iperf1.json"; fa
 rate=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second']))" "$T/iperf1.json")
 [ "$rate" -gt 0 ] || fail "iperf3 rate $rate"
 ok "iperf3 TCP 5 s: $((rate / 1000000)) Mb/s"
+# over IPv6 too; the hosts' TCP used the offloads: super-packets cut by
+# h1, segments coalesced by h2
+ns h1 iperf3 -6 -c fd01::2 -t 2 -J >"$T/iperf6.json" || { cat "$T/iperf6.json"; fail "iperf3 over IPv6"; }
+rate6=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second']))" "$T/iperf6.json")
+[ "$rate6" -gt 0 ] || fail "iperf3 IPv6 rate $rate6"
+ok "iperf3 TCP over IPv6 2 s: $((rate6 / 1000000)) Mb/s"
+stat_of() {	# HOST NAME: the value in the host's latest report
+	local h=$1 n
+	n=$(grep -c "stats offload.rx_coalesced" "$T/$h.log")
+	eval "kill -USR1 \"\$${h}_PID\""
+	for _ in $(seq 1 100); do
+		[ "$(grep -c "stats offload.rx_coalesced" "$T/$h.log")" -gt "$n" ] && break
+		sleep 0.05
+	done
+	sed -n "s/^ipoibd: stats $2 //p" "$T/$h.log" | tail -1
+}
+tso=$(stat_of h1 offload.tx_super_packets)
+gro=$(stat_of h2 offload.rx_coalesced)
+[ "${tso:-0}" -gt 0 ] || fail "h1 cut no TCP super-packets (TSO unused)"
+[ "${gro:-0}" -gt 0 ] || fail "h2 coalesced no segments (GRO unused)"
+expect_eq "h2 segments with bad checksums" "$(stat_of h2 offload.rx_bad_checksum)" 0
+expect_eq "h1 super-packets dropped" "$(stat_of h1 drop.tx_offload_bad)" 0
+ok "offloads: $tso super-packets cut, $gro segments coalesced"
 ns_bg cli h1 iperf3 -c 10.1.0.2 -t 6 -J >"$T/iperf2.json" 2>&1
 ( sleep 2; ctl rereg >/dev/null ) &
 wait "$cli" || fail "iperf3 ended when the SM asked to reregister"
