@@ -45,7 +45,7 @@ FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
                fabric/sa_client.c
 FSW_SRCS    := fabric/partitions.c fabric/fsw_switch.c fabric/fsw_fault.c \
                fabric/fsw_sa.c
-ULP_SRCS    := ulp/ipoib_wire.c ulp/ipoib_link.c ulp/ip_gso.c
+ULP_SRCS    := ulp/ipoib_wire.c ulp/ipoib_link.c ulp/ip_gso.c ulp/tcp_mss.c ulp/ipoib_tun.c
 NETLINK_SRCS := netlink/nl_link.c
 
 CONF_OBJS   := $(CONF_SRCS:%.c=$(BUILD)/%.o)

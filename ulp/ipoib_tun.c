@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * An IPoIB link on a Linux TUN interface (see ipoib_tun.h): the glue that
+ * ipoibd and ibgwd's router mode share.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "conf/log.h"
+#include "fabric/fabric.h"
+#include "ulp/ip_gso.h"
+#include "ulp/ipoib_tun.h"
+#include "ulp/tcp_mss.h"
+
+#define NH_CACHE	256
+#define TUN_BATCH	64
+#define TUN_HEADROOM	6	/* + GSO_VNET_HDR_LEN = 16 */
+
+struct nh_entry {
+	int valid;
+	struct ipoib_ip dst, nh;
+	int unreachable;
+};
+
+struct ipoib_tun {
+	struct event_base *base;
+	struct ipoib_link *link;
+	struct nl_sock_ctx *nl;
+	struct ipoib_tun_cfg cfg;
+	struct ipoib_tun_ops ops;
+	void *arg;
+	int tun_fd, ifindex;
+	char ifname[IFNAMSIZ];
+	int configured, ready;
+	int no_nh_cache;	/* no route monitor: look up every time */
+	struct event *tun_ev;
+	struct nh_entry nh[NH_CACHE];
+	int vnet;		/* the TUN has a virtio-net header */
+	struct ipoib_tun_stats st;
+	struct gso_gro gro;
+	/* the IP packet after the virtio-net header starts 16-byte aligned */
+	uint8_t buf[TUN_HEADROOM + GSO_VNET_HDR_LEN + GSO_MAX_PKT + 1]
+		__attribute__((aligned(16)));
+};
+
+static void to_ipoib_ip(const struct nl_ipaddr *a, struct ipoib_ip *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->family = a->family;
+	memcpy(o->raw, a->raw, a->family == AF_INET ? 4 : 16);
+}
+
+/* ---- next hops ----------------------------------------------------------- */
+
+static int prefix_match(const struct nl_prefix *p, const struct ipoib_ip *a)
+{
+	unsigned int bits = p->plen, i;
+	const uint8_t *x = p->addr.raw, *y = a->raw;
+
+	if (p->addr.family != a->family)
+		return 0;
+	for (i = 0; bits >= 8; i++, bits -= 8)
+		if (x[i] != y[i])
+			return 0;
+	return !bits || !((x[i] ^ y[i]) & (uint8_t)(0xff << (8 - bits)));
+}
+
+static int nexthop(void *arg, const struct ipoib_ip *dst, struct ipoib_ip *nh)
+{
+	struct ipoib_tun *d = arg;
+	unsigned int i, h = 0, n = dst->family == AF_INET ? 4 : 16;
+	struct nh_entry *e;
+	struct nl_ipaddr q;
+	struct nl_route r;
+	char err[NL_ERRLEN];
+
+	/* on one of our prefixes: the destination itself */
+	for (i = 0; i < d->cfg.naddrs; i++) {
+		if (prefix_match(&d->cfg.addrs[i], dst)) {
+			*nh = *dst;
+			return 0;
+		}
+	}
+	if (dst->family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&dst->v6)) {
+		*nh = *dst;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		h = h * 31 + dst->raw[i];
+	e = &d->nh[h % NH_CACHE];
+	if (d->no_nh_cache)
+		e->valid = 0;
+	if (e->valid && e->dst.family == dst->family &&
+	    !memcmp(e->dst.raw, dst->raw, n)) {
+		*nh = e->nh;
+		return e->unreachable ? -1 : 0;
+	}
+	memset(&q, 0, sizeof(q));
+	q.family = dst->family;
+	memcpy(q.raw, dst->raw, n);
+	e->valid = 1;
+	e->dst = *dst;
+	e->unreachable = 0;
+	/* no oif in the lookup: with one, Linux answers an IPv4 destination
+	 * that no route covers as if it were on that link */
+	if (nl_route_get(d->nl, &q, 0, &r, err, sizeof(err)) < 0 ||
+	    (r.oif && r.oif != d->ifindex)) {
+		e->unreachable = 1;
+		return -1;
+	}
+	if (r.has_gateway && r.gateway.family == dst->family)
+		to_ipoib_ip(&r.gateway, &e->nh);
+	else
+		e->nh = *dst;
+	*nh = e->nh;
+	return 0;
+}
+
+void ipoib_tun_routes_changed(struct ipoib_tun *t)
+{
+	memset(t->nh, 0, sizeof(t->nh));
+}
+
+void ipoib_tun_set_nocache(struct ipoib_tun *t, int nocache)
+{
+	t->no_nh_cache = nocache;
+}
+
+/* ---- packets ------------------------------------------------------------- */
+
+static void tun_write(void *arg, const struct gso_vnet_hdr *h,
+		      const uint8_t *pkt, size_t len)
+{
+	struct ipoib_tun *d = arg;
+	uint8_t vh[GSO_VNET_HDR_LEN];
+	struct iovec iov[2] = {
+		{ .iov_base = vh, .iov_len = sizeof(vh) },
+		{ .iov_base = (void *)pkt, .iov_len = len },
+	};
+
+	gso_hdr_put(vh, h);
+	if (writev(d->tun_fd, iov, 2) < 0 && errno != EAGAIN)
+		log_debug("%s: tun write: %s", d->ifname, strerror(errno));
+}
+
+/* A packet from the link for the host. */
+static void rx(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct ipoib_tun *d = arg;
+
+	if (d->cfg.mss_mtu && len <= sizeof(d->buf) &&
+	    len >= 40 && (pkt[0] >> 4 == 4 ? pkt[9] : pkt[6]) == 6) {
+		/* a SYN to clamp is changed in a copy (pkt is the link's) */
+		static uint8_t cp[GSO_MAX_PKT];
+
+		memcpy(cp, pkt, len);
+		if (tcp_mss_clamp(cp, len, d->cfg.mss_mtu)) {
+			d->st.mss_clamped++;
+			pkt = cp;
+		}
+	}
+	if (d->vnet) {
+		gso_gro_receive(&d->gro, pkt, len, tun_write, d);
+		return;
+	}
+	if (write(d->tun_fd, pkt, len) < 0 && errno != EAGAIN)
+		log_debug("%s: tun write: %s", d->ifname, strerror(errno));
+}
+
+static void rx_done(void *arg)
+{
+	struct ipoib_tun *d = arg;
+
+	if (d->vnet)
+		gso_gro_flush(&d->gro, tun_write, d);
+}
+
+/* A packet from the host for the link (cut and checksummed). */
+static void xmit(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct ipoib_tun *d = arg;
+
+	if (d->cfg.mss_mtu &&
+	    tcp_mss_clamp((uint8_t *)pkt, len, d->cfg.mss_mtu))
+		d->st.mss_clamped++;
+	ipoib_link_xmit(d->link, pkt, len);
+}
+
+static void tun_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ipoib_tun *d = arg;
+	enum gso_err e;
+	int i;
+	ssize_t n;
+
+	(void)what;
+	ipoib_link_tx_hold(d->link, 1);
+	for (i = 0; i < TUN_BATCH; i++) {
+		uint8_t *p = d->buf + (d->vnet ? TUN_HEADROOM : 0);
+
+		n = read(fd, p, sizeof(d->buf) - TUN_HEADROOM);
+		if (n <= 0)
+			break;
+		if (!d->vnet) {
+			xmit(d, p, (size_t)n);
+			continue;
+		}
+		if (n > GSO_VNET_HDR_LEN) {
+			struct gso_vnet_hdr h;
+
+			gso_hdr_get(&h, p);
+			e = gso_segment(&h, p + GSO_VNET_HDR_LEN,
+					(size_t)n - GSO_VNET_HDR_LEN, xmit, d);
+			if (e == GSO_OK && h.gso_type != GSO_TYPE_NONE)
+				d->st.tx_super++;
+		} else {
+			e = GSO_BAD_HEADER;
+		}
+		if (e != GSO_OK) {
+			d->st.tx_offload_bad++;
+			log_debug("%s: dropped a packet from the kernel: %s",
+				  d->ifname, gso_strerror(e));
+		}
+	}
+	ipoib_link_tx_hold(d->link, 0);
+}
+
+/* ---- the interface ------------------------------------------------------- */
+
+/*
+ * The IPv6 link-local address, as Linux IPoIB makes it
+ * (addrconf_ifid_infiniband): fe80:: and the port GUID with the
+ * universal/local bit set.  The kernel's own (addr_gen_mode, turned off
+ * before the link comes up) would be an address nobody answers for.
+ */
+static void add_link_local(struct ipoib_tun *d)
+{
+	struct nl_prefix p;
+	struct ipoib_addr hw;
+	struct ipoib_ip a;
+	char err[NL_ERRLEN];
+
+	ipoib_link_hwaddr(d->link, &hw);
+	memset(&p, 0, sizeof(p));
+	p.addr.family = AF_INET6;
+	p.addr.raw[0] = 0xfe;
+	p.addr.raw[1] = 0x80;
+	memcpy(p.addr.raw + 8, hw.gid.raw + 8, 8);
+	p.addr.raw[8] |= 0x02;
+	p.plen = 64;
+	if (nl_ifaddr_add(d->nl, d->ifindex, &p, NL_ADDR_NODAD, err,
+			  sizeof(err)) < 0 && errno != EEXIST) {
+		log_warnx("%s", err);
+		return;
+	}
+	to_ipoib_ip(&p.addr, &a);
+	a.plen = 64;
+	ipoib_link_add_addr(d->link, &a);
+}
+
+/* No kernel-made IPv6 link-local address on the interface. */
+static void no_addr_gen(const char *ifname)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/"
+		 "addr_gen_mode", ifname);
+	f = fopen(path, "w");
+	if (!f)
+		return;		/* no IPv6 in this namespace */
+	fputs("1\n", f);
+	fclose(f);
+}
+
+static void carrier(void *arg, int up, unsigned int mtu)
+{
+	struct ipoib_tun *d = arg;
+	char err[NL_ERRLEN], p[NL_PREFIXSTRLEN];
+	unsigned int i;
+
+	log_info("%s: carrier %s, MTU %u", d->ifname, up ? "up" : "down",
+		 mtu);
+	if (!up)
+		return;
+	if (nl_link_set_mtu(d->nl, d->ifindex, mtu, err, sizeof(err)) < 0)
+		log_warnx("%s", err);
+	if (!d->configured) {
+		for (i = 0; i < d->cfg.naddrs; i++) {
+			if (nl_ifaddr_add(d->nl, d->ifindex, &d->cfg.addrs[i],
+					  NL_ADDR_NODAD, err,
+					  sizeof(err)) < 0 && errno != EEXIST)
+				log_warnx("%s", err);
+			else
+				log_debug("%s: address %s", d->ifname,
+					  nl_prefix_str(&d->cfg.addrs[i], p,
+							sizeof(p)));
+		}
+		if (nl_link_set_up(d->nl, d->ifindex, 1, err,
+				   sizeof(err)) < 0)
+			log_warnx("%s", err);
+		add_link_local(d);
+		d->configured = 1;
+	}
+	if (!d->ready) {
+		d->ready = 1;
+		if (d->ops.ready)
+			d->ops.ready(d->arg, d);
+	}
+}
+
+struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
+				struct nl_sock_ctx *nl,
+				const struct ipoib_tun_cfg *cfg,
+				const struct ipoib_tun_ops *ops, void *arg,
+				char *err, size_t errlen)
+{
+	struct ipoib_link_ops lops = { .rx = rx, .rx_done = rx_done,
+				       .carrier = carrier,
+				       .nexthop = nexthop };
+	struct ipoib_tun *d;
+	unsigned int i;
+
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	d->base = base;
+	d->nl = nl;
+	d->cfg = *cfg;
+	if (ops)
+		d->ops = *ops;
+	d->arg = arg;
+	/* IFF_NAPI: what we write goes through GRO as well */
+	d->tun_fd = nl_tun_open(cfg->ifname, NL_TUN_VNET_HDR | NL_TUN_NAPI,
+				&d->ifindex, err, errlen);
+	if (d->tun_fd < 0 && errno == EINVAL)	/* a kernel without it */
+		d->tun_fd = nl_tun_open(cfg->ifname, NL_TUN_VNET_HDR,
+					&d->ifindex, err, errlen);
+	if (d->tun_fd < 0) {
+		free(d);
+		return NULL;
+	}
+	d->vnet = 1;
+	if (nl_tun_set_offload(d->tun_fd, 1, err, errlen) < 0)
+		log_warnx("%s: packets go one by one", err);
+	if (!if_indextoname((unsigned int)d->ifindex, d->ifname))
+		snprintf(d->ifname, sizeof(d->ifname), "%s", cfg->ifname);
+	no_addr_gen(d->ifname);
+	d->link = ipoib_link_new(base, dev, &cfg->link, &lops, d);
+	if (!d->link) {
+		snprintf(err, errlen, "IPoIB link: %s", fab_strerror());
+		close(d->tun_fd);
+		free(d);
+		return NULL;
+	}
+	for (i = 0; i < cfg->naddrs; i++) {
+		struct ipoib_ip a;
+
+		to_ipoib_ip(&cfg->addrs[i].addr, &a);
+		a.plen = (uint8_t)cfg->addrs[i].plen;
+		ipoib_link_add_addr(d->link, &a);
+	}
+	d->tun_ev = event_new(base, d->tun_fd, EV_READ | EV_PERSIST, tun_cb,
+			      d);
+	if (!d->tun_ev) {
+		snprintf(err, errlen, "out of memory");
+		ipoib_link_free(d->link, 0);
+		close(d->tun_fd);
+		free(d);
+		return NULL;
+	}
+	event_add(d->tun_ev, NULL);
+	return d;
+}
+
+int ipoib_tun_start(struct ipoib_tun *t)
+{
+	return ipoib_link_start(t->link);
+}
+
+void ipoib_tun_free(struct ipoib_tun *t, unsigned int timeout_ms)
+{
+	if (!t)
+		return;
+	event_free(t->tun_ev);
+	ipoib_link_free(t->link, timeout_ms);
+	close(t->tun_fd);	/* the interface goes with it */
+	free(t);
+}
+
+void ipoib_tun_event(struct ipoib_tun *t, enum fab_event_type type)
+{
+	ipoib_link_event(t->link, type);
+}
+
+const char *ipoib_tun_ifname(const struct ipoib_tun *t)
+{
+	return t->ifname;
+}
+
+int ipoib_tun_ifindex(const struct ipoib_tun *t)
+{
+	return t->ifindex;
+}
+
+struct ipoib_link *ipoib_tun_link(struct ipoib_tun *t)
+{
+	return t->link;
+}
+
+void ipoib_tun_stats(const struct ipoib_tun *t, struct ipoib_tun_stats *st)
+{
+	*st = t->st;
+	st->rx_coalesced = t->gro.merged;
+	st->rx_bad_csum = t->gro.bad_csum;
+}
+
+void ipoib_tun_report(const struct ipoib_tun *t,
+		      void (*line)(void *arg, const char *what,
+				   const char *text), void *arg)
+{
+	static char out[65536];
+	const char *what[] = { "stats", "neighbors", "groups" };
+	char *l, *save = NULL, buf[96];
+	struct ipoib_tun_stats st;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		ipoib_link_report(t->link, what[i], out, sizeof(out));
+		for (l = strtok_r(out, "\n", &save); l;
+		     l = strtok_r(NULL, "\n", &save))
+			line(arg, what[i], l);
+	}
+	ipoib_tun_stats(t, &st);
+	snprintf(buf, sizeof(buf), "offload.tx_super_packets %llu",
+		 (unsigned long long)st.tx_super);
+	line(arg, "stats", buf);
+	snprintf(buf, sizeof(buf), "offload.rx_coalesced %llu",
+		 (unsigned long long)st.rx_coalesced);
+	line(arg, "stats", buf);
+	snprintf(buf, sizeof(buf), "offload.rx_bad_checksum %llu",
+		 (unsigned long long)st.rx_bad_csum);
+	line(arg, "stats", buf);
+	snprintf(buf, sizeof(buf), "drop.tx_offload_bad %llu",
+		 (unsigned long long)st.tx_offload_bad);
+	line(arg, "stats", buf);
+	snprintf(buf, sizeof(buf), "mss_clamped %llu",
+		 (unsigned long long)st.mss_clamped);
+	line(arg, "stats", buf);
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * An IPoIB link bound to a Linux TUN interface: what ipoibd is for one
+ * host, and what ibgwd runs for each partition in router mode.  It owns
+ * the TUN (virtio-net header, TSO/GRO through ulp/ip_gso.c), configures it
+ * through rtnetlink when the carrier comes (MTU, addresses, link-local,
+ * up), takes next hops from the kernel's routing table (cached; the owner
+ * flushes the cache when routes change) and clamps the MSS of SYNs that
+ * cross it when asked.
+ *
+ * Why TUN and not TAP: IPoIB has no Ethernet header and 20-byte link
+ * addresses.  A TUN interface carries IP packets as IPoIB does; the link
+ * module does ARP and neighbour discovery with the real 20-byte addresses
+ * (the kernel marks a TUN interface NOARP and never invents 6-byte MACs that
+ * exist nowhere); IPv4 and IPv6 work unchanged above it.
+ */
+#ifndef IBGW_IPOIB_TUN_H
+#define IBGW_IPOIB_TUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "netlink/nl_link.h"
+#include "ulp/ipoib_link.h"
+
+struct event_base;
+struct fab_dev;
+struct ipoib_tun;
+
+#define IPOIB_TUN_MAX_ADDRS	16
+
+struct ipoib_tun_cfg {
+	const char *ifname;		/* a name or a pattern ("ib%d") */
+	struct ipoib_link_cfg link;
+	struct nl_prefix addrs[IPOIB_TUN_MAX_ADDRS];
+	unsigned int naddrs;
+	/* SYNs in both directions get at most the MSS of this MTU
+	 * (tcp_mss.h); 0: no clamping */
+	unsigned int mss_mtu;
+};
+
+struct ipoib_tun_ops {
+	/* The carrier came up the first time and the interface is
+	 * configured: the ready moment. */
+	void (*ready)(void *arg, struct ipoib_tun *t);
+};
+
+/* Create the TUN and the link (not started).  NULL with err set. */
+struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
+				struct nl_sock_ctx *nl,
+				const struct ipoib_tun_cfg *cfg,
+				const struct ipoib_tun_ops *ops, void *arg,
+				char *err, size_t errlen);
+/* Join the broadcast group and so on (ipoib_link_start). */
+int ipoib_tun_start(struct ipoib_tun *t);
+/* Leave the groups (waiting at most timeout_ms for the SA) and remove the
+ * interface. */
+void ipoib_tun_free(struct ipoib_tun *t, unsigned int timeout_ms);
+
+void ipoib_tun_event(struct ipoib_tun *t, enum fab_event_type type);
+/* Routes changed: forget cached next hops.  nocache: look every one up
+ * (no route monitor). */
+void ipoib_tun_routes_changed(struct ipoib_tun *t);
+void ipoib_tun_set_nocache(struct ipoib_tun *t, int nocache);
+
+const char *ipoib_tun_ifname(const struct ipoib_tun *t);
+int ipoib_tun_ifindex(const struct ipoib_tun *t);
+struct ipoib_link *ipoib_tun_link(struct ipoib_tun *t);
+
+/* Offload counters, beside the link's. */
+struct ipoib_tun_stats {
+	uint64_t tx_super;		/* TCP super-packets cut */
+	uint64_t tx_offload_bad;	/* ... that could not be */
+	uint64_t rx_coalesced;		/* segments merged going up */
+	uint64_t rx_bad_csum;		/* segments passed up unmerged */
+	uint64_t mss_clamped;		/* SYNs whose MSS was lowered */
+};
+
+void ipoib_tun_stats(const struct ipoib_tun *t, struct ipoib_tun_stats *st);
+
+/* Report lines "stats NAME VALUE", "neighbors ...", "groups ..." (the
+ * link's, then the offload counters), each passed to line(). */
+void ipoib_tun_report(const struct ipoib_tun *t,
+		      void (*line)(void *arg, const char *what,
+				   const char *text), void *arg);
+
+#endif
