@@ -46,12 +46,14 @@ FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
 FSW_SRCS    := fabric/partitions.c fabric/fsw_switch.c fabric/fsw_fault.c \
                fabric/fsw_sa.c
 ULP_SRCS    := ulp/ipoib_wire.c ulp/ipoib_link.c ulp/ip_gso.c ulp/tcp_mss.c ulp/ipoib_tun.c
+GW_SRCS     := gateway/eth_wire.c gateway/gw_bridge.c
 NETLINK_SRCS := netlink/nl_link.c
 
 CONF_OBJS   := $(CONF_SRCS:%.c=$(BUILD)/%.o)
 FABRIC_OBJS := $(FABRIC_SRCS:%.c=$(BUILD)/%.o)
 FSW_OBJS    := $(FSW_SRCS:%.c=$(BUILD)/%.o)
 ULP_OBJS    := $(ULP_SRCS:%.c=$(BUILD)/%.o)
+GW_OBJS     := $(GW_SRCS:%.c=$(BUILD)/%.o)
 NETLINK_OBJS := $(NETLINK_SRCS:%.c=$(BUILD)/%.o)
 
 LIB := $(BUILD)/libibgw.a
@@ -71,7 +73,8 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(LIB): $(CONF_OBJS) $(FABRIC_OBJS) $(FSW_OBJS) $(ULP_OBJS) $(NETLINK_OBJS)
+$(LIB): $(CONF_OBJS) $(FABRIC_OBJS) $(FSW_OBJS) $(ULP_OBJS) $(GW_OBJS) \
+        $(NETLINK_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -126,7 +129,7 @@ FUZZ_DIR   := build-fuzz
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
               -std=gnu11 -D_GNU_SOURCE -DIBGW_VERSION='"$(VERSION)"' -I. \
               $(PKG_CFLAGS) $(INI_CFLAGS)
-FUZZ_OBJS  := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(CONF_SRCS) $(FABRIC_SRCS) $(FSW_SRCS) $(ULP_SRCS) $(NETLINK_SRCS))
+FUZZ_OBJS  := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(CONF_SRCS) $(FABRIC_SRCS) $(FSW_SRCS) $(ULP_SRCS) $(GW_SRCS) $(NETLINK_SRCS))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_TARGETS)

@@ -923,7 +923,8 @@ static void too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 	}
 }
 
-void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len)
+static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
+		 const struct ipoib_ip *via, int bcast)
 {
 	struct ipoib_ip dst, nh;
 	union fab_gid mgid;
@@ -954,6 +955,10 @@ void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 		if (ip.proto == 2 && !(ip.frag & 0x1fff))
 			snoop_membership(l, AF_INET, pkt + ip.hdr_len,
 					 len - ip.hdr_len);
+		if (bcast) {
+			mc_send(l, &l->bcast_mgid, et, pkt, len);
+			return;
+		}
 		if ((ntohl(ip.dst.s_addr) >> 28) == 0xe) {
 			ipoib_mcast_mgid_ipv4(&ip.dst, &l->bcast_mgid, &mgid);
 			mc_send(l, &mgid, et, pkt, len);
@@ -984,6 +989,10 @@ void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 		up = ipv6_upper(pkt, len, &proto);
 		if (up && proto == 58)
 			snoop_membership(l, AF_INET6, pkt + up, len - up);
+		if (bcast) {
+			mc_send(l, &l->bcast_mgid, et, pkt, len);
+			return;
+		}
 		if (ip.dst.s6_addr[0] == 0xff) {
 			mgid_of_ipv6(l, &ip.dst, &mgid);
 			mc_send(l, &mgid, et, pkt, len);
@@ -996,11 +1005,54 @@ void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 	/* subnet broadcast is the caller's route business: nexthop gives
 	 * back the address; unicast from here */
 	nh = dst;
-	if (l->ops.nexthop && l->ops.nexthop(l->arg, &dst, &nh) < 0) {
+	if (via)
+		nh = *via;
+	else if (l->ops.nexthop && l->ops.nexthop(l->arg, &dst, &nh) < 0) {
 		drop(l, IPOIB_DROP_NO_ROUTE);
 		return;
 	}
 	neigh_output(l, &nh, et, pkt, len);
+}
+
+void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len)
+{
+	xmit(l, pkt, len, NULL, 0);
+}
+
+void ipoib_link_xmit_nh(struct ipoib_link *l, const uint8_t *pkt, size_t len,
+			const struct ipoib_ip *nh)
+{
+	xmit(l, pkt, len, nh, 0);
+}
+
+void ipoib_link_xmit_bcast(struct ipoib_link *l, const uint8_t *pkt,
+			   size_t len)
+{
+	xmit(l, pkt, len, NULL, 1);
+}
+
+int ipoib_link_neigh_hw(struct ipoib_link *l, const struct ipoib_ip *ip,
+			struct ipoib_addr *hw)
+{
+	struct neigh *n = neigh_find(l, ip);
+
+	if (!n || !n->have_hw)
+		return -1;
+	*hw = n->hw;
+	return 0;
+}
+
+void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct ipoib_ip *ip)
+{
+	struct neigh *n;
+
+	if (!l->carrier || neigh_find(l, ip))
+		return;
+	n = neigh_new(l, ip);
+	if (n)
+		solicit(l, n);
+	else
+		drop(l, IPOIB_DROP_NEIGH_TABLE_FULL);
 }
 
 /* ---- from the fabric ----------------------------------------------------------- */
@@ -1013,6 +1065,7 @@ static void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 	struct neigh *n;
 	uint8_t buf[IPOIB_ARP_LEN];
 	size_t blen;
+	int mine;
 
 	if (ipoib_arp_parse(p, len, &arp) != IPOIB_WIRE_OK) {
 		drop(l, IPOIB_DROP_RX_MALFORMED);
@@ -1027,14 +1080,17 @@ static void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 	if (!arp.spa.s_addr)
 		return;		/* probes from hosts without an address */
 	n = neigh_find(l, &sip);
+	/* ours to answer: one of our addresses, or one we proxy for */
+	mine = is_local(l, &tip) ||
+	       (arp.op == IPOIB_ARPOP_REQUEST && !ip_eq(&sip, &tip) &&
+		l->ops.proxy && l->ops.proxy(l->arg, &tip));
 	/* as arp_process(): learn the sender if it asks for us, or update
 	 * what we already know (gratuitous ARP included) */
-	if (!n && is_local(l, &tip) && arp.op == IPOIB_ARPOP_REQUEST)
+	if (!n && mine && arp.op == IPOIB_ARPOP_REQUEST)
 		n = neigh_new(l, &sip);
 	if (n)
 		neigh_set_hw(l, n, &arp.sha);
-	if (arp.op == IPOIB_ARPOP_REQUEST && is_local(l, &tip) &&
-	    !ip_eq(&sip, &tip)) {
+	if (arp.op == IPOIB_ARPOP_REQUEST && mine && !ip_eq(&sip, &tip)) {
 		ipoib_link_hwaddr(l, &me);
 		blen = ipoib_arp_build_reply(&me, &arp.tpa, &arp.sha,
 					     &arp.spa, buf, sizeof(buf));
@@ -1053,7 +1109,7 @@ static int rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 	struct ipoib_addr me;
 	struct neigh *n;
 	enum ipoib_wire_err e;
-	uint8_t buf[128];
+	uint8_t buf[128], flags;
 	size_t blen;
 
 	e = ipoib_nd_parse(p, len, &nd);
@@ -1077,21 +1133,24 @@ static int rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 			neigh_set_hw(l, n, &nd.tlla);
 		return 1;
 	}
-	/* NS: for one of our addresses? */
-	if (!is_local(l, &tgt))
-		return 1;
+	/* NS: for one of our addresses, or one we proxy for (RFC 4861
+	 * 7.2.8: a proxy's answers do not override) */
 	if (IN6_IS_ADDR_UNSPECIFIED(&nd.ip.src))
-		return 1;	/* DAD for our address: we do not defend */
+		return 1;	/* DAD: we do not defend, nor proxies */
+	if (is_local(l, &tgt))
+		flags = IPOIB_NA_FLAG_SOLICITED | IPOIB_NA_FLAG_OVERRIDE;
+	else if (l->ops.proxy && l->ops.proxy(l->arg, &tgt))
+		flags = IPOIB_NA_FLAG_SOLICITED;
+	else
+		return 1;
 	n = neigh_find(l, &src);
 	if (!n)
 		n = neigh_new(l, &src);
 	if (n && nd.has_slla)
 		neigh_set_hw(l, n, &nd.slla);
 	ipoib_link_hwaddr(l, &me);
-	blen = ipoib_nd_build_na(&nd.target, &nd.ip.src, &nd.target,
-				 IPOIB_NA_FLAG_SOLICITED |
-				 IPOIB_NA_FLAG_OVERRIDE, &me, buf,
-				 sizeof(buf));
+	blen = ipoib_nd_build_na(&nd.target, &nd.ip.src, &nd.target, flags,
+				 &me, buf, sizeof(buf));
 	if (blen) {
 		l->st.nd_tx++;
 		neigh_output(l, &src, IPOIB_ETH_P_IPV6, buf, blen);

@@ -54,6 +54,11 @@ struct ipoib_link_ops {
 	 * every destination is on the link. */
 	int (*nexthop)(void *arg, const struct ipoib_ip *dst,
 		       struct ipoib_ip *nh);
+	/* Proxy ARP/ND (optional): an ARP request or Neighbour
+	 * Solicitation for target, which is not one of the link's
+	 * addresses; return 1 to answer it with the link's own address
+	 * (a gateway answering for the hosts behind it). */
+	int (*proxy)(void *arg, const struct ipoib_ip *target);
 };
 
 /* Counters; the drop reasons are also the names printed by ipoibd. */
@@ -101,6 +106,19 @@ int ipoib_link_add_addr(struct ipoib_link *l, const struct ipoib_ip *a);
 
 /* An IP packet from the host.  Never fails: drops are counted. */
 void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len);
+/* The same for a unicast packet through next hop nh (the nexthop callback
+ * is not asked); multicast destinations go to their groups as above. */
+void ipoib_link_xmit_nh(struct ipoib_link *l, const uint8_t *pkt, size_t len,
+			const struct ipoib_ip *nh);
+/* An IPv4 or IPv6 packet to the broadcast group, whatever its destination
+ * (a subnet-directed broadcast bridged from another medium). */
+void ipoib_link_xmit_bcast(struct ipoib_link *l, const uint8_t *pkt,
+			   size_t len);
+/* The neighbour cache: 0 and *hw if ip's link address is known, else -1. */
+int ipoib_link_neigh_hw(struct ipoib_link *l, const struct ipoib_ip *ip,
+			struct ipoib_addr *hw);
+/* Start resolving ip if it is not known or being resolved. */
+void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct ipoib_ip *ip);
 /* Around a burst of ipoib_link_xmit() calls: hold 1 collects the
  * datagrams, hold 0 sends what was collected in one batch.  Address
  * handles stay valid in between as long as the event loop does not run. */

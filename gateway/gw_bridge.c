@@ -1,0 +1,870 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Transparent mode: the translation core (see gw_bridge.h). */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/be.h"
+#include "gateway/gw_bridge.h"
+#include "ulp/tcp_mss.h"
+
+#define NBUCKETS	256
+#define QUEUE_MAX	3	/* packets waiting per neighbour, as Linux */
+#define PROBES		3	/* ARP/NS tries, a second apart */
+#define FAILED_HOLD	3	/* seconds a failed neighbour is not asked */
+
+struct qpkt {
+	struct qpkt *next;
+	uint8_t src_mac[6];
+	size_t len;
+	uint8_t data[];
+};
+
+/* An Ethernet neighbour (an address on the segment). */
+struct eneigh {
+	struct ipoib_ip ip;
+	int have_mac;
+	uint8_t mac[6];
+	time_t confirmed;
+	time_t next_probe;
+	unsigned int probes;
+	struct qpkt *q, **qtail;
+	unsigned int qn;
+	struct eneigh *next;
+};
+
+/* A MAC handed to an IB endpoint. */
+struct ibmac {
+	uint8_t mac[6];
+	struct ipoib_addr hw;
+	struct ipoib_ip ip4, ip6;	/* family 0 when none yet */
+	time_t used;
+	struct ibmac *next;
+};
+
+struct gw_bridge {
+	struct gw_bridge_cfg cfg;
+	struct gw_bridge_ops ops;
+	void *arg;
+	struct eneigh *nb[NBUCKETS];
+	struct ibmac *mb[NBUCKETS];
+	unsigned int nneigh, nmac;
+	struct in6_addr ll;		/* our link-local, for NS we send */
+	time_t now;
+	uint16_t icmp_id;
+	struct gw_bridge_stats st;
+	uint8_t frame[ETH_HDR_LEN + ETH_VLAN_LEN + 65536];
+	uint8_t scratch[65536];
+};
+
+static const char *const drop_names[GW_DROP_MAX] = {
+	[GW_DROP_ETH_MALFORMED] = "eth_malformed",
+	[GW_DROP_ETH_VLAN] = "eth_vlan",
+	[GW_DROP_ETH_TYPE] = "eth_type",
+	[GW_DROP_ETH_LOOP] = "eth_loop",
+	[GW_DROP_ETH_NOT_OURS] = "eth_not_ours",
+	[GW_DROP_IB_MALFORMED] = "ib_malformed",
+	[GW_DROP_IB_SRC_UNKNOWN] = "ib_src_unknown",
+	[GW_DROP_NEIGH_QUEUE] = "neigh_queue_full",
+	[GW_DROP_NEIGH_FAILED] = "neigh_failed",
+	[GW_DROP_NEIGH_FULL] = "neigh_table_full",
+	[GW_DROP_MAC_COLLISION] = "mac_collision",
+	[GW_DROP_TOO_BIG] = "too_big",
+};
+
+const char *gw_drop_name(enum gw_drop d)
+{
+	return d < GW_DROP_MAX ? drop_names[d] : "?";
+}
+
+static void drop(struct gw_bridge *b, enum gw_drop d)
+{
+	b->st.drop[d]++;
+}
+
+static unsigned int alen(int family)
+{
+	return family == AF_INET ? 4 : 16;
+}
+
+static int ip_eq(const struct ipoib_ip *a, const struct ipoib_ip *b)
+{
+	return a->family == b->family && !memcmp(a->raw, b->raw,
+						 alen(a->family));
+}
+
+static unsigned int hash_bytes(const uint8_t *p, size_t n)
+{
+	unsigned int h = 2166136261u;
+
+	while (n--)
+		h = (h ^ *p++) * 16777619u;
+	return h % NBUCKETS;
+}
+
+static void ip_v4(struct ipoib_ip *o, const void *a)
+{
+	memset(o, 0, sizeof(*o));
+	o->family = AF_INET;
+	memcpy(o->raw, a, 4);
+}
+
+static void ip_v6(struct ipoib_ip *o, const void *a)
+{
+	memset(o, 0, sizeof(*o));
+	o->family = AF_INET6;
+	memcpy(o->raw, a, 16);
+}
+
+/* ---- tables -------------------------------------------------------------- */
+
+static struct eneigh *neigh_find(struct gw_bridge *b, const struct ipoib_ip *ip)
+{
+	struct eneigh *n;
+
+	for (n = b->nb[hash_bytes(ip->raw, alen(ip->family))]; n; n = n->next)
+		if (ip_eq(&n->ip, ip))
+			return n;
+	return NULL;
+}
+
+static void queue_free(struct eneigh *n)
+{
+	struct qpkt *p;
+
+	while ((p = n->q)) {
+		n->q = p->next;
+		free(p);
+	}
+	n->qtail = &n->q;
+	n->qn = 0;
+}
+
+static struct eneigh *neigh_new(struct gw_bridge *b, const struct ipoib_ip *ip)
+{
+	unsigned int h = hash_bytes(ip->raw, alen(ip->family));
+	struct eneigh *n;
+
+	if (b->nneigh >= b->cfg.neigh_max) {
+		drop(b, GW_DROP_NEIGH_FULL);
+		return NULL;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n) {
+		drop(b, GW_DROP_NEIGH_FULL);
+		return NULL;
+	}
+	n->ip = *ip;
+	n->qtail = &n->q;
+	n->next = b->nb[h];
+	b->nb[h] = n;
+	b->nneigh++;
+	return n;
+}
+
+static void neigh_del(struct gw_bridge *b, struct eneigh *n)
+{
+	struct eneigh **pp;
+
+	for (pp = &b->nb[hash_bytes(n->ip.raw, alen(n->ip.family))]; *pp;
+	     pp = &(*pp)->next) {
+		if (*pp == n) {
+			*pp = n->next;
+			break;
+		}
+	}
+	queue_free(n);
+	free(n);
+	b->nneigh--;
+}
+
+static struct ibmac *mac_find(struct gw_bridge *b, const uint8_t *mac)
+{
+	struct ibmac *m;
+
+	for (m = b->mb[hash_bytes(mac, 6)]; m; m = m->next)
+		if (!memcmp(m->mac, mac, 6))
+			return m;
+	return NULL;
+}
+
+static int same_endpoint(const struct ipoib_addr *a, const struct ipoib_addr *b)
+{
+	return a->qpn == b->qpn && !memcmp(a->gid.raw, b->gid.raw, 16);
+}
+
+/* The MAC entry of an IB endpoint with address ip; NULL on a collision
+ * or when the table is full. */
+static struct ibmac *mac_of(struct gw_bridge *b, const struct ipoib_addr *hw,
+			    const struct ipoib_ip *ip)
+{
+	uint8_t mac[6];
+	struct ibmac *m;
+	unsigned int h;
+
+	eth_mac_of_ib(hw, mac);
+	m = mac_find(b, mac);
+	if (m && !same_endpoint(&m->hw, hw)) {
+		drop(b, GW_DROP_MAC_COLLISION);
+		return NULL;
+	}
+	if (!m) {
+		if (b->nmac >= b->cfg.neigh_max || !(m = calloc(1, sizeof(*m)))) {
+			drop(b, GW_DROP_NEIGH_FULL);
+			return NULL;
+		}
+		memcpy(m->mac, mac, 6);
+		m->hw = *hw;
+		h = hash_bytes(mac, 6);
+		m->next = b->mb[h];
+		b->mb[h] = m;
+		b->nmac++;
+	}
+	if (ip) {
+		if (ip->family == AF_INET)
+			m->ip4 = *ip;
+		else if (!IN6_IS_ADDR_LINKLOCAL(&ip->v6) ||
+			 m->ip6.family != AF_INET6)
+			m->ip6 = *ip;
+	}
+	m->used = b->now;
+	return m;
+}
+
+/* Is the address an Ethernet host?  Only what was learned there. */
+static int on_ethernet(struct gw_bridge *b, const struct ipoib_ip *ip)
+{
+	struct eneigh *n = neigh_find(b, ip);
+
+	return n && n->have_mac;
+}
+
+/* ---- Ethernet output ------------------------------------------------------- */
+
+static void eth_out(struct gw_bridge *b, const uint8_t *dst,
+		    const uint8_t *src, uint16_t type, const uint8_t *p,
+		    size_t len)
+{
+	size_t h = eth_build(b->frame, dst, src, b->cfg.vlan, type);
+
+	memcpy(b->frame + h, p, len);
+	b->st.eth_tx_frames++;
+	b->st.eth_tx_bytes += h + len;
+	b->ops.eth_send(b->arg, b->frame, h + len);
+}
+
+/* Ask the segment for ip: an ARP probe (sender 0.0.0.0, so nobody learns
+ * from it) or an NS from our link-local address. */
+static void probe(struct gw_bridge *b, struct eneigh *n)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t p[ETH_ND_LEN], mac[6];
+	struct in6_addr sn;
+	size_t len;
+
+	n->probes++;
+	n->next_probe = b->now + 1;
+	if (n->ip.family == AF_INET) {
+		struct eth_arp a = { .op = 1 };
+
+		memcpy(a.sha, b->cfg.mac, 6);
+		a.tpa = n->ip.v4;
+		len = eth_arp_build(p, sizeof(p), &a);
+		b->st.arp_asked++;
+		eth_out(b, bcast, b->cfg.mac, ETH_P_ARP_, p, len);
+		return;
+	}
+	ipoib_solicited_node(&n->ip.v6, &sn);
+	len = eth_nd_build(p, sizeof(p), 135, &b->ll, &sn, &n->ip.v6, 0,
+			   b->cfg.mac);
+	eth_mcast_mac_v6(&sn, mac);
+	b->st.nd_asked++;
+	eth_out(b, mac, b->cfg.mac, ETH_P_IPV6_, p, len);
+}
+
+/* Ask the segment for ip unless it is known or being asked. */
+static void ask(struct gw_bridge *b, const struct ipoib_ip *ip)
+{
+	struct eneigh *n = neigh_find(b, ip);
+
+	if (!n && (n = neigh_new(b, ip)))
+		probe(b, n);
+}
+
+/* Learn ip at mac; send what waited for it. */
+static void learn(struct gw_bridge *b, const struct ipoib_ip *ip,
+		  const uint8_t *mac)
+{
+	struct eneigh *n;
+	struct qpkt *q;
+
+	if (eth_is_multicast(mac) || mac_find(b, mac) ||
+	    !memcmp(mac, b->cfg.mac, 6))
+		return;
+	if (ip->family == AF_INET ? !ip->v4.s_addr :
+	    IN6_IS_ADDR_UNSPECIFIED(&ip->v6))
+		return;
+	n = neigh_find(b, ip);
+	if (!n && !(n = neigh_new(b, ip)))
+		return;
+	memcpy(n->mac, mac, 6);
+	n->have_mac = 1;
+	n->confirmed = b->now;
+	n->probes = 0;
+	while ((q = n->q)) {
+		n->q = q->next;
+		eth_out(b, n->mac, q->src_mac, ip->family == AF_INET ?
+			ETH_P_IP_ : ETH_P_IPV6_, q->data, q->len);
+		free(q);
+	}
+	n->qtail = &n->q;
+	n->qn = 0;
+}
+
+/* An IP packet (from IB) for dst on the segment, from src_mac. */
+static void to_neigh(struct gw_bridge *b, const struct ipoib_ip *dst,
+		     const uint8_t *src_mac, const uint8_t *pkt, size_t len)
+{
+	struct eneigh *n = neigh_find(b, dst);
+	struct qpkt *q;
+
+	if (n && n->have_mac) {
+		eth_out(b, n->mac, src_mac, dst->family == AF_INET ?
+			ETH_P_IP_ : ETH_P_IPV6_, pkt, len);
+		return;
+	}
+	if (!n) {
+		n = neigh_new(b, dst);
+		if (!n)
+			return;
+		probe(b, n);
+	} else if (n->probes >= PROBES) {
+		drop(b, GW_DROP_NEIGH_FAILED);	/* failed a moment ago */
+		return;
+	}
+	if (n->qn >= QUEUE_MAX ||
+	    !(q = malloc(sizeof(*q) + len))) {
+		drop(b, GW_DROP_NEIGH_QUEUE);
+		return;
+	}
+	q->next = NULL;
+	memcpy(q->src_mac, src_mac, 6);
+	q->len = len;
+	memcpy(q->data, pkt, len);
+	*n->qtail = q;
+	n->qtail = &q->next;
+	n->qn++;
+}
+
+/* ---- MTU, MSS ---------------------------------------------------------------- */
+
+static unsigned int ib_mtu(struct gw_bridge *b)
+{
+	return b->ops.ib_mtu ? b->ops.ib_mtu(b->arg) : 2044;
+}
+
+/* A SYN gets its MSS clamped in a copy: returns the packet to send. */
+static const uint8_t *clamp(struct gw_bridge *b, const uint8_t *pkt,
+			    size_t len)
+{
+	unsigned int m = ib_mtu(b);
+
+	if (!b->cfg.mss_clamp || len < 40 ||
+	    (pkt[0] >> 4 == 4 ? pkt[9] : pkt[6]) != 6)
+		return pkt;
+	if (b->cfg.eth_mtu < m)
+		m = b->cfg.eth_mtu;
+	memcpy(b->scratch, pkt, len);
+	if (tcp_mss_clamp(b->scratch, len, m)) {
+		b->st.mss_clamped++;
+		return b->scratch;
+	}
+	return pkt;
+}
+
+struct frag_ctx {
+	struct gw_bridge *b;
+	int to_ib;
+	const struct ipoib_ip *nh;
+	const uint8_t *dst_mac, *src_mac;
+	int bcast;
+};
+
+static void frag_out(void *arg, const uint8_t *p, size_t n)
+{
+	struct frag_ctx *c = arg;
+
+	if (c->to_ib) {
+		c->b->st.to_ib_packets++;
+		c->b->st.to_ib_bytes += n;
+		c->b->ops.ib_xmit(c->b->arg, p, n, c->nh, c->bcast);
+	} else {
+		eth_out(c->b, c->dst_mac, c->src_mac, ETH_P_IP_, p, n);
+	}
+}
+
+/*
+ * A packet larger than mtu: fragments (IPv4 without DF; 1 returned, sent
+ * through c) or an ICMP error from the original destination back to the
+ * sender (0 returned, the error in out/olen), or -1.
+ */
+static int too_big(struct gw_bridge *b, const uint8_t *pkt, size_t len,
+		   unsigned int mtu, struct frag_ctx *c, uint8_t *out,
+		   size_t cap, size_t *olen)
+{
+	enum ipoib_wire_err e;
+
+	if (pkt[0] >> 4 == 4) {
+		struct in_addr src;
+
+		if (!ipoib_ipv4_df(pkt, len)) {
+			if (eth_ipv4_fragment(pkt, len, mtu, frag_out, c) > 0) {
+				b->st.fragmented++;
+				return 1;
+			}
+			drop(b, GW_DROP_TOO_BIG);
+			return -1;
+		}
+		memcpy(&src, pkt + 16, 4);
+		e = ipoib_icmp4_frag_needed(pkt, len, &src, (uint16_t)mtu,
+					    ++b->icmp_id, out, cap, olen);
+	} else {
+		struct in6_addr src;
+
+		memcpy(&src, pkt + 24, 16);
+		e = ipoib_icmp6_pkt_too_big(pkt, len, &src, mtu, out, cap,
+					    olen);
+	}
+	drop(b, GW_DROP_TOO_BIG);
+	if (e != IPOIB_WIRE_OK)
+		return -1;
+	b->st.icmp_too_big++;
+	return 0;
+}
+
+/* ---- from Ethernet ------------------------------------------------------------ */
+
+static void eth_arp(struct gw_bridge *b, const struct eth_hdr *h,
+		    const uint8_t *p, size_t len)
+{
+	struct eth_arp a, r;
+	struct ipoib_ip sip, tip;
+	struct ipoib_addr hw;
+	struct ibmac *m;
+	uint8_t out[ETH_ARP_LEN];
+
+	if (eth_arp_parse(p, len, &a) != ETH_OK) {
+		drop(b, GW_DROP_ETH_MALFORMED);
+		return;
+	}
+	ip_v4(&sip, &a.spa);
+	ip_v4(&tip, &a.tpa);
+	(void)h;
+	learn(b, &sip, a.sha);
+	if (a.op != 1 || !a.tpa.s_addr || ip_eq(&sip, &tip) ||
+	    on_ethernet(b, &tip))
+		return;		/* a reply, an announcement, a LAN host */
+	if (b->ops.ib_neigh(b->arg, &tip, &hw) < 0) {
+		b->ops.ib_resolve(b->arg, &tip);	/* the retry will do */
+		return;
+	}
+	m = mac_of(b, &hw, &tip);
+	if (!m)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.op = 2;
+	memcpy(r.sha, m->mac, 6);
+	r.spa = a.tpa;
+	memcpy(r.tha, a.sha, 6);
+	r.tpa = a.spa;
+	eth_arp_build(out, sizeof(out), &r);
+	b->st.arp_answered++;
+	eth_out(b, a.sha, m->mac, ETH_P_ARP_, out, sizeof(out));
+}
+
+/* 1 when the ND message was the bridge's to take. */
+static int eth_nd(struct gw_bridge *b, const uint8_t *smac, const uint8_t *p,
+		  size_t len)
+{
+	struct eth_nd nd;
+	struct ipoib_ip src, tgt;
+	struct ipoib_addr hw;
+	struct ibmac *m;
+	uint8_t out[ETH_ND_LEN], dmac[6];
+	enum eth_err e;
+	size_t n;
+
+	e = eth_nd_parse(p, len, &nd);
+	if (e == ETH_NOT_ND)
+		return 0;
+	if (e != ETH_OK) {
+		drop(b, GW_DROP_ETH_MALFORMED);
+		return 1;
+	}
+	ip_v6(&src, &nd.src);
+	ip_v6(&tgt, &nd.target);
+	if (nd.type == 136) {
+		if (nd.has_lla)
+			learn(b, &tgt, nd.lla);
+		return 1;
+	}
+	if (IN6_IS_ADDR_UNSPECIFIED(&nd.src))
+		return 1;	/* DAD: not answered for IB hosts */
+	if (nd.has_lla)
+		learn(b, &src, nd.lla);
+	if (on_ethernet(b, &tgt))
+		return 1;
+	if (b->ops.ib_neigh(b->arg, &tgt, &hw) < 0) {
+		b->ops.ib_resolve(b->arg, &tgt);
+		return 1;
+	}
+	m = mac_of(b, &hw, &tgt);
+	if (!m)
+		return 1;
+	n = eth_nd_build(out, sizeof(out), 136, &nd.target, &nd.src,
+			 &nd.target, 0x40, m->mac);	/* S, not O */
+	memcpy(dmac, nd.has_lla ? nd.lla : smac, 6);
+	b->st.nd_answered++;
+	eth_out(b, dmac, m->mac, ETH_P_IPV6_, out, n);
+	return 1;
+}
+
+void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
+{
+	struct eth_hdr h;
+	struct ibmac *m = NULL;
+	struct ipoib_ip dst, nh;
+	const uint8_t *p;
+	size_t len, olen;
+	int bcast = 0;
+
+	b->st.eth_rx_frames++;
+	b->st.eth_rx_bytes += flen;
+	if (eth_parse(f, flen, &h) != ETH_OK) {
+		drop(b, GW_DROP_ETH_MALFORMED);
+		return;
+	}
+	if (h.tagged != !!b->cfg.vlan || (h.tagged && h.vid != b->cfg.vlan)) {
+		drop(b, GW_DROP_ETH_VLAN);
+		return;
+	}
+	if (eth_is_multicast(h.src)) {
+		drop(b, GW_DROP_ETH_MALFORMED);
+		return;
+	}
+	if (mac_find(b, h.src) || !memcmp(h.src, b->cfg.mac, 6)) {
+		drop(b, GW_DROP_ETH_LOOP);
+		return;
+	}
+	p = f + h.hdr_len;
+	len = flen - h.hdr_len;
+	if (h.type == ETH_P_ARP_) {
+		eth_arp(b, &h, p, len);
+		return;
+	}
+	memset(&dst, 0, sizeof(dst));
+	if (h.type == ETH_P_IP_) {
+		struct ipoib_ipv4_info ip;
+
+		if (ipoib_ipv4_check(p, len, &ip) != IPOIB_WIRE_OK) {
+			drop(b, GW_DROP_ETH_MALFORMED);
+			return;
+		}
+		len = ip.tot_len;	/* Ethernet pads short frames */
+		ip_v4(&dst, &ip.dst);
+		bcast = ip.dst.s_addr == INADDR_BROADCAST ||
+			(!memcmp(h.dst, "\xff\xff\xff\xff\xff\xff", 6) &&
+			 (ntohl(ip.dst.s_addr) >> 28) != 0xe);
+	} else if (h.type == ETH_P_IPV6_) {
+		struct ipoib_ipv6_info ip;
+
+		if (ipoib_ipv6_check(p, len, &ip) != IPOIB_WIRE_OK) {
+			drop(b, GW_DROP_ETH_MALFORMED);
+			return;
+		}
+		len = 40 + (size_t)ip.payload_len;
+		if (eth_nd(b, h.src, p, len))
+			return;
+		ip_v6(&dst, &ip.dst);
+	} else {
+		drop(b, GW_DROP_ETH_TYPE);
+		return;
+	}
+	if (!eth_is_multicast(h.dst)) {
+		m = mac_find(b, h.dst);
+		if (!m) {
+			drop(b, GW_DROP_ETH_NOT_OURS);
+			return;
+		}
+		m->used = b->now;
+		nh = dst;
+		if (dst.family == AF_INET && m->ip4.family)
+			nh = m->ip4;
+		else if (dst.family == AF_INET6 && m->ip6.family)
+			nh = m->ip6;
+	}
+	p = clamp(b, p, len);
+	if (len > ib_mtu(b)) {
+		struct frag_ctx c = { .b = b, .to_ib = 1, .nh = m ? &nh : NULL,
+				      .bcast = bcast };
+		uint8_t err[1280];
+
+		if (too_big(b, p, len, ib_mtu(b), &c, err, sizeof(err),
+			    &olen) == 0)
+			eth_out(b, h.src, h.dst, h.type, err, olen);
+		return;
+	}
+	b->st.to_ib_packets++;
+	b->st.to_ib_bytes += len;
+	b->ops.ib_xmit(b->arg, p, len, m ? &nh : NULL, bcast);
+}
+
+/* ---- from IB ------------------------------------------------------------------ */
+
+void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct ipoib_ip src, dst;
+	struct ipoib_addr hw;
+	struct ibmac *m;
+	uint8_t dmac[6];
+	uint16_t type;
+	int multi = 0;
+	size_t olen;
+
+	if (len >= 20 && pkt[0] >> 4 == 4) {
+		struct ipoib_ipv4_info ip;
+
+		if (ipoib_ipv4_check(pkt, len, &ip) != IPOIB_WIRE_OK) {
+			drop(b, GW_DROP_IB_MALFORMED);
+			return;
+		}
+		len = ip.tot_len;
+		ip_v4(&src, &ip.src);
+		ip_v4(&dst, &ip.dst);
+		type = ETH_P_IP_;
+		if (ip.dst.s_addr == INADDR_BROADCAST) {
+			memcpy(dmac, bcast, 6);
+			multi = 1;
+		} else if ((ntohl(ip.dst.s_addr) >> 28) == 0xe) {
+			eth_mcast_mac_v4(&ip.dst, dmac);
+			multi = 1;
+		}
+	} else if (len >= 40 && pkt[0] >> 4 == 6) {
+		struct ipoib_ipv6_info ip;
+
+		if (ipoib_ipv6_check(pkt, len, &ip) != IPOIB_WIRE_OK) {
+			drop(b, GW_DROP_IB_MALFORMED);
+			return;
+		}
+		len = 40 + (size_t)ip.payload_len;
+		ip_v6(&src, &ip.src);
+		ip_v6(&dst, &ip.dst);
+		type = ETH_P_IPV6_;
+		if (ip.dst.s6_addr[0] == 0xff) {
+			eth_mcast_mac_v6(&ip.dst, dmac);
+			multi = 1;
+		}
+	} else {
+		drop(b, GW_DROP_IB_MALFORMED);
+		return;
+	}
+	b->st.from_ib_packets++;
+	b->st.from_ib_bytes += len;
+	/* the sender's MAC, from its IPoIB address */
+	if (b->ops.ib_neigh(b->arg, &src, &hw) < 0) {
+		b->ops.ib_resolve(b->arg, &src);
+		drop(b, GW_DROP_IB_SRC_UNKNOWN);
+		return;
+	}
+	m = mac_of(b, &hw, &src);
+	if (!m)
+		return;
+	pkt = clamp(b, pkt, len);
+	if (len > b->cfg.eth_mtu) {
+		struct frag_ctx c = { .b = b, .to_ib = 0, .src_mac = m->mac };
+		uint8_t err[1280];
+		struct eneigh *n = multi ? NULL : neigh_find(b, &dst);
+
+		if (!multi && !(n && n->have_mac)) {
+			/* fragments need the neighbour: ask for it, the
+			 * sender's retransmission will find it */
+			ask(b, &dst);
+			drop(b, GW_DROP_TOO_BIG);
+			return;
+		}
+		c.dst_mac = multi ? dmac : n->mac;
+		if (too_big(b, pkt, len, b->cfg.eth_mtu, &c, err, sizeof(err),
+			    &olen) == 0) {
+			b->st.to_ib_packets++;
+			b->st.to_ib_bytes += olen;
+			b->ops.ib_xmit(b->arg, err, olen, &src, 0);
+		}
+		return;
+	}
+	if (multi) {
+		eth_out(b, dmac, m->mac, type, pkt, len);
+		return;
+	}
+	to_neigh(b, &dst, m->mac, pkt, len);
+}
+
+int gw_bridge_proxy(struct gw_bridge *b, const struct ipoib_ip *target)
+{
+	if (on_ethernet(b, target))
+		return 1;
+	ask(b, target);
+	return 0;
+}
+
+/* ---- timers, life cycle ---------------------------------------------------------- */
+
+void gw_bridge_tick(struct gw_bridge *b, time_t now)
+{
+	struct eneigh *n, *next;
+	struct ibmac **mp, *m;
+	unsigned int i;
+
+	b->now = now;
+	for (i = 0; i < NBUCKETS; i++) {
+		for (n = b->nb[i]; n; n = next) {
+			next = n->next;
+			if (n->have_mac) {
+				if (now - n->confirmed >
+				    (time_t)b->cfg.neigh_ttl_s)
+					neigh_del(b, n);
+				continue;
+			}
+			if (now < n->next_probe)
+				continue;
+			if (n->probes < PROBES) {
+				probe(b, n);
+				continue;
+			}
+			if (n->qn) {
+				b->st.drop[GW_DROP_NEIGH_FAILED] += n->qn;
+				queue_free(n);
+			}
+			/* held as failed a little, then forgotten */
+			if (now >= n->next_probe + FAILED_HOLD)
+				neigh_del(b, n);
+		}
+		for (mp = &b->mb[i]; (m = *mp);) {
+			if (now - m->used > 2 * (time_t)b->cfg.neigh_ttl_s) {
+				*mp = m->next;
+				free(m);
+				b->nmac--;
+				continue;
+			}
+			mp = &m->next;
+		}
+	}
+}
+
+struct gw_bridge *gw_bridge_new(const struct gw_bridge_cfg *cfg,
+				const struct gw_bridge_ops *ops, void *arg)
+{
+	struct gw_bridge *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->cfg = *cfg;
+	if (!b->cfg.eth_mtu)
+		b->cfg.eth_mtu = 1500;
+	if (!b->cfg.neigh_max)
+		b->cfg.neigh_max = 4096;
+	if (!b->cfg.neigh_ttl_s)
+		b->cfg.neigh_ttl_s = 300;
+	b->ops = *ops;
+	b->arg = arg;
+	b->now = time(NULL);
+	/* fe80:: + modified EUI-64 of our MAC (RFC 4291 appendix A) */
+	b->ll.s6_addr[0] = 0xfe;
+	b->ll.s6_addr[1] = 0x80;
+	b->ll.s6_addr[8] = cfg->mac[0] ^ 0x02;
+	b->ll.s6_addr[9] = cfg->mac[1];
+	b->ll.s6_addr[10] = cfg->mac[2];
+	b->ll.s6_addr[11] = 0xff;
+	b->ll.s6_addr[12] = 0xfe;
+	b->ll.s6_addr[13] = cfg->mac[3];
+	b->ll.s6_addr[14] = cfg->mac[4];
+	b->ll.s6_addr[15] = cfg->mac[5];
+	return b;
+}
+
+void gw_bridge_free(struct gw_bridge *b)
+{
+	struct eneigh *n;
+	struct ibmac *m;
+	unsigned int i;
+
+	if (!b)
+		return;
+	for (i = 0; i < NBUCKETS; i++) {
+		while ((n = b->nb[i]))
+			neigh_del(b, n);
+		while ((m = b->mb[i])) {
+			b->mb[i] = m->next;
+			free(m);
+		}
+	}
+	free(b);
+}
+
+const struct gw_bridge_stats *gw_bridge_stats(const struct gw_bridge *b)
+{
+	return &b->st;
+}
+
+unsigned int gw_bridge_neigh_count(const struct gw_bridge *b)
+{
+	return b->nneigh;
+}
+
+unsigned int gw_bridge_mac_count(const struct gw_bridge *b)
+{
+	return b->nmac;
+}
+
+static void mac_str(const uint8_t *m, char *s)
+{
+	snprintf(s, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+		 m[3], m[4], m[5]);
+}
+
+size_t gw_bridge_report(const struct gw_bridge *b, char *out, size_t cap)
+{
+	char ip[INET6_ADDRSTRLEN], mac[18], hw[IPOIB_ADDR_STRLEN];
+	size_t o = 0;
+	unsigned int i;
+	int n;
+
+	if (!cap)
+		return 0;
+	out[0] = '\0';
+	for (i = 0; i < NBUCKETS && o < cap; i++) {
+		const struct eneigh *e;
+		const struct ibmac *m;
+
+		for (e = b->nb[i]; e && o < cap; e = e->next) {
+			inet_ntop(e->ip.family, e->ip.raw, ip, sizeof(ip));
+			if (e->have_mac)
+				mac_str(e->mac, mac);
+			else
+				strcpy(mac, "-");
+			n = snprintf(out + o, cap - o, "eth %s %s %s\n", ip, mac,
+				     e->have_mac ? "REACHABLE" :
+				     e->probes >= PROBES ? "FAILED" :
+				     "INCOMPLETE");
+			o += n > 0 ? (size_t)n : 0;
+		}
+		for (m = b->mb[i]; m && o < cap; m = m->next) {
+			mac_str(m->mac, mac);
+			ipoib_addr_ntop(&m->hw, hw, sizeof(hw));
+			n = snprintf(out + o, cap - o, "ib %s %s\n", mac, hw);
+			o += n > 0 ? (size_t)n : 0;
+		}
+	}
+	return o < cap ? o : cap - 1;
+}
