@@ -11,6 +11,7 @@ DESTDIR  ?=
 SBINDIR  ?= $(PREFIX)/sbin
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
+DOCDIR   ?= $(PREFIX)/share/doc/ibgw
 VERSION  := 0.1.0
 
 CC       ?= cc
@@ -46,7 +47,7 @@ FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
 FSW_SRCS    := fabric/partitions.c fabric/fsw_switch.c fabric/fsw_fault.c \
                fabric/fsw_sa.c
 ULP_SRCS    := ulp/ipoib_wire.c ulp/ipoib_link.c ulp/ip_gso.c ulp/tcp_mss.c ulp/ipoib_tun.c
-GW_SRCS     := gateway/eth_wire.c gateway/gw_bridge.c
+GW_SRCS     := gateway/eth_wire.c gateway/gw_bridge.c gateway/gw_conf.c
 NETLINK_SRCS := netlink/nl_link.c
 
 CONF_OBJS   := $(CONF_SRCS:%.c=$(BUILD)/%.o)
@@ -59,7 +60,7 @@ NETLINK_OBJS := $(NETLINK_SRCS:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libibgw.a
 LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
-PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd
+PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd
 TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
          $(BUILD)/tests/bench_sa $(BUILD)/tests/nltest
 
@@ -86,6 +87,9 @@ $(BUILD)/ibfabricctl: $(BUILD)/fabric/ibfabricctl.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/ipoibd: $(BUILD)/ulp/ipoibd.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/nltest: $(BUILD)/tests/tools/nltest.o $(LIB)
@@ -160,8 +164,12 @@ install: all
 	install -m 0755 $(BUILD)/ibfabricd $(DESTDIR)$(SBINDIR)/ibfabricd
 	install -m 0755 $(BUILD)/ibfabricctl $(DESTDIR)$(BINDIR)/ibfabricctl
 	install -m 0755 $(BUILD)/ipoibd $(DESTDIR)$(SBINDIR)/ipoibd
-	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(BUILD)/ibgwd $(DESTDIR)$(SBINDIR)/ibgwd
+	install -d $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
 	for m in docs/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/ || true; done
+	for m in docs/*.5; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man5/ || true; done
+	install -d $(DESTDIR)$(DOCDIR)
+	install -m 0644 conf/ibgw.conf $(DESTDIR)$(DOCDIR)/ibgw.conf.example
 
 clean:
 	rm -rf build build-san build-fuzz

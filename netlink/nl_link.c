@@ -206,7 +206,8 @@ int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
 		name = "";
 	if (*name && nl_ifname_check(name, err, errlen) < 0)
 		return -1;
-	if (flags & ~(NL_TUN_VNET_HDR | NL_TUN_MULTI_QUEUE | NL_TUN_NAPI))
+	if (flags & ~(NL_TUN_VNET_HDR | NL_TUN_MULTI_QUEUE | NL_TUN_NAPI |
+		      NL_TUN_TAP))
 		return nl_failx(err, errlen, EINVAL,
 				"create tun '%s': unknown flags 0x%x", name,
 				flags);
@@ -217,7 +218,7 @@ int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
 
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+	ifr.ifr_flags = ((flags & NL_TUN_TAP) ? IFF_TAP : IFF_TUN) | IFF_NO_PI;
 	if (flags & NL_TUN_VNET_HDR)
 		ifr.ifr_flags |= IFF_VNET_HDR;
 	if (flags & NL_TUN_MULTI_QUEUE)
@@ -552,6 +553,19 @@ int nl_link_set_mtu(struct nl_sock_ctx *nl, int ifindex, unsigned int mtu,
 	if (nl_talk(nl, nlh, NULL, NULL) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "set mtu %u on ifindex %d", mtu, ifindex);
+	return 0;
+}
+
+int nl_link_set_master(struct nl_sock_ctx *nl, int ifindex, int master_ifindex,
+		       char *err, size_t errlen)
+{
+	struct nlmsghdr *nlh = nl_link_msg(nl, RTM_SETLINK, ifindex);
+
+	mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)master_ifindex);
+	if (nl_talk(nl, nlh, NULL, NULL) < 0)
+		return nl_fail(err, errlen, errno, nl->ext,
+			       "set master of ifindex %d to ifindex %d",
+			       ifindex, master_ifindex);
 	return 0;
 }
 

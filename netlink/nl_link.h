@@ -75,6 +75,7 @@ int nl_ifname_check(const char *name, char *err, size_t errlen);
 
 #define NL_TUN_VNET_HDR		0x01	/* IFF_VNET_HDR: virtio_net_hdr first */
 #define NL_TUN_MULTI_QUEUE	0x02	/* IFF_MULTI_QUEUE */
+#define NL_TUN_TAP		0x08	/* IFF_TAP: Ethernet frames, not IP */
 #define NL_TUN_NAPI		0x04	/* IFF_NAPI: writes go through NAPI
 					 * and GRO, so TCP segments written one
 					 * by one are coalesced */
@@ -123,6 +124,9 @@ int nl_link_get_index(struct nl_sock_ctx *nl, int ifindex,
 int nl_link_set_mtu(struct nl_sock_ctx *nl, int ifindex, unsigned int mtu,
 		    char *err, size_t errlen);
 /* Administrative state: up != 0 sets IFF_UP, 0 clears it. */
+/* Enslave ifindex to the bridge (or bond) master_ifindex; 0 releases. */
+int nl_link_set_master(struct nl_sock_ctx *nl, int ifindex, int master_ifindex,
+		       char *err, size_t errlen);
 int nl_link_set_up(struct nl_sock_ctx *nl, int ifindex, int up, char *err,
 		   size_t errlen);
 /* RTM_DELLINK.  A TUN device deleted so stays gone; its fds see EBADFD. */

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* ibgw.conf: schema and whole-file checks (see gw_conf.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "conf/conf.h"
+#include "gateway/gw_conf.h"
+
+static const char *const modes[] = { "transparent", "router", NULL };
+
+static const struct conf_key_desc gateway_keys[] = {
+	{ .name = "fabric", .type = CONF_STRING, .required = 1 },
+	{ .name = "node", .type = CONF_STRING },
+	{ .name = "control", .type = CONF_PATH,
+	  .def = "/run/ibgw/ibgwd.sock" },
+	{ .name = "trunk", .type = CONF_STRING },
+	{ .name = "neigh_max", .type = CONF_UINT, .def = "4096",
+	  .umin = 16, .umax = 1000000 },
+	{ .name = NULL },
+};
+
+static const struct conf_key_desc partition_keys[] = {
+	{ .name = "pkey", .type = CONF_PKEY, .required = 1 },
+	{ .name = "mode", .type = CONF_ENUM, .words = modes,
+	  .def = "transparent" },
+	{ .name = "tap", .type = CONF_STRING },
+	{ .name = "vlan", .type = CONF_UINT, .umin = 1, .umax = 4094 },
+	{ .name = "bridge", .type = CONF_STRING },
+	{ .name = "ifname", .type = CONF_STRING },
+	{ .name = "address", .type = CONF_CIDR },
+	{ .name = "address6", .type = CONF_CIDR },
+	{ .name = "mtu", .type = CONF_UINT, .umin = 1280, .umax = 65520 },
+	{ .name = "eth_mtu", .type = CONF_UINT, .def = "1500",
+	  .umin = 1280, .umax = 9216 },
+	{ .name = "mss_clamp", .type = CONF_BOOL, .def = "yes" },
+	{ .name = NULL },
+};
+
+static const struct conf_section_desc schema[] = {
+	{ .name = "gateway", .flags = CONF_REQUIRED, .keys = gateway_keys },
+	{ .name = "partition", .flags = CONF_MULTI | CONF_REQUIRED,
+	  .keys = partition_keys },
+	{ .name = NULL },
+};
+
+const char *gw_mode_name(enum gw_mode m)
+{
+	return m == GW_MODE_ROUTER ? "router" : "transparent";
+}
+
+struct ctx {
+	const char *path;
+	FILE *err;
+	int n;
+};
+
+static void perr(struct ctx *c, int line, const char *part, const char *key,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void perr(struct ctx *c, int line, const char *part, const char *key,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (line)
+		fprintf(c->err, "%s:%d: ", c->path, line);
+	else
+		fprintf(c->err, "%s: ", c->path);
+	if (part)
+		fprintf(c->err, "[partition %s] ", part);
+	else
+		fprintf(c->err, "[gateway] ");
+	if (key)
+		fprintf(c->err, "%s: ", key);
+	va_start(ap, fmt);
+	vfprintf(c->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->err);
+	c->n++;
+}
+
+/* A value's line, else the section's. */
+static int line_of(const struct conf_inst *in, const char *key)
+{
+	const struct conf_value *v = conf_inst_get(in, key);
+
+	return v && v->line ? v->line : conf_inst_line(in);
+}
+
+static int get_name(struct ctx *c, const struct conf_inst *in,
+		    const char *part, const char *key, char *out, size_t cap)
+{
+	const struct conf_value *v = conf_inst_get(in, key);
+	char e[NL_ERRLEN];
+
+	out[0] = '\0';
+	if (!v)
+		return 0;
+	if (nl_ifname_check(v->text, e, sizeof(e)) < 0) {
+		perr(c, v->line, part, key, "'%s' is not an interface name",
+		     v->text);
+		return -1;
+	}
+	snprintf(out, cap, "%s", v->text);
+	return 1;
+}
+
+static void to_prefix(const struct conf_cidr *c, struct nl_prefix *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->addr.family = c->family;
+	if (c->family == AF_INET)
+		p->addr.v4 = c->addr.v4;
+	else
+		p->addr.v6 = c->addr.v6;
+	p->plen = c->prefixlen;
+}
+
+static void check_part(struct ctx *c, struct gw_conf *g,
+		       const struct conf_inst *in, struct gw_part_conf *p)
+{
+	const struct conf_value *v;
+	const char *nm = p->name;
+	static const char *const tkeys[] = { "tap", "vlan", "bridge" };
+	static const char *const rkeys[] = { "ifname", "address",
+					     "address6" };
+	unsigned int i;
+
+	v = conf_inst_get(in, "pkey");
+	p->pkey = v ? v->v.pkey : 0;
+	v = conf_inst_get(in, "mode");
+	p->mode = v && v->v.e == 1 ? GW_MODE_ROUTER : GW_MODE_TRANSPARENT;
+	get_name(c, in, nm, "tap", p->tap, sizeof(p->tap));
+	get_name(c, in, nm, "bridge", p->bridge, sizeof(p->bridge));
+	get_name(c, in, nm, "ifname", p->ifname, sizeof(p->ifname));
+	v = conf_inst_get(in, "vlan");
+	p->vlan = v ? (unsigned int)v->v.u : 0;
+	v = conf_inst_get(in, "mtu");
+	p->mtu = v ? (unsigned int)v->v.u : 0;
+	v = conf_inst_get(in, "eth_mtu");
+	p->eth_mtu = v ? (unsigned int)v->v.u : 1500;
+	v = conf_inst_get(in, "mss_clamp");
+	p->mss_clamp = v ? v->v.b : 1;
+	if ((v = conf_inst_get(in, "address")))
+		to_prefix(&v->v.cidr, &p->addrs[p->naddrs++]);
+	if ((v = conf_inst_get(in, "address6"))) {
+		if (v->v.cidr.family != AF_INET6)
+			perr(c, v->line, nm, "address6",
+			     "'%s' is not an IPv6 prefix", v->text);
+		else
+			to_prefix(&v->v.cidr, &p->addrs[p->naddrs++]);
+	}
+	if (p->mode == GW_MODE_TRANSPARENT) {
+		for (i = 0; i < 3; i++)
+			if ((v = conf_inst_get(in, rkeys[i])) && v->line)
+				perr(c, v->line, nm, rkeys[i],
+				     "only for mode = router");
+		if (!!p->tap[0] == !!p->vlan)
+			perr(c, conf_inst_line(in), nm, NULL,
+			     "transparent mode takes tap = NAME or vlan = ID "
+			     "(one of them)");
+		if (p->vlan && !g->trunk[0])
+			perr(c, line_of(in, "vlan"), nm, "vlan",
+			     "needs trunk = IFNAME in [gateway]");
+		if (p->bridge[0] && !p->tap[0])
+			perr(c, line_of(in, "bridge"), nm, "bridge",
+			     "only with tap");
+	} else {
+		for (i = 0; i < 3; i++)
+			if ((v = conf_inst_get(in, tkeys[i])) && v->line)
+				perr(c, v->line, nm, tkeys[i],
+				     "only for mode = transparent");
+		if (!p->naddrs)
+			perr(c, conf_inst_line(in), nm, "address",
+			     "router mode needs the gateway's address on "
+			     "the partition");
+		if (!p->ifname[0])
+			snprintf(p->ifname, sizeof(p->ifname), "ib%04x",
+				 p->pkey | 0x8000);
+	}
+}
+
+/* No two partitions share a P_Key, VLAN or interface name. */
+static void check_unique(struct ctx *c, struct gw_conf *g)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < g->nparts; i++) {
+		struct gw_part_conf *a = &g->parts[i];
+
+		for (j = 0; j < i; j++) {
+			struct gw_part_conf *b = &g->parts[j];
+			const char *na[] = { a->tap, a->ifname };
+			const char *nb[] = { b->tap, b->ifname };
+			unsigned int x, y;
+
+			if ((a->pkey & 0x7fff) == (b->pkey & 0x7fff))
+				perr(c, a->line, a->name, "pkey",
+				     "0x%04x is partition %s's already",
+				     a->pkey, b->name);
+			if (a->vlan && a->vlan == b->vlan)
+				perr(c, a->line, a->name, "vlan",
+				     "%u is partition %s's already", a->vlan,
+				     b->name);
+			for (x = 0; x < 2; x++)
+				for (y = 0; y < 2; y++)
+					if (na[x][0] && !strcmp(na[x], nb[y]))
+						perr(c, a->line, a->name, NULL,
+						     "interface '%s' is "
+						     "partition %s's already",
+						     na[x], b->name);
+		}
+		if (g->trunk[0] && (!strcmp(a->tap, g->trunk) ||
+				    !strcmp(a->ifname, g->trunk)))
+			perr(c, a->line, a->name, NULL,
+			     "interface '%s' is the trunk", g->trunk);
+	}
+}
+
+int gw_conf_load(const char *path, struct gw_conf *g, FILE *err)
+{
+	struct conf *cfg = NULL;
+	const struct conf_inst *in, *gw;
+	const char *s;
+	struct ctx c = { .path = path, .err = err };
+	int n, i;
+
+	memset(g, 0, sizeof(*g));
+	snprintf(g->path, sizeof(g->path), "%s", path);
+	n = conf_load(path, schema, &cfg);
+	if (n < 0) {
+		fprintf(err, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < conf_nerrors(cfg); i++)
+		fprintf(err, "%s\n", conf_error(cfg, i)->msg);
+	c.n = n;
+	/* the whole-file checks run too, on what did parse, so that one
+	 * run shows every error */
+	gw = conf_inst_find(cfg, "gateway");
+	if (!gw) {
+		conf_free(cfg);
+		return c.n ? c.n : 1;
+	}
+	s = conf_get_str(cfg, "gateway", "fabric");
+	snprintf(g->fabric, sizeof(g->fabric), "%s", s ? s : "");
+	if (g->fabric[0] && strncmp(g->fabric, "soft:", 5) &&
+	    strncmp(g->fabric, "verbs:", 6))
+		perr(&c, line_of(gw, "fabric"), NULL, "fabric",
+		     "'%s': soft:PATH or verbs:DEVICE[:PORT]", g->fabric);
+	s = conf_get_str(cfg, "gateway", "node");
+	if (s && strlen(s) > GW_NAME_MAX)
+		perr(&c, line_of(gw, "node"), NULL, "node", "too long");
+	else if (s)
+		snprintf(g->node, sizeof(g->node), "%s", s);
+	if (!strncmp(g->fabric, "soft:", 5) && !g->node[0])
+		perr(&c, conf_inst_line(gw), NULL, "node",
+		     "a soft fabric needs the node's name");
+	s = conf_get_str(cfg, "gateway", "control");
+	snprintf(g->control, sizeof(g->control), "%s", s ? s : "");
+	get_name(&c, gw, NULL, "trunk", g->trunk, sizeof(g->trunk));
+	{
+		unsigned long long u = 4096;
+
+		conf_get_uint(cfg, "gateway", "neigh_max", &u);
+		g->neigh_max = (unsigned int)u;
+	}
+	for (in = conf_inst_first(cfg, "partition"); in;
+	     in = conf_inst_next(in)) {
+		struct gw_part_conf *p;
+
+		if (g->nparts == GW_MAX_PARTS) {
+			perr(&c, conf_inst_line(in), conf_inst_name(in), NULL,
+			     "more than %d partitions", GW_MAX_PARTS);
+			break;
+		}
+		p = &g->parts[g->nparts++];
+		snprintf(p->name, sizeof(p->name), "%s", conf_inst_name(in));
+		p->line = conf_inst_line(in);
+		check_part(&c, g, in, p);
+	}
+	check_unique(&c, g);
+	conf_free(cfg);
+	return c.n;
+}

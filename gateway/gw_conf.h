@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * ibgw.conf: the gateway's configuration (docs/ibgw.conf.5), read with the
+ * strict helpers of conf/conf.h and then checked as a whole (one P_Key,
+ * VLAN, tap and interface name per partition, the keys each mode takes).
+ * Reading it touches no device: ibgwd -n works without root.
+ */
+#ifndef IBGW_GW_CONF_H
+#define IBGW_GW_CONF_H
+
+#include <net/if.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "netlink/nl_link.h"
+
+#define GW_MAX_PARTS	64
+#define GW_NAME_MAX	64
+
+enum gw_mode { GW_MODE_TRANSPARENT, GW_MODE_ROUTER };
+
+struct gw_part_conf {
+	char name[GW_NAME_MAX + 1];	/* the section's instance name */
+	int line;			/* its header line */
+	uint16_t pkey;
+	enum gw_mode mode;
+	char tap[IFNAMSIZ];		/* transparent: access tap, or "" */
+	unsigned int vlan;		/* transparent: tag on the trunk, or 0 */
+	char bridge[IFNAMSIZ];		/* enslave the tap to it, or "" */
+	char ifname[IFNAMSIZ];		/* router: the IP interface */
+	struct nl_prefix addrs[2];	/* router: address, address6 */
+	unsigned int naddrs;
+	unsigned int mtu;		/* IPoIB MTU cap; 0: the group's */
+	unsigned int eth_mtu;		/* the Ethernet side's MTU */
+	int mss_clamp;
+};
+
+struct gw_conf {
+	char path[4096];
+	char fabric[4096];
+	char node[GW_NAME_MAX + 1];
+	char control[4096];
+	char trunk[IFNAMSIZ];
+	unsigned int neigh_max;
+	struct gw_part_conf parts[GW_MAX_PARTS];
+	unsigned int nparts;
+};
+
+/*
+ * Read and check path.  Returns 0, or the number of errors, each printed to
+ * err as one line naming the file, line, section and key; -1 when the file
+ * could not be read at all (also printed).
+ */
+int gw_conf_load(const char *path, struct gw_conf *out, FILE *err);
+
+const char *gw_mode_name(enum gw_mode m);
+
+#endif

@@ -1,0 +1,767 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ibgwd: the gateway.  One node on the fabric; per configured partition
+ * either
+ *  - router mode: an IPoIB interface of this host (ulp/ipoib_tun.c) with
+ *    the gateway's address, and the kernel routes between it and the LAN
+ *    (forwarding is switched on); or
+ *  - transparent mode: the partition and an Ethernet segment are one IP
+ *    subnet (gateway/gw_bridge.c), the segment being an access tap this
+ *    daemon creates (and enslaves to a bridge if asked) or a VLAN on a
+ *    trunk interface, tagged and untagged here so that kernels without
+ *    8021q do too.
+ * Configuration: gateway/gw_conf.c, docs/ibgw.conf.5.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "conf/log.h"
+#include "fabric/be.h"
+#include "fabric/fabric.h"
+#include "gateway/gw_bridge.h"
+#include "gateway/gw_conf.h"
+#include "netlink/nl_link.h"
+#include "ulp/ipoib_tun.h"
+
+#define TAP_BATCH	64
+#define FRAME_MAX	(ETH_HDR_LEN + ETH_VLAN_LEN + 65536)
+
+struct ibgwd;
+
+struct part {
+	struct ibgwd *d;
+	const struct gw_part_conf *pc;
+	int up;				/* carrier seen */
+	/* router */
+	struct ipoib_tun *tun;
+	/* transparent */
+	struct ipoib_link *link;
+	struct gw_bridge *br;
+	int tap_fd, tap_ifindex;
+	struct event *tap_ev;
+	uint64_t eth_tx_errors;
+};
+
+struct ibgwd {
+	struct gw_conf conf;
+	struct event_base *base;
+	struct fab_dev *dev;
+	struct fab_port_attr pa;
+	struct nl_sock_ctx *nl;
+	struct part parts[GW_MAX_PARTS];
+	unsigned int nparts;
+	int trunk_fd, trunk_ifindex;
+	struct event *trunk_ev;
+	uint64_t trunk_unmapped, trunk_errors;
+	struct event *dev_ev, *mon_ev, *tick_ev, *sig_ev[4];
+	int ready, foreground, verbose, exit_code;
+	uint8_t frame[FRAME_MAX];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: ibgwd [-c CONFIG] [-n] [-f] [-v]\n"
+"  -c, --config FILE   configuration (default /etc/ibgw/ibgw.conf)\n"
+"  -n, --check         check the configuration and exit: 'configuration OK'\n"
+"                      or every error; touches no device, needs no root\n"
+"  -f, --foreground    stay in the foreground, log to stderr\n"
+"  -v, --verbose       debug logging\n"
+"  -h, --help, -V, --version\n"
+"Signals: TERM/INT leave the groups and remove the interfaces; USR1 logs\n"
+"every partition's counters, neighbours and groups.\n");
+}
+
+/* ---- readiness ------------------------------------------------------------ */
+
+static void check_ready(struct ibgwd *d)
+{
+	unsigned int i;
+
+	if (d->ready)
+		return;
+	for (i = 0; i < d->nparts; i++)
+		if (!d->parts[i].up)
+			return;
+	d->ready = 1;
+	log_info("ready: %u partition(s)", d->nparts);
+	if (!d->foreground) {
+		log_init("ibgwd", 0, d->verbose);
+		if (daemon(0, 0) < 0)
+			log_warn("daemon");
+	}
+}
+
+static void tun_ready(void *arg, struct ipoib_tun *t)
+{
+	struct part *p = arg;
+	struct ipoib_addr hw;
+	char hws[IPOIB_ADDR_STRLEN];
+
+	ipoib_link_hwaddr(ipoib_tun_link(t), &hw);
+	ipoib_addr_ntop(&hw, hws, sizeof(hws));
+	log_info("partition %s: router, %s up, MTU %u, address %s",
+		 p->pc->name, ipoib_tun_ifname(t),
+		 ipoib_link_mtu(ipoib_tun_link(t)), hws);
+	p->up = 1;
+	check_ready(p->d);
+}
+
+/* ---- transparent mode: the link's side ------------------------------------- */
+
+static void link_rx(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct part *p = arg;
+
+	gw_bridge_ib_rx(p->br, pkt, len);
+}
+
+static void link_carrier(void *arg, int up, unsigned int mtu)
+{
+	struct part *p = arg;
+	struct ipoib_addr hw;
+	char hws[IPOIB_ADDR_STRLEN];
+
+	if (!up) {
+		log_info("partition %s: carrier down", p->pc->name);
+		return;
+	}
+	ipoib_link_hwaddr(p->link, &hw);
+	ipoib_addr_ntop(&hw, hws, sizeof(hws));
+	log_info("partition %s: transparent, carrier up, MTU %u, address %s",
+		 p->pc->name, mtu, hws);
+	if (!p->up) {
+		p->up = 1;
+		check_ready(p->d);
+	}
+}
+
+/* every destination is on the link: the bridge names next hops itself */
+static int link_nexthop(void *arg, const struct ipoib_ip *dst,
+			struct ipoib_ip *nh)
+{
+	(void)arg;
+	*nh = *dst;
+	return 0;
+}
+
+static int link_proxy(void *arg, const struct ipoib_ip *target)
+{
+	struct part *p = arg;
+
+	return gw_bridge_proxy(p->br, target);
+}
+
+/* ---- transparent mode: the bridge's outputs --------------------------------- */
+
+static void br_eth_send(void *arg, const uint8_t *f, size_t len)
+{
+	struct part *p = arg;
+	int fd = p->tap_fd >= 0 ? p->tap_fd : p->d->trunk_fd;
+
+	if (send(fd, f, len, MSG_DONTWAIT) < 0 &&
+	    write(fd, f, len) < 0)	/* a tap fd is no socket */
+		p->eth_tx_errors++;
+}
+
+static void br_ib_xmit(void *arg, const uint8_t *pkt, size_t len,
+		       const struct ipoib_ip *nh, int bcast)
+{
+	struct part *p = arg;
+
+	if (bcast)
+		ipoib_link_xmit_bcast(p->link, pkt, len);
+	else if (nh)
+		ipoib_link_xmit_nh(p->link, pkt, len, nh);
+	else
+		ipoib_link_xmit(p->link, pkt, len);
+}
+
+static int br_ib_neigh(void *arg, const struct ipoib_ip *ip,
+		       struct ipoib_addr *hw)
+{
+	struct part *p = arg;
+
+	return ipoib_link_neigh_hw(p->link, ip, hw);
+}
+
+static void br_ib_resolve(void *arg, const struct ipoib_ip *ip)
+{
+	struct part *p = arg;
+
+	ipoib_link_neigh_resolve(p->link, ip);
+}
+
+static unsigned int br_ib_mtu(void *arg)
+{
+	struct part *p = arg;
+
+	return ipoib_link_mtu(p->link);
+}
+
+/* ---- Ethernet input ------------------------------------------------------------ */
+
+static void tap_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct part *p = arg;
+	ssize_t n;
+	int i;
+
+	(void)what;
+	ipoib_link_tx_hold(p->link, 1);
+	for (i = 0; i < TAP_BATCH; i++) {
+		n = read(fd, p->d->frame, sizeof(p->d->frame));
+		if (n <= 0)
+			break;
+		gw_bridge_eth_rx(p->br, p->d->frame, (size_t)n);
+	}
+	ipoib_link_tx_hold(p->link, 0);
+}
+
+/*
+ * The trunk: a packet socket.  The kernel takes the 802.1Q tag off into
+ * the packet's metadata (even without the 8021q module); it is put back
+ * so that the bridge of the partition mapped to the VLAN sees a tagged
+ * frame.  Frames of unmapped VLANs, and untagged ones, are counted.
+ */
+static void trunk_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibgwd *d = arg;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+	} cm;
+	struct sockaddr_ll sll;
+	struct iovec iov;
+	struct msghdr mh;
+	struct cmsghdr *c;
+	uint8_t *f = d->frame + ETH_VLAN_LEN;
+	ssize_t n;
+	size_t len;
+	unsigned int i, j, vid;
+	int tagged;
+
+	(void)what;
+	for (i = 0; i < TAP_BATCH; i++) {
+		iov.iov_base = f;
+		iov.iov_len = sizeof(d->frame) - ETH_VLAN_LEN;
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_name = &sll;
+		mh.msg_namelen = sizeof(sll);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		n = recvmsg(fd, &mh, MSG_DONTWAIT);
+		if (n < 0)
+			break;
+		if (sll.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		len = (size_t)n;
+		tagged = 0;
+		vid = 0;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			struct tpacket_auxdata aux;
+
+			if (c->cmsg_level != SOL_PACKET ||
+			    c->cmsg_type != PACKET_AUXDATA)
+				continue;
+			memcpy(&aux, CMSG_DATA(c), sizeof(aux));
+			if ((aux.tp_status & TP_STATUS_VLAN_VALID) &&
+			    len >= ETH_HDR_LEN) {
+				/* put the tag back after the MACs */
+				memmove(d->frame, f, 12);
+				be16_put(d->frame + 12, ETH_P_8021Q_);
+				be16_put(d->frame + 14, aux.tp_vlan_tci);
+				f = d->frame;
+				len += ETH_VLAN_LEN;
+				tagged = 1;
+				vid = aux.tp_vlan_tci & 0x0fff;
+			}
+		}
+		if (!tagged && len >= ETH_HDR_LEN + ETH_VLAN_LEN &&
+		    be16_get(f + 12) == ETH_P_8021Q_) {
+			tagged = 1;
+			vid = be16_get(f + 14) & 0x0fff;
+		}
+		for (j = 0; tagged && j < d->nparts; j++)
+			if (d->parts[j].pc->vlan == vid && d->parts[j].br)
+				break;
+		if (!tagged || j == d->nparts) {
+			d->trunk_unmapped++;
+		} else {
+			ipoib_link_tx_hold(d->parts[j].link, 1);
+			gw_bridge_eth_rx(d->parts[j].br, f, len);
+			ipoib_link_tx_hold(d->parts[j].link, 0);
+		}
+		f = d->frame + ETH_VLAN_LEN;
+	}
+}
+
+static int open_trunk(struct ibgwd *d, char *err, size_t errlen)
+{
+	struct sockaddr_ll sll;
+	struct packet_mreq mr;
+	unsigned int idx = if_nametoindex(d->conf.trunk);
+	int one = 1, fd;
+
+	if (!idx) {
+		snprintf(err, errlen, "trunk '%s': %s", d->conf.trunk,
+			 strerror(errno));
+		return -1;
+	}
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    htons(ETH_P_ALL));
+	if (fd < 0) {
+		snprintf(err, errlen, "trunk '%s': packet socket: %s",
+			 d->conf.trunk, strerror(errno));
+		return -1;
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)idx;
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_ifindex = (int)idx;
+	mr.mr_type = PACKET_MR_PROMISC;	/* frames for IB hosts' MACs */
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one,
+		       sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr,
+		       sizeof(mr)) < 0) {
+		snprintf(err, errlen, "trunk '%s': %s", d->conf.trunk,
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
+	d->trunk_fd = fd;
+	d->trunk_ifindex = (int)idx;
+	return 0;
+}
+
+/* ---- setting partitions up ------------------------------------------------------ */
+
+static int start_router(struct part *p, char *err, size_t errlen)
+{
+	static const struct ipoib_tun_ops tops = { .ready = tun_ready };
+	struct ipoib_tun_cfg tc;
+	unsigned int i;
+
+	memset(&tc, 0, sizeof(tc));
+	tc.ifname = p->pc->ifname;
+	tc.link.pkey = p->pc->pkey;
+	tc.link.admin_mtu = p->pc->mtu;
+	tc.link.neigh_max = p->d->conf.neigh_max;
+	for (i = 0; i < p->pc->naddrs; i++)
+		tc.addrs[tc.naddrs++] = p->pc->addrs[i];
+	tc.mss_mtu = p->pc->mss_clamp ? p->pc->eth_mtu : 0;
+	p->tun = ipoib_tun_new(p->d->base, p->d->dev, p->d->nl, &tc, &tops,
+			       p, err, errlen);
+	return p->tun ? 0 : -1;
+}
+
+static int open_tap(struct part *p, char *err, size_t errlen)
+{
+	struct nl_link_info br;
+
+	p->tap_fd = nl_tun_open(p->pc->tap, NL_TUN_TAP, &p->tap_ifindex, err,
+				errlen);
+	if (p->tap_fd < 0)
+		return -1;
+	if (nl_link_set_mtu(p->d->nl, p->tap_ifindex, p->pc->eth_mtu, err,
+			    errlen) < 0)
+		return -1;
+	if (p->pc->bridge[0]) {
+		if (nl_link_get(p->d->nl, p->pc->bridge, &br, err,
+				errlen) < 0 ||
+		    nl_link_set_master(p->d->nl, p->tap_ifindex, br.ifindex,
+				       err, errlen) < 0)
+			return -1;
+	}
+	if (nl_link_set_up(p->d->nl, p->tap_ifindex, 1, err, errlen) < 0)
+		return -1;
+	p->tap_ev = event_new(p->d->base, p->tap_fd, EV_READ | EV_PERSIST,
+			      tap_cb, p);
+	event_add(p->tap_ev, NULL);
+	return 0;
+}
+
+static int start_transparent(struct part *p, char *err, size_t errlen)
+{
+	struct ipoib_link_cfg lc = { .pkey = p->pc->pkey,
+				     .admin_mtu = p->pc->mtu,
+				     .neigh_max = p->d->conf.neigh_max };
+	struct ipoib_link_ops lops = { .rx = link_rx,
+				       .carrier = link_carrier,
+				       .nexthop = link_nexthop,
+				       .proxy = link_proxy };
+	struct gw_bridge_ops bops = { .eth_send = br_eth_send,
+				      .ib_xmit = br_ib_xmit,
+				      .ib_neigh = br_ib_neigh,
+				      .ib_resolve = br_ib_resolve,
+				      .ib_mtu = br_ib_mtu };
+	struct gw_bridge_cfg bc;
+	struct ipoib_addr me;
+
+	memset(&bc, 0, sizeof(bc));
+	/* the gateway's MAC on the segment: stable across restarts, from
+	 * the port GID and the P_Key (not a QPN, which changes) */
+	memset(&me, 0, sizeof(me));
+	me.qpn = p->pc->pkey | 0x8000;
+	me.gid = p->d->pa.gid;
+	eth_mac_of_ib(&me, bc.mac);
+	bc.vlan = (uint16_t)p->pc->vlan;
+	bc.eth_mtu = p->pc->eth_mtu;
+	bc.mss_clamp = p->pc->mss_clamp;
+	bc.neigh_max = p->d->conf.neigh_max;
+	p->br = gw_bridge_new(&bc, &bops, p);
+	if (!p->br) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	p->link = ipoib_link_new(p->d->base, p->d->dev, &lc, &lops, p);
+	if (!p->link) {
+		snprintf(err, errlen, "IPoIB link: %s", fab_strerror());
+		return -1;
+	}
+	if (p->pc->tap[0] && open_tap(p, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- events, reports ------------------------------------------------------------ */
+
+static void report(struct ibgwd *d)
+{
+	static char out[65536];
+	const char *what[] = { "stats", "neighbors", "groups" };
+	char *line, *save = NULL;
+	unsigned int i, k;
+
+	for (i = 0; i < d->nparts; i++) {
+		struct part *p = &d->parts[i];
+		struct ipoib_link *l = p->tun ? ipoib_tun_link(p->tun) :
+				       p->link;
+
+		for (k = 0; l && k < 3; k++) {
+			ipoib_link_report(l, what[k], out, sizeof(out));
+			for (line = strtok_r(out, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				log_info("partition %s ib %s %s", p->pc->name,
+					 what[k], line);
+		}
+		if (p->br) {
+			const struct gw_bridge_stats *s = gw_bridge_stats(p->br);
+			unsigned int r;
+
+			log_info("partition %s eth stats eth_rx_frames %llu",
+				 p->pc->name,
+				 (unsigned long long)s->eth_rx_frames);
+			log_info("partition %s eth stats eth_tx_frames %llu",
+				 p->pc->name,
+				 (unsigned long long)s->eth_tx_frames);
+			log_info("partition %s eth stats to_ib_packets %llu",
+				 p->pc->name,
+				 (unsigned long long)s->to_ib_packets);
+			log_info("partition %s eth stats from_ib_packets %llu",
+				 p->pc->name,
+				 (unsigned long long)s->from_ib_packets);
+			log_info("partition %s eth stats arp_answered %llu",
+				 p->pc->name,
+				 (unsigned long long)s->arp_answered);
+			log_info("partition %s eth stats nd_answered %llu",
+				 p->pc->name,
+				 (unsigned long long)s->nd_answered);
+			log_info("partition %s eth stats fragmented %llu",
+				 p->pc->name,
+				 (unsigned long long)s->fragmented);
+			log_info("partition %s eth stats icmp_too_big %llu",
+				 p->pc->name,
+				 (unsigned long long)s->icmp_too_big);
+			log_info("partition %s eth stats mss_clamped %llu",
+				 p->pc->name,
+				 (unsigned long long)s->mss_clamped);
+			for (r = 0; r < GW_DROP_MAX; r++)
+				log_info("partition %s eth stats drop.%s %llu",
+					 p->pc->name, gw_drop_name(r),
+					 (unsigned long long)s->drop[r]);
+			gw_bridge_report(p->br, out, sizeof(out));
+			for (line = strtok_r(out, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				log_info("partition %s eth neighbor %s",
+					 p->pc->name, line);
+		}
+	}
+	if (d->trunk_fd >= 0)
+		log_info("trunk %s stats drop.unmapped_vlan %llu",
+			 d->conf.trunk,
+			 (unsigned long long)d->trunk_unmapped);
+}
+
+static void dev_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibgwd *d = arg;
+	struct fab_event ev;
+	unsigned int i;
+
+	(void)fd;
+	(void)what;
+	while (fab_get_event(d->dev, &ev) == 1) {
+		log_info("port event %s", fab_event_name(ev.type));
+		if (ev.type == FAB_EV_DEVICE_FATAL) {
+			log_warnx("the fabric is gone");
+			d->exit_code = 1;
+			event_base_loopbreak(d->base);
+			return;
+		}
+		for (i = 0; i < d->nparts; i++) {
+			if (d->parts[i].tun)
+				ipoib_tun_event(d->parts[i].tun, ev.type);
+			else if (d->parts[i].link)
+				ipoib_link_event(d->parts[i].link, ev.type);
+		}
+	}
+}
+
+static void monitor_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibgwd *d = arg;
+	char err[NL_ERRLEN];
+	unsigned int i;
+
+	(void)fd;
+	(void)what;
+	if (nl_monitor_read(d->nl, err, sizeof(err)) != 0)
+		for (i = 0; i < d->nparts; i++)
+			if (d->parts[i].tun)
+				ipoib_tun_routes_changed(d->parts[i].tun);
+}
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibgwd *d = arg;
+	time_t now = time(NULL);
+	unsigned int i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].br)
+			gw_bridge_tick(d->parts[i].br, now);
+}
+
+static void signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct ibgwd *d = arg;
+
+	(void)what;
+	if (sig == SIGUSR1) {
+		report(d);
+		return;
+	}
+	log_info("signal %d: leaving the groups", (int)sig);
+	event_base_loopbreak(d->base);
+}
+
+/* Routing between the partitions' interfaces and the LAN is the kernel's. */
+static void enable_forwarding(void)
+{
+	static const char *const knobs[] = {
+		"/proc/sys/net/ipv4/ip_forward",
+		"/proc/sys/net/ipv6/conf/all/forwarding",
+	};
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < 2; i++) {
+		f = fopen(knobs[i], "w");
+		if (!f || fputs("1\n", f) < 0 || fclose(f) != 0)
+			log_warn("%s", knobs[i]);
+		else
+			log_debug("%s = 1", knobs[i]);
+	}
+}
+
+static void teardown(struct ibgwd *d)
+{
+	unsigned int i;
+	unsigned int ms = d->exit_code ? 0 : 1000;
+
+	for (i = 0; i < d->nparts; i++) {
+		struct part *p = &d->parts[i];
+
+		if (p->tun)
+			ipoib_tun_free(p->tun, ms);
+		if (p->link)
+			ipoib_link_free(p->link, ms);
+		if (p->tap_ev)
+			event_free(p->tap_ev);
+		if (p->tap_fd >= 0)
+			close(p->tap_fd);	/* the tap goes with it */
+		gw_bridge_free(p->br);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct ibgwd d;
+	const char *path = "/etc/ibgw/ibgw.conf";
+	int ch, check = 0, n, sigs[4] = { SIGTERM, SIGINT, SIGUSR1, SIGHUP };
+	int any_router = 0;
+	char err[512];
+	unsigned int i;
+	struct timeval sec = { 1, 0 };
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "c:nfvhV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': path = optarg; break;
+		case 'n': check = 1; break;
+		case 'f': d.foreground = 1; break;
+		case 'v': d.verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("ibgwd %s\n", IBGW_VERSION); return 0;
+		default:
+			fprintf(stderr, "ibgwd: bad option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "ibgwd: unexpected argument '%s'\n",
+			argv[optind]);
+		return 2;
+	}
+	log_init("ibgwd", 1, d.verbose);
+	n = gw_conf_load(path, &d.conf, stderr);
+	if (n) {
+		fprintf(stderr, "ibgwd: %s: %d error(s)\n", path, n < 0 ? 1 : n);
+		return 2;
+	}
+	if (check) {
+		printf("configuration OK\n");
+		return 0;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	d.trunk_fd = -1;
+	if (fab_open(d.conf.fabric, d.conf.node, &d.dev) < 0) {
+		log_warnx("%s: %s", d.conf.fabric, fab_strerror());
+		return 1;
+	}
+	if (fab_query_port(d.dev, &d.pa) < 0) {
+		log_warnx("%s: %s", d.conf.fabric, fab_strerror());
+		return 1;
+	}
+	d.nl = nl_ctx_open(err, sizeof(err));
+	if (!d.nl) {
+		log_warnx("%s", err);
+		return 1;
+	}
+	d.base = event_base_new();
+	if (!d.base)
+		fatalx("event_base_new");
+	for (i = 0; i < d.conf.nparts; i++) {
+		struct part *p = &d.parts[i];
+
+		p->d = &d;
+		p->pc = &d.conf.parts[i];
+		p->tap_fd = -1;
+		d.nparts++;
+		if (p->pc->mode == GW_MODE_ROUTER) {
+			any_router = 1;
+			n = start_router(p, err, sizeof(err));
+		} else {
+			n = start_transparent(p, err, sizeof(err));
+		}
+		if (n < 0) {
+			log_warnx("partition %s: %s", p->pc->name, err);
+			d.exit_code = 1;
+			teardown(&d);
+			return 1;
+		}
+	}
+	if (d.conf.trunk[0]) {
+		if (open_trunk(&d, err, sizeof(err)) < 0) {
+			log_warnx("%s", err);
+			d.exit_code = 1;
+			teardown(&d);
+			return 1;
+		}
+		d.trunk_ev = event_new(d.base, d.trunk_fd,
+				       EV_READ | EV_PERSIST, trunk_cb, &d);
+		event_add(d.trunk_ev, NULL);
+	}
+	if (any_router)
+		enable_forwarding();
+	d.dev_ev = event_new(d.base, fab_dev_fd(d.dev), EV_READ | EV_PERSIST,
+			     dev_cb, &d);
+	event_add(d.dev_ev, NULL);
+	if (nl_monitor_open(d.nl, NL_CHG_ROUTE, err, sizeof(err)) >= 0) {
+		d.mon_ev = event_new(d.base, nl_monitor_fd(d.nl),
+				     EV_READ | EV_PERSIST, monitor_cb, &d);
+		event_add(d.mon_ev, NULL);
+	} else {
+		log_warnx("route monitor: %s (next hops are looked up for "
+			  "every packet)", err);
+		for (i = 0; i < d.nparts; i++)
+			if (d.parts[i].tun)
+				ipoib_tun_set_nocache(d.parts[i].tun, 1);
+	}
+	d.tick_ev = event_new(d.base, -1, EV_PERSIST, tick_cb, &d);
+	event_add(d.tick_ev, &sec);
+	for (i = 0; i < 4; i++) {
+		d.sig_ev[i] = evsignal_new(d.base, sigs[i], signal_cb, &d);
+		if (sigs[i] != SIGHUP)	/* reload: not yet, ignored */
+			event_add(d.sig_ev[i], NULL);
+	}
+	signal(SIGHUP, SIG_IGN);
+	for (i = 0; i < d.nparts; i++) {
+		if (d.parts[i].tun)
+			ipoib_tun_start(d.parts[i].tun);
+		else
+			ipoib_link_start(d.parts[i].link);
+		log_info("partition %s: P_Key 0x%04x, %s, joining the "
+			 "broadcast group", d.parts[i].pc->name,
+			 d.parts[i].pc->pkey | 0x8000,
+			 gw_mode_name(d.parts[i].pc->mode));
+	}
+	event_base_dispatch(d.base);
+
+	teardown(&d);
+	if (d.trunk_ev)
+		event_free(d.trunk_ev);
+	if (d.trunk_fd >= 0)
+		close(d.trunk_fd);
+	event_free(d.dev_ev);
+	event_free(d.tick_ev);
+	if (d.mon_ev)
+		event_free(d.mon_ev);
+	for (i = 0; i < 4; i++)
+		event_free(d.sig_ev[i]);
+	nl_ctx_close(d.nl);
+	fab_close(d.dev);
+	event_base_free(d.base);
+	log_info("stopped");
+	return d.exit_code;
+}
