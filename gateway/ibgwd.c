@@ -414,6 +414,7 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 				      .ib_mtu = br_ib_mtu };
 	struct gw_bridge_cfg bc;
 	struct ipoib_addr me;
+	struct ipoib_ip ll;
 
 	memset(&bc, 0, sizeof(bc));
 	/* the gateway's MAC on the segment: stable across restarts, from
@@ -436,6 +437,18 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 		snprintf(err, errlen, "IPoIB link: %s", fab_strerror());
 		return -1;
 	}
+	/* an IPv6 link-local address, as IPoIB makes it from the port GUID,
+	 * so that the neighbour solicitations it sends for the bridge have
+	 * a source to answer (an IPv4 one it does without: hosts answer
+	 * ARP probes) */
+	memset(&ll, 0, sizeof(ll));
+	ll.family = AF_INET6;
+	ll.raw[0] = 0xfe;
+	ll.raw[1] = 0x80;
+	memcpy(ll.raw + 8, p->d->pa.gid.raw + 8, 8);
+	ll.raw[8] |= 0x02;
+	ll.plen = 64;
+	ipoib_link_add_addr(p->link, &ll);
 	if (p->pc->tap[0] && open_tap(p, err, errlen) < 0)
 		return -1;
 	return 0;

@@ -1077,8 +1077,25 @@ static void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 	sip.family = tip.family = AF_INET;
 	sip.v4 = arp.spa;
 	tip.v4 = arp.tpa;
-	if (!arp.spa.s_addr)
-		return;		/* probes from hosts without an address */
+	if (!arp.spa.s_addr) {
+		/* a probe (RFC 5227, or a gateway resolving for others):
+		 * Linux answers it for its own addresses; we answer on the
+		 * broadcast group, which the prober listens to, instead of
+		 * resolving a path to a sender we learn nothing else of */
+		if (arp.op == IPOIB_ARPOP_REQUEST && is_local(l, &tip) &&
+		    l->carrier) {
+			ipoib_link_hwaddr(l, &me);
+			blen = ipoib_arp_build_reply(&me, &arp.tpa, &arp.sha,
+						     &arp.spa, buf,
+						     sizeof(buf));
+			if (blen) {
+				l->st.arp_tx++;
+				mc_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP,
+					buf, blen);
+			}
+		}
+		return;
+	}
 	n = neigh_find(l, &sip);
 	/* ours to answer: one of our addresses, or one we proxy for */
 	mine = is_local(l, &tip) ||
