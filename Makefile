@@ -152,7 +152,7 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libibgw.a
 # --- demo ----------------------------------------------------------------------
 demo: deps
 	$(MAKE) -j$(JOBS) all
-	tools/demo.sh $(BUILD)
+	tools/demo.sh $(if $(KEEP),--keep) $(BUILD)
 
 # --- packages ----------------------------------------------------------------
 deps:

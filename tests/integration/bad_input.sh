@@ -35,6 +35,62 @@ expect_err 2 "\-\-ifname" "$P" -f -F "soft:$SOCK" -n h1 --ifname way-too-long-a-
 expect_err 2 "\-\-mtu '40'" "$P" -f -F "soft:$SOCK" -n h1 --mtu 40
 expect_err 1 "soft:$T/none.sock" "$P" -f -F "soft:$T/none.sock" -n h1
 
+# ibgwd: options and configurations
+G="$BIN/ibgwd"
+expect_err 2 "bad option '-x'" "$G" -x
+expect_err 2 "unexpected argument 'extra'" "$G" -n extra
+cat >"$T/gw-bad.conf" <<'CONF'
+[gateway]
+fabric = soft:/run/x.sock
+[partition a]
+pkey = 0x8001
+mode = router
+tap = t1
+[partition b]
+pkey = 0x0001
+vlan = 5
+bogus = 1
+[partition c]
+pkey = 8002
+mtu = 70000
+CONF
+timeout 10 "$G" -n -c "$T/gw-bad.conf" >"$T/out" 2>"$T/err"
+expect_eq "ibgwd -n on a bad file" $? 2
+for want in "gw-bad.conf:10: \[partition b\] bogus: unknown key" \
+	    "gw-bad.conf:12: \[partition c\] pkey:" \
+	    "gw-bad.conf:13: \[partition c\] mtu:" \
+	    "gw-bad.conf:6: \[partition a\] tap: only for mode = router\|gw-bad.conf:6: \[partition a\] tap: only for mode = transparent" \
+	    "gw-bad.conf:3: \[partition a\] address: router mode needs" \
+	    "gw-bad.conf:9: \[partition b\] vlan: needs trunk" \
+	    "gw-bad.conf:7: \[partition b\] pkey: 0x0001 is partition a's already" \
+	    "\[gateway\] node: a soft fabric needs the node's name" \
+	    "gw-bad.conf:11: \[partition c\] transparent mode takes tap" \
+	    "ibgwd: .*gw-bad.conf: 9 error(s)"; do
+	grep -q -- "$want" "$T/err" || { cat "$T/err"; fail "ibgwd -n: no line '$want'"; }
+done
+expect_eq "ibgwd -n error lines" "$(wc -l <"$T/err")" 10
+ok "ibgwd -n: every error of a bad file, file:line first"
+head -c 3000 /dev/urandom >"$T/gw-binary.conf"
+timeout 10 "$G" -n -c "$T/gw-binary.conf" >/dev/null 2>&1
+expect_eq "ibgwd -n on a binary file" $? 2
+timeout 10 "$G" -n -c "$T/none.conf" >/dev/null 2>"$T/err"
+expect_eq "ibgwd -n on a missing file" $? 2
+grep -q "none.conf: No such file" "$T/err" || fail "missing file: $(cat "$T/err")"
+# a good file checks without root: as nobody, from a readable place
+pub=$(mktemp -d /tmp/ibgw-pub.XXXXXX)
+chmod 755 "$pub"
+cp "$TOP/conf/ibgw.conf" "$pub/"
+chmod 644 "$pub/ibgw.conf"
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$G" -n -c "$pub/ibgw.conf" 2>&1)
+rc=$?
+rm -rf "$pub"
+[ "$rc" = 0 ] && [ "$out" = "configuration OK" ] || fail "ibgwd -n as nobody: exit $rc: $out"
+ok "ibgwd -n as nobody on conf/ibgw.conf: configuration OK"
+printf '[gateway]\nfabric = soft:%s\nnode = gw\n[partition a]\npkey = 0x8001\ntap = t1\n' "$T/none.sock" >"$T/gw-nofab.conf"
+timeout 10 "$G" -f -c "$T/gw-nofab.conf" >/dev/null 2>"$T/err"
+expect_eq "ibgwd without a fabric" $? 1
+grep -q "none.sock" "$T/err" || fail "ibgwd without a fabric: $(cat "$T/err")"
+
 printf 'Default=0x7fff : ALL=full ;\nstorage=0x8001 : h1=full\n' >"$T/noend.conf"
 expect_err 2 "noend.conf:2" "$D" -f -s "$SOCK" -P "$T/noend.conf"
 printf 'Default=0x7fff : ALL=full ;\nbad=0x8001, mtu=9 : h1 ;\n' >"$T/mtu.conf"
