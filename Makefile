@@ -62,7 +62,7 @@ LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
 PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd
 TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
-         $(BUILD)/tests/bench_sa $(BUILD)/tests/nltest
+         $(BUILD)/tests/bench_sa $(BUILD)/tests/nltest $(BUILD)/tests/bench_gw
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -102,6 +102,9 @@ $(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/bench_sa: $(BUILD)/tests/bench/bench_sa.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/tests/bench_gw: $(BUILD)/tests/bench/bench_gw.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(LIB)

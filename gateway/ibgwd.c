@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@
 #include "gateway/gw_bridge.h"
 #include "gateway/gw_conf.h"
 #include "netlink/nl_link.h"
+#include "ulp/ip_gso.h"
 #include "ulp/ipoib_tun.h"
 
 #define TAP_BATCH	64
@@ -50,8 +52,13 @@ struct part {
 	struct ipoib_link *link;
 	struct gw_bridge *br;
 	int tap_fd, tap_ifindex;
+	int tap_vnet;			/* the tap has a virtio-net header */
 	struct event *tap_ev;
-	uint64_t eth_tx_errors;
+	uint64_t eth_tx_errors, tap_offload_bad;
+	/* TCP segments for the tap coalesced, behind one Ethernet header */
+	struct gso_gro *gro;
+	uint8_t gro_eth[ETH_HDR_LEN];
+	uint8_t tapbuf[16 + FRAME_MAX] __attribute__((aligned(16)));
 };
 
 struct ibgwd {
@@ -83,6 +90,8 @@ static void usage(FILE *f)
 "Signals: TERM/INT leave the groups and remove the interfaces; USR1 logs\n"
 "every partition's counters, neighbours and groups.\n");
 }
+
+static void tap_flush(struct part *p);
 
 /* ---- readiness ------------------------------------------------------------ */
 
@@ -128,6 +137,11 @@ static void link_rx(void *arg, const uint8_t *pkt, size_t len)
 	gw_bridge_ib_rx(p->br, pkt, len);
 }
 
+static void link_rx_done(void *arg)
+{
+	tap_flush(arg);
+}
+
 static void link_carrier(void *arg, int up, unsigned int mtu)
 {
 	struct part *p = arg;
@@ -166,14 +180,74 @@ static int link_proxy(void *arg, const struct ipoib_ip *target)
 
 /* ---- transparent mode: the bridge's outputs --------------------------------- */
 
-static void br_eth_send(void *arg, const uint8_t *f, size_t len)
+/* A frame to the tap: the virtio-net header (its offsets count from the
+ * frame's start), the Ethernet header, the IP packet. */
+static void tap_write(void *arg, const struct gso_vnet_hdr *h,
+		      const uint8_t *pkt, size_t len)
 {
 	struct part *p = arg;
-	int fd = p->tap_fd >= 0 ? p->tap_fd : p->d->trunk_fd;
+	struct gso_vnet_hdr vh = *h;
+	uint8_t v[GSO_VNET_HDR_LEN];
+	struct iovec iov[3] = {
+		{ .iov_base = v, .iov_len = sizeof(v) },
+		{ .iov_base = p->gro_eth, .iov_len = ETH_HDR_LEN },
+		{ .iov_base = (void *)pkt, .iov_len = len },
+	};
 
-	if (send(fd, f, len, MSG_DONTWAIT) < 0 &&
-	    write(fd, f, len) < 0)	/* a tap fd is no socket */
+	if (vh.gso_type != GSO_TYPE_NONE || (vh.flags & GSO_F_NEEDS_CSUM)) {
+		vh.csum_start += ETH_HDR_LEN;
+		vh.hdr_len += ETH_HDR_LEN;
+	}
+	gso_hdr_put(v, &vh);
+	if (writev(p->tap_fd, iov, 3) < 0)
 		p->eth_tx_errors++;
+}
+
+static void tap_flush(struct part *p)
+{
+	if (p->gro)
+		gso_gro_flush(p->gro, tap_write, p);
+}
+
+static void br_eth_send(void *arg, const uint8_t *f, size_t len)
+{
+	static const struct gso_vnet_hdr none;
+	struct part *p = arg;
+	uint8_t v[GSO_VNET_HDR_LEN];
+	uint16_t type;
+
+	if (p->tap_fd < 0) {
+		if (send(p->d->trunk_fd, f, len, MSG_DONTWAIT) < 0)
+			p->eth_tx_errors++;
+		return;
+	}
+	if (!p->tap_vnet) {
+		if (write(p->tap_fd, f, len) < 0)
+			p->eth_tx_errors++;
+		return;
+	}
+	/* untagged IP (the tap's frames): through the coalescer, which
+	 * holds TCP trains behind one Ethernet header */
+	type = len >= ETH_HDR_LEN ? (uint16_t)(f[12] << 8 | f[13]) : 0;
+	if (type == ETH_P_IP_ || type == ETH_P_IPV6_) {
+		if (p->gro->len && memcmp(p->gro_eth, f, ETH_HDR_LEN))
+			tap_flush(p);
+		memcpy(p->gro_eth, f, ETH_HDR_LEN);
+		gso_gro_receive(p->gro, f + ETH_HDR_LEN, len - ETH_HDR_LEN,
+				tap_write, p);
+		return;
+	}
+	tap_flush(p);
+	{
+		struct iovec iov[2] = {
+			{ .iov_base = v, .iov_len = sizeof(v) },
+			{ .iov_base = (void *)f, .iov_len = len },
+		};
+
+		gso_hdr_put(v, &none);
+		if (writev(p->tap_fd, iov, 2) < 0)
+			p->eth_tx_errors++;
+	}
 }
 
 static void br_ib_xmit(void *arg, const uint8_t *pkt, size_t len,
@@ -213,21 +287,63 @@ static unsigned int br_ib_mtu(void *arg)
 
 /* ---- Ethernet input ------------------------------------------------------------ */
 
+/* A segment cut from a super-frame: the Ethernet header goes back in
+ * front of it, over bytes already sent (see gso_segment). */
+static void tap_segment(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct part *p = arg;
+	uint8_t *f = (uint8_t *)pkt - ETH_HDR_LEN;
+
+	memcpy(f, p->gro_eth, ETH_HDR_LEN);
+	gw_bridge_eth_rx(p->br, f, len + ETH_HDR_LEN);
+}
+
 static void tap_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct part *p = arg;
+	/* the IP packet 16-byte aligned: 6 + 10 (virtio) + 14 (Ethernet) */
+	uint8_t *buf = p->tapbuf + (p->tap_vnet ? 2 : 0);
+	struct gso_vnet_hdr h;
 	ssize_t n;
+	size_t fl;
 	int i;
 
 	(void)what;
 	ipoib_link_tx_hold(p->link, 1);
 	for (i = 0; i < TAP_BATCH; i++) {
-		n = read(fd, p->d->frame, sizeof(p->d->frame));
+		n = read(fd, buf, sizeof(p->tapbuf) - 2);
 		if (n <= 0)
 			break;
-		gw_bridge_eth_rx(p->br, p->d->frame, (size_t)n);
+		if (!p->tap_vnet) {
+			gw_bridge_eth_rx(p->br, buf, (size_t)n);
+			continue;
+		}
+		if (n < GSO_VNET_HDR_LEN + ETH_HDR_LEN) {
+			p->tap_offload_bad++;
+			continue;
+		}
+		gso_hdr_get(&h, buf);
+		fl = (size_t)n - GSO_VNET_HDR_LEN;
+		if (h.gso_type == GSO_TYPE_NONE &&
+		    !(h.flags & GSO_F_NEEDS_CSUM)) {
+			gw_bridge_eth_rx(p->br, buf + GSO_VNET_HDR_LEN, fl);
+			continue;
+		}
+		/* offsets from the IP header on, for gso_segment */
+		if (h.csum_start < ETH_HDR_LEN) {
+			p->tap_offload_bad++;
+			continue;
+		}
+		h.csum_start -= ETH_HDR_LEN;
+		h.hdr_len = h.hdr_len > ETH_HDR_LEN ?
+			    (uint16_t)(h.hdr_len - ETH_HDR_LEN) : 0;
+		memcpy(p->gro_eth, buf + GSO_VNET_HDR_LEN, ETH_HDR_LEN);
+		if (gso_segment(&h, buf + GSO_VNET_HDR_LEN + ETH_HDR_LEN,
+				fl - ETH_HDR_LEN, tap_segment, p) != GSO_OK)
+			p->tap_offload_bad++;
 	}
 	ipoib_link_tx_hold(p->link, 0);
+	tap_flush(p);	/* what answering the segment made for it */
 }
 
 /*
@@ -376,10 +492,20 @@ static int open_tap(struct part *p, char *err, size_t errlen)
 {
 	struct nl_link_info br;
 
-	p->tap_fd = nl_tun_open(p->pc->tap, NL_TUN_TAP, &p->tap_ifindex, err,
-				errlen);
+	/* with a virtio-net header: TSO from the segment, and coalesced
+	 * TCP trains towards it (as a NIC with offloads) */
+	p->tap_fd = nl_tun_open(p->pc->tap, NL_TUN_TAP | NL_TUN_VNET_HDR,
+				&p->tap_ifindex, err, errlen);
 	if (p->tap_fd < 0)
 		return -1;
+	p->gro = calloc(1, sizeof(*p->gro));
+	if (!p->gro) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	p->tap_vnet = 1;
+	if (nl_tun_set_offload(p->tap_fd, 1, err, errlen) < 0)
+		log_warnx("%s: %s: frames go one by one", p->pc->tap, err);
 	if (nl_link_set_mtu(p->d->nl, p->tap_ifindex, p->pc->eth_mtu, err,
 			    errlen) < 0)
 		return -1;
@@ -402,8 +528,10 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 {
 	struct ipoib_link_cfg lc = { .pkey = p->pc->pkey,
 				     .admin_mtu = p->pc->mtu,
-				     .neigh_max = p->d->conf.neigh_max };
+				     .neigh_max = p->d->conf.neigh_max,
+				     .report_groups = 1 };
 	struct ipoib_link_ops lops = { .rx = link_rx,
+				       .rx_done = link_rx_done,
 				       .carrier = link_carrier,
 				       .nexthop = link_nexthop,
 				       .proxy = link_proxy };
@@ -570,9 +698,11 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	for (i = 0; i < d->nparts; i++)
+	for (i = 0; i < d->nparts; i++) {
 		if (d->parts[i].br)
 			gw_bridge_tick(d->parts[i].br, now);
+		tap_flush(&d->parts[i]);
+	}
 }
 
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
@@ -624,6 +754,7 @@ static void teardown(struct ibgwd *d)
 		if (p->tap_fd >= 0)
 			close(p->tap_fd);	/* the tap goes with it */
 		gw_bridge_free(p->br);
+		free(p->gro);
 	}
 }
 

@@ -1275,6 +1275,16 @@ static void join_listen_groups(struct ipoib_link *l)
 	memcpy(&an, all_nodes, 16);
 	mgid_of_ipv6(l, &an, &mgid);
 	mc_own(l, &mgid);
+	if (l->cfg.report_groups) {
+		static const uint8_t mld2[16] = { 0xff, 0x02, [15] = 0x16 };
+		struct in_addr igmp3 = { htonl(0xe0000016) };
+
+		ipoib_mcast_mgid_ipv4(&igmp3, &l->bcast_mgid, &mgid);
+		mc_own(l, &mgid);
+		memcpy(&an, mld2, 16);
+		mgid_of_ipv6(l, &an, &mgid);
+		mc_own(l, &mgid);
+	}
 	for (i = 0; i < l->naddrs; i++) {
 		if (l->addrs[i].family != AF_INET6)
 			continue;

@@ -40,6 +40,10 @@ struct ipoib_link_cfg {
 	unsigned int neigh_max;		/* neighbour entries; 0: 1024 */
 	unsigned int neigh_ttl_s;	/* re-resolve after; 0: 60 */
 	unsigned int admin_mtu;		/* 0: the broadcast group's - 4 */
+	/* also listen to the IGMPv3 and MLDv2 report groups (224.0.0.22,
+	 * ff02::16), as a multicast router does: a gateway hears the IB
+	 * hosts' memberships */
+	int report_groups;
 };
 
 struct ipoib_link_ops {

@@ -212,6 +212,32 @@ got=$(sed -n 's/^received //p' "$T/mj.out")
 expect_eq "multicast to ib2, which did not join" "$(sed -n 's/^received //p' "$T/mn.out")" 0
 ok "multicast stream lan1 -> ib1 ($got/10)"
 
+# the other way: lan1 joins 239.2.2.2 (its report makes the gateway join on
+# IB), ib2 sends; lan2, on the other segment, hears nothing; and an IB
+# host's membership report reaches the LAN
+sed -i 's/239.1.1.1/239.2.2.2/' "$T/mrecv.py"
+ns lan2 ip route add 224.0.0.0/4 dev eth0
+ns_bg TDI lan1 tcpdump -l -n -i eth0 igmp >"$T/igmp.txt" 2>/dev/null
+ns_bg MJ lan1 python3 "$T/mrecv.py" join >"$T/mj2.out"
+ns_bg MN lan2 python3 "$T/mrecv.py" join >"$T/mn2.out"
+listening2() { grep -q listening "$T/mj2.out" && grep -q listening "$T/mn2.out"; }
+eventually listening2 || fail "multicast receivers on the LAN"
+ns_bg MI ib1 python3 "$T/mrecv.py" join >"$T/mi2.out"	# an IB member too
+sleep 1.5
+ns ib2 python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_TTL, 2)
+for i in range(10):
+    s.sendto(b"ib-stream-%d" % i, ("239.2.2.2", 6000)); time.sleep(0.1)'
+wait "$MJ"; wait "$MN"; wait "$MI"
+kill "$TDI" 2>/dev/null; wait "$TDI" 2>/dev/null
+got=$(sed -n 's/^received //p' "$T/mj2.out")
+[ "${got:-0}" -ge 8 ] || fail "lan1 received $got of 10 multicast datagrams from ib2"
+expect_eq "multicast from p1 to lan2, on p2's segment" "$(sed -n 's/^received //p' "$T/mn2.out")" 0
+grep -q "10.41.0.1 > 224.0.0.22: igmp v3 report" "$T/igmp.txt" || { cat "$T/igmp.txt"; fail "ib1's membership report did not reach the LAN"; }
+ok "multicast stream ib2 -> lan1 ($got/10); ib1's IGMP report seen on the LAN"
+
 # --- isolation ---------------------------------------------------------------------------
 ns lan2 ping -c 2 -W 1 10.41.0.1 >/dev/null 2>&1 && fail "lan2 (segment of p2) reached ib1 (p1)"
 ns ib3 ping -c 2 -W 1 10.41.0.50 >/dev/null 2>&1 && fail "ib3 (p2) reached lan1 (p1's segment)"

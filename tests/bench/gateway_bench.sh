@@ -1,0 +1,165 @@
+#!/bin/bash
+# The gateway: throughput through ibgwd beside kernel IP forwarding, and
+# the translation path alone.
+#   tests/bench/gateway_bench.sh [--build DIR] [--seconds N] [--runs N]
+#                                                          (build, 5, 3)
+#
+# (a) bench_gw: packets per second of gw_bridge alone on synthetic frames
+#     (no system calls), beside copying the same bytes once; instructions
+#     per packet counted by callgrind (two runs, the difference per packet).
+# (b) iperf3 TCP, one stream, IB host -> LAN host: through ibgwd in router
+#     mode and in transparent mode, and kernel forwarding between two
+#     namespaces through a router namespace over veth, alternating, --runs
+#     times each; prints every rate, the medians and their ratios.
+# A benchmark, not a test: it exits non-zero only when something could not
+# run.  Needs root, iperf3, iproute2, python3; valgrind for (a)'s counts.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+build=build secs=5 runs=3
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build) build=$2; shift 2 ;;
+	--seconds) secs=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	-h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "gateway_bench.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+die() { echo "gateway_bench.sh: $*" >&2; exit 1; }
+case "$secs$runs" in *[!0-9]*) die "--seconds and --runs want positive integers" ;; esac
+for p in ibfabricd ipoibd ibgwd tests/bench_gw; do
+	[ -x "$build/$p" ] || die "$build/$p missing (make)"
+done
+
+# --- (a) the translation path alone -----------------------------------------------
+echo "== ibgwd's translation path alone (gw_bridge, synthetic frames, no system calls)"
+"$build/tests/bench_gw" --seconds 1 || die "bench_gw"
+if command -v valgrind >/dev/null; then
+	echo "   instructions per packet (callgrind, 20000 - 10000 packets):"
+	for m in eth-tcp ib-tcp eth-udp ib-udp; do
+		c=()
+		for n in 10000 20000; do
+			c+=("$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+				"$build/tests/bench_gw" --count $n $m 2>&1 |
+				sed -n 's/.*Collected : \([0-9]*\).*/\1/p')")
+		done
+		printf '   %-8s %s\n' "$m" "$(( (c[1] - c[0]) / 10000 ))"
+	done
+else
+	echo "   (valgrind not installed: no instruction counts)"
+fi
+
+# --- (b) through the gateway ---------------------------------------------------------
+for t in ip iperf3 python3; do command -v $t >/dev/null || die "$t not installed"; done
+[ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
+D=$(mktemp -d /tmp/ibgw-gw-bench.XXXXXX) || die "mktemp"
+NSP=ibgwg$$
+NS_LIST=()
+FABRIC_PID=""
+cleanup() {
+	local n p
+	trap - EXIT INT TERM
+	for n in "${NS_LIST[@]}"; do
+		for p in $(ip netns pids "$n" 2>/dev/null); do kill -TERM "$p" 2>/dev/null; done
+	done
+	sleep 1
+	for n in "${NS_LIST[@]}"; do
+		for p in $(ip netns pids "$n" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+		ip netns delete "$n" 2>/dev/null
+	done
+	[ -n "$FABRIC_PID" ] && kill -TERM "$FABRIC_PID" 2>/dev/null && wait "$FABRIC_PID" 2>/dev/null
+	rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+ns_add() {
+	ip netns add "$NSP-$1" || die "ip netns add $NSP-$1"
+	NS_LIST+=("$NSP-$1")
+	ns "$1" ip link set lo up
+}
+ns() { local n=$NSP-$1; shift; ip netns exec "$n" "$@"; }
+veth() {	# A IFA B IFB
+	ip link add "$2" netns "$NSP-$1" type veth peer name "$4" netns "$NSP-$3" || die "veth"
+	ns "$1" ip link set "$2" up; ns "$3" ip link set "$4" up
+}
+wait_log() {	# FILE PATTERN
+	for _ in $(seq 1 100); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.05; done
+	cat "$1" >&2; die "no '$2' in $1"
+}
+iperf() {	# NAME SRV_NS CLI_NS DST -> bits/s
+	ip netns exec "$NSP-$2" iperf3 -s -1 >"$D/$1-srv.log" 2>&1 &
+	for _ in $(seq 1 100); do
+		ns "$2" ss -Hltn 'sport = :5201' 2>/dev/null | grep -q . && break; sleep 0.05
+	done
+	ns "$3" timeout $((secs + 30)) iperf3 -c "$4" -t "$secs" -J >"$D/$1.json" 2>"$D/$1.err" ||
+		{ cat "$D/$1.json" "$D/$1.err" >&2; die "iperf3 $1 failed"; }
+	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' "$D/$1.json"
+}
+gbps() { python3 -c 'import sys; print("%.3f" % (int(sys.argv[1]) / 1e9))' "$1"; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+# kernel forwarding: a -- r -- b
+ns_add a; ns_add r; ns_add b
+veth a eth0 r ra; veth r rb b eth0
+ns a ip addr add 10.88.1.1/24 dev eth0; ns r ip addr add 10.88.1.254/24 dev ra
+ns r ip addr add 10.88.2.254/24 dev rb; ns b ip addr add 10.88.2.1/24 dev eth0
+ns a ip route add default via 10.88.1.254; ns b ip route add default via 10.88.2.254
+ns r sysctl -qw net.ipv4.ip_forward=1
+ns a ping -c 1 -W 3 10.88.2.1 >/dev/null || die "kernel path"
+
+# the fabric, IB hosts i1 (transparent partition) and i2 (router partition),
+# the gateway g, LAN host l on a bridged veth and on a routed one
+printf 'Default=0x7fff, ipoib : ALL=full;\np1=0x8001, ipoib : ALL=full;\np2=0x8002, ipoib : ALL=full;\n' >"$D/parts.conf"
+"$build/ibfabricd" -f -s "$D/sock" -P "$D/parts.conf" >"$D/fabric.log" 2>&1 &
+FABRIC_PID=$!
+wait_log "$D/fabric.log" ready
+ns_add i1; ns_add i2; ns_add g; ns_add l
+ns g ip link add br0 type bridge; ns g ip link set br0 up
+veth l eth0 g v0; ns g ip link set v0 master br0
+veth l eth1 g v1
+ns l ip addr add 10.89.1.50/24 dev eth0
+ns g ip addr add 10.89.3.254/24 dev v1
+ns l ip addr add 10.89.3.1/24 dev eth1
+ns l ip route add 10.89.2.0/24 via 10.89.3.254
+cat >"$D/gw.conf" <<CONF
+[gateway]
+fabric = soft:$D/sock
+node = g
+[partition t]
+pkey = 0x8001
+tap = gwtap
+bridge = br0
+[partition r]
+pkey = 0x8002
+mode = router
+address = 10.89.2.254/24
+CONF
+ip netns exec "$NSP-g" "$build/ibgwd" -f -c "$D/gw.conf" >"$D/gw.log" 2>&1 &
+ip netns exec "$NSP-i1" "$build/ipoibd" -f -F "soft:$D/sock" -n i1 -p 0x8001 -i ib0 -a 10.89.1.1/24 >"$D/i1.log" 2>&1 &
+ip netns exec "$NSP-i2" "$build/ipoibd" -f -F "soft:$D/sock" -n i2 -p 0x8002 -i ib0 -a 10.89.2.1/24 >"$D/i2.log" 2>&1 &
+wait_log "$D/gw.log" "ready:"
+wait_log "$D/i1.log" "ready:"
+wait_log "$D/i2.log" "ready:"
+ns i2 ip route add default via 10.89.2.254
+ns i1 ping -c 3 -W 2 10.89.1.50 >/dev/null || die "i1 -> l through the transparent gateway"
+ns i2 ping -c 2 -W 2 10.89.3.1 >/dev/null || die "i2 -> l through the router"
+
+echo "== IB host -> LAN host through ibgwd vs kernel IP forwarding, iperf3 TCP, 1 stream, ${secs}s each, $runs runs"
+: >"$D/k.all"; : >"$D/r.all"; : >"$D/t.all"
+for r in $(seq 1 "$runs"); do
+	k=$(iperf kernel b a 10.88.2.1) || exit 1
+	ro=$(iperf router l i2 10.89.3.1) || exit 1
+	tr=$(iperf transparent l i1 10.89.1.50) || exit 1
+	echo "$k" >>"$D/k.all"; echo "$ro" >>"$D/r.all"; echo "$tr" >>"$D/t.all"
+	printf '  run %d: kernel %s, router %s, transparent %s Gb/s\n' "$r" \
+		"$(gbps "$k")" "$(gbps "$ro")" "$(gbps "$tr")"
+done
+k=$(median <"$D/k.all"); ro=$(median <"$D/r.all"); tr=$(median <"$D/t.all")
+echo "== medians"
+printf '  kernel forwarding (veth, a -> r -> b): %s Gb/s\n' "$(gbps "$k")"
+python3 - "$k" "$ro" "$tr" <<'PY'
+import sys
+k, r, t = (int(x) for x in sys.argv[1:])
+print("  router mode (IPoIB 2044 -> ibgwd -> kernel -> veth): %.3f Gb/s, ratio %.3f  (target 0.25, goal 0.5)" % (r / 1e9, r / k))
+print("  transparent mode (IPoIB 2044 -> ibgwd -> tap -> bridge -> veth): %.3f Gb/s, ratio %.3f" % (t / 1e9, t / k))
+PY
