@@ -12,6 +12,7 @@ SBINDIR  ?= $(PREFIX)/sbin
 BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
 DOCDIR   ?= $(PREFIX)/share/doc/ibgw
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
 VERSION  := 0.1.0
 
 CC       ?= cc
@@ -173,6 +174,11 @@ install: all
 	for m in docs/*.5; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man5/ || true; done
 	install -d $(DESTDIR)$(DOCDIR)
 	install -m 0644 conf/ibgw.conf $(DESTDIR)$(DOCDIR)/ibgw.conf.example
+	install -d $(DESTDIR)$(UNITDIR)
+	for u in systemd/*.service; do \
+		sed 's|@SBINDIR@|$(SBINDIR)|g' $$u >$(DESTDIR)$(UNITDIR)/$$(basename $$u) && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$u) || exit 1; \
+	done
 
 clean:
 	rm -rf build build-san build-fuzz

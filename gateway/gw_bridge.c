@@ -248,9 +248,13 @@ static void eth_out(struct gw_bridge *b, const uint8_t *dst,
 {
 	size_t h = eth_build(b->frame, dst, src, b->cfg.vlan, type);
 
-	memcpy(b->frame + h, p, len);
 	b->st.eth_tx_frames++;
 	b->st.eth_tx_bytes += h + len;
+	if (b->ops.eth_sendv) {
+		b->ops.eth_sendv(b->arg, b->frame, h, p, len);
+		return;
+	}
+	memcpy(b->frame + h, p, len);
 	b->ops.eth_send(b->arg, b->frame, h + len);
 }
 
@@ -370,8 +374,7 @@ static const uint8_t *clamp(struct gw_bridge *b, const uint8_t *pkt,
 {
 	unsigned int m = ib_mtu(b);
 
-	if (!b->cfg.mss_clamp || len < 40 ||
-	    (pkt[0] >> 4 == 4 ? pkt[9] : pkt[6]) != 6)
+	if (!b->cfg.mss_clamp || !tcp_maybe_syn(pkt, len))
 		return pkt;
 	if (b->cfg.eth_mtu < m)
 		m = b->cfg.eth_mtu;

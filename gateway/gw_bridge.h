@@ -53,6 +53,10 @@ struct gw_bridge_cfg {
 struct gw_bridge_ops {
 	/* a frame for the Ethernet segment */
 	void (*eth_send)(void *arg, const uint8_t *frame, size_t len);
+	/* the same as header and payload, when the output can gather
+	 * (optional: saves copying the payload behind the header) */
+	void (*eth_sendv)(void *arg, const uint8_t *hdr, size_t hlen,
+			  const uint8_t *payload, size_t len);
 	/* an IP packet for IB: to next hop nh (unicast), or by its
 	 * destination (nh NULL: multicast), or to the broadcast group */
 	void (*ib_xmit)(void *arg, const uint8_t *pkt, size_t len,

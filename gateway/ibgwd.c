@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -74,7 +76,8 @@ struct ibgwd {
 	uint64_t trunk_unmapped, trunk_errors;
 	struct event *dev_ev, *mon_ev, *tick_ev, *sig_ev[4];
 	int ready, foreground, verbose, exit_code;
-	uint8_t frame[FRAME_MAX];
+	uint8_t frame[FRAME_MAX];	/* the trunk's receive buffer */
+	uint8_t out[FRAME_MAX];		/* frames put together to send */
 };
 
 static void usage(FILE *f)
@@ -95,6 +98,36 @@ static void tap_flush(struct part *p);
 
 /* ---- readiness ------------------------------------------------------------ */
 
+/*
+ * systemd's notification protocol (sd_notify(3)), without libsystemd: a
+ * datagram to the unix socket in $NOTIFY_SOCKET ("@" for the abstract
+ * namespace).  Nothing happens when the variable is not set.
+ */
+static void notify(const char *msg)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd;
+
+	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path));
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = '\0';
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+			  strlen(path));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL,
+		   (struct sockaddr *)&sa, len) < 0)
+		log_warn("notify %s", path);
+	close(fd);
+}
+
 static void check_ready(struct ibgwd *d)
 {
 	unsigned int i;
@@ -106,6 +139,13 @@ static void check_ready(struct ibgwd *d)
 			return;
 	d->ready = 1;
 	log_info("ready: %u partition(s)", d->nparts);
+	{
+		char m[64];
+
+		snprintf(m, sizeof(m), "READY=1\nSTATUS=%u partition(s)",
+			 d->nparts);
+		notify(m);
+	}
 	if (!d->foreground) {
 		log_init("ibgwd", 0, d->verbose);
 		if (daemon(0, 0) < 0)
@@ -209,6 +249,38 @@ static void tap_flush(struct part *p)
 		gso_gro_flush(p->gro, tap_write, p);
 }
 
+static void to_gro(struct part *p, const uint8_t *eth, const uint8_t *pkt,
+		   size_t len)
+{
+	if (p->gro->len && memcmp(p->gro_eth, eth, ETH_HDR_LEN))
+		tap_flush(p);
+	memcpy(p->gro_eth, eth, ETH_HDR_LEN);
+	gso_gro_receive(p->gro, pkt, len, tap_write, p);
+}
+
+static void br_eth_send(void *arg, const uint8_t *f, size_t len);
+
+/* The bridge's frames in two pieces: IP towards a tap with offloads goes
+ * to the coalescer without being put together first. */
+static void br_eth_sendv(void *arg, const uint8_t *hdr, size_t hlen,
+			 const uint8_t *payload, size_t len)
+{
+	struct part *p = arg;
+	uint16_t type = hlen == ETH_HDR_LEN ?
+			(uint16_t)(hdr[12] << 8 | hdr[13]) : 0;
+
+	if (p->tap_fd >= 0 && p->tap_vnet &&
+	    (type == ETH_P_IP_ || type == ETH_P_IPV6_)) {
+		to_gro(p, hdr, payload, len);
+		return;
+	}
+	if (hlen + len > sizeof(p->d->out))
+		return;
+	memcpy(p->d->out, hdr, hlen);
+	memcpy(p->d->out + hlen, payload, len);
+	br_eth_send(p, p->d->out, hlen + len);
+}
+
 static void br_eth_send(void *arg, const uint8_t *f, size_t len)
 {
 	static const struct gso_vnet_hdr none;
@@ -230,11 +302,7 @@ static void br_eth_send(void *arg, const uint8_t *f, size_t len)
 	 * holds TCP trains behind one Ethernet header */
 	type = len >= ETH_HDR_LEN ? (uint16_t)(f[12] << 8 | f[13]) : 0;
 	if (type == ETH_P_IP_ || type == ETH_P_IPV6_) {
-		if (p->gro->len && memcmp(p->gro_eth, f, ETH_HDR_LEN))
-			tap_flush(p);
-		memcpy(p->gro_eth, f, ETH_HDR_LEN);
-		gso_gro_receive(p->gro, f + ETH_HDR_LEN, len - ETH_HDR_LEN,
-				tap_write, p);
+		to_gro(p, f, f + ETH_HDR_LEN, len - ETH_HDR_LEN);
 		return;
 	}
 	tap_flush(p);
@@ -536,6 +604,7 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 				       .nexthop = link_nexthop,
 				       .proxy = link_proxy };
 	struct gw_bridge_ops bops = { .eth_send = br_eth_send,
+				      .eth_sendv = br_eth_sendv,
 				      .ib_xmit = br_ib_xmit,
 				      .ib_neigh = br_ib_neigh,
 				      .ib_resolve = br_ib_resolve,
@@ -715,6 +784,7 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	log_info("signal %d: leaving the groups", (int)sig);
+	notify("STOPPING=1");
 	event_base_loopbreak(d->base);
 }
 

@@ -154,8 +154,7 @@ static void rx(void *arg, const uint8_t *pkt, size_t len)
 {
 	struct ipoib_tun *d = arg;
 
-	if (d->cfg.mss_mtu && len <= sizeof(d->buf) &&
-	    len >= 40 && (pkt[0] >> 4 == 4 ? pkt[9] : pkt[6]) == 6) {
+	if (d->cfg.mss_mtu && len <= GSO_MAX_PKT && tcp_maybe_syn(pkt, len)) {
 		/* a SYN to clamp is changed in a copy (pkt is the link's) */
 		static uint8_t cp[GSO_MAX_PKT];
 

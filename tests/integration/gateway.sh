@@ -21,7 +21,6 @@
 #   removes its taps and interfaces
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
-need_root
 for t in ping iperf3 curl python3 tcpdump; do
 	command -v $t >/dev/null || fail "$t not installed (make deps)"
 done
