@@ -61,7 +61,8 @@ NETLINK_OBJS := $(NETLINK_SRCS:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libibgw.a
 LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
-PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd
+PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd \
+         $(BUILD)/ibgwctl
 TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
          $(BUILD)/tests/bench_sa $(BUILD)/tests/nltest $(BUILD)/tests/bench_gw
 
@@ -90,8 +91,11 @@ $(BUILD)/ibfabricctl: $(BUILD)/fabric/ibfabricctl.o $(LIB)
 $(BUILD)/ipoibd: $(BUILD)/ulp/ipoibd.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(LIB)
+$(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(BUILD)/gateway/gw_ctl.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/ibgwctl: $(BUILD)/gateway/ibgwctl.o
+	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/nltest: $(BUILD)/tests/tools/nltest.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
@@ -169,6 +173,7 @@ install: all
 	install -m 0755 $(BUILD)/ibfabricctl $(DESTDIR)$(BINDIR)/ibfabricctl
 	install -m 0755 $(BUILD)/ipoibd $(DESTDIR)$(SBINDIR)/ipoibd
 	install -m 0755 $(BUILD)/ibgwd $(DESTDIR)$(SBINDIR)/ibgwd
+	install -m 0755 $(BUILD)/ibgwctl $(DESTDIR)$(BINDIR)/ibgwctl
 	install -d $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
 	for m in docs/*.8; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/ || true; done
 	for m in docs/*.5; do [ -e "$$m" ] && install -m 0644 $$m $(DESTDIR)$(MANDIR)/man5/ || true; done

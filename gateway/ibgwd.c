@@ -23,6 +23,7 @@
 #include <string.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
@@ -36,49 +37,9 @@
 #include "gateway/gw_bridge.h"
 #include "gateway/gw_conf.h"
 #include "netlink/nl_link.h"
+#include "gateway/ibgwd.h"
 #include "ulp/ip_gso.h"
 #include "ulp/ipoib_tun.h"
-
-#define TAP_BATCH	64
-#define FRAME_MAX	(ETH_HDR_LEN + ETH_VLAN_LEN + 65536)
-
-struct ibgwd;
-
-struct part {
-	struct ibgwd *d;
-	const struct gw_part_conf *pc;
-	int up;				/* carrier seen */
-	/* router */
-	struct ipoib_tun *tun;
-	/* transparent */
-	struct ipoib_link *link;
-	struct gw_bridge *br;
-	int tap_fd, tap_ifindex;
-	int tap_vnet;			/* the tap has a virtio-net header */
-	struct event *tap_ev;
-	uint64_t eth_tx_errors, tap_offload_bad;
-	/* TCP segments for the tap coalesced, behind one Ethernet header */
-	struct gso_gro *gro;
-	uint8_t gro_eth[ETH_HDR_LEN];
-	uint8_t tapbuf[16 + FRAME_MAX] __attribute__((aligned(16)));
-};
-
-struct ibgwd {
-	struct gw_conf conf;
-	struct event_base *base;
-	struct fab_dev *dev;
-	struct fab_port_attr pa;
-	struct nl_sock_ctx *nl;
-	struct part parts[GW_MAX_PARTS];
-	unsigned int nparts;
-	int trunk_fd, trunk_ifindex;
-	struct event *trunk_ev;
-	uint64_t trunk_unmapped, trunk_errors;
-	struct event *dev_ev, *mon_ev, *tick_ev, *sig_ev[4];
-	int ready, foreground, verbose, exit_code;
-	uint8_t frame[FRAME_MAX];	/* the trunk's receive buffer */
-	uint8_t out[FRAME_MAX];		/* frames put together to send */
-};
 
 static void usage(FILE *f)
 {
@@ -926,6 +887,26 @@ int main(int argc, char **argv)
 				       EV_READ | EV_PERSIST, trunk_cb, &d);
 		event_add(d.trunk_ev, NULL);
 	}
+	d.started = time(NULL);
+	{
+		/* the socket's directory (/run/ibgw) may not exist yet */
+		char dir[4096], *sl;
+
+		snprintf(dir, sizeof(dir), "%s", d.conf.control);
+		sl = strrchr(dir, '/');
+		if (sl && sl != dir) {
+			*sl = '\0';
+			if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+				log_warn("mkdir %s", dir);
+		}
+	}
+	d.ctl = gw_ctl_open(&d, d.conf.control, err, sizeof(err));
+	if (!d.ctl) {
+		log_warnx("%s", err);
+		d.exit_code = 1;
+		teardown(&d);
+		return 1;
+	}
 	if (any_router)
 		enable_forwarding();
 	d.dev_ev = event_new(d.base, fab_dev_fd(d.dev), EV_READ | EV_PERSIST,
@@ -962,6 +943,7 @@ int main(int argc, char **argv)
 	}
 	event_base_dispatch(d.base);
 
+	gw_ctl_close(d.ctl);
 	teardown(&d);
 	if (d.trunk_ev)
 		event_free(d.trunk_ev);

@@ -44,7 +44,7 @@ if [ "${remove_only:-0}" = 1 ]; then
 	exit 0
 fi
 [ -d "$STATE" ] && { echo "demo: a kept demo runs; remove it first: sudo tools/demo.sh --remove" >&2; exit 1; }
-for p in ibfabricd ipoibd ibgwd ibfabricctl; do
+for p in ibfabricd ipoibd ibgwd ibgwctl ibfabricctl; do
 	[ -x "$BIN/$p" ] || { echo "demo: $BIN/$p missing (make)" >&2; exit 1; }
 done
 mkdir -p "$STATE"
@@ -132,11 +132,12 @@ else
 	echo "(iperf3 not installed)"
 fi
 
-step "the gateway's view (SIGUSR1 report, excerpts)"
-kill -USR1 "$(ip netns pids "$NS-gw" | head -1)"
-sleep 0.5
-grep -E "eth stats (eth_rx_frames|eth_tx_frames|to_ib_packets|from_ib_packets|arp_answered|mss_clamped)|eth neighbor|ib neighbors" "$STATE/gw.log" |
-	sed 's/^ibgwd: //' | tail -12
+step "the gateway's view: ibgwctl"
+run "$BIN/ibgwctl" show summary
+run "$BIN/ibgwctl" show partitions
+run "$BIN/ibgwctl" show neighbors
+"$BIN/ibgwctl" show stats | grep -E " (rx_frames|tx_frames|to_ib_packets|from_ib_packets|arp_answered|mss_clamped) " |
+	sed 's/^/  /'
 
 if [ "$keep" = 1 ]; then
 	step "left running"

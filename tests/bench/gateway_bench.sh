@@ -125,6 +125,7 @@ cat >"$D/gw.conf" <<CONF
 [gateway]
 fabric = soft:$D/sock
 node = g
+control = $D/ctl.sock
 [partition t]
 pkey = 0x8001
 tap = gwtap

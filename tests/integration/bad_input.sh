@@ -105,6 +105,12 @@ grep -qv "binary.conf:[0-9]*: " "$T/err" && { cat "$T/err"; fail "an error line 
 ok "binary file: $(wc -l <"$T/err") error line(s), each with file:line"
 expect_err 1 "pcap" "$D" -f -s "$SOCK" --pcap /nonexistent/dir/x.pcap
 
+# ibgwctl: usage errors (2), no daemon (1)
+expect_err 2 "no command" "$BIN/ibgwctl"
+expect_err 2 "unknown command 'frob'" "$BIN/ibgwctl" frob
+expect_err 2 "bad option '-x'" "$BIN/ibgwctl" -x show stats
+expect_err 1 "connect to ibgwd at $T/none.sock" "$BIN/ibgwctl" -s "$T/none.sock" show stats
+
 # tools against a subnet that is not running
 expect_err 1 "connect to ibfabricd" "$BIN/ibfabricctl" -s "$T/none.sock" stats
 expect_err 2 "unknown command 'frob'" "$BIN/ibfabricctl" -s "$SOCK" frob

@@ -77,6 +77,7 @@ cat >"$T/ibgw.conf" <<CONF
 fabric = soft:$SOCK
 node = gw
 trunk = trunk0
+control = $T/ibgwd.sock
 
 [partition p1]
 pkey = 0x8001
@@ -353,6 +354,47 @@ kill -0 "$GW_PID" || fail "ibgwd died"
 ns lan1 ping -c 1 -W 2 10.41.0.1 >/dev/null || fail "lan1 -> ib1 after the garbage"
 ok "malformed: $bad counted, $vl with a tag on a tap, $um on unmapped VLANs; still forwarding"
 
+# --- ibgwctl ------------------------------------------------------------------------------
+C() { "$BIN/ibgwctl" -s "$T/ibgwd.sock" "$@"; }
+C show summary >"$T/sum" || fail "ibgwctl show summary"
+grep -q "partitions 4, 4 with carrier" "$T/sum" || { cat "$T/sum"; fail "summary"; }
+C show partitions | grep -q "^p5 *0x8005 transparent trunk0.100 *up" || { C show partitions; fail "show partitions"; }
+C -j show partitions >"$T/parts.json" || fail "ibgwctl -j show partitions"
+python3 - "$T/parts.json" <<'PY' || fail "partitions JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))["partitions"]
+by = {p["name"]: p for p in d}
+assert set(by) == {"p1", "p2", "p3", "p5"}, by.keys()
+assert by["p1"]["pkey"] == "0x8001" and by["p1"]["mode"] == "transparent"
+assert by["p1"]["interface"] == "gwtap1" and by["p1"]["bridge"] == "br1"
+assert by["p3"]["mode"] == "router" and by["p3"]["interface"] == "ib8003"
+assert by["p5"]["vlan"] == 100 and all(p["carrier"] for p in d)
+assert all(p["mtu"] == 2044 and p["eth_mtu"] == 1500 for p in d)
+PY
+C -j show stats >"$T/stats.json" || fail "ibgwctl -j show stats"
+python3 - "$T/stats.json" <<'PY' || fail "stats JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {x["name"]: x for x in d["partitions"]}
+assert p["p1"]["eth"]["arp_answered"] >= 1
+assert p["p1"]["eth"]["to_ib_packets"] > 1000 and p["p1"]["eth"]["from_ib_packets"] > 1000
+assert p["p1"]["eth"]["drop.eth_malformed"] >= 5 and p["p1"]["eth"]["mss_clamped"] >= 1
+assert p["p1"]["ib"]["tx_packets"] > 1000 and "drop.rx_malformed" in p["p1"]["ib"]
+assert p["p3"]["eth"]["tx_super_packets"] >= 0 and d["trunk"]["drop.unmapped_vlan"] >= 1
+PY
+C -j show neighbors >"$T/neigh.json" || fail "ibgwctl -j show neighbors"
+python3 - "$T/neigh.json" "$mac" <<'PY' || fail "neighbors JSON"
+import json, sys
+n = json.load(open(sys.argv[1]))["neighbors"]
+assert any(x["side"] == "ib" and x["ip"] == "10.41.0.1" and x["state"] == "REACHABLE" for x in n)
+assert any(x["side"] == "eth" and x["ip"] == "10.41.0.50" for x in n)
+assert any(x["side"] == "mac" and x["mac"] == sys.argv[2] for x in n)
+PY
+C -j show groups | python3 -c 'import json,sys; g = json.load(sys.stdin)["groups"]; assert any(x["partition"] == "p1" and x["mgid"] == "ff12:401b:8001::ffff:ffff" and x["state"] == "joined" for x in g)' || fail "groups JSON"
+C show frob >"$T/out" 2>"$T/err" && fail "ibgwctl show frob succeeded"
+grep -q "^ibgwctl: show what? 'frob'" "$T/err" || fail "the daemon's error: $(cat "$T/err")"
+ok "ibgwctl: show summary, partitions, stats, neighbors, groups (text and JSON); errors come through"
+
 # --- clean stop ---------------------------------------------------------------------------------
 kill -TERM "$GW_PID"
 wait "$GW_PID"
@@ -361,5 +403,6 @@ st=$?
 for i in gwtap1 gwtap2 ib8003; do
 	ns gw ip link show "$i" >/dev/null 2>&1 && fail "$i left behind"
 done
+[ -e "$T/ibgwd.sock" ] && fail "control socket left behind"
 grep -q "stopped" "$T/gw.log" || fail "no 'stopped' in the log"
 ok "gateway"

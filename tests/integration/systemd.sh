@@ -33,6 +33,7 @@ cat >"$T/gw.conf" <<CONF
 [gateway]
 fabric = soft:$SOCK
 node = gw
+control = $T/ctl.sock
 [partition a]
 pkey = 0x7fff
 mode = router

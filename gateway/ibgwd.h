@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* ibgwd's state, shared by the daemon (ibgwd.c) and its control socket
+ * (gw_ctl.c). */
+#ifndef IBGW_IBGWD_H
+#define IBGW_IBGWD_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "fabric/fabric.h"
+#include "gateway/gw_bridge.h"
+#include "gateway/gw_conf.h"
+#include "netlink/nl_link.h"
+#include "ulp/ip_gso.h"
+#include "ulp/ipoib_tun.h"
+
+struct event;
+struct event_base;
+struct gw_ctl;
+
+#define TAP_BATCH	64
+#define FRAME_MAX	(ETH_HDR_LEN + ETH_VLAN_LEN + 65536)
+
+struct ibgwd;
+
+struct part {
+	struct ibgwd *d;
+	const struct gw_part_conf *pc;
+	int up;				/* carrier seen */
+	/* router */
+	struct ipoib_tun *tun;
+	/* transparent */
+	struct ipoib_link *link;
+	struct gw_bridge *br;
+	int tap_fd, tap_ifindex;
+	int tap_vnet;			/* the tap has a virtio-net header */
+	struct event *tap_ev;
+	uint64_t eth_tx_errors, tap_offload_bad;
+	/* TCP segments for the tap coalesced, behind one Ethernet header */
+	struct gso_gro *gro;
+	uint8_t gro_eth[ETH_HDR_LEN];
+	uint8_t tapbuf[16 + FRAME_MAX] __attribute__((aligned(16)));
+};
+
+struct ibgwd {
+	struct gw_conf conf;
+	struct event_base *base;
+	struct fab_dev *dev;
+	struct fab_port_attr pa;
+	struct nl_sock_ctx *nl;
+	struct part parts[GW_MAX_PARTS];
+	unsigned int nparts;
+	int trunk_fd, trunk_ifindex;
+	struct event *trunk_ev;
+	uint64_t trunk_unmapped, trunk_errors;
+	struct event *dev_ev, *mon_ev, *tick_ev, *sig_ev[4];
+	int ready, foreground, verbose, exit_code;
+	time_t started;
+	struct gw_ctl *ctl;		/* the control socket */
+	uint8_t frame[FRAME_MAX];	/* the trunk's receive buffer */
+	uint8_t out[FRAME_MAX];		/* frames put together to send */
+};
+
+/* The link of a partition, whatever its mode. */
+static inline struct ipoib_link *part_link(struct part *p)
+{
+	return p->tun ? ipoib_tun_link(p->tun) : p->link;
+}
+
+/* The control socket (gw_ctl.c): listen on path (mode 0660), serve the
+ * commands of ibgwctl(8) from the event loop. */
+struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
+			   size_t errlen);
+void gw_ctl_close(struct gw_ctl *c);
+
+#endif
