@@ -312,6 +312,8 @@ static void learn(struct gw_bridge *b, const struct ipoib_ip *ip,
 	n = neigh_find(b, ip);
 	if (!n && !(n = neigh_new(b, ip)))
 		return;
+	if ((!n->have_mac || memcmp(n->mac, mac, 6)) && b->ops.ib_announce)
+		b->ops.ib_announce(b->arg, ip);
 	memcpy(n->mac, mac, 6);
 	n->have_mac = 1;
 	n->confirmed = b->now;
@@ -448,6 +450,32 @@ static int too_big(struct gw_bridge *b, const uint8_t *pkt, size_t len,
 
 /* ---- from Ethernet ------------------------------------------------------------ */
 
+/*
+ * A unicast frame to a MAC we do not hold: perhaps one handed out before
+ * (by this gateway before a restart, or before the entry expired), which
+ * LAN hosts keep in their caches.  If the destination address is an IB
+ * host whose MAC is this one, the entry is made again; if the address is
+ * not known on IB yet, it is asked for, and the sender's next frames
+ * pass.
+ */
+static struct ibmac *mac_recover(struct gw_bridge *b, const uint8_t *mac,
+				 const struct ipoib_ip *dst)
+{
+	struct ipoib_addr hw;
+	uint8_t want[6];
+
+	if (!(mac[0] & 0x02) || on_ethernet(b, dst))
+		return NULL;	/* not a locally administered one of ours */
+	if (b->ops.ib_neigh(b->arg, dst, &hw) < 0) {
+		b->ops.ib_resolve(b->arg, dst);
+		return NULL;
+	}
+	eth_mac_of_ib(&hw, want);
+	if (memcmp(want, mac, 6))
+		return NULL;
+	return mac_of(b, &hw, dst);
+}
+
 static void eth_arp(struct gw_bridge *b, const struct eth_hdr *h,
 		    const uint8_t *p, size_t len)
 {
@@ -537,7 +565,8 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 {
 	struct eth_hdr h;
 	struct ibmac *m = NULL;
-	struct ipoib_ip dst, nh;
+	struct ipoib_ip dst, src, nh;
+	struct ipoib_addr shw;
 	const uint8_t *p;
 	size_t len, olen;
 	int bcast = 0;
@@ -567,6 +596,7 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 		return;
 	}
 	memset(&dst, 0, sizeof(dst));
+	memset(&src, 0, sizeof(src));
 	if (h.type == ETH_P_IP_) {
 		struct ipoib_ipv4_info ip;
 
@@ -576,6 +606,7 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 		}
 		len = ip.tot_len;	/* Ethernet pads short frames */
 		ip_v4(&dst, &ip.dst);
+		ip_v4(&src, &ip.src);
 		bcast = ip.dst.s_addr == INADDR_BROADCAST ||
 			(!memcmp(h.dst, "\xff\xff\xff\xff\xff\xff", 6) &&
 			 (ntohl(ip.dst.s_addr) >> 28) != 0xe);
@@ -590,12 +621,24 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 		if (eth_nd(b, h.src, p, len))
 			return;
 		ip_v6(&dst, &ip.dst);
+		ip_v6(&src, &ip.src);
 	} else {
 		drop(b, GW_DROP_ETH_TYPE);
 		return;
 	}
+	/* a sender we have not heard in ARP/ND: learned from its frame
+	 * (an address behind a LAN router is then reached through it) */
+	if (!on_ethernet(b, &src) &&
+	    (src.family == AF_INET ? (src.v4.s_addr != 0 &&
+				      (ntohl(src.v4.s_addr) >> 28) != 0xe) :
+	     !IN6_IS_ADDR_UNSPECIFIED(&src.v6) &&
+	     src.v6.s6_addr[0] != 0xff) &&
+	    b->ops.ib_neigh(b->arg, &src, &shw) < 0)
+		learn(b, &src, h.src);
 	if (!eth_is_multicast(h.dst)) {
 		m = mac_find(b, h.dst);
+		if (!m)
+			m = mac_recover(b, h.dst, &dst);
 		if (!m) {
 			drop(b, GW_DROP_ETH_NOT_OURS);
 			return;

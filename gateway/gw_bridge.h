@@ -17,6 +17,8 @@
  *    the link answers ARP/ND for every address learned on Ethernet
  *    (gw_bridge_proxy()); for an unknown one it asks Ethernet, so that the
  *    IB host's retry is answered.
+ *  - Addresses are learned from ARP, neighbour discovery and, where
+ *    unknown, the source of IP frames; a new one is announced on IB.
  *  - Unicast IP goes by the destination MAC (Ethernet -> IB: the endpoint
  *    the MAC stands for) or address (IB -> Ethernet: the learned MAC;
  *    unknown ones are asked for with ARP/NS in the IB sender's name, with
@@ -65,6 +67,10 @@ struct gw_bridge_ops {
 	int (*ib_neigh)(void *arg, const struct ipoib_ip *ip,
 			struct ipoib_addr *hw);
 	void (*ib_resolve)(void *arg, const struct ipoib_ip *ip);
+	/* (optional) tell IB that ip, newly learned on Ethernet, is behind
+	 * the gateway: IB hosts that cached an older address of the
+	 * gateway for it (a restart) update it */
+	void (*ib_announce)(void *arg, const struct ipoib_ip *ip);
 	unsigned int (*ib_mtu)(void *arg);
 };
 

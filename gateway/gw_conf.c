@@ -283,3 +283,40 @@ int gw_conf_load(const char *path, struct gw_conf *g, FILE *err)
 	conf_free(cfg);
 	return c.n;
 }
+
+void gw_conf_write_gateway(FILE *f, const struct gw_conf *g)
+{
+	fprintf(f, "[gateway]\nfabric = %s\n", g->fabric);
+	if (g->node[0])
+		fprintf(f, "node = %s\n", g->node);
+	fprintf(f, "control = %s\n", g->control);
+	if (g->trunk[0])
+		fprintf(f, "trunk = %s\n", g->trunk);
+	fprintf(f, "neigh_max = %u\n", g->neigh_max);
+}
+
+void gw_conf_write_part(FILE *f, const struct gw_part_conf *p)
+{
+	char a[NL_PREFIXSTRLEN];
+	unsigned int i;
+
+	fprintf(f, "\n[partition %s]\npkey = 0x%04x\nmode = %s\n", p->name,
+		p->pkey, gw_mode_name(p->mode));
+	if (p->mode == GW_MODE_TRANSPARENT) {
+		if (p->tap[0])
+			fprintf(f, "tap = %s\n", p->tap);
+		if (p->vlan)
+			fprintf(f, "vlan = %u\n", p->vlan);
+		if (p->bridge[0])
+			fprintf(f, "bridge = %s\n", p->bridge);
+	} else {
+		fprintf(f, "ifname = %s\n", p->ifname);
+		for (i = 0; i < p->naddrs; i++)
+			fprintf(f, "%s = %s\n", i ? "address6" : "address",
+				nl_prefix_str(&p->addrs[i], a, sizeof(a)));
+	}
+	if (p->mtu)
+		fprintf(f, "mtu = %u\n", p->mtu);
+	fprintf(f, "eth_mtu = %u\nmss_clamp = %s\n", p->eth_mtu,
+		p->mss_clamp ? "yes" : "no");
+}

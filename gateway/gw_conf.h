@@ -55,4 +55,8 @@ int gw_conf_load(const char *path, struct gw_conf *out, FILE *err);
 
 const char *gw_mode_name(enum gw_mode m);
 
+/* The canonical text of a [gateway] section and of a partition's. */
+void gw_conf_write_gateway(FILE *f, const struct gw_conf *g);
+void gw_conf_write_part(FILE *f, const struct gw_part_conf *p);
+
 #endif

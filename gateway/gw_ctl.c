@@ -100,10 +100,14 @@ static const char *part_iface(const struct part *p, char *buf, size_t cap)
 static void show_summary(struct ibgwd *d, struct out *o)
 {
 	char gid[64];
-	unsigned int i, up = 0;
+	unsigned int i, up = 0, n = 0;
 
-	for (i = 0; i < d->nparts; i++)
+	for (i = 0; i < d->nparts; i++) {
+		if (!d->parts[i].used)
+			continue;
+		n++;
 		up += !!ipoib_link_carrier(part_link(&d->parts[i]));
+	}
 	fab_gid_to_str(&d->pa.gid, gid, sizeof(gid));
 	if (o->json) {
 		put(o, "{\"version\":");
@@ -116,7 +120,7 @@ static void show_summary(struct ibgwd *d, struct out *o)
 		put(o, ",\"lid\":%u,\"gid\":", d->pa.lid);
 		jstr(o, gid);
 		put(o, ",\"partitions\":%u,\"partitions_up\":%u,"
-		    "\"ready\":%s}\n", d->nparts, up,
+		    "\"ready\":%s}\n", n, up,
 		    d->ready ? "true" : "false");
 		return;
 	}
@@ -125,7 +129,7 @@ static void show_summary(struct ibgwd *d, struct out *o)
 	    d->ready ? "ready" : "starting");
 	put(o, "fabric %s, node %s, LID 0x%04x, GID %s\n", d->conf.fabric,
 	    d->conf.node[0] ? d->conf.node : "-", d->pa.lid, gid);
-	put(o, "partitions %u, %u with carrier\n", d->nparts, up);
+	put(o, "partitions %u, %u with carrier\n", n, up);
 }
 
 static void show_partitions(struct ibgwd *d, struct out *o)
@@ -133,6 +137,7 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 	char ifn[64], hw[IPOIB_ADDR_STRLEN];
 	struct ipoib_addr a;
 	unsigned int i;
+	int first = 1;
 
 	if (o->json)
 		put(o, "{\"partitions\":[");
@@ -142,13 +147,17 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 		    "IPOIB_ADDRESS");
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
-		struct ipoib_link *l = part_link(p);
+		struct ipoib_link *l;
 
+		if (!p->used)
+			continue;
+		l = part_link(p);
 		part_iface(p, ifn, sizeof(ifn));
 		ipoib_link_hwaddr(l, &a);
 		ipoib_addr_ntop(&a, hw, sizeof(hw));
 		if (o->json) {
-			put(o, "%s{\"name\":", i ? "," : "");
+			put(o, "%s{\"name\":", first ? "" : ",");
+			first = 0;
 			jstr(o, p->pc->name);
 			put(o, ",\"pkey\":\"0x%04x\",\"mode\":\"%s\","
 			    "\"interface\":", p->pc->pkey | 0x8000,
@@ -267,6 +276,8 @@ static void show_neighbors(struct ibgwd *d, struct out *o)
 		struct part *p = &d->parts[i];
 		struct lctx c = { o, p->pc->name, &first };
 
+		if (!p->used)
+			continue;
 		ipoib_link_report(part_link(p), "neighbors", text,
 				  sizeof(text));
 		each_line(text, neigh_line, &c);
@@ -319,6 +330,8 @@ static void show_groups(struct ibgwd *d, struct out *o)
 	for (i = 0; i < d->nparts; i++) {
 		struct lctx c = { o, d->parts[i].pc->name, &first };
 
+		if (!d->parts[i].used)
+			continue;
 		ipoib_link_report(part_link(&d->parts[i]), "groups", text,
 				  sizeof(text));
 		each_line(text, group_line, &c);
@@ -342,18 +355,24 @@ static void show_stats(struct ibgwd *d, struct out *o)
 {
 	unsigned int i, r;
 	char name[64];
+	int firstp = 1;
 
 	if (o->json)
 		put(o, "{\"partitions\":[");
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
-		struct ipoib_link *l = part_link(p);
-		const struct ipoib_link_stats *s = ipoib_link_stats(l);
-		const char *nm = p->pc->name;
+		struct ipoib_link *l;
+		const struct ipoib_link_stats *s;
+		const char *nm = p->pc ? p->pc->name : "";
 		int f = 1;
 
+		if (!p->used)
+			continue;
+		l = part_link(p);
+		s = ipoib_link_stats(l);
 		if (o->json) {
-			put(o, "%s{\"name\":", i ? "," : "");
+			put(o, "%s{\"name\":", firstp ? "" : ",");
+			firstp = 0;
 			jstr(o, nm);
 			put(o, ",\"ib\":{");
 		}
@@ -440,10 +459,10 @@ static void show_stats(struct ibgwd *d, struct out *o)
 static int run(struct ibgwd *d, char *req, struct out *o, char *err,
 	       size_t errlen)
 {
-	char *w[8], *save = NULL;
+	char *w[40], *save = NULL;
 	int n = 0;
 
-	for (w[n] = strtok_r(req, " ", &save); w[n] && n < 7;
+	for (w[n] = strtok_r(req, " ", &save); w[n] && n < 39;
 	     w[++n] = strtok_r(NULL, " ", &save))
 		;
 	if (n < 2 || (strcmp(w[0], "text") && strcmp(w[0], "json"))) {
@@ -475,10 +494,31 @@ static int run(struct ibgwd *d, char *req, struct out *o, char *err,
 			 "groups|stats");
 		return -1;
 	}
-	if (!strcmp(w[1], "partition") || !strcmp(w[1], "reload")) {
-		snprintf(err, errlen, "'%s' is not done yet by this ibgwd",
-			 w[1]);
+	if (!strcmp(w[1], "partition") && n >= 4 && !strcmp(w[2], "add")) {
+		if (ibgwd_partition_add(d, w[3], w + 4, n - 4, err,
+					errlen) < 0)
+			return -1;
+		put(o, o->json ? "{\"added\":\"%s\"}\n" :
+		    "partition %s added\n", w[3]);
+		return 0;
+	}
+	if (!strcmp(w[1], "partition") && n == 4 && !strcmp(w[2], "del")) {
+		if (ibgwd_partition_del(d, w[3], err, errlen) < 0)
+			return -1;
+		put(o, o->json ? "{\"deleted\":\"%s\"}\n" :
+		    "partition %s deleted\n", w[3]);
+		return 0;
+	}
+	if (!strcmp(w[1], "partition")) {
+		snprintf(err, errlen, "partition add NAME KEY=VALUE... | "
+			 "partition del NAME");
 		return -1;
+	}
+	if (!strcmp(w[1], "reload") && n == 2) {
+		if (ibgwd_reload(d, err, errlen) < 0)
+			return -1;
+		put(o, o->json ? "{\"reloaded\":true}\n" : "reloaded\n");
+		return 0;
 	}
 	snprintf(err, errlen, "unknown command '%s'", w[1]);
 	return -1;

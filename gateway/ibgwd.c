@@ -57,6 +57,15 @@ static void usage(FILE *f)
 
 static void tap_flush(struct part *p);
 
+static unsigned int parts_used(const struct ibgwd *d)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < d->nparts; i++)
+		n += d->parts[i].used;
+	return n;
+}
+
 /* ---- readiness ------------------------------------------------------------ */
 
 /*
@@ -96,15 +105,15 @@ static void check_ready(struct ibgwd *d)
 	if (d->ready)
 		return;
 	for (i = 0; i < d->nparts; i++)
-		if (!d->parts[i].up)
+		if (d->parts[i].used && !d->parts[i].up)
 			return;
 	d->ready = 1;
-	log_info("ready: %u partition(s)", d->nparts);
+	log_info("ready: %u partition(s)", parts_used(d));
 	{
 		char m[64];
 
 		snprintf(m, sizeof(m), "READY=1\nSTATUS=%u partition(s)",
-			 d->nparts);
+			 parts_used(d));
 		notify(m);
 	}
 	if (!d->foreground) {
@@ -307,6 +316,13 @@ static void br_ib_resolve(void *arg, const struct ipoib_ip *ip)
 	ipoib_link_neigh_resolve(p->link, ip);
 }
 
+static void br_ib_announce(void *arg, const struct ipoib_ip *ip)
+{
+	struct part *p = arg;
+
+	ipoib_link_announce(p->link, ip);
+}
+
 static unsigned int br_ib_mtu(void *arg)
 {
 	struct part *p = arg;
@@ -442,7 +458,8 @@ static void trunk_cb(evutil_socket_t fd, short what, void *arg)
 			vid = be16_get(f + 14) & 0x0fff;
 		}
 		for (j = 0; tagged && j < d->nparts; j++)
-			if (d->parts[j].pc->vlan == vid && d->parts[j].br)
+			if (d->parts[j].used && d->parts[j].pc->vlan == vid &&
+			    d->parts[j].br)
 				break;
 		if (!tagged || j == d->nparts) {
 			d->trunk_unmapped++;
@@ -569,6 +586,7 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 				      .ib_xmit = br_ib_xmit,
 				      .ib_neigh = br_ib_neigh,
 				      .ib_resolve = br_ib_resolve,
+				      .ib_announce = br_ib_announce,
 				      .ib_mtu = br_ib_mtu };
 	struct gw_bridge_cfg bc;
 	struct ipoib_addr me;
@@ -623,8 +641,11 @@ static void report(struct ibgwd *d)
 
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
-		struct ipoib_link *l = p->tun ? ipoib_tun_link(p->tun) :
-				       p->link;
+		struct ipoib_link *l;
+
+		if (!p->used)
+			continue;
+		l = part_link(p);
 
 		for (k = 0; l && k < 3; k++) {
 			ipoib_link_report(l, what[k], out, sizeof(out));
@@ -698,6 +719,8 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		for (i = 0; i < d->nparts; i++) {
+			if (!d->parts[i].used)
+				continue;
 			if (d->parts[i].tun)
 				ipoib_tun_event(d->parts[i].tun, ev.type);
 			else if (d->parts[i].link)
@@ -716,7 +739,7 @@ static void monitor_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (nl_monitor_read(d->nl, err, sizeof(err)) != 0)
 		for (i = 0; i < d->nparts; i++)
-			if (d->parts[i].tun)
+			if (d->parts[i].used && d->parts[i].tun)
 				ipoib_tun_routes_changed(d->parts[i].tun);
 }
 
@@ -729,6 +752,8 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	for (i = 0; i < d->nparts; i++) {
+		if (!d->parts[i].used)
+			continue;
 		if (d->parts[i].br)
 			gw_bridge_tick(d->parts[i].br, now);
 		tap_flush(&d->parts[i]);
@@ -742,6 +767,15 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 	(void)what;
 	if (sig == SIGUSR1) {
 		report(d);
+		return;
+	}
+	if (sig == SIGHUP) {
+		char err[1024];
+
+		notify("RELOADING=1");
+		log_info("SIGHUP: reloading %s", d->conf.path);
+		ibgwd_reload(d, err, sizeof(err));
+		notify("READY=1");
 		return;
 	}
 	log_info("signal %d: leaving the groups", (int)sig);
@@ -768,25 +802,321 @@ static void enable_forwarding(void)
 	}
 }
 
+/* Stop a partition: leave its groups (waiting at most ms for the SA),
+ * remove its tap or interface, free the slot. */
+static void part_stop(struct part *p, unsigned int ms)
+{
+	if (!p->used)
+		return;
+	if (p->tun)
+		ipoib_tun_free(p->tun, ms);
+	if (p->link)
+		ipoib_link_free(p->link, ms);
+	if (p->tap_ev)
+		event_free(p->tap_ev);
+	if (p->tap_fd >= 0)
+		close(p->tap_fd);	/* the tap goes with it */
+	gw_bridge_free(p->br);
+	free(p->gro);
+	p->tun = NULL;
+	p->link = NULL;
+	p->tap_ev = NULL;
+	p->tap_fd = -1;
+	p->br = NULL;
+	p->gro = NULL;
+	p->used = 0;
+	p->up = 0;
+}
+
 static void teardown(struct ibgwd *d)
 {
 	unsigned int i;
-	unsigned int ms = d->exit_code ? 0 : 1000;
 
+	for (i = 0; i < d->nparts; i++)
+		part_stop(&d->parts[i], d->exit_code ? 0 : 1000);
+}
+
+/* Set a partition up in a free slot (its link not started yet). */
+static struct part *part_new(struct ibgwd *d, const struct gw_part_conf *pc,
+			     char *err, size_t errlen)
+{
+	struct part *p = NULL;
+	unsigned int i;
+	int n;
+
+	for (i = 0; i < GW_MAX_PARTS; i++) {
+		if (!d->parts[i].used) {
+			p = &d->parts[i];
+			break;
+		}
+	}
+	if (!p) {
+		snprintf(err, errlen, "no room for more than %d partitions",
+			 GW_MAX_PARTS);
+		return NULL;
+	}
+	memset(p, 0, offsetof(struct part, tapbuf));
+	p->d = d;
+	p->conf = *pc;
+	p->pc = &p->conf;
+	p->tap_fd = -1;
+	p->used = 1;
+	if (i >= d->nparts)
+		d->nparts = i + 1;
+	if (pc->mode == GW_MODE_ROUTER)
+		n = start_router(p, err, errlen);
+	else
+		n = start_transparent(p, err, errlen);
+	if (n < 0) {
+		part_stop(p, 0);
+		return NULL;
+	}
+	if (pc->mode == GW_MODE_ROUTER)
+		enable_forwarding();
+	return p;
+}
+
+static void part_go(struct part *p)
+{
+	if (p->tun)
+		ipoib_tun_start(p->tun);
+	else
+		ipoib_link_start(p->link);
+	log_info("partition %s: P_Key 0x%04x, %s, joining the broadcast group",
+		 p->pc->name, p->pc->pkey | 0x8000, gw_mode_name(p->pc->mode));
+}
+
+static struct part *part_find(struct ibgwd *d, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].used && !strcmp(d->parts[i].pc->name, name))
+			return &d->parts[i];
+	return NULL;
+}
+
+/* ---- run-time changes -------------------------------------------------------------- */
+
+/* Write the running configuration, with extra appended (a section
+ * text) and skip left out, to PATH.new; check it; on success *out holds
+ * it.  Returns 0, or -1 with the errors, joined, in err. */
+static int candidate(struct ibgwd *d, const char *skip, const char *extra,
+		     struct gw_conf *out, char *err, size_t errlen)
+{
+	char tmp[4096 + 8], *msg = NULL, *nl;
+	size_t msglen = 0;
+	unsigned int i;
+	FILE *f, *e;
+	int n;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", d->conf.path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# written by ibgwd after a change at run time\n");
+	gw_conf_write_gateway(f, &d->conf);
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].used &&
+		    (!skip || strcmp(d->parts[i].pc->name, skip)))
+			gw_conf_write_part(f, d->parts[i].pc);
+	if (extra)
+		fputs(extra, f);
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	e = open_memstream(&msg, &msglen);
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		unlink(tmp);
+		return -1;
+	}
+	n = gw_conf_load(tmp, out, e);
+	fclose(e);
+	if (n) {
+		/* one line: the reasons, without the temporary file's name */
+		for (nl = msg; nl && (nl = strchr(nl, '\n'));)
+			*nl = ';';
+		snprintf(err, errlen, "%s", msg ? msg : "invalid");
+		if (strlen(err) && err[strlen(err) - 1] == ';')
+			err[strlen(err) - 1] = '\0';
+		free(msg);
+		unlink(tmp);
+		return -1;
+	}
+	free(msg);
+	return 0;
+}
+
+static void drop_candidate(struct ibgwd *d)
+{
+	char tmp[4096 + 8];
+
+	snprintf(tmp, sizeof(tmp), "%s.new", d->conf.path);
+	unlink(tmp);
+}
+
+/* The candidate becomes the configuration file. */
+static int commit(struct ibgwd *d, char *err, size_t errlen)
+{
+	char tmp[4096 + 8];
+
+	snprintf(tmp, sizeof(tmp), "%s.new", d->conf.path);
+	if (rename(tmp, d->conf.path) < 0) {
+		snprintf(err, errlen, "%s: %s (the change is applied, not "
+			 "saved)", d->conf.path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int ibgwd_partition_add(struct ibgwd *d, const char *name, char **kv,
+			int nkv, char *err, size_t errlen)
+{
+	static struct gw_conf cand;
+	char sec[4096], *eq;
+	size_t o;
+	unsigned int i;
+	struct part *p;
+	int k;
+
+	if (part_find(d, name)) {
+		snprintf(err, errlen, "partition %s exists", name);
+		return -1;
+	}
+	for (i = 0; name[i]; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= '0' && name[i] <= '9') || name[i] == '_' ||
+		      name[i] == '.' || name[i] == '-') || i >= GW_NAME_MAX) {
+			snprintf(err, errlen, "bad partition name '%s'",
+				 name);
+			return -1;
+		}
+	o = (size_t)snprintf(sec, sizeof(sec), "\n[partition %s]\n", name);
+	for (k = 0; k < nkv; k++) {
+		eq = strchr(kv[k], '=');
+		if (!eq || eq == kv[k] || strchr(kv[k], '[') ||
+		    o + strlen(kv[k]) + 8 >= sizeof(sec)) {
+			snprintf(err, errlen, "'%s': KEY=VALUE wanted", kv[k]);
+			return -1;
+		}
+		o += (size_t)snprintf(sec + o, sizeof(sec) - o, "%.*s = %s\n",
+				      (int)(eq - kv[k]), kv[k], eq + 1);
+	}
+	if (candidate(d, NULL, sec, &cand, err, errlen) < 0)
+		return -1;
+	for (i = 0; i < cand.nparts; i++)
+		if (!strcmp(cand.parts[i].name, name))
+			break;
+	if (i == cand.nparts || (cand.parts[i].vlan && d->trunk_fd < 0)) {
+		snprintf(err, errlen, i == cand.nparts ? "internal error" :
+			 "a VLAN partition needs the trunk, opened at start");
+		drop_candidate(d);
+		return -1;
+	}
+	p = part_new(d, &cand.parts[i], err, errlen);
+	if (!p) {
+		drop_candidate(d);
+		return -1;
+	}
+	part_go(p);
+	log_info("partition %s added", name);
+	return commit(d, err, errlen);
+}
+
+int ibgwd_partition_del(struct ibgwd *d, const char *name, char *err,
+			size_t errlen)
+{
+	static struct gw_conf cand;
+	struct part *p = part_find(d, name);
+
+	if (!p) {
+		snprintf(err, errlen, "no partition %s", name);
+		return -1;
+	}
+	if (candidate(d, name, NULL, &cand, err, errlen) < 0)
+		return -1;
+	part_stop(p, 0);	/* leaves sent, not waited for: the loop runs */
+	log_info("partition %s deleted", name);
+	return commit(d, err, errlen);
+}
+
+/* Re-read the file: partitions gone are stopped, new ones started,
+ * changed ones restarted; [gateway] changes need a restart. */
+int ibgwd_reload(struct ibgwd *d, char *err, size_t errlen)
+{
+	static struct gw_conf nc;
+	char *msg = NULL, *nl;
+	size_t msglen = 0;
+	unsigned int i, j, added = 0, removed = 0, changed = 0;
+	FILE *e = open_memstream(&msg, &msglen);
+	int n;
+
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	n = gw_conf_load(d->conf.path, &nc, e);
+	fclose(e);
+	if (n) {
+		for (nl = msg; nl && (nl = strchr(nl, '\n'));)
+			*nl = ';';
+		log_warnx("reload: %s has errors, the running configuration "
+			  "stays: %s", d->conf.path, msg ? msg : "");
+		snprintf(err, errlen, "%s has errors, nothing changed: %s",
+			 d->conf.path, msg ? msg : "");
+		free(msg);
+		return -1;
+	}
+	free(msg);
+	if (strcmp(nc.fabric, d->conf.fabric) || strcmp(nc.node, d->conf.node) ||
+	    strcmp(nc.trunk, d->conf.trunk) ||
+	    strcmp(nc.control, d->conf.control))
+		log_warnx("reload: [gateway] changed: it takes a restart");
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
 
-		if (p->tun)
-			ipoib_tun_free(p->tun, ms);
-		if (p->link)
-			ipoib_link_free(p->link, ms);
-		if (p->tap_ev)
-			event_free(p->tap_ev);
-		if (p->tap_fd >= 0)
-			close(p->tap_fd);	/* the tap goes with it */
-		gw_bridge_free(p->br);
-		free(p->gro);
+		if (!p->used)
+			continue;
+		for (j = 0; j < nc.nparts; j++)
+			if (!strcmp(nc.parts[j].name, p->pc->name))
+				break;
+		if (j == nc.nparts) {
+			log_info("reload: partition %s removed", p->pc->name);
+			part_stop(p, 0);	/* leaves sent, not waited for: the loop runs */
+			removed++;
+			continue;
+		}
+		nc.parts[j].line = p->pc->line;
+		if (memcmp(&nc.parts[j], p->pc, sizeof(*p->pc))) {
+			log_info("reload: partition %s changed", p->pc->name);
+			part_stop(p, 0);	/* leaves sent, not waited for: the loop runs */
+			removed++;
+			changed++;
+		}
 	}
+	for (j = 0; j < nc.nparts; j++) {
+		struct part *p;
+
+		if (part_find(d, nc.parts[j].name))
+			continue;
+		p = part_new(d, &nc.parts[j], err, errlen);
+		if (!p) {
+			log_warnx("reload: partition %s: %s", nc.parts[j].name,
+				  err);
+			continue;
+		}
+		part_go(p);
+		added++;
+	}
+	log_info("reload: %u added, %u removed (%u of them changed)",
+		 added - changed, removed - changed, changed);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -803,7 +1133,6 @@ int main(int argc, char **argv)
 	static struct ibgwd d;
 	const char *path = "/etc/ibgw/ibgw.conf";
 	int ch, check = 0, n, sigs[4] = { SIGTERM, SIGINT, SIGUSR1, SIGHUP };
-	int any_router = 0;
 	char err[512];
 	unsigned int i;
 	struct timeval sec = { 1, 0 };
@@ -857,20 +1186,9 @@ int main(int argc, char **argv)
 	if (!d.base)
 		fatalx("event_base_new");
 	for (i = 0; i < d.conf.nparts; i++) {
-		struct part *p = &d.parts[i];
-
-		p->d = &d;
-		p->pc = &d.conf.parts[i];
-		p->tap_fd = -1;
-		d.nparts++;
-		if (p->pc->mode == GW_MODE_ROUTER) {
-			any_router = 1;
-			n = start_router(p, err, sizeof(err));
-		} else {
-			n = start_transparent(p, err, sizeof(err));
-		}
-		if (n < 0) {
-			log_warnx("partition %s: %s", p->pc->name, err);
+		if (!part_new(&d, &d.conf.parts[i], err, sizeof(err))) {
+			log_warnx("partition %s: %s", d.conf.parts[i].name,
+				  err);
 			d.exit_code = 1;
 			teardown(&d);
 			return 1;
@@ -907,8 +1225,6 @@ int main(int argc, char **argv)
 		teardown(&d);
 		return 1;
 	}
-	if (any_router)
-		enable_forwarding();
 	d.dev_ev = event_new(d.base, fab_dev_fd(d.dev), EV_READ | EV_PERSIST,
 			     dev_cb, &d);
 	event_add(d.dev_ev, NULL);
@@ -920,27 +1236,18 @@ int main(int argc, char **argv)
 		log_warnx("route monitor: %s (next hops are looked up for "
 			  "every packet)", err);
 		for (i = 0; i < d.nparts; i++)
-			if (d.parts[i].tun)
+			if (d.parts[i].used && d.parts[i].tun)
 				ipoib_tun_set_nocache(d.parts[i].tun, 1);
 	}
 	d.tick_ev = event_new(d.base, -1, EV_PERSIST, tick_cb, &d);
 	event_add(d.tick_ev, &sec);
 	for (i = 0; i < 4; i++) {
 		d.sig_ev[i] = evsignal_new(d.base, sigs[i], signal_cb, &d);
-		if (sigs[i] != SIGHUP)	/* reload: not yet, ignored */
-			event_add(d.sig_ev[i], NULL);
+		event_add(d.sig_ev[i], NULL);
 	}
-	signal(SIGHUP, SIG_IGN);
-	for (i = 0; i < d.nparts; i++) {
-		if (d.parts[i].tun)
-			ipoib_tun_start(d.parts[i].tun);
-		else
-			ipoib_link_start(d.parts[i].link);
-		log_info("partition %s: P_Key 0x%04x, %s, joining the "
-			 "broadcast group", d.parts[i].pc->name,
-			 d.parts[i].pc->pkey | 0x8000,
-			 gw_mode_name(d.parts[i].pc->mode));
-	}
+	for (i = 0; i < d.nparts; i++)
+		if (d.parts[i].used)
+			part_go(&d.parts[i]);
 	event_base_dispatch(d.base);
 
 	gw_ctl_close(d.ctl);

@@ -25,7 +25,9 @@ struct ibgwd;
 
 struct part {
 	struct ibgwd *d;
-	const struct gw_part_conf *pc;
+	int used;			/* the slot holds a partition */
+	struct gw_part_conf conf;	/* its configuration */
+	const struct gw_part_conf *pc;	/* = &conf */
 	int up;				/* carrier seen */
 	/* router */
 	struct ipoib_tun *tun;
@@ -49,7 +51,7 @@ struct ibgwd {
 	struct fab_port_attr pa;
 	struct nl_sock_ctx *nl;
 	struct part parts[GW_MAX_PARTS];
-	unsigned int nparts;
+	unsigned int nparts;		/* slots up to the last one used */
 	int trunk_fd, trunk_ifindex;
 	struct event *trunk_ev;
 	uint64_t trunk_unmapped, trunk_errors;
@@ -66,6 +68,15 @@ static inline struct ipoib_link *part_link(struct part *p)
 {
 	return p->tun ? ipoib_tun_link(p->tun) : p->link;
 }
+
+/* Run-time changes (ibgwd.c), for the control socket.  Each returns 0,
+ * or -1 with a one-line reason in err; the configuration file is
+ * rewritten after a change (its canonical form, comments are not kept). */
+int ibgwd_partition_add(struct ibgwd *d, const char *name, char **kv,
+			int nkv, char *err, size_t errlen);
+int ibgwd_partition_del(struct ibgwd *d, const char *name, char *err,
+			size_t errlen);
+int ibgwd_reload(struct ibgwd *d, char *err, size_t errlen);
 
 /* The control socket (gw_ctl.c): listen on path (mode 0660), serve the
  * commands of ibgwctl(8) from the event loop. */

@@ -1310,6 +1310,11 @@ static void announce(struct ipoib_link *l, const struct ipoib_ip *a)
 	}
 }
 
+void ipoib_link_announce(struct ipoib_link *l, const struct ipoib_ip *a)
+{
+	announce(l, a);
+}
+
 static void bcast_joined(void *arg, const struct sa_result *res)
 {
 	struct mc *m = arg;

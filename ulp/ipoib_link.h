@@ -121,6 +121,9 @@ void ipoib_link_xmit_bcast(struct ipoib_link *l, const uint8_t *pkt,
 /* The neighbour cache: 0 and *hw if ip's link address is known, else -1. */
 int ipoib_link_neigh_hw(struct ipoib_link *l, const struct ipoib_ip *ip,
 			struct ipoib_addr *hw);
+/* A gratuitous ARP for the IPv4 address a with the link's own address
+ * (a proxy announcing a host it answers for); nothing for IPv6. */
+void ipoib_link_announce(struct ipoib_link *l, const struct ipoib_ip *a);
 /* Start resolving ip if it is not known or being resolved. */
 void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct ipoib_ip *ip);
 /* Around a burst of ipoib_link_xmit() calls: hold 1 collects the

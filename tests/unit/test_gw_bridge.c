@@ -29,7 +29,7 @@ struct rec {
 
 static struct fake {
 	struct rec eth[MAXREC], ib[MAXREC];
-	unsigned int neth, nib, nresolve;
+	unsigned int neth, nib, nresolve, nannounce;
 	struct ipoib_ip resolved;
 	/* the link's neighbours: A = 10.9.0.1 / fd09::1 */
 	int know_a;
@@ -88,6 +88,13 @@ static void ib_resolve(void *arg, const struct ipoib_ip *ip)
 	fk.resolved = *ip;
 }
 
+static void ib_announce(void *arg, const struct ipoib_ip *ip)
+{
+	(void)arg;
+	(void)ip;
+	fk.nannounce++;
+}
+
 static unsigned int ib_mtu(void *arg)
 {
 	(void)arg;
@@ -96,7 +103,7 @@ static unsigned int ib_mtu(void *arg)
 
 static const struct gw_bridge_ops ops = {
 	.eth_send = eth_send, .ib_xmit = ib_xmit, .ib_neigh = ib_neigh,
-	.ib_resolve = ib_resolve, .ib_mtu = ib_mtu,
+	.ib_resolve = ib_resolve, .ib_mtu = ib_mtu, .ib_announce = ib_announce,
 };
 
 static const uint8_t GWMAC[6] = { 0x02, 0, 0, 0, 0, 0x99 };
@@ -557,6 +564,43 @@ static void test_malformed(void **state)
 	gw_bridge_free(b);
 }
 
+/* after a restart LAN hosts still send to the MACs handed out before */
+static void test_mac_recovered(void **state)
+{
+	struct gw_bridge *b = setup(0);
+	uint8_t f[200], mac[6];
+	size_t n;
+
+	(void)state;
+	eth_mac_of_ib(&fk.a_hw, mac);
+	n = eth_hdr(f, mac, LMAC, 0, 0x0800);
+	n += ipv4(f + n, "10.9.0.50", "10.9.0.1", 17, 0, 10);
+	gw_bridge_eth_rx(b, f, n);	/* A unknown on IB yet: asked for */
+	assert_int_equal(fk.nib, 0);
+	assert_int_equal(fk.nresolve, 1);
+	assert_true(is_a(&fk.resolved));
+	fk.know_a = 1;
+	gw_bridge_eth_rx(b, f, n);
+	assert_int_equal(fk.nib, 1);
+	assert_true(fk.ib[0].has_nh && is_a(&fk.ib[0].nh));
+	assert_int_equal(gw_bridge_mac_count(b), 1);
+	/* the sender, never heard in ARP, was learned from its frames and
+	 * announced on IB once */
+	{
+		struct ipoib_ip l = { .family = AF_INET };
+
+		inet_pton(AF_INET, "10.9.0.50", l.raw);
+		assert_int_equal(gw_bridge_proxy(b, &l), 1);
+	}
+	assert_int_equal(fk.nannounce, 1);
+	/* another local MAC for A's address: not A's, dropped */
+	f[5] ^= 1;
+	gw_bridge_eth_rx(b, f, n);
+	assert_int_equal(fk.nib, 1);
+	assert_int_equal(gw_bridge_stats(b)->drop[GW_DROP_ETH_NOT_OURS], 2);
+	gw_bridge_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_nd),
 		cmocka_unit_test(test_neigh_failure),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_mac_recovered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,133 @@
+#!/bin/bash
+# Administering a running gateway: ibgwctl partition add/del while traffic
+# flows on another partition (an iperf3 that must not notice), changes
+# written back to the configuration and kept across a restart, reload by
+# SIGHUP and by ibgwctl (a bad file changes nothing and says why), and the
+# daemon's refusals reaching the user verbatim.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+for t in ping iperf3 python3; do
+	command -v $t >/dev/null || fail "$t not installed (make deps)"
+done
+
+cat >"$T/partitions.conf" <<'CONF'
+Default=0x7fff, ipoib : ALL=full;
+p1=0x8001, ipoib : ALL=full;
+p2=0x8002, ipoib : ALL=full;
+p3=0x8003, ipoib : ALL=full;
+CONF
+start_fabric -P "$T/partitions.conf"
+ib() {	# NAME PKEY ADDR
+	ns_add "$1"
+	ns_bg "${1}_PID" "$1" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$1" -p "$2" \
+		-i ib0 --address "$3" >"$T/$1.log" 2>&1
+}
+ib ib1 0x8001 10.51.0.1/24
+ib ib2 0x8002 10.52.0.2/24
+ib ib3 0x8003 10.53.0.3/24
+ns_add gw
+ns_add lan1
+ns_add lan2
+for b in br1 br2; do ns gw ip link add $b type bridge; ns gw ip link set $b up; done
+ns_veth gw v1 lan1 eth0
+ns_veth gw v2 lan2 eth0
+ns gw ip link set v1 master br1
+ns gw ip link set v2 master br2
+ns lan1 ip addr add 10.51.0.50/24 dev eth0
+ns lan2 ip addr add 10.52.0.50/24 dev eth0
+
+CONFF=$T/ibgw.conf
+cat >"$CONFF" <<CONF
+# the operator's file
+[gateway]
+fabric = soft:$SOCK
+node = gw
+control = $T/ctl.sock
+
+[partition p1]
+pkey = 0x8001
+tap = gwtap1
+bridge = br1
+CONF
+start_gw() {
+	ns_bg GW_PID gw "$BIN/ibgwd" -f -c "$CONFF" >>"$T/gw.log" 2>&1
+	local n=$1
+	gw_ready() { [ "$(grep -c "ready: " "$T/gw.log")" -ge "$n" ]; }
+	eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
+}
+start_gw 1
+C() { "$BIN/ibgwctl" -s "$T/ctl.sock" "$@"; }
+for h in ib1 ib2 ib3; do
+	hr() { grep -q "ready:" "$T/$h.log"; }
+	eventually hr || fail "ipoibd $h"
+done
+ns lan1 ping -c 3 -W 2 10.51.0.1 >/dev/null || fail "lan1 -> ib1 through p1"
+
+# --- add and delete p2 while an iperf3 runs on p1 ------------------------------
+ns_bg SRV lan1 iperf3 -s -1 >/dev/null 2>&1
+sleep 0.5
+ns_bg CLI ib1 iperf3 -c 10.51.0.50 -t 8 -J >"$T/iperf.json" 2>&1
+sleep 1.5
+C partition add p2 pkey=0x8002 tap=gwtap2 bridge=br2 >"$T/add.out" || fail "partition add p2"
+grep -q "partition p2 added" "$T/add.out" || fail "add: $(cat "$T/add.out")"
+ns gw ip link show gwtap2 | grep -q "master br2" || fail "gwtap2 not created in br2"
+up2() { C -j show partitions | python3 -c 'import json,sys; p = {x["name"]: x for x in json.load(sys.stdin)["partitions"]}; sys.exit(0 if p["p2"]["carrier"] else 1)'; }
+eventually up2 || fail "p2 has no carrier"
+ns lan2 ping -c 3 -W 2 10.52.0.2 >/dev/null || fail "lan2 -> ib2 through the new p2"
+grep -q "^\[partition p2\]" "$CONFF" || fail "p2 not written to the configuration"
+C partition del p2 >/dev/null || fail "partition del p2"
+ns gw ip link show gwtap2 >/dev/null 2>&1 && fail "gwtap2 left behind"
+grep -q "p2" "$CONFF" && fail "p2 still in the configuration"
+ns lan2 ping -c 1 -W 1 10.52.0.2 >/dev/null 2>&1 && fail "lan2 still reaches ib2"
+wait "$CLI" || { cat "$T/iperf.json"; fail "iperf3 on p1 ended while p2 came and went"; }
+rate=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second']))" "$T/iperf.json")
+[ "$rate" -gt 0 ] || fail "iperf3 rate $rate"
+ok "p2 added and deleted while iperf3 on p1 ran on ($((rate / 1000000)) Mb/s)"
+
+# --- refusals come through verbatim -----------------------------------------------
+expect_refusal() {	# PATTERN ibgwctl-args...
+	local pat=$1
+	shift
+	C "$@" >"$T/out" 2>"$T/err" && fail "ibgwctl $* succeeded"
+	grep -q -- "$pat" "$T/err" || { cat "$T/err"; fail "ibgwctl $*: no '$pat'"; }
+}
+expect_refusal "partition p1 exists" partition add p1 pkey=0x8005 tap=x1
+expect_refusal "0x8001 is partition p1's already" partition add p9 pkey=0x8001 tap=x9
+expect_refusal "bogus: unknown key" partition add p9 pkey=0x8009 tap=x9 bogus=1
+expect_refusal "needs trunk" partition add p9 pkey=0x8009 vlan=7
+expect_refusal "no partition nosuch" partition del nosuch
+expect_refusal "KEY=VALUE wanted" partition add p9 pkey
+[ -e "$CONFF.new" ] && fail "a refused change left $CONFF.new"
+grep -q "^\[partition p9\]" "$CONFF" && fail "a refused partition was written"
+ok "refusals reach ibgwctl with exit status 1; nothing written"
+
+# --- a router partition, kept across a restart ------------------------------------
+C partition add p3 pkey=0x8003 mode=router address=10.53.0.254/24 >/dev/null || fail "add router p3"
+up3() { ns gw ip -4 addr show dev ib8003 2>/dev/null | grep -q 10.53.0.254; }
+eventually up3 || fail "ib8003 not configured"
+ns gw ping -c 2 -W 2 10.53.0.3 >/dev/null || fail "gateway -> ib3 on the new router partition"
+kill -TERM "$GW_PID"; wait "$GW_PID" || fail "ibgwd exit"
+ns gw ip link show ib8003 >/dev/null 2>&1 && fail "ib8003 left after stop"
+start_gw 2
+C show partitions | grep -q "^p3 *0x8003 router *ib8003 *up" || { C show partitions; fail "p3 not back after the restart"; }
+ns gw ping -c 2 -W 2 10.53.0.3 >/dev/null || fail "p3 after the restart"
+ok "changes persist: p3 back after a restart"
+
+# --- reload ------------------------------------------------------------------------
+cp "$CONFF" "$T/good.conf"
+printf '\n[partition p4]\npkey = 0x8004\nvlan = 4\nnonsense = 1\n' >>"$CONFF"
+kill -HUP "$GW_PID"
+bad_logged() { grep -q "reload: .* has errors, the running configuration stays" "$T/gw.log"; }
+eventually bad_logged || { tail "$T/gw.log"; fail "bad reload not logged"; }
+grep "reload: .* has errors" "$T/gw.log" | grep -q "nonsense: unknown key" || fail "the reason is not in the log"
+expect_refusal "has errors, nothing changed" reload
+expect_eq "partitions after a bad reload" "$(C -j show summary | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitions"])')" 2
+# a good file without p3: reload removes it
+grep -v "^$" "$T/good.conf" | awk '/^\[partition p3\]/{skip=1; next} /^\[/{skip=0} !skip' >"$CONFF"
+C reload >/dev/null || fail "ibgwctl reload"
+gone3() { ! ns gw ip link show ib8003 >/dev/null 2>&1; }
+eventually gone3 || fail "reload kept ib8003"
+expect_eq "partitions after reload" "$(C -j show summary | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitions"])')" 1
+ns lan1 ping -c 2 -W 2 10.51.0.1 >/dev/null || fail "p1 after the reloads"
+ok "reload: a bad file changes nothing and says why; a good one applies"
+ok "gateway_admin"
