@@ -23,7 +23,10 @@ static void usage(FILE *f)
 "  -j, --json          JSON output (field names in ibgwctl(8))\n"
 "  -h, --help, -V, --version\n"
 "commands:\n"
-"  show WHAT           summary, partitions, neighbors, groups or stats\n");
+"  show WHAT           summary, partitions, neighbors, groups or stats\n"
+"  partition add NAME KEY=VALUE...   a partition, keys as in ibgw.conf(5)\n"
+"  partition del NAME  stop a partition and remove its interface\n"
+"  reload              re-read the configuration file\n");
 }
 
 int main(int argc, char **argv)
