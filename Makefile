@@ -27,6 +27,7 @@ SANFLAGS :=
 endif
 
 PKGS     := libevent_core libibverbs libibumad libmnl
+HTTP_LIBS = $(shell pkg-config --libs libevent_extra)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) cmocka 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 INI_CFLAGS := -I/usr/include/iniparser
@@ -91,8 +92,9 @@ $(BUILD)/ibfabricctl: $(BUILD)/fabric/ibfabricctl.o $(LIB)
 $(BUILD)/ipoibd: $(BUILD)/ulp/ipoibd.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(BUILD)/gateway/gw_ctl.o $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+$(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(BUILD)/gateway/gw_ctl.o \
+                $(BUILD)/gateway/gw_metrics.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(HTTP_LIBS)
 
 $(BUILD)/ibgwctl: $(BUILD)/gateway/ibgwctl.o
 	$(CC) $(LDFLAGS) -o $@ $^

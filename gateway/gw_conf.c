@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ibgw.conf: schema and whole-file checks (see gw_conf.h). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conf/conf.h"
@@ -17,6 +19,7 @@ static const struct conf_key_desc gateway_keys[] = {
 	{ .name = "trunk", .type = CONF_STRING },
 	{ .name = "neigh_max", .type = CONF_UINT, .def = "4096",
 	  .umin = 16, .umax = 1000000 },
+	{ .name = "metrics", .type = CONF_STRING },
 	{ .name = NULL },
 };
 
@@ -217,6 +220,41 @@ static void check_unique(struct ctx *c, struct gw_conf *g)
 	}
 }
 
+/* "1.2.3.4:PORT" or "[v6]:PORT", port 1..65535 */
+static int parse_listen(const char *s, char *addr, size_t cap,
+			unsigned int *port)
+{
+	const char *colon = strrchr(s, ':');
+	unsigned long long v;
+	const char *why;
+	struct in6_addr a6;
+	struct in_addr a4;
+	size_t n;
+
+	if (!colon || conf_parse_uint(colon + 1, 1, 65535, &v, &why) < 0)
+		return -1;
+	n = (size_t)(colon - s);
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+		s++;
+		n -= 2;
+		if (n >= cap)
+			return -1;
+		memcpy(addr, s, n);
+		addr[n] = '\0';
+		if (inet_pton(AF_INET6, addr, &a6) != 1)
+			return -1;
+	} else {
+		if (n >= cap)
+			return -1;
+		memcpy(addr, s, n);
+		addr[n] = '\0';
+		if (inet_pton(AF_INET, addr, &a4) != 1)
+			return -1;
+	}
+	*port = (unsigned int)v;
+	return 0;
+}
+
 int gw_conf_load(const char *path, struct gw_conf *g, FILE *err)
 {
 	struct conf *cfg = NULL;
@@ -265,6 +303,12 @@ int gw_conf_load(const char *path, struct gw_conf *g, FILE *err)
 		conf_get_uint(cfg, "gateway", "neigh_max", &u);
 		g->neigh_max = (unsigned int)u;
 	}
+	s = conf_get_str(cfg, "gateway", "metrics");
+	if (s && parse_listen(s, g->metrics_addr, sizeof(g->metrics_addr),
+			      &g->metrics_port) < 0)
+		perr(&c, line_of(gw, "metrics"), NULL, "metrics",
+		     "'%s': ADDRESS:PORT wanted, such as 127.0.0.1:9477 or "
+		     "[::1]:9477", s);
 	for (in = conf_inst_first(cfg, "partition"); in;
 	     in = conf_inst_next(in)) {
 		struct gw_part_conf *p;
@@ -293,6 +337,10 @@ void gw_conf_write_gateway(FILE *f, const struct gw_conf *g)
 	if (g->trunk[0])
 		fprintf(f, "trunk = %s\n", g->trunk);
 	fprintf(f, "neigh_max = %u\n", g->neigh_max);
+	if (g->metrics_addr[0])
+		fprintf(f, strchr(g->metrics_addr, ':') ?
+			"metrics = [%s]:%u\n" : "metrics = %s:%u\n",
+			g->metrics_addr, g->metrics_port);
 }
 
 void gw_conf_write_part(FILE *f, const struct gw_part_conf *p)

@@ -42,6 +42,8 @@ struct gw_conf {
 	char control[4096];
 	char trunk[IFNAMSIZ];
 	unsigned int neigh_max;
+	char metrics_addr[64];		/* "" when not served */
+	unsigned int metrics_port;
 	struct gw_part_conf parts[GW_MAX_PARTS];
 	unsigned int nparts;
 };

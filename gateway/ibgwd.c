@@ -1225,6 +1225,18 @@ int main(int argc, char **argv)
 		teardown(&d);
 		return 1;
 	}
+	if (d.conf.metrics_addr[0]) {
+		d.metrics = gw_metrics_open(&d, d.conf.metrics_addr,
+					    d.conf.metrics_port, err,
+					    sizeof(err));
+		if (!d.metrics) {
+			log_warnx("%s", err);
+			gw_ctl_close(d.ctl);
+			d.exit_code = 1;
+			teardown(&d);
+			return 1;
+		}
+	}
 	d.dev_ev = event_new(d.base, fab_dev_fd(d.dev), EV_READ | EV_PERSIST,
 			     dev_cb, &d);
 	event_add(d.dev_ev, NULL);
@@ -1250,6 +1262,7 @@ int main(int argc, char **argv)
 			part_go(&d.parts[i]);
 	event_base_dispatch(d.base);
 
+	gw_metrics_close(d.metrics);
 	gw_ctl_close(d.ctl);
 	teardown(&d);
 	if (d.trunk_ev)

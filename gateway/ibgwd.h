@@ -17,6 +17,7 @@
 struct event;
 struct event_base;
 struct gw_ctl;
+struct gw_metrics;
 
 #define TAP_BATCH	64
 #define FRAME_MAX	(ETH_HDR_LEN + ETH_VLAN_LEN + 65536)
@@ -59,6 +60,7 @@ struct ibgwd {
 	int ready, foreground, verbose, exit_code;
 	time_t started;
 	struct gw_ctl *ctl;		/* the control socket */
+	struct gw_metrics *metrics;	/* the Prometheus endpoint */
 	uint8_t frame[FRAME_MAX];	/* the trunk's receive buffer */
 	uint8_t out[FRAME_MAX];		/* frames put together to send */
 };
@@ -83,5 +85,11 @@ int ibgwd_reload(struct ibgwd *d, char *err, size_t errlen);
 struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 			   size_t errlen);
 void gw_ctl_close(struct gw_ctl *c);
+
+/* Metrics (gw_metrics.c): /metrics over HTTP on addr:port. */
+struct gw_metrics *gw_metrics_open(struct ibgwd *d, const char *addr,
+				   unsigned int port, char *err,
+				   size_t errlen);
+void gw_metrics_close(struct gw_metrics *m);
 
 #endif

@@ -70,6 +70,10 @@ for want in "gw-bad.conf:10: \[partition b\] bogus: unknown key" \
 done
 expect_eq "ibgwd -n error lines" "$(wc -l <"$T/err")" 10
 ok "ibgwd -n: every error of a bad file, file:line first"
+printf '[gateway]\nfabric = soft:/x.sock\nnode = g\nmetrics = localhost\n[partition a]\npkey = 0x8001\ntap = t\n' >"$T/gw-metrics.conf"
+timeout 10 "$G" -n -c "$T/gw-metrics.conf" >/dev/null 2>"$T/err"
+expect_eq "ibgwd -n with a bad metrics address" $? 2
+grep -q "gw-metrics.conf:4: \[gateway\] metrics: 'localhost': ADDRESS:PORT wanted" "$T/err" || fail "metrics error: $(cat "$T/err")"
 head -c 3000 /dev/urandom >"$T/gw-binary.conf"
 timeout 10 "$G" -n -c "$T/gw-binary.conf" >/dev/null 2>&1
 expect_eq "ibgwd -n on a binary file" $? 2

@@ -43,6 +43,7 @@ cat >"$CONFF" <<CONF
 fabric = soft:$SOCK
 node = gw
 control = $T/ctl.sock
+metrics = 127.0.0.1:9477
 
 [partition p1]
 pkey = 0x8001
@@ -83,6 +84,36 @@ wait "$CLI" || { cat "$T/iperf.json"; fail "iperf3 on p1 ended while p2 came and
 rate=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second']))" "$T/iperf.json")
 [ "$rate" -gt 0 ] || fail "iperf3 rate $rate"
 ok "p2 added and deleted while iperf3 on p1 ran on ($((rate / 1000000)) Mb/s)"
+
+# --- metrics: Prometheus text on the configured address ---------------------------
+ns gw curl -sf --max-time 5 -D "$T/hdr" http://127.0.0.1:9477/metrics >"$T/metrics" || fail "GET /metrics"
+grep -qi "^content-type: text/plain; version=0.0.4" "$T/hdr" || { cat "$T/hdr"; fail "content type"; }
+python3 - "$T/metrics" <<'PY' || { cat "$T/metrics"; fail "metrics format or values"; }
+import re, sys
+sample = re.compile(r'^([a-z_]+)(\{([a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*)\})? ([0-9]+)$')
+vals, typed = {}, set()
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if line.startswith("# TYPE "):
+        typed.add(line.split()[2]); continue
+    if line.startswith("# HELP "):
+        continue
+    m = sample.match(line)
+    assert m, "bad line: " + line
+    assert m.group(1) in typed, "no TYPE for " + m.group(1)
+    vals[m.group(1) + (m.group(2) or "")] = int(m.group(5))
+assert vals["ibgw_up"] == 1
+assert vals['ibgw_partition_carrier{partition="p1",pkey="0x8001",mode="transparent"}'] == 1
+assert vals['ibgw_packets_total{partition="p1",side="eth",direction="rx"}'] > 1000
+assert vals['ibgw_bytes_total{partition="p1",side="ib",direction="tx"}'] > 1000000
+assert 'ibgw_drops_total{partition="p1",side="eth",reason="eth_malformed"}' in vals
+assert vals['ibgw_neighbors{partition="p1",side="ib"}'] >= 1
+assert vals['ibgw_groups{partition="p1"}'] >= 1
+assert 'p2' not in "".join(vals)   # deleted: gone from the metrics
+PY
+code=$(ns gw curl -s -o /dev/null -w '%{http_code}' --max-time 5 http://127.0.0.1:9477/)
+expect_eq "HTTP status of /" "$code" 404
+ok "metrics: Prometheus text at /metrics, counters moving"
 
 # --- refusals come through verbatim -----------------------------------------------
 expect_refusal() {	# PATTERN ibgwctl-args...

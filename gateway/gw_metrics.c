@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ibgwd's metrics in the Prometheus text format (version 0.0.4), served by
+ * libevent's evhttp at /metrics on the address of [gateway] metrics.
+ * Names and labels are documented in ibgwd(8) and kept stable.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+
+#include "conf/log.h"
+#include "gateway/ibgwd.h"
+
+struct gw_metrics {
+	struct ibgwd *d;
+	struct evhttp *http;
+};
+
+/* report lines of a link, counted */
+static unsigned int lines(struct ipoib_link *l, const char *what)
+{
+	static char text[65536];
+	unsigned int n = 0;
+	const char *p;
+
+	ipoib_link_report(l, what, text, sizeof(text));
+	for (p = text; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+static void head(struct evbuffer *b, const char *name, const char *type,
+		 const char *help)
+{
+	evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
+			    name, type);
+}
+
+static void render(struct ibgwd *d, struct evbuffer *b)
+{
+	unsigned int i, r;
+
+	head(b, "ibgw_up", "gauge",
+	     "1 once every partition has its carrier at start, else 0.");
+	evbuffer_add_printf(b, "ibgw_up %d\n", d->ready);
+	head(b, "ibgw_partition_carrier", "gauge",
+	     "1 when the partition's IPoIB link has its carrier.");
+	for (i = 0; i < d->nparts; i++) {
+		struct part *p = &d->parts[i];
+
+		if (!p->used)
+			continue;
+		evbuffer_add_printf(b, "ibgw_partition_carrier{partition=\"%s\","
+				    "pkey=\"0x%04x\",mode=\"%s\"} %d\n",
+				    p->pc->name, p->pc->pkey | 0x8000,
+				    gw_mode_name(p->pc->mode),
+				    ipoib_link_carrier(part_link(p)));
+	}
+	head(b, "ibgw_packets_total", "counter",
+	     "Packets by partition, side (ib: the IPoIB link, eth: the "
+	     "Ethernet segment) and direction (rx, tx).");
+	for (i = 0; i < d->nparts; i++) {
+		struct part *p = &d->parts[i];
+		const struct ipoib_link_stats *s;
+		const char *n = p->pc->name;
+
+		if (!p->used)
+			continue;
+		s = ipoib_link_stats(part_link(p));
+		evbuffer_add_printf(b, "ibgw_packets_total{partition=\"%s\","
+				    "side=\"ib\",direction=\"tx\"} %llu\n", n,
+				    (unsigned long long)s->tx_packets);
+		evbuffer_add_printf(b, "ibgw_packets_total{partition=\"%s\","
+				    "side=\"ib\",direction=\"rx\"} %llu\n", n,
+				    (unsigned long long)s->rx_packets);
+		if (p->br) {
+			const struct gw_bridge_stats *e = gw_bridge_stats(p->br);
+
+			evbuffer_add_printf(b, "ibgw_packets_total{partition="
+					    "\"%s\",side=\"eth\",direction=\"rx\"}"
+					    " %llu\n", n, (unsigned long long)
+					    e->eth_rx_frames);
+			evbuffer_add_printf(b, "ibgw_packets_total{partition="
+					    "\"%s\",side=\"eth\",direction=\"tx\"}"
+					    " %llu\n", n, (unsigned long long)
+					    e->eth_tx_frames);
+		}
+	}
+	head(b, "ibgw_bytes_total", "counter",
+	     "Bytes, labelled as ibgw_packets_total.");
+	for (i = 0; i < d->nparts; i++) {
+		struct part *p = &d->parts[i];
+		const struct ipoib_link_stats *s;
+		const char *n = p->pc->name;
+
+		if (!p->used)
+			continue;
+		s = ipoib_link_stats(part_link(p));
+		evbuffer_add_printf(b, "ibgw_bytes_total{partition=\"%s\","
+				    "side=\"ib\",direction=\"tx\"} %llu\n", n,
+				    (unsigned long long)s->tx_bytes);
+		evbuffer_add_printf(b, "ibgw_bytes_total{partition=\"%s\","
+				    "side=\"ib\",direction=\"rx\"} %llu\n", n,
+				    (unsigned long long)s->rx_bytes);
+		if (p->br) {
+			const struct gw_bridge_stats *e = gw_bridge_stats(p->br);
+
+			evbuffer_add_printf(b, "ibgw_bytes_total{partition="
+					    "\"%s\",side=\"eth\",direction=\"rx\"}"
+					    " %llu\n", n, (unsigned long long)
+					    e->eth_rx_bytes);
+			evbuffer_add_printf(b, "ibgw_bytes_total{partition="
+					    "\"%s\",side=\"eth\",direction=\"tx\"}"
+					    " %llu\n", n, (unsigned long long)
+					    e->eth_tx_bytes);
+		}
+	}
+	head(b, "ibgw_drops_total", "counter",
+	     "Packets dropped, by partition, side and reason.");
+	for (i = 0; i < d->nparts; i++) {
+		struct part *p = &d->parts[i];
+		const struct ipoib_link_stats *s;
+
+		if (!p->used)
+			continue;
+		s = ipoib_link_stats(part_link(p));
+		for (r = 0; r < IPOIB_DROP_MAX; r++)
+			evbuffer_add_printf(b, "ibgw_drops_total{partition="
+					    "\"%s\",side=\"ib\",reason=\"%s\"} "
+					    "%llu\n", p->pc->name,
+					    ipoib_drop_name(r),
+					    (unsigned long long)s->drop[r]);
+		if (p->br) {
+			const struct gw_bridge_stats *e = gw_bridge_stats(p->br);
+
+			for (r = 0; r < GW_DROP_MAX; r++)
+				evbuffer_add_printf(b, "ibgw_drops_total{"
+						    "partition=\"%s\",side=\"eth\","
+						    "reason=\"%s\"} %llu\n",
+						    p->pc->name, gw_drop_name(r),
+						    (unsigned long long)
+						    e->drop[r]);
+		}
+	}
+	head(b, "ibgw_neighbors", "gauge",
+	     "Neighbour entries, by partition and side.");
+	head(b, "ibgw_groups", "gauge",
+	     "Multicast groups of the partition's IPoIB link.");
+	head(b, "ibgw_sa_errors_total", "counter",
+	     "Refused or failed SA requests (joins and PathRecords).");
+	for (i = 0; i < d->nparts; i++) {
+		struct part *p = &d->parts[i];
+		struct ipoib_link *l;
+		const struct ipoib_link_stats *s;
+
+		if (!p->used)
+			continue;
+		l = part_link(p);
+		s = ipoib_link_stats(l);
+		evbuffer_add_printf(b, "ibgw_neighbors{partition=\"%s\","
+				    "side=\"ib\"} %u\n", p->pc->name,
+				    lines(l, "neighbors"));
+		if (p->br)
+			evbuffer_add_printf(b, "ibgw_neighbors{partition="
+					    "\"%s\",side=\"eth\"} %u\n",
+					    p->pc->name,
+					    gw_bridge_neigh_count(p->br));
+		evbuffer_add_printf(b, "ibgw_groups{partition=\"%s\"} %u\n",
+				    p->pc->name, lines(l, "groups"));
+		evbuffer_add_printf(b, "ibgw_sa_errors_total{partition=\"%s\"}"
+				    " %llu\n", p->pc->name,
+				    (unsigned long long)(s->join_failures +
+							 s->path_failures));
+	}
+	head(b, "ibgw_trunk_drops_total", "counter",
+	     "Frames on the trunk dropped: no partition maps their VLAN.");
+	evbuffer_add_printf(b, "ibgw_trunk_drops_total{reason="
+			    "\"unmapped_vlan\"} %llu\n",
+			    (unsigned long long)d->trunk_unmapped);
+}
+
+static void metrics_cb(struct evhttp_request *req, void *arg)
+{
+	struct gw_metrics *m = arg;
+	struct evbuffer *b;
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET &&
+	    evhttp_request_get_command(req) != EVHTTP_REQ_HEAD) {
+		evhttp_send_error(req, 405, "Method Not Allowed");
+		return;
+	}
+	b = evbuffer_new();
+	if (!b) {
+		evhttp_send_error(req, 500, "Out of memory");
+		return;
+	}
+	render(m->d, b);
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+			  "Content-Type", "text/plain; version=0.0.4");
+	evhttp_send_reply(req, 200, "OK", b);
+	evbuffer_free(b);
+}
+
+static void other_cb(struct evhttp_request *req, void *arg)
+{
+	(void)arg;
+	evhttp_send_error(req, 404, "Not Found (try /metrics)");
+}
+
+static int listen_on(const char *addr, unsigned int port)
+{
+	struct sockaddr_in6 s6;
+	struct sockaddr_in s4;
+	int fd, one = 1, v6 = strchr(addr, ':') != NULL;
+
+	fd = socket(v6 ? AF_INET6 : AF_INET,
+		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (v6) {
+		memset(&s6, 0, sizeof(s6));
+		s6.sin6_family = AF_INET6;
+		s6.sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, addr, &s6.sin6_addr);
+		if (bind(fd, (struct sockaddr *)&s6, sizeof(s6)) < 0)
+			goto fail;
+	} else {
+		memset(&s4, 0, sizeof(s4));
+		s4.sin_family = AF_INET;
+		s4.sin_port = htons((uint16_t)port);
+		inet_pton(AF_INET, addr, &s4.sin_addr);
+		if (bind(fd, (struct sockaddr *)&s4, sizeof(s4)) < 0)
+			goto fail;
+	}
+	if (listen(fd, 16) < 0)
+		goto fail;
+	return fd;
+fail:
+	{
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return -1;
+}
+
+struct gw_metrics *gw_metrics_open(struct ibgwd *d, const char *addr,
+				   unsigned int port, char *err,
+				   size_t errlen)
+{
+	struct gw_metrics *m = calloc(1, sizeof(*m));
+	int fd;
+
+	if (!m || !(m->http = evhttp_new(d->base))) {
+		free(m);
+		snprintf(err, errlen, "metrics: out of memory");
+		return NULL;
+	}
+	m->d = d;
+	/* our own socket: evhttp_bind_socket() resolves with AI_ADDRCONFIG,
+	 * which refuses 127.0.0.1 in a namespace with no other IPv4 address */
+	fd = listen_on(addr, port);
+	if (fd < 0 || evhttp_accept_socket(m->http, fd) < 0) {
+		snprintf(err, errlen, "metrics: cannot listen on %s port %u: %s",
+			 addr, port, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		evhttp_free(m->http);
+		free(m);
+		return NULL;
+	}
+	evhttp_set_cb(m->http, "/metrics", metrics_cb, m);
+	evhttp_set_gencb(m->http, other_cb, m);
+	return m;
+}
+
+void gw_metrics_close(struct gw_metrics *m)
+{
+	if (!m)
+		return;
+	evhttp_free(m->http);
+	free(m);
+}
