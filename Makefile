@@ -93,7 +93,7 @@ $(BUILD)/ipoibd: $(BUILD)/ulp/ipoibd.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(BUILD)/gateway/gw_ctl.o \
-                $(BUILD)/gateway/gw_metrics.o $(LIB)
+                $(BUILD)/gateway/gw_metrics.o $(BUILD)/gateway/gw_caps.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(HTTP_LIBS)
 
 $(BUILD)/ibgwctl: $(BUILD)/gateway/ibgwctl.o

@@ -1257,6 +1257,14 @@ int main(int argc, char **argv)
 		d.sig_ev[i] = evsignal_new(d.base, sigs[i], signal_cb, &d);
 		event_add(d.sig_ev[i], NULL);
 	}
+	/* set up: from here on only what run-time changes need */
+	if (gw_drop_caps(!strncmp(d.conf.fabric, "verbs:", 6), err,
+			 sizeof(err)) < 0)
+		log_warnx("keeping all capabilities: %s", err);
+	else
+		log_debug("capabilities: CAP_NET_ADMIN%s kept, the rest dropped",
+			  !strncmp(d.conf.fabric, "verbs:", 6) ?
+			  ", CAP_IPC_LOCK" : "");
 	for (i = 0; i < d.nparts; i++)
 		if (d.parts[i].used)
 			part_go(&d.parts[i]);

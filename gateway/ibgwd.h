@@ -86,6 +86,10 @@ struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 			   size_t errlen);
 void gw_ctl_close(struct gw_ctl *c);
 
+/* Least privilege (gw_caps.c): keep CAP_NET_ADMIN (and CAP_IPC_LOCK if
+ * asked), drop the rest everywhere.  0, or -1 with err. */
+int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen);
+
 /* Metrics (gw_metrics.c): /metrics over HTTP on addr:port. */
 struct gw_metrics *gw_metrics_open(struct ibgwd *d, const char *addr,
 				   unsigned int port, char *err,

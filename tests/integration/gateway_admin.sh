@@ -37,12 +37,17 @@ ns lan1 ip addr add 10.51.0.50/24 dev eth0
 ns lan2 ip addr add 10.52.0.50/24 dev eth0
 
 CONFF=$T/ibgw.conf
+# the control socket where other users could reach it but for its mode
+RUN=$(mktemp -d /tmp/ibgw-run.XXXXXX)
+chmod 755 "$RUN"
+cleanup_run() { rm -rf "$RUN"; }
+trap 'cleanup_run; cleanup' EXIT
 cat >"$CONFF" <<CONF
 # the operator's file
 [gateway]
 fabric = soft:$SOCK
 node = gw
-control = $T/ctl.sock
+control = $RUN/ctl.sock
 metrics = 127.0.0.1:9477
 
 [partition p1]
@@ -57,12 +62,26 @@ start_gw() {
 	eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
 }
 start_gw 1
-C() { "$BIN/ibgwctl" -s "$T/ctl.sock" "$@"; }
+C() { "$BIN/ibgwctl" -s "$RUN/ctl.sock" "$@"; }
 for h in ib1 ib2 ib3; do
 	hr() { grep -q "ready:" "$T/$h.log"; }
 	eventually hr || fail "ipoibd $h"
 done
 ns lan1 ping -c 3 -W 2 10.51.0.1 >/dev/null || fail "lan1 -> ib1 through p1"
+
+# --- least privilege: CAP_NET_ADMIN only, the socket for root's group ---------------
+for k in CapEff CapPrm CapBnd; do
+	v=$(sed -n "s/^$k:\t//p" /proc/$GW_PID/status)
+	expect_eq "ibgwd $k" "$v" 0000000000001000	# CAP_NET_ADMIN (12)
+done
+expect_eq "ibgwd CapInh" "$(sed -n 's/^CapInh:\t//p' /proc/$GW_PID/status)" 0000000000000000
+expect_eq "control socket mode" "$(stat -c %a "$RUN/ctl.sock")" 660
+setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN/ibgwctl" -s "$RUN/ctl.sock" show summary >/dev/null 2>"$T/err" &&
+	fail "a user outside the socket's group got an answer"
+grep -q "Permission denied" "$T/err" || fail "outsider: $(cat "$T/err")"
+setpriv --reuid=65534 --regid=65534 --groups="$(stat -c %g "$RUN/ctl.sock")" "$BIN/ibgwctl" -s "$RUN/ctl.sock" show summary >/dev/null ||
+	fail "a member of the socket's group was refused"
+ok "least privilege: only CAP_NET_ADMIN left; the socket refuses users outside its group"
 
 # --- add and delete p2 while an iperf3 runs on p1 ------------------------------
 ns_bg SRV lan1 iperf3 -s -1 >/dev/null 2>&1
