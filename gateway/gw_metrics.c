@@ -180,6 +180,22 @@ static void render(struct ibgwd *d, struct evbuffer *b)
 				    (unsigned long long)(s->join_failures +
 							 s->path_failures));
 	}
+	head(b, "ibgw_fabric_events_total", "counter",
+	     "Port events from the fabric (PORT_ERR, CLIENT_REREGISTER ...).");
+	for (r = FAB_EV_PORT_ACTIVE; r <= FAB_EV_DEVICE_FATAL; r++)
+		evbuffer_add_printf(b, "ibgw_fabric_events_total{event=\"%s\"}"
+				    " %llu\n", fab_event_name(r),
+				    (unsigned long long)d->fab_events[r]);
+	head(b, "ibgw_fabric_send_errors_total", "counter",
+	     "Frames the fabric refused to send, by partition.");
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].used)
+			evbuffer_add_printf(b, "ibgw_fabric_send_errors_total{"
+					    "partition=\"%s\"} %llu\n",
+					    d->parts[i].pc->name,
+					    (unsigned long long)ipoib_link_stats(
+						    part_link(&d->parts[i]))->
+					    drop[IPOIB_DROP_SEND]);
 	head(b, "ibgw_trunk_drops_total", "counter",
 	     "Frames on the trunk dropped: no partition maps their VLAN.");
 	evbuffer_add_printf(b, "ibgw_trunk_drops_total{reason="

@@ -712,6 +712,8 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while (fab_get_event(d->dev, &ev) == 1) {
 		log_info("port event %s", fab_event_name(ev.type));
+		if (ev.type <= FAB_EV_DEVICE_FATAL)
+			d->fab_events[ev.type]++;
 		if (ev.type == FAB_EV_DEVICE_FATAL) {
 			log_warnx("the fabric is gone");
 			d->exit_code = 1;

@@ -56,6 +56,7 @@ struct ibgwd {
 	int trunk_fd, trunk_ifindex;
 	struct event *trunk_ev;
 	uint64_t trunk_unmapped, trunk_errors;
+	uint64_t fab_events[FAB_EV_DEVICE_FATAL + 1];	/* port events seen */
 	struct event *dev_ev, *mon_ev, *tick_ev, *sig_ev[4];
 	int ready, foreground, verbose, exit_code;
 	time_t started;

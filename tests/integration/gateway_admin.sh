@@ -105,6 +105,9 @@ rate=$(python3 -c "import json,sys; print(int(json.load(open(sys.argv[1]))['end'
 ok "p2 added and deleted while iperf3 on p1 ran on ($((rate / 1000000)) Mb/s)"
 
 # --- metrics: Prometheus text on the configured address ---------------------------
+ctl rereg >/dev/null || fail "rereg"
+rer() { grep -q "port event CLIENT_REREGISTER" "$T/gw.log"; }
+eventually rer || fail "the gateway saw no CLIENT_REREGISTER"
 ns gw curl -sf --max-time 5 -D "$T/hdr" http://127.0.0.1:9477/metrics >"$T/metrics" || fail "GET /metrics"
 grep -qi "^content-type: text/plain; version=0.0.4" "$T/hdr" || { cat "$T/hdr"; fail "content type"; }
 python3 - "$T/metrics" <<'PY' || { cat "$T/metrics"; fail "metrics format or values"; }
@@ -129,6 +132,8 @@ assert 'ibgw_drops_total{partition="p1",side="eth",reason="eth_malformed"}' in v
 assert vals['ibgw_neighbors{partition="p1",side="ib"}'] >= 1
 assert vals['ibgw_groups{partition="p1"}'] >= 1
 assert 'p2' not in "".join(vals)   # deleted: gone from the metrics
+assert vals['ibgw_fabric_events_total{event="CLIENT_REREGISTER"}'] >= 1
+assert 'ibgw_fabric_send_errors_total{partition="p1"}' in vals
 PY
 code=$(ns gw curl -s -o /dev/null -w '%{http_code}' --max-time 5 http://127.0.0.1:9477/)
 expect_eq "HTTP status of /" "$code" 404
