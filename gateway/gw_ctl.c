@@ -524,6 +524,22 @@ static int run(struct ibgwd *d, char *req, struct out *o, char *err,
 	return -1;
 }
 
+size_t gw_ctl_render(struct ibgwd *d, const char *what, char *buf, size_t cap)
+{
+	struct out o = { .buf = buf, .cap = cap };
+
+	if (!cap)
+		return 0;
+	buf[0] = '\0';
+	if (!strcmp(what, "stats"))
+		show_stats(d, &o);
+	else if (!strcmp(what, "neighbors"))
+		show_neighbors(d, &o);
+	else if (!strcmp(what, "groups"))
+		show_groups(d, &o);
+	return o.len;
+}
+
 /* ---- the socket --------------------------------------------------------------- */
 
 static void conn_free(struct gw_ctl_conn *k)

@@ -632,74 +632,21 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 
 /* ---- events, reports ------------------------------------------------------------ */
 
+/* SIGUSR1: the tables of ibgwctl show stats, neighbors and groups, a log
+ * line each. */
 static void report(struct ibgwd *d)
 {
-	static char out[65536];
+	static char out[256 * 1024];
 	const char *what[] = { "stats", "neighbors", "groups" };
 	char *line, *save = NULL;
-	unsigned int i, k;
+	unsigned int k;
 
-	for (i = 0; i < d->nparts; i++) {
-		struct part *p = &d->parts[i];
-		struct ipoib_link *l;
-
-		if (!p->used)
-			continue;
-		l = part_link(p);
-
-		for (k = 0; l && k < 3; k++) {
-			ipoib_link_report(l, what[k], out, sizeof(out));
-			for (line = strtok_r(out, "\n", &save); line;
-			     line = strtok_r(NULL, "\n", &save))
-				log_info("partition %s ib %s %s", p->pc->name,
-					 what[k], line);
-		}
-		if (p->br) {
-			const struct gw_bridge_stats *s = gw_bridge_stats(p->br);
-			unsigned int r;
-
-			log_info("partition %s eth stats eth_rx_frames %llu",
-				 p->pc->name,
-				 (unsigned long long)s->eth_rx_frames);
-			log_info("partition %s eth stats eth_tx_frames %llu",
-				 p->pc->name,
-				 (unsigned long long)s->eth_tx_frames);
-			log_info("partition %s eth stats to_ib_packets %llu",
-				 p->pc->name,
-				 (unsigned long long)s->to_ib_packets);
-			log_info("partition %s eth stats from_ib_packets %llu",
-				 p->pc->name,
-				 (unsigned long long)s->from_ib_packets);
-			log_info("partition %s eth stats arp_answered %llu",
-				 p->pc->name,
-				 (unsigned long long)s->arp_answered);
-			log_info("partition %s eth stats nd_answered %llu",
-				 p->pc->name,
-				 (unsigned long long)s->nd_answered);
-			log_info("partition %s eth stats fragmented %llu",
-				 p->pc->name,
-				 (unsigned long long)s->fragmented);
-			log_info("partition %s eth stats icmp_too_big %llu",
-				 p->pc->name,
-				 (unsigned long long)s->icmp_too_big);
-			log_info("partition %s eth stats mss_clamped %llu",
-				 p->pc->name,
-				 (unsigned long long)s->mss_clamped);
-			for (r = 0; r < GW_DROP_MAX; r++)
-				log_info("partition %s eth stats drop.%s %llu",
-					 p->pc->name, gw_drop_name(r),
-					 (unsigned long long)s->drop[r]);
-			gw_bridge_report(p->br, out, sizeof(out));
-			for (line = strtok_r(out, "\n", &save); line;
-			     line = strtok_r(NULL, "\n", &save))
-				log_info("partition %s eth neighbor %s",
-					 p->pc->name, line);
-		}
+	for (k = 0; k < 3; k++) {
+		gw_ctl_render(d, what[k], out, sizeof(out));
+		for (line = strtok_r(out, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			log_info("%s %s", what[k], line);
 	}
-	if (d->trunk_fd >= 0)
-		log_info("trunk %s stats drop.unmapped_vlan %llu",
-			 d->conf.trunk,
-			 (unsigned long long)d->trunk_unmapped);
 }
 
 static void dev_cb(evutil_socket_t fd, short what, void *arg)

@@ -86,6 +86,9 @@ int ibgwd_reload(struct ibgwd *d, char *err, size_t errlen);
 struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 			   size_t errlen);
 void gw_ctl_close(struct gw_ctl *c);
+/* The text of ibgwctl show WHAT (stats, neighbors, groups) into buf. */
+size_t gw_ctl_render(struct ibgwd *d, const char *what, char *buf,
+		     size_t cap);
 
 /* Least privilege (gw_caps.c): keep CAP_NET_ADMIN (and CAP_IPC_LOCK if
  * asked), drop the rest everywhere.  0, or -1 with err. */

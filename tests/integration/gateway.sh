@@ -336,13 +336,17 @@ for f in frames * 5:
 PY
 sleep 0.5
 kill -USR1 "$GW_PID"
-stat() { grep -q "partition p1 eth stats drop.eth_vlan" "$T/gw.log"; }
+# the SIGUSR1 report: ibgwctl's tables, "stats PARTITION SIDE NAME VALUE"
+rep() {	# PARTITION SIDE NAME -> the latest value
+	awk -v p="$1" -v s="$2" -v n="$3" '$2 == "stats" && $3 == p && $4 == s && $5 == n { v = $6 } END { print v }' "$T/gw.log"
+}
+stat() { [ -n "$(rep p1 eth drop.eth_vlan)" ]; }
 eventually stat || fail "no report"
-bad=$(sed -n 's/^ibgwd: partition p1 eth stats drop.eth_malformed //p' "$T/gw.log" | tail -1)
-vl=$(sed -n 's/^ibgwd: partition p1 eth stats drop.eth_vlan //p' "$T/gw.log" | tail -1)
-um=$(sed -n 's/^ibgwd: trunk trunk0 stats drop.unmapped_vlan //p' "$T/gw.log" | tail -1)
-frag=$(sed -n 's/^ibgwd: partition p1 eth stats fragmented //p' "$T/gw.log" | tail -1)
-clamped=$(sed -n 's/^ibgwd: partition p1 eth stats mss_clamped //p' "$T/gw.log" | tail -1)
+bad=$(rep p1 eth drop.eth_malformed)
+vl=$(rep p1 eth drop.eth_vlan)
+um=$(rep trunk eth drop.unmapped_vlan)
+frag=$(rep p1 eth fragmented)
+clamped=$(rep p1 eth mss_clamped)
 [ "${frag:-0}" -ge 2 ] || fail "the gateway fragmented $frag packets (2 pings without DF)"
 [ "${clamped:-0}" -ge 1 ] || fail "no SYN clamped"
 # (a bridge with br_netfilter drops bad IP headers before the tap; the
