@@ -40,8 +40,8 @@ CONFF=$T/ibgw.conf
 # the control socket where other users could reach it but for its mode
 RUN=$(mktemp -d /tmp/ibgw-run.XXXXXX)
 chmod 755 "$RUN"
-cleanup_run() { rm -rf "$RUN"; }
-trap 'cleanup_run; cleanup' EXIT
+_prev_trap=$(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT$/\1/")
+trap "rm -rf '$RUN'; ${_prev_trap:-:}" EXIT
 cat >"$CONFF" <<CONF
 # the operator's file
 [gateway]

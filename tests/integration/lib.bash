@@ -28,6 +28,9 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+# a test stopped by the runner's timeout (TERM) or ^C still cleans up
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 fail() {
 	echo "FAIL: $*"
