@@ -8,9 +8,11 @@
 #     (no system calls), beside copying the same bytes once; instructions
 #     per packet counted by callgrind (two runs, the difference per packet).
 # (b) iperf3 TCP, one stream, IB host -> LAN host: through ibgwd in router
-#     mode and in transparent mode, and kernel forwarding between two
-#     namespaces through a router namespace over veth, alternating, --runs
-#     times each; prints every rate, the medians and their ratios.
+#     mode and in transparent mode (IPoIB 2044, LAN MTU 1500), and kernel
+#     forwarding between two namespaces through a router namespace over
+#     veth (MTU 1500), alternating, --runs times each; then the same for a
+#     jumbo setup (router mode, IPoIB 4092, LAN MTU 9000, against kernel
+#     forwarding at MTU 9000); prints every rate, the medians and ratios.
 # A benchmark, not a test: it exits non-zero only when something could not
 # run.  Needs root, iperf3, iproute2, python3; valgrind for (a)'s counts.
 set -u
@@ -106,14 +108,23 @@ ns r ip addr add 10.88.2.254/24 dev rb; ns b ip addr add 10.88.2.1/24 dev eth0
 ns a ip route add default via 10.88.1.254; ns b ip route add default via 10.88.2.254
 ns r sysctl -qw net.ipv4.ip_forward=1
 ns a ping -c 1 -W 3 10.88.2.1 >/dev/null || die "kernel path"
+# the same at MTU 9000: ja -- jr -- jb
+ns_add ja; ns_add jr; ns_add jb
+veth ja eth0 jr ra; veth jr rb jb eth0
+for x in "ja eth0" "jr ra" "jr rb" "jb eth0"; do ns ${x% *} ip link set ${x#* } mtu 9000; done
+ns ja ip addr add 10.87.1.1/24 dev eth0; ns jr ip addr add 10.87.1.254/24 dev ra
+ns jr ip addr add 10.87.2.254/24 dev rb; ns jb ip addr add 10.87.2.1/24 dev eth0
+ns ja ip route add default via 10.87.1.254; ns jb ip route add default via 10.87.2.254
+ns jr sysctl -qw net.ipv4.ip_forward=1
+ns ja ping -c 1 -W 3 10.87.2.1 >/dev/null || die "kernel jumbo path"
 
 # the fabric, IB hosts i1 (transparent partition) and i2 (router partition),
 # the gateway g, LAN host l on a bridged veth and on a routed one
-printf 'Default=0x7fff, ipoib : ALL=full;\np1=0x8001, ipoib : ALL=full;\np2=0x8002, ipoib : ALL=full;\n' >"$D/parts.conf"
+printf 'Default=0x7fff, ipoib : ALL=full;\np1=0x8001, ipoib : ALL=full;\np2=0x8002, ipoib : ALL=full;\np3=0x8003, ipoib, mtu=5 : ALL=full;\n' >"$D/parts.conf"
 "$build/ibfabricd" -f -s "$D/sock" -P "$D/parts.conf" >"$D/fabric.log" 2>&1 &
 FABRIC_PID=$!
 wait_log "$D/fabric.log" ready
-ns_add i1; ns_add i2; ns_add g; ns_add l
+ns_add i1; ns_add i2; ns_add i3; ns_add g; ns_add l
 ns g ip link add br0 type bridge; ns g ip link set br0 up
 veth l eth0 g v0; ns g ip link set v0 master br0
 veth l eth1 g v1
@@ -121,6 +132,11 @@ ns l ip addr add 10.89.1.50/24 dev eth0
 ns g ip addr add 10.89.3.254/24 dev v1
 ns l ip addr add 10.89.3.1/24 dev eth1
 ns l ip route add 10.89.2.0/24 via 10.89.3.254
+veth l eth2 g v2
+ns l ip link set eth2 mtu 9000; ns g ip link set v2 mtu 9000
+ns g ip addr add 10.89.4.254/24 dev v2
+ns l ip addr add 10.89.4.1/24 dev eth2
+ns l ip route add 10.89.5.0/24 via 10.89.4.254
 cat >"$D/gw.conf" <<CONF
 [gateway]
 fabric = soft:$D/sock
@@ -134,33 +150,48 @@ bridge = br0
 pkey = 0x8002
 mode = router
 address = 10.89.2.254/24
+[partition j]
+pkey = 0x8003
+mode = router
+address = 10.89.5.254/24
+eth_mtu = 9000
 CONF
 ip netns exec "$NSP-g" "$build/ibgwd" -f -c "$D/gw.conf" >"$D/gw.log" 2>&1 &
 ip netns exec "$NSP-i1" "$build/ipoibd" -f -F "soft:$D/sock" -n i1 -p 0x8001 -i ib0 -a 10.89.1.1/24 >"$D/i1.log" 2>&1 &
 ip netns exec "$NSP-i2" "$build/ipoibd" -f -F "soft:$D/sock" -n i2 -p 0x8002 -i ib0 -a 10.89.2.1/24 >"$D/i2.log" 2>&1 &
+ip netns exec "$NSP-i3" "$build/ipoibd" -f -F "soft:$D/sock" -n i3 -p 0x8003 -i ib0 -a 10.89.5.1/24 >"$D/i3.log" 2>&1 &
 wait_log "$D/gw.log" "ready:"
 wait_log "$D/i1.log" "ready:"
 wait_log "$D/i2.log" "ready:"
+wait_log "$D/i3.log" "ready:"
 ns i2 ip route add default via 10.89.2.254
+ns i3 ip route add default via 10.89.5.254
+ns i3 ping -c 2 -W 2 10.89.4.1 >/dev/null || die "i3 -> l through the jumbo router"
 ns i1 ping -c 3 -W 2 10.89.1.50 >/dev/null || die "i1 -> l through the transparent gateway"
 ns i2 ping -c 2 -W 2 10.89.3.1 >/dev/null || die "i2 -> l through the router"
 
 echo "== IB host -> LAN host through ibgwd vs kernel IP forwarding, iperf3 TCP, 1 stream, ${secs}s each, $runs runs"
-: >"$D/k.all"; : >"$D/r.all"; : >"$D/t.all"
+: >"$D/k.all"; : >"$D/r.all"; : >"$D/t.all"; : >"$D/kj.all"; : >"$D/j.all"
 for r in $(seq 1 "$runs"); do
 	k=$(iperf kernel b a 10.88.2.1) || exit 1
 	ro=$(iperf router l i2 10.89.3.1) || exit 1
 	tr=$(iperf transparent l i1 10.89.1.50) || exit 1
+	kj=$(iperf kernel9000 jb ja 10.87.2.1) || exit 1
+	jo=$(iperf jumbo l i3 10.89.4.1) || exit 1
 	echo "$k" >>"$D/k.all"; echo "$ro" >>"$D/r.all"; echo "$tr" >>"$D/t.all"
-	printf '  run %d: kernel %s, router %s, transparent %s Gb/s\n' "$r" \
-		"$(gbps "$k")" "$(gbps "$ro")" "$(gbps "$tr")"
+	echo "$kj" >>"$D/kj.all"; echo "$jo" >>"$D/j.all"
+	printf '  run %d: kernel %s, router %s, transparent %s; MTU 9000: kernel %s, router (IPoIB 4092) %s Gb/s\n' "$r" \
+		"$(gbps "$k")" "$(gbps "$ro")" "$(gbps "$tr")" "$(gbps "$kj")" "$(gbps "$jo")"
 done
 k=$(median <"$D/k.all"); ro=$(median <"$D/r.all"); tr=$(median <"$D/t.all")
+kj=$(median <"$D/kj.all"); jo=$(median <"$D/j.all")
 echo "== medians"
 printf '  kernel forwarding (veth, a -> r -> b): %s Gb/s\n' "$(gbps "$k")"
-python3 - "$k" "$ro" "$tr" <<'PY'
+python3 - "$k" "$ro" "$tr" "$kj" "$jo" <<'PY'
 import sys
-k, r, t = (int(x) for x in sys.argv[1:])
+k, r, t, kj, j = (int(x) for x in sys.argv[1:])
 print("  router mode (IPoIB 2044 -> ibgwd -> kernel -> veth): %.3f Gb/s, ratio %.3f  (target 0.25, goal 0.5)" % (r / 1e9, r / k))
 print("  transparent mode (IPoIB 2044 -> ibgwd -> tap -> bridge -> veth): %.3f Gb/s, ratio %.3f" % (t / 1e9, t / k))
+print("  kernel forwarding at MTU 9000: %.3f Gb/s" % (kj / 1e9))
+print("  router mode, IPoIB 4092 -> LAN MTU 9000: %.3f Gb/s, ratio %.3f (to kernel at 9000), %.3f (to kernel at 1500)" % (j / 1e9, j / kj, j / k))
 PY
