@@ -1587,6 +1587,14 @@ void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms)
 
 	if (!l)
 		return;
+	/* closing: while the leaves are waited for below, the event loop
+	 * runs; nothing may make new groups, neighbours or frames then (a
+	 * gateway's tap still delivers) */
+	l->carrier = 0;
+	if (l->rx_ev)
+		event_del(l->rx_ev);
+	if (l->tick_ev)
+		event_del(l->tick_ev);
 	while ((m = l->mcs)) {
 		l->mcs = m->next;
 		mc_free(l, m, l->sa != NULL);
