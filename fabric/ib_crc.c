@@ -345,11 +345,11 @@ int ib_crc_clmul(int on)
 #endif
 }
 
-/* Running CRC-32: pass 0 to start, like zlib's crc32(). */
-uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len)
+/* A running CRC-32 over src, copied to dst on the way when dst is not
+ * NULL. */
+static uint32_t crc32_run(uint32_t crc, uint8_t *dst, const uint8_t *p,
+			  size_t len)
 {
-	const uint8_t *p = buf;
-
 	crc_tables_init();
 	crc = ~crc;
 #ifdef HAVE_CLMUL_FOLD
@@ -357,37 +357,28 @@ uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len)
 		uint8_t r[16];
 		size_t n = len & ~(size_t)15;
 
-		fold_any(&k_crc32, crc, p, NULL, n, r);
+		fold_any(&k_crc32, crc, p, dst, n, r);
 		crc = crc32_raw(0, r, sizeof(r));
 		p += n;
+		dst = dst ? dst + n : NULL;
 		len -= n;
 	}
 #endif
+	if (dst)
+		memcpy(dst, p, len);
 	return ~crc32_raw(crc, p, len);
+}
+
+/* Running CRC-32: pass 0 to start, like zlib's crc32(). */
+uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len)
+{
+	return crc32_run(crc, NULL, buf, len);
 }
 
 /* The same, copying the bytes to dst on the way. */
 uint32_t ib_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
 {
-	const uint8_t *p = src;
-	uint8_t *d = dst;
-
-	crc_tables_init();
-	crc = ~crc;
-#ifdef HAVE_CLMUL_FOLD
-	if (len >= 64 && clmul_usable()) {
-		uint8_t r[16];
-		size_t n = len & ~(size_t)15;
-
-		fold_any(&k_crc32, crc, p, d, n, r);
-		crc = crc32_raw(0, r, sizeof(r));
-		p += n;
-		d += n;
-		len -= n;
-	}
-#endif
-	memcpy(d, p, len);
-	return ~crc32_raw(crc, p, len);
+	return crc32_run(crc, dst, src, len);
 }
 
 static uint32_t crc32_ones(uint32_t crc, size_t n)

@@ -44,6 +44,40 @@ static void head(struct evbuffer *b, const char *name, const char *type,
 			    name, type);
 }
 
+/* One sample of packets (bytes 0) or bytes per partition, side and
+ * direction. */
+static void traffic(struct ibgwd *d, struct evbuffer *b, const char *name,
+		    int bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nparts; i++) {
+		struct part *p = &d->parts[i];
+		const struct ipoib_link_stats *s;
+		unsigned long long v[4];
+		const char *side[4] = { "ib", "ib", "eth", "eth" };
+		const char *dir[4] = { "tx", "rx", "rx", "tx" };
+		unsigned int k, n = 2;
+
+		if (!p->used)
+			continue;
+		s = ipoib_link_stats(part_link(p));
+		v[0] = bytes ? s->tx_bytes : s->tx_packets;
+		v[1] = bytes ? s->rx_bytes : s->rx_packets;
+		if (p->br) {
+			const struct gw_bridge_stats *e = gw_bridge_stats(p->br);
+
+			v[2] = bytes ? e->eth_rx_bytes : e->eth_rx_frames;
+			v[3] = bytes ? e->eth_tx_bytes : e->eth_tx_frames;
+			n = 4;
+		}
+		for (k = 0; k < n; k++)
+			evbuffer_add_printf(b, "%s{partition=\"%s\",side=\"%s\","
+					    "direction=\"%s\"} %llu\n", name,
+					    p->pc->name, side[k], dir[k], v[k]);
+	}
+}
+
 static void render(struct ibgwd *d, struct evbuffer *b)
 {
 	unsigned int i, r;
@@ -67,62 +101,10 @@ static void render(struct ibgwd *d, struct evbuffer *b)
 	head(b, "ibgw_packets_total", "counter",
 	     "Packets by partition, side (ib: the IPoIB link, eth: the "
 	     "Ethernet segment) and direction (rx, tx).");
-	for (i = 0; i < d->nparts; i++) {
-		struct part *p = &d->parts[i];
-		const struct ipoib_link_stats *s;
-		const char *n = p->pc->name;
-
-		if (!p->used)
-			continue;
-		s = ipoib_link_stats(part_link(p));
-		evbuffer_add_printf(b, "ibgw_packets_total{partition=\"%s\","
-				    "side=\"ib\",direction=\"tx\"} %llu\n", n,
-				    (unsigned long long)s->tx_packets);
-		evbuffer_add_printf(b, "ibgw_packets_total{partition=\"%s\","
-				    "side=\"ib\",direction=\"rx\"} %llu\n", n,
-				    (unsigned long long)s->rx_packets);
-		if (p->br) {
-			const struct gw_bridge_stats *e = gw_bridge_stats(p->br);
-
-			evbuffer_add_printf(b, "ibgw_packets_total{partition="
-					    "\"%s\",side=\"eth\",direction=\"rx\"}"
-					    " %llu\n", n, (unsigned long long)
-					    e->eth_rx_frames);
-			evbuffer_add_printf(b, "ibgw_packets_total{partition="
-					    "\"%s\",side=\"eth\",direction=\"tx\"}"
-					    " %llu\n", n, (unsigned long long)
-					    e->eth_tx_frames);
-		}
-	}
+	traffic(d, b, "ibgw_packets_total", 0);
 	head(b, "ibgw_bytes_total", "counter",
 	     "Bytes, labelled as ibgw_packets_total.");
-	for (i = 0; i < d->nparts; i++) {
-		struct part *p = &d->parts[i];
-		const struct ipoib_link_stats *s;
-		const char *n = p->pc->name;
-
-		if (!p->used)
-			continue;
-		s = ipoib_link_stats(part_link(p));
-		evbuffer_add_printf(b, "ibgw_bytes_total{partition=\"%s\","
-				    "side=\"ib\",direction=\"tx\"} %llu\n", n,
-				    (unsigned long long)s->tx_bytes);
-		evbuffer_add_printf(b, "ibgw_bytes_total{partition=\"%s\","
-				    "side=\"ib\",direction=\"rx\"} %llu\n", n,
-				    (unsigned long long)s->rx_bytes);
-		if (p->br) {
-			const struct gw_bridge_stats *e = gw_bridge_stats(p->br);
-
-			evbuffer_add_printf(b, "ibgw_bytes_total{partition="
-					    "\"%s\",side=\"eth\",direction=\"rx\"}"
-					    " %llu\n", n, (unsigned long long)
-					    e->eth_rx_bytes);
-			evbuffer_add_printf(b, "ibgw_bytes_total{partition="
-					    "\"%s\",side=\"eth\",direction=\"tx\"}"
-					    " %llu\n", n, (unsigned long long)
-					    e->eth_tx_bytes);
-		}
-	}
+	traffic(d, b, "ibgw_bytes_total", 1);
 	head(b, "ibgw_drops_total", "counter",
 	     "Packets dropped, by partition, side and reason.");
 	for (i = 0; i < d->nparts; i++) {

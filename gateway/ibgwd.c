@@ -619,10 +619,7 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 	 * ARP probes) */
 	memset(&ll, 0, sizeof(ll));
 	ll.family = AF_INET6;
-	ll.raw[0] = 0xfe;
-	ll.raw[1] = 0x80;
-	memcpy(ll.raw + 8, p->d->pa.gid.raw + 8, 8);
-	ll.raw[8] |= 0x02;
+	ipoib_link_local(&p->d->pa.gid, &ll.v6);
 	ll.plen = 64;
 	ipoib_link_add_addr(p->link, &ll);
 	if (p->pc->tap[0] && open_tap(p, err, errlen) < 0)

@@ -248,10 +248,7 @@ static void add_link_local(struct ipoib_tun *d)
 	ipoib_link_hwaddr(d->link, &hw);
 	memset(&p, 0, sizeof(p));
 	p.addr.family = AF_INET6;
-	p.addr.raw[0] = 0xfe;
-	p.addr.raw[1] = 0x80;
-	memcpy(p.addr.raw + 8, hw.gid.raw + 8, 8);
-	p.addr.raw[8] |= 0x02;
+	ipoib_link_local(&hw.gid, &p.addr.v6);
 	p.plen = 64;
 	if (nl_ifaddr_add(d->nl, d->ifindex, &p, NL_ADDR_NODAD, err,
 			  sizeof(err)) < 0 && errno != EEXIST) {

@@ -418,6 +418,15 @@ static bool in6_is_linklocal(const struct in6_addr *a)
 	return a->s6_addr[0] == 0xfe && (a->s6_addr[1] & 0xc0) == 0x80;
 }
 
+void ipoib_link_local(const union fab_gid *gid, struct in6_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->s6_addr[0] = 0xfe;
+	out->s6_addr[1] = 0x80;
+	memcpy(out->s6_addr + 8, gid->raw + 8, 8);
+	out->s6_addr[8] |= 0x02;
+}
+
 void ipoib_solicited_node(const struct in6_addr *addr, struct in6_addr *out)
 {
 	uint8_t s[16] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0,

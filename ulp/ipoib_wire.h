@@ -314,6 +314,10 @@ size_t ipoib_nd_build_na(const struct in6_addr *src,
 
 /* ff02::1:ffXX:XXXX from the low 24 bits of addr (RFC 4291 2.7.1) */
 void ipoib_solicited_node(const struct in6_addr *addr, struct in6_addr *out);
+/* The IPv6 link-local address of a port, as Linux IPoIB makes it
+ * (addrconf_ifid_infiniband): fe80::/64 and the port GUID (GID bytes
+ * 8..15) with the universal/local bit set. */
+void ipoib_link_local(const union fab_gid *gid, struct in6_addr *out);
 bool ipoib_is_solicited_node(const struct in6_addr *addr);
 
 /* --- multicast mapping (RFC 4391 section 4, Linux ip_ib_mc_map and

@@ -862,6 +862,19 @@ static void test_nd_not_nd(void **state)
 			 IPOIB_WIRE_IP_BAD_VERSION);
 }
 
+/* port GUID 0x0002c90300012345: fe80::202:c903:1:2345 (the U/L bit set) */
+static void test_link_local(void **state)
+{
+	union fab_gid gid = { .raw = { 0xfe, 0x80, [8] = 0x00, 0x02, 0xc9,
+				       0x03, 0x00, 0x01, 0x23, 0x45 } };
+	struct in6_addr ll, want;
+
+	(void)state;
+	ipoib_link_local(&gid, &ll);
+	inet_pton(AF_INET6, "fe80::202:c903:1:2345", &want);
+	assert_memory_equal(&ll, &want, 16);
+}
+
 static void test_solicited_node(void **state)
 {
 	struct in6_addr a = ip6("2001:db8::202:c903:a:b2d1"), s;
@@ -1369,6 +1382,7 @@ int main(void)
 		cmocka_unit_test(test_nd_router_messages),
 		cmocka_unit_test(test_nd_not_nd),
 		cmocka_unit_test(test_solicited_node),
+		cmocka_unit_test(test_link_local),
 		cmocka_unit_test(test_mcast_ipv4),
 		cmocka_unit_test(test_mcast_ipv6),
 		cmocka_unit_test(test_mgid_joinable),
