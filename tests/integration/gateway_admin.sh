@@ -156,6 +156,24 @@ expect_refusal "KEY=VALUE wanted" partition add p9 pkey
 grep -q "^\[partition p9\]" "$CONFF" && fail "a refused partition was written"
 ok "refusals reach ibgwctl with exit status 1; nothing written"
 
+# garbage on the control socket: an ERR answer or a closed connection,
+# never a crash
+python3 - "$RUN/ctl.sock" >"$T/ctlg.out" 2>&1 <<'PY' || { cat "$T/ctlg.out"; fail "control socket garbage"; }
+import socket, sys
+for req in (b"bogus", b"json", b"text", b"\x00\x01\x02", b"text show " + b"x" * 5000,
+            b"text partition", b"text partition add", b"json show stats extra words"):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sys.argv[1])
+    s.send(req)
+    s.settimeout(5)
+    a = s.recv(300000)
+    assert a == b"" or a.startswith(b"ERR "), (req[:20], a[:60])
+    s.close()
+print("ok")
+PY
+C show summary >/dev/null || fail "ibgwd gone after control-socket garbage"
+ok "garbage on the control socket answered with ERR, daemon fine"
+
 # --- a router partition, kept across a restart ------------------------------------
 C partition add p3 pkey=0x8003 mode=router address=10.53.0.254/24 >/dev/null || fail "add router p3"
 up3() { ns gw ip -4 addr show dev ib8003 2>/dev/null | grep -q 10.53.0.254; }
