@@ -43,7 +43,7 @@ LDFLAGS  += $(SANFLAGS)
 # --- libraries (objects linked into programs and tests) ---------------------
 CONF_SRCS   := conf/log.c conf/conf.c
 FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
-               fabric/prov_soft.c fabric/prov_verbs.c fabric/soft_proto.c \
+               fabric/prov_soft.c fabric/prov_verbs.c fabric/soft_proto.c fabric/soft_ring.c \
                fabric/pcap.c fabric/sa_mad.c fabric/prov_umad.c \
                fabric/sa_client.c
 FSW_SRCS    := fabric/partitions.c fabric/fsw_switch.c fabric/fsw_fault.c \

@@ -47,6 +47,7 @@ enum fsw_drop {
 	FSW_DROP_BAD_SRCQP,	/* DETH SrcQP is not the sending QP */
 	FSW_DROP_MCAST_NOT_MEMBER, /* attached, but the port never joined */
 	FSW_DROP_BAD_MAD,	/* to the SM: not a well-formed SA MAD */
+	FSW_DROP_BAD_RING,	/* a QP's shared ring held impossible values */
 	FSW_DROP_MAX
 };
 
@@ -137,6 +138,8 @@ int fsw_set_port_mtu(struct fsw *sw, uint8_t mtu_code);
 void fsw_set_faults(struct fsw *sw, const struct fsw_fault_cfg *cfg);
 const struct fsw_stats *fsw_stats(const struct fsw *sw);
 void fsw_count_ctl_malformed(struct fsw *sw);
+/* Count a packet ibfabricd itself dropped before the switch saw it. */
+void fsw_drop(struct fsw *sw, enum fsw_drop why);
 const char *fsw_drop_name(enum fsw_drop d);
 
 /* A process attaches to node name; the node is made on first use. */

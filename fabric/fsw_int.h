@@ -53,7 +53,6 @@ struct fsw {
 	struct sa_inform *informs;	/* trap subscriptions */
 };
 
-void fsw_drop(struct fsw *sw, enum fsw_drop why);
 /* Switch a packet the SM sends (SLID = SM LID), as if it came from a port. */
 void fsw_sm_send(struct fsw *sw, const uint8_t *pkt, size_t len);
 struct fsw_node *fsw_node_by_guid(struct fsw *sw, uint64_t port_guid);

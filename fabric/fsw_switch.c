@@ -44,6 +44,7 @@ static const char *const drop_names[FSW_DROP_MAX] = {
 	[FSW_DROP_BAD_SRCQP] = "bad_srcqp",
 	[FSW_DROP_MCAST_NOT_MEMBER] = "mcast_not_member",
 	[FSW_DROP_BAD_MAD] = "bad_mad",
+	[FSW_DROP_BAD_RING] = "bad_ring",
 };
 
 /* ib_pkt_err -> drop reason */

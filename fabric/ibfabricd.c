@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -27,6 +29,7 @@
 #include "fabric/partitions.h"
 #include "fabric/pcap.h"
 #include "fabric/soft_proto.h"
+#include "fabric/soft_ring.h"
 
 #define FABD_RX_BATCH		32
 #define FABD_RX_BURSTS		8	/* burst messages per recvmmsg */
@@ -49,6 +52,11 @@ struct qpio {
 	unsigned int out_n;
 	int dirty;		/* on fabd.dirty */
 	struct qpio *dirty_next;
+	uint8_t *shm;		/* FSP_QP_SHM: the rings, else NULL */
+	struct soft_ring tx;	/* the process's sends: we consume */
+	struct soft_ring rx;	/* what we deliver: we produce */
+	int busy;		/* on fabd.busy: TX ring not drained */
+	struct qpio *busy_next;
 };
 
 struct conn {
@@ -76,6 +84,8 @@ struct fabd {
 	time_t last_complaint;
 	struct qpio *dirty;	/* QPs with a burst to send */
 	struct event *out_ev;	/* sends them, once per loop pass */
+	struct qpio *busy;	/* QPs whose TX ring had more than a budget */
+	struct event *busy_ev;	/* drains them after the next poll */
 };
 
 static void usage(FILE *f)
@@ -109,10 +119,21 @@ static int complain_ok(struct fabd *d)
 
 /* Send a QP's burst; a receiver whose socket is full loses all of it, as
  * UD receivers without posted buffers lose datagrams. */
+static void kick(int fd)
+{
+	/* a full socket holds kicks enough already */
+	(void)!send(fd, "k", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 static void out_send(struct fabd *d, struct qpio *io)
 {
 	ssize_t n;
 
+	if (io->shm) {
+		if (soft_ring_publish(&io->rx))
+			kick(io->fd);
+		return;
+	}
 	if (!io->out_len)
 		return;
 	n = send(io->fd, io->out, io->out_len, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -144,20 +165,31 @@ static int fabd_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
 	struct qpio *io = qp->io;
 	ssize_t n;
 
-	if (!io->burst) {
+	uint8_t *slot;
+
+	if (io->shm) {
+		/* straight into the receiver's ring, published once per
+		 * loop pass; a full ring loses the packet (a UD receiver
+		 * without posted buffers) */
+		if (!(slot = soft_ring_reserve(&io->rx, len)))
+			return -1;
+		memcpy(slot, pkt, len);
+		soft_ring_commit(&io->rx, len);
+	} else if (!io->burst) {
 		n = send(io->fd, pkt, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 		return n == (ssize_t)len ? 0 : -1;
+	} else {
+		/* packets for a QP gather into one burst per loop pass */
+		if (!io->out && !(io->out = malloc(FSP_BURST_MAX)))
+			return -1;
+		if (io->out_len + FSP_BURST_REC + len > FSP_BURST_MAX)
+			out_send(d, io);
+		io->out[io->out_len] = (uint8_t)(len >> 8);
+		io->out[io->out_len + 1] = (uint8_t)len;
+		memcpy(io->out + io->out_len + FSP_BURST_REC, pkt, len);
+		io->out_len += FSP_BURST_REC + len;
+		io->out_n++;
 	}
-	/* packets for a QP gather into one burst per loop pass */
-	if (!io->out && !(io->out = malloc(FSP_BURST_MAX)))
-		return -1;
-	if (io->out_len + FSP_BURST_REC + len > FSP_BURST_MAX)
-		out_send(d, io);
-	io->out[io->out_len] = (uint8_t)(len >> 8);
-	io->out[io->out_len + 1] = (uint8_t)len;
-	memcpy(io->out + io->out_len + FSP_BURST_REC, pkt, len);
-	io->out_len += FSP_BURST_REC + len;
-	io->out_n++;
 	if (!io->dirty) {
 		if (!d->dirty)
 			event_active(d->out_ev, EV_TIMEOUT, 0);
@@ -241,7 +273,17 @@ static void qpio_free(struct qpio *io)
 		}
 		out_send(d, io);
 	}
+	if (io->busy) {
+		for (pp = &d->busy; *pp; pp = &(*pp)->busy_next) {
+			if (*pp == io) {
+				*pp = io->busy_next;
+				break;
+			}
+		}
+	}
 	free(io->out);
+	if (io->shm)
+		munmap(io->shm, FSP_SHM_BYTES);
 
 	for (pp = &io->conn->qps; *pp; pp = &(*pp)->next) {
 		if (*pp == io) {
@@ -349,12 +391,123 @@ static int qp_drain(struct qpio *io, int budget)
 	return eof;
 }
 
+/*
+ * Switch what waits in a QP's TX ring, up to budget packets (0: all).
+ * Each packet is copied out before it is looked at: the process can
+ * rewrite its ring at any time.  An impossible ring (counters or a length
+ * out of range) is counted as bad_ring and what it held skipped.  When the
+ * ring is empty we ask for a kick; with packets left over the QP goes on
+ * the busy list, drained again after the next poll.
+ */
+static void ring_drain(struct qpio *io, int budget)
+{
+	static uint8_t pkt[IB_MAX_PKT + 1];
+	struct fabd *d = io->conn->d;
+	const uint8_t *rec;
+	size_t len;
+	int r, n = 0, limit = budget;
+
+	/* budget 0 (the process is gone): at most what a ring can hold */
+	if (!budget)
+		limit = FSP_RING_SIZE / FSP_RING_ALIGN;
+	for (;;) {
+		if (n >= limit)
+			break;
+		r = soft_ring_peek(&io->tx, &rec, &len);
+		if (r < 0) {
+			/* one count per wake-up: a process rewriting its
+			 * counters cannot keep us here */
+			fsw_drop(d->sw, FSW_DROP_BAD_RING);
+			soft_ring_skip(&io->tx);
+			if (soft_ring_arm(&io->tx))
+				n = limit;	/* more: after the next poll */
+			break;
+		}
+		if (r == 0) {
+			if (!soft_ring_arm(&io->tx))
+				break;
+			continue;
+		}
+		/* longer than any packet: what fits is enough for the
+		 * switch to drop it as too long */
+		memcpy(pkt, rec, len > sizeof(pkt) ? sizeof(pkt) : len);
+		soft_ring_next(&io->tx, len);
+		fsw_input_qp(d->sw, io->qp, pkt,
+			     len > sizeof(pkt) ? sizeof(pkt) : len);
+		n++;
+	}
+	soft_ring_release(&io->tx);
+	if (n >= limit && !io->busy) {
+		if (!d->busy) {
+			struct timeval now = { 0, 0 };
+
+			evtimer_add(d->busy_ev, &now);
+		}
+		io->busy = 1;
+		io->busy_next = d->busy;
+		d->busy = io;
+	}
+	if (fsw_held(d->sw))
+		schedule_flush(d);
+}
+
+static void busy_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fabd *d = arg;
+	struct qpio *io, *list = d->busy;
+
+	(void)fd;
+	(void)what;
+	d->busy = NULL;
+	while ((io = list)) {
+		list = io->busy_next;
+		io->busy = 0;
+		ring_drain(io, FABD_RX_BUDGET);
+	}
+}
+
+/* A ring QP's socket: kicks (any message) and the end of file. */
+static int kicks_drain(struct qpio *io)
+{
+	char b[64];
+	ssize_t n;
+
+	for (;;) {
+		n = recv(io->fd, b, sizeof(b), MSG_DONTWAIT);
+		if (n == 0)
+			return 1;
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : 1;
+	}
+}
+
+/* Everything a QP has sent, before it goes. */
+static void qp_drain_all(struct qpio *io)
+{
+	if (io->shm)
+		ring_drain(io, 0);
+	else
+		qp_drain(io, 0);
+}
+
 static void qp_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct qpio *io = arg;
 
 	(void)fd;
 	(void)what;
+	if (io->shm) {
+		int eof = kicks_drain(io);
+
+		/* what the process sent before it closed is switched */
+		ring_drain(io, eof ? 0 : FABD_RX_BUDGET);
+		if (eof) {
+			log_debug("node %s: QP 0x%06x closed",
+				  io->qp->node->name, io->qp->qpn);
+			qpio_free(io);
+		}
+		return;
+	}
 	if (qp_drain(io, FABD_RX_BUDGET)) {
 		log_debug("node %s: QP 0x%06x closed", io->qp->node->name,
 			  io->qp->qpn);
@@ -370,7 +523,7 @@ static void conn_free(struct conn *c)
 	/* a process that sent and exited: what it sent is on the wire, as
 	 * with an HCA, even if its device socket's close is seen first */
 	while (c->qps) {
-		qp_drain(c->qps, 0);
+		qp_drain_all(c->qps);
 		qpio_free(c->qps);
 	}
 	if (c->node) {
@@ -456,6 +609,42 @@ static int handle_hello(struct conn *c, const struct fsp_hdr *h,
 	return 0;
 }
 
+/* The rings of a FSP_QP_SHM QP: a memfd sealed at its size (the process
+ * cannot shrink it under us), mapped here; returns the memfd to pass. */
+static int shm_create(struct qpio *io)
+{
+	int fd, e;
+	void *m;
+
+	fd = memfd_create("ibfabricd-qp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)FSP_SHM_BYTES) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+		  F_SEAL_SEAL) < 0)
+		goto fail;
+	m = mmap(NULL, FSP_SHM_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 0);
+	if (m == MAP_FAILED)
+		goto fail;
+	io->shm = m;
+	soft_ring_ctl_reset((struct fsp_ring_ctl *)io->shm);
+	soft_ring_ctl_reset((struct fsp_ring_ctl *)(io->shm +
+						     FSP_RING_CTL_BYTES));
+	soft_ring_init_consumer(&io->tx, (struct fsp_ring_ctl *)io->shm,
+				io->shm + FSP_SHM_DATA, FSP_RING_SIZE);
+	soft_ring_init_producer(&io->rx, (struct fsp_ring_ctl *)(io->shm +
+				FSP_RING_CTL_BYTES),
+				io->shm + FSP_SHM_DATA + FSP_RING_SIZE,
+				FSP_RING_SIZE);
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
 static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 			    const void *body)
 {
@@ -464,7 +653,7 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 	struct fsp_qp_ref ref;
 	struct qpio *io;
 	char err[256];
-	int sv[2], sz = FABD_SOCKBUF;
+	int sv[2], sz = FABD_SOCKBUF, mfd = -1, fds[2];
 
 	if (h->len != sizeof(req)) {
 		reply_err(c, h->seq, EBADMSG, "QP_CREATE of %u bytes", h->len);
@@ -476,13 +665,15 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 			  req.type);
 		return 0;
 	}
-	if (req.flags & ~(FSP_QP_GSI | FSP_QP_BURST)) {
+	if (req.flags & ~(FSP_QP_GSI | FSP_QP_BURST | FSP_QP_SHM)) {
 		reply_err(c, h->seq, EPERM, "privileged QPs belong to the "
 			  "subnet manager");
 		return 0;
 	}
-	if ((req.flags & FSP_QP_GSI) && (req.flags & FSP_QP_BURST)) {
-		reply_err(c, h->seq, EINVAL, "MAD agents take no bursts");
+	if ((req.flags & FSP_QP_GSI) &&
+	    (req.flags & (FSP_QP_BURST | FSP_QP_SHM))) {
+		reply_err(c, h->seq, EINVAL, "MAD agents take no bursts or "
+			  "rings");
 		return 0;
 	}
 	if ((req.flags & FSP_QP_GSI) && req.qkey > 0xff) {
@@ -512,6 +703,14 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 		free(io);
 		return 0;
 	}
+	if ((req.flags & FSP_QP_SHM) && (mfd = shm_create(io)) < 0) {
+		reply_err(c, h->seq, errno, "QP rings: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		fsw_qp_destroy(d->sw, io->qp);
+		free(io);
+		return 0;
+	}
 	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	io->qp->io = io;
@@ -524,8 +723,13 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 	io->next = c->qps;
 	c->qps = io;
 	ref.qpn = io->qp->qpn;
-	fsp_send(c->fd, FSP_REPLY, h->seq, 0, &ref, sizeof(ref), sv[1]);
+	fds[0] = sv[1];
+	fds[1] = mfd;
+	fsp_send_fds(c->fd, FSP_REPLY, h->seq, 0, &ref, sizeof(ref), fds,
+		     mfd >= 0 ? 2 : 1);
 	close(sv[1]);
+	if (mfd >= 0)
+		close(mfd);
 	log_debug("node %s: QP 0x%06x Q_Key 0x%08x P_Key 0x%04x",
 		  c->node->name, ref.qpn, req.qkey, io->qp->pkey);
 	return 0;
@@ -554,7 +758,7 @@ static int handle_qp_msg(struct conn *c, const struct fsp_hdr *h,
 		}
 		/* what was posted before the destroy is on the wire, as
 		 * with an HCA, even if the request is seen first */
-		qp_drain(io, 0);
+		qp_drain_all(io);
 		qpio_free(io);
 		fsp_send(c->fd, FSP_REPLY, h->seq, 0, NULL, 0, -1);
 		return 0;
@@ -917,6 +1121,7 @@ int main(int argc, char **argv)
 	d.lev = event_new(d.base, d.lfd, EV_READ | EV_PERSIST, accept_cb, &d);
 	d.flush_ev = evtimer_new(d.base, flush_cb, &d);
 	d.out_ev = event_new(d.base, -1, 0, out_flush_cb, &d);
+	d.busy_ev = evtimer_new(d.base, busy_cb, &d);
 	event_add(d.lev, NULL);
 	if (d.pcap) {
 		struct timeval sec = { 1, 0 };
@@ -943,6 +1148,7 @@ int main(int argc, char **argv)
 	event_free(d.lev);
 	event_free(d.flush_ev);
 	event_free(d.out_ev);
+	event_free(d.busy_ev);
 	if (d.pcap_ev)
 		event_free(d.pcap_ev);
 	close(d.lfd);

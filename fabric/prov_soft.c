@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@
 #include "fabric/ib_pkt.h"
 #include "fabric/prov_soft.h"
 #include "fabric/soft_proto.h"
+#include "fabric/soft_ring.h"
 
 #define SOFT_CALL_TIMEOUT_MS	5000
 #define SOFT_EVQ		64
@@ -33,6 +36,7 @@ struct soft_dev {
 	uint32_t seq;
 	int dead;		/* ibfabricd went away; reported once */
 	int dead_reported;
+	int rings;		/* ask for FSP_QP_SHM (IBGW_SOFT_RINGS != 0) */
 	struct fab_port_attr attr;
 	enum fab_event_type evq[SOFT_EVQ];
 	unsigned int evq_head, evq_len;
@@ -45,6 +49,9 @@ struct soft_qp {
 	uint32_t psn;
 	uint8_t *rxbuf;		/* the last burst received */
 	size_t rx_len, rx_off;	/* its length; what was taken of it */
+	uint8_t *shm;		/* FSP_QP_SHM rings, else NULL */
+	struct soft_ring tx, rx;
+	int armed;		/* asked ibfabricd for a kick */
 };
 
 /* A MAD agent: ibfabricd gives it its own socket; packets on it leave
@@ -109,9 +116,19 @@ static void soft_async(struct soft_dev *d, const struct fsp_hdr *h,
 	}
 }
 
+static void close_fds(int *fd)
+{
+	int i;
+
+	for (i = 0; i < FSP_FDS_MAX; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
 /* Synchronous request: returns the reply body length or -1. */
+/* fds: NULL, or room for FSP_FDS_MAX passed descriptors (-1: none). */
 static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
-			 size_t reqlen, void *rep, size_t repcap, int *fd_out)
+			 size_t reqlen, void *rep, size_t repcap, int *fds)
 {
 	static __thread uint8_t buf[FSP_MSG_MAX];
 	struct fsp_hdr h;
@@ -119,10 +136,10 @@ static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
 	uint32_t seq = ++d->seq;
 	struct timespec t0, t1;
 	ssize_t n;
-	int fd, left = SOFT_CALL_TIMEOUT_MS;
+	int fd[FSP_FDS_MAX], left = SOFT_CALL_TIMEOUT_MS, i;
 
-	if (fd_out)
-		*fd_out = -1;
+	for (i = 0; fds && i < FSP_FDS_MAX; i++)
+		fds[i] = -1;
 	if (d->dead)
 		return fab_set_error("soft: fabric connection lost");
 	if (fsp_send(d->fd, type, seq, 0, req, reqlen, -1) < 0)
@@ -138,7 +155,7 @@ static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
 			return fab_set_error("soft: ibfabricd did not answer "
 					     "within %d ms",
 					     SOFT_CALL_TIMEOUT_MS);
-		n = fsp_recv(d->fd, &h, buf, sizeof(buf), &fd);
+		n = fsp_recv_fds(d->fd, &h, buf, sizeof(buf), fd, FSP_FDS_MAX);
 		if (n < 0 && errno == EAGAIN)
 			goto again;
 		if (n < 0) {
@@ -150,8 +167,7 @@ static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
 		}
 		if (h.type == FSP_REPLY && h.seq == seq) {
 			if (h.status) {
-				if (fd >= 0)
-					close(fd);
+				close_fds(fd);
 				fab_set_error("ibfabricd: %.*s",
 					      (int)(n > 200 ? 200 : n),
 					      (const char *)buf);
@@ -162,14 +178,13 @@ static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
 				n = (ssize_t)repcap;
 			if (n)
 				memcpy(rep, buf, (size_t)n);
-			if (fd_out)
-				*fd_out = fd;
-			else if (fd >= 0)
-				close(fd);
+			if (fds)
+				memcpy(fds, fd, sizeof(fd));
+			else
+				close_fds(fd);
 			return n;
 		}
-		if (fd >= 0)
-			close(fd);
+		close_fds(fd);
 		soft_async(d, &h, buf);
 again:
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -201,7 +216,7 @@ static int soft_open(const char *arg, const char *node, struct fab_dev **out)
 	struct fsp_hello hello = { .version = FSP_VERSION };
 	struct fsp_port_info pi;
 	struct soft_dev *d;
-	const char *path = *arg ? arg : FAB_DEFAULT_SOFT_PATH;
+	const char *path = *arg ? arg : FAB_DEFAULT_SOFT_PATH, *env;
 	ssize_t n;
 
 	if (!node || !*node)
@@ -216,6 +231,10 @@ static int soft_open(const char *arg, const char *node, struct fab_dev **out)
 	if (!d)
 		return fab_set_error("soft: out of memory");
 	d->base.prov = &fab_soft_provider;
+	/* IBGW_SOFT_RINGS=0: QP sockets carry the packets (bursts) instead
+	 * of shared rings; for comparisons and for tests of that path */
+	env = getenv("IBGW_SOFT_RINGS");
+	d->rings = !(env && !strcmp(env, "0"));
 	d->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (d->fd < 0) {
 		fab_set_error("soft: socket: %s", strerror(errno));
@@ -317,17 +336,41 @@ static void setbufs(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 }
 
+/* Map the rings ibfabricd passed (the memfd is closed here). */
+static int map_rings(struct soft_qp *q, int mfd)
+{
+	struct stat st;
+	void *m = MAP_FAILED;
+
+	if (fstat(mfd, &st) == 0 && st.st_size == (off_t)FSP_SHM_BYTES)
+		m = mmap(NULL, FSP_SHM_BYTES, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, mfd, 0);
+	close(mfd);
+	if (m == MAP_FAILED)
+		return fab_set_error("soft: cannot map the QP rings");
+	q->shm = m;
+	soft_ring_init_producer(&q->tx, (struct fsp_ring_ctl *)q->shm,
+				q->shm + FSP_SHM_DATA, FSP_RING_SIZE);
+	soft_ring_init_consumer(&q->rx, (struct fsp_ring_ctl *)(q->shm +
+				FSP_RING_CTL_BYTES),
+				q->shm + FSP_SHM_DATA + FSP_RING_SIZE,
+				FSP_RING_SIZE);
+	q->armed = 1;	/* the RX ring starts out asking for a kick */
+	return 0;
+}
+
 static struct fab_qp *soft_qp_create(struct fab_dev *dev,
 				     const struct fab_qp_init *init)
 {
 	struct soft_dev *d = to_sdev(dev);
 	struct fsp_qp_create req = {
 		.type = init->type, .qkey = init->qkey,
-		.pkey_index = init->pkey_index, .flags = FSP_QP_BURST,
+		.pkey_index = init->pkey_index,
+		.flags = FSP_QP_BURST | (d->rings ? FSP_QP_SHM : 0),
 	};
 	struct fsp_qp_ref ref;
 	struct soft_qp *q;
-	int fd;
+	int fds[FSP_FDS_MAX], fd;
 
 	if (init->pkey_index >= d->attr.npkeys ||
 	    !d->attr.pkeys[init->pkey_index]) {
@@ -342,10 +385,17 @@ static struct fab_qp *soft_qp_create(struct fab_dev *dev,
 		return NULL;
 	}
 	if (soft_call(d, FSP_QP_CREATE, &req, sizeof(req), &ref, sizeof(ref),
-		      &fd) < 0)
+		      fds) < 0)
 		goto fail;
+	fd = fds[0];
 	if (fd < 0) {
+		if (fds[1] >= 0)
+			close(fds[1]);
 		fab_set_error("soft: ibfabricd sent no QP socket");
+		goto fail;
+	}
+	if (fds[1] >= 0 && map_rings(q, fds[1]) < 0) {
+		close(fd);
 		goto fail;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -374,6 +424,8 @@ static void soft_qp_destroy(struct fab_qp *qp)
 	soft_call(to_sdev(qp->dev), FSP_QP_DESTROY, &ref, sizeof(ref), NULL, 0,
 		  NULL);
 	close(q->fd);
+	if (q->shm)
+		munmap(q->shm, FSP_SHM_BYTES);
 	free(q->rxbuf);
 	free(q);
 }
@@ -390,6 +442,74 @@ static int soft_qp_fd(struct fab_qp *qp)
  */
 #define SOFT_BURSTS	8
 
+/* The packet headers of a work request, as the HCA fills them in. */
+static void wr_to_ud(struct soft_qp *q, const struct fab_send_wr *w,
+		     struct ib_ud *u)
+{
+	const struct soft_dev *d = to_sdev(q->base.dev);
+	const struct fab_ah_attr *ah = &w->ah->attr;
+
+	memset(u, 0, sizeof(*u));
+	u->lrh.sl = ah->sl;
+	u->lrh.dlid = ah->dlid;
+	u->lrh.slid = d->attr.lid;
+	u->has_grh = ah->is_global || ah->dlid >= FAB_LID_MCAST_MIN;
+	if (u->has_grh) {
+		u->grh.tclass = ah->traffic_class;
+		u->grh.flow_label = ah->flow_label;
+		u->grh.hoplmt = ah->hop_limit;
+		u->grh.sgid = d->attr.gid;
+		u->grh.dgid = ah->dgid;
+	}
+	u->bth.pkey = q->pkey;
+	u->bth.destqp = w->remote_qpn;
+	u->bth.psn = q->psn & 0xffffff;
+	u->deth.qkey = (w->remote_qkey & FAB_QKEY_CONTROLLED) ?
+		       q->base.qkey : w->remote_qkey;
+	u->deth.srcqp = q->base.qpn;
+	u->payload = w->buf;
+	u->payload_len = w->len;
+}
+
+static void kick(int fd)
+{
+	/* a full socket holds kicks enough already */
+	(void)!send(fd, "k", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Send with rings: packets are built in the TX ring itself; one kick when
+ * ibfabricd sleeps.  A full ring ends the batch (a full send queue). */
+static int ring_send(struct soft_qp *q, const struct fab_send_wr *wr, int n)
+{
+	const struct soft_dev *d = to_sdev(q->base.dev);
+	uint32_t mtu = (uint32_t)fab_mtu_to_bytes(d->attr.active_mtu);
+	struct ib_ud u;
+	uint8_t *slot;
+	size_t len;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (wr[i].len > mtu) {	/* a UD message is at most one MTU */
+			if (i == 0)
+				return fab_set_error("soft: datagram of %u "
+						     "bytes exceeds the port "
+						     "MTU", wr[i].len);
+			break;
+		}
+		if (!(slot = soft_ring_reserve(&q->tx, IB_MAX_PKT)))
+			break;
+		wr_to_ud(q, &wr[i], &u);
+		len = ib_ud_build(&u, slot, IB_MAX_PKT);
+		if (!len)
+			break;
+		soft_ring_commit(&q->tx, len);
+		q->psn++;
+	}
+	if (soft_ring_publish(&q->tx))
+		kick(q->fd);
+	return i;
+}
+
 static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 {
 	static __thread uint8_t bursts[SOFT_BURSTS][FSP_BURST_MAX];
@@ -401,13 +521,14 @@ static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 	uint32_t mtu = (uint32_t)fab_mtu_to_bytes(d->attr.active_mtu);
 	int done = 0;
 
+	if (q->shm)
+		return ring_send(q, wr, n);
 	while (done < n) {
 		int nb = 0, i = done, sent, b;
 		size_t off = 0;
 
 		while (i < n) {
 			const struct fab_send_wr *w = &wr[i];
-			const struct fab_ah_attr *ah = &w->ah->attr;
 			struct ib_ud u;
 			size_t len;
 
@@ -421,27 +542,7 @@ static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 				iov[nb].iov_base = bursts[nb];
 				count[nb] = 0;
 			}
-			memset(&u, 0, sizeof(u));
-			u.lrh.sl = ah->sl;
-			u.lrh.dlid = ah->dlid;
-			u.lrh.slid = d->attr.lid;
-			u.has_grh = ah->is_global ||
-				    ah->dlid >= FAB_LID_MCAST_MIN;
-			if (u.has_grh) {
-				u.grh.tclass = ah->traffic_class;
-				u.grh.flow_label = ah->flow_label;
-				u.grh.hoplmt = ah->hop_limit;
-				u.grh.sgid = d->attr.gid;
-				u.grh.dgid = ah->dgid;
-			}
-			u.bth.pkey = q->pkey;
-			u.bth.destqp = w->remote_qpn;
-			u.bth.psn = q->psn & 0xffffff;
-			u.deth.qkey = (w->remote_qkey & FAB_QKEY_CONTROLLED) ?
-				      qp->qkey : w->remote_qkey;
-			u.deth.srcqp = qp->qpn;
-			u.payload = w->buf;
-			u.payload_len = w->len;
+			wr_to_ud(q, w, &u);
 			/* as an HCA: a UD message is at most one MTU */
 			len = w->len > mtu ? 0 :
 			      ib_ud_build(&u, bursts[nb] + off + FSP_BURST_REC,
@@ -513,6 +614,95 @@ static int burst_next(struct soft_qp *q, const uint8_t **pkt, size_t *len)
 	return 1;
 }
 
+/* A received packet as a completion in *rv: 1, or 0 when it is dropped. */
+static int complete(struct soft_qp *q, const uint8_t *pkt, size_t plen,
+		    struct fab_recv *rv)
+{
+	const struct soft_dev *d = to_sdev(q->base.dev);
+	struct ib_ud u;
+	size_t room;
+	int pi;
+
+	/* ibfabricd checked the packet, CRCs included (see
+	 * ib_ud_parse_checked); a framing failure here is a bug in one of
+	 * us, and the datagram is dropped as an HCA would */
+	if (ib_ud_parse_checked(pkt, plen, &u))
+		return 0;
+	rv->src_qp = u.deth.srcqp;
+	rv->slid = u.lrh.slid;
+	rv->sl = u.lrh.sl;
+	pi = fab_pkey_find(&d->attr, u.bth.pkey);
+	rv->pkey_index = pi < 0 ? q->base.pkey_index : (uint16_t)pi;
+	rv->grh_present = (uint8_t)u.has_grh;
+	rv->truncated = 0;
+	if (rv->buf_len < FAB_GRH_LEN) {
+		rv->truncated = 1;
+		rv->byte_len = 0;
+		return 1;
+	}
+	if (u.has_grh)
+		ib_grh_encode(&u.grh, rv->buf);
+	else
+		memset(rv->buf, 0, FAB_GRH_LEN);
+	room = rv->buf_len - FAB_GRH_LEN;
+	if (u.payload_len > room) {
+		rv->truncated = 1;
+		memcpy(rv->buf + FAB_GRH_LEN, u.payload, room);
+		rv->byte_len = (uint32_t)(FAB_GRH_LEN + room);
+	} else {
+		memcpy(rv->buf + FAB_GRH_LEN, u.payload, u.payload_len);
+		rv->byte_len = (uint32_t)(FAB_GRH_LEN + u.payload_len);
+	}
+	return 1;
+}
+
+/*
+ * Receive with rings: completions straight from the RX ring.  Kicks are
+ * read off the socket only after we asked for one (there is none
+ * otherwise); that read also sees ibfabricd's end of file.  Before
+ * returning fewer than n we ask for a kick and look once more.
+ */
+static int ring_recv(struct soft_qp *q, struct fab_recv *rc, int n)
+{
+	struct soft_dev *d = to_sdev(q->base.dev);
+	const uint8_t *pkt;
+	size_t plen;
+	char b[64];
+	ssize_t got;
+	int out = 0, r, skipped = 0;
+
+	if (q->armed) {
+		q->armed = 0;
+		while ((got = recv(q->fd, b, sizeof(b), MSG_DONTWAIT)) > 0)
+			;
+		if (got == 0 || (got < 0 && errno != EAGAIN &&
+				 errno != EINTR)) {
+			d->dead = 1;	/* a DEVICE_FATAL event follows */
+			return fab_set_error("soft: QP 0x%06x: fabric "
+					     "connection lost", q->base.qpn);
+		}
+	}
+	while (out < n) {
+		r = soft_ring_peek(&q->rx, &pkt, &plen);
+		if (r < 0) {	/* ibfabricd wrote it: a bug in one of us */
+			soft_ring_skip(&q->rx);
+			if (skipped++)
+				break;
+			continue;
+		}
+		if (r == 0) {
+			q->armed = 1;
+			if (soft_ring_arm(&q->rx))
+				continue;
+			break;
+		}
+		out += complete(q, pkt, plen, &rc[out]);
+		soft_ring_next(&q->rx, plen);
+	}
+	soft_ring_release(&q->rx);
+	return out;
+}
+
 /*
  * Receive: fewer than n completions only when nothing is left, as with a
  * CQ polled empty; a caller that stops earlier must come back without
@@ -524,12 +714,12 @@ static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 	struct soft_dev *d = to_sdev(qp->dev);
 	int out = 0, r;
 
+	if (q->shm)
+		return ring_recv(q, rc, n);
 	while (out < n) {
 		struct fab_recv *rv = &rc[out];
 		const uint8_t *pkt;
-		size_t plen, room;
-		struct ib_ud u;
-		int pi;
+		size_t plen;
 
 		r = burst_next(q, &pkt, &plen);
 		if (r == 0)
@@ -547,40 +737,7 @@ static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 			return fab_set_error("soft: receive: %s",
 					     strerror(errno));
 		}
-		/* ibfabricd checked the packet, CRCs included (see
-		 * ib_ud_parse_checked); a framing failure here is a bug in
-		 * one of us, and the datagram is dropped as an HCA would */
-		if (ib_ud_parse_checked(pkt, plen, &u))
-			continue;
-		rv->src_qp = u.deth.srcqp;
-		rv->slid = u.lrh.slid;
-		rv->sl = u.lrh.sl;
-		pi = fab_pkey_find(&d->attr, u.bth.pkey);
-		rv->pkey_index = pi < 0 ? qp->pkey_index : (uint16_t)pi;
-		rv->grh_present = (uint8_t)u.has_grh;
-		rv->truncated = 0;
-		if (rv->buf_len < FAB_GRH_LEN) {
-			rv->truncated = 1;
-			rv->byte_len = 0;
-			out++;
-			continue;
-		}
-		if (u.has_grh)
-			ib_grh_encode(&u.grh, rv->buf);
-		else
-			memset(rv->buf, 0, FAB_GRH_LEN);
-		room = rv->buf_len - FAB_GRH_LEN;
-		if (u.payload_len > room) {
-			rv->truncated = 1;
-			memcpy(rv->buf + FAB_GRH_LEN, u.payload, room);
-			rv->byte_len = (uint32_t)(FAB_GRH_LEN + room);
-		} else {
-			memcpy(rv->buf + FAB_GRH_LEN, u.payload,
-			       u.payload_len);
-			rv->byte_len = (uint32_t)(FAB_GRH_LEN +
-						  u.payload_len);
-		}
-		out++;
+		out += complete(q, pkt, plen, rv);
 	}
 	return out;
 }
@@ -644,6 +801,13 @@ int fab_soft_inject(struct fab_dev *dev, const void *pkt, size_t len)
 	       ? -1 : 0;
 }
 
+void *fab_soft_qp_rings(struct fab_qp *qp)
+{
+	if (qp->dev->prov != &fab_soft_provider)
+		return NULL;
+	return to_sqp(qp)->shm;
+}
+
 int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap)
 {
 	ssize_t n;
@@ -668,15 +832,18 @@ static int soft_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
 	};
 	struct fsp_qp_ref ref;
 	struct soft_mad *m = calloc(1, sizeof(*m));
-	int fd;
+	int fds[FSP_FDS_MAX], fd;
 
 	if (!m)
 		return fab_set_error("soft: out of memory");
 	if (soft_call(d, FSP_QP_CREATE, &req, sizeof(req), &ref, sizeof(ref),
-		      &fd) < 0) {
+		      fds) < 0) {
 		free(m);
 		return -1;
 	}
+	fd = fds[0];
+	if (fds[1] >= 0)
+		close(fds[1]);
 	if (fd < 0) {
 		free(m);
 		return fab_set_error("soft: ibfabricd sent no MAD socket");

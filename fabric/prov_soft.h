@@ -14,5 +14,8 @@
 int fab_soft_inject(struct fab_dev *dev, const void *pkt, size_t len);
 /* Run a text command in ibfabricd ("stats", "nodes" ...). */
 int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap);
+/* A QP's shared rings (FSP_SHM_BYTES, layout in soft_ring.h), or NULL when
+ * it has none; for tests that write garbage into them. */
+void *fab_soft_qp_rings(struct fab_qp *qp);
 
 #endif

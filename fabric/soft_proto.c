@@ -10,6 +10,13 @@
 int fsp_send(int fd, uint16_t type, uint32_t seq, int32_t status,
 	     const void *body, size_t len, int pass_fd)
 {
+	return fsp_send_fds(fd, type, seq, status, body, len, &pass_fd,
+			    pass_fd >= 0 ? 1 : 0);
+}
+
+int fsp_send_fds(int fd, uint16_t type, uint32_t seq, int32_t status,
+		 const void *body, size_t len, const int *fds, unsigned int nfds)
+{
 	struct fsp_hdr hdr = { .type = type, .seq = seq, .status = status,
 			       .len = (uint32_t)len };
 	struct iovec iov[2] = {
@@ -17,26 +24,26 @@ int fsp_send(int fd, uint16_t type, uint32_t seq, int32_t status,
 		{ .iov_base = (void *)body, .iov_len = len },
 	};
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(sizeof(int) * FSP_FDS_MAX)];
 		struct cmsghdr align;
 	} cbuf;
 	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
 	struct cmsghdr *cm;
 	ssize_t n;
 
-	if (len > FSP_MSG_MAX - sizeof(hdr)) {
+	if (len > FSP_MSG_MAX - sizeof(hdr) || nfds > FSP_FDS_MAX) {
 		errno = EMSGSIZE;
 		return -1;
 	}
-	if (pass_fd >= 0) {
+	if (nfds) {
 		memset(&cbuf, 0, sizeof(cbuf));
 		msg.msg_control = cbuf.buf;
-		msg.msg_controllen = sizeof(cbuf.buf);
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
 		cm = CMSG_FIRSTHDR(&msg);
 		cm->cmsg_level = SOL_SOCKET;
 		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+		cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+		memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
 	}
 	do {
 		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
@@ -54,6 +61,12 @@ int fsp_send(int fd, uint16_t type, uint32_t seq, int32_t status,
 ssize_t fsp_recv(int fd, struct fsp_hdr *hdr, void *body, size_t cap,
 		 int *fd_out)
 {
+	return fsp_recv_fds(fd, hdr, body, cap, fd_out, fd_out ? 1 : 0);
+}
+
+ssize_t fsp_recv_fds(int fd, struct fsp_hdr *hdr, void *body, size_t cap,
+		     int *fds, unsigned int nfds)
+{
 	union {
 		char buf[CMSG_SPACE(sizeof(int) * 4)];
 		struct cmsghdr align;
@@ -67,11 +80,11 @@ ssize_t fsp_recv(int fd, struct fsp_hdr *hdr, void *body, size_t cap,
 		.msg_control = cbuf.buf, .msg_controllen = sizeof(cbuf.buf),
 	};
 	struct cmsghdr *cm;
-	int got_fd = -1;
+	unsigned int got = 0, i;
 	ssize_t n;
 
-	if (fd_out)
-		*fd_out = -1;
+	for (i = 0; i < nfds; i++)
+		fds[i] = -1;
 	do {
 		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
 	} while (n < 0 && errno == EINTR);
@@ -81,14 +94,14 @@ ssize_t fsp_recv(int fd, struct fsp_hdr *hdr, void *body, size_t cap,
 		if (cm->cmsg_level == SOL_SOCKET &&
 		    cm->cmsg_type == SCM_RIGHTS) {
 			size_t nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			size_t i;
+			size_t k;
 			int f;
 
-			for (i = 0; i < nfd; i++) {
-				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int),
+			for (k = 0; k < nfd; k++) {
+				memcpy(&f, CMSG_DATA(cm) + k * sizeof(int),
 				       sizeof(int));
-				if (got_fd < 0 && fd_out)
-					got_fd = f;
+				if (got < nfds)
+					fds[got++] = f;
 				else
 					close(f);
 			}
@@ -104,11 +117,11 @@ ssize_t fsp_recv(int fd, struct fsp_hdr *hdr, void *body, size_t cap,
 		errno = EBADMSG;
 		goto bad;
 	}
-	if (fd_out)
-		*fd_out = got_fd;
 	return (ssize_t)hdr->len;
 bad:
-	if (got_fd >= 0)
-		close(got_fd);
+	for (i = 0; i < got; i++) {
+		close(fds[i]);
+		fds[i] = -1;
+	}
 	return -1;
 }

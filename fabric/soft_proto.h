@@ -79,6 +79,11 @@ struct fsp_port_info {
 #define FSP_QP_BURST		0x4
 #define FSP_BURST_MAX		65536
 #define FSP_BURST_REC		2	/* length field */
+/* Shared-memory rings (with FSP_QP_BURST): the reply passes a second
+ * descriptor, a sealed memfd with one ring each way (soft_ring.h); the QP
+ * socket then carries only one-byte kicks and its end of file. */
+#define FSP_QP_SHM		0x8
+#define FSP_FDS_MAX		2
 
 struct fsp_qp_create {
 	uint32_t type;
@@ -105,6 +110,9 @@ struct fsp_event {
 /* Send one message, optionally passing a file descriptor (-1: none). */
 int fsp_send(int fd, uint16_t type, uint32_t seq, int32_t status,
 	     const void *body, size_t len, int pass_fd);
+/* The same with nfds (at most FSP_FDS_MAX) descriptors. */
+int fsp_send_fds(int fd, uint16_t type, uint32_t seq, int32_t status,
+		 const void *body, size_t len, const int *fds, unsigned int nfds);
 /*
  * Receive one message: header into *hdr, body into body (cap bytes).
  * Returns the body length; -1 with errno EPIPE (peer closed), EBADMSG
@@ -113,5 +121,9 @@ int fsp_send(int fd, uint16_t type, uint32_t seq, int32_t status,
  */
 ssize_t fsp_recv(int fd, struct fsp_hdr *hdr, void *body, size_t cap,
 		 int *fd_out);
+/* The same keeping up to nfds passed descriptors in fds[] (the rest, -1;
+ * descriptors beyond nfds are closed). */
+ssize_t fsp_recv_fds(int fd, struct fsp_hdr *hdr, void *body, size_t cap,
+		     int *fds, unsigned int nfds);
 
 #endif

@@ -98,7 +98,7 @@ iperf() {	# NAME SRV_NS CLI_NS DST -> bits/s
 	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' "$D/$1.json"
 }
 gbps() { python3 -c 'import sys; print("%.3f" % (int(sys.argv[1]) / 1e9))' "$1"; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.0f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # kernel forwarding: a -- r -- b
 ns_add a; ns_add r; ns_add b

@@ -2,8 +2,8 @@
 # Malformed packets replayed from a pcap (garbage, truncated headers, bad
 # PktLen, bad VCRC, bad ICRC, bad LVer, raw LNH, unknown DLID, spoofed SLID,
 # multicast without GRH) are each counted under their reason while
-# ordinary traffic continues; garbage on the node socket and broken burst
-# framing on a QP socket are counted too.
+# ordinary traffic continues; garbage on the node socket, broken burst
+# framing on a QP socket and impossible shared rings are counted too.
 . "$(dirname "$0")/lib.bash"
 
 start_fabric
@@ -45,11 +45,26 @@ fabric_alive
 # dropped as truncated, the good packets around them arrive
 start_recv b h3 --count 2 --timeout 8000
 trunc=$(counter drop.truncated)
-fabtest burst-garbage h1 --dlid $b_LID --dqpn $b_QPN >/dev/null || fail "burst-garbage"
+IBGW_SOFT_RINGS=0 fabtest burst-garbage h1 --dlid $b_LID --dqpn $b_QPN >/dev/null || fail "burst-garbage"
 wait_recv b
 expect_eq "good packets among broken bursts" "$(received b)" 2
 grep -q 'data=ok-2' "$T/b.out" || fail "the packet after the broken bursts is missing"
 expect_eq "broken burst records" "$(counter drop.truncated)" $((trunc + 3))
+fabric_alive
+
+# impossible shared rings (counters, lengths, a wrap marker; a flooded
+# receive ring whose head lies): counted, the good packets around arrive
+start_recv c h3 --count 2 --timeout 8000
+bad=$(counter drop.bad_ring)
+over=$(counter drop.rx_overrun)
+fabtest ring-garbage h1 --dlid $c_LID --dqpn $c_QPN >/dev/null || fail "ring-garbage"
+wait_recv c
+expect_eq "good packets around broken rings" "$(received c)" 2
+grep -q 'data=ok-2' "$T/c.out" || fail "the packet after the broken rings is missing"
+expect_eq "broken rings" "$(counter drop.bad_ring)" $((bad + 4))
+n=$(counter drop.rx_overrun)
+[ "$n" -gt "$over" ] || fail "no overrun counted on a flooded ring with a lying head"
+ok "flooded ring with a lying head: $((n - over)) overruns counted" 
 fabric_alive
 
 wait "$sender" || fail "sender"

@@ -42,7 +42,9 @@
 #include "fabric/fabric.h"
 #include "fabric/sa_client.h"
 #include "fabric/ib_pkt.h"
+#include "fabric/prov_soft.h"
 #include "fabric/soft_proto.h"
+#include "fabric/soft_ring.h"
 
 #define MAX_MCAST 8
 #define MAD_LEN 256
@@ -406,6 +408,11 @@ static int cmd_burst_garbage(const struct opts *o)
 	size_t n, len;
 	int fd = fab_qp_fd(qp), i;
 
+	if (fab_soft_qp_rings(qp)) {
+		fprintf(stderr, "fabtest: burst-garbage needs "
+			"IBGW_SOFT_RINGS=0\n");
+		return 1;
+	}
 	for (i = 1; i <= 2; i++) {
 		char msg[8];
 
@@ -443,6 +450,109 @@ static int cmd_burst_garbage(const struct opts *o)
 		}
 	}
 	printf("sent 2 good packets, 3 broken records\n");
+	fab_qp_destroy(qp);
+	fab_close(dev);
+	return 0;
+}
+
+/* One datagram with text from qp to (dlid, dqpn) with Q_Key qkey. */
+static void send_text(struct fab_dev *dev, struct fab_qp *qp, uint16_t dlid,
+		      uint32_t dqpn, uint32_t qkey, const char *text)
+{
+	struct fab_ah_attr aa = { .dlid = dlid, .hop_limit = 0xff };
+	struct fab_ah *ah = fab_ah_create(dev, &aa);
+	struct fab_send_wr wr = {
+		.ah = ah, .remote_qpn = dqpn, .remote_qkey = qkey,
+		.buf = text, .len = (uint32_t)strlen(text),
+	};
+
+	int n;
+
+	if (!ah)
+		die("address handle");
+	while ((n = fab_qp_send(qp, &wr, 1)) == 0)
+		usleep(100);	/* the send queue is full */
+	if (n != 1)
+		die("send");
+	fab_ah_destroy(ah);
+}
+
+/* Publish tail on a ring as a producer would, kick ibfabricd if it asked,
+ * and wait (5 s at most) until it has taken everything. */
+static int ring_poke(struct fsp_ring_ctl *ctl, int fd, uint32_t tail)
+{
+	int i;
+
+	atomic_store(&ctl->tail, tail);
+	if (atomic_exchange(&ctl->wait, 0) && send(fd, "k", 1, 0) != 1)
+		return -1;
+	for (i = 0; i < 5000; i++) {
+		if (atomic_load(&ctl->head) == tail)
+			return 0;
+		usleep(1000);
+	}
+	fprintf(stderr, "fabtest: ibfabricd did not take the ring\n");
+	return -1;
+}
+
+/*
+ * ring-garbage: impossible shared rings (FSP_QP_SHM) on a second QP,
+ * between two well-formed packets ("ok-1", "ok-2") sent from a first QP
+ * that must still arrive: a record longer than what was published, a
+ * wrap marker skipping more than was published, a tail beyond the ring,
+ * an unaligned tail (each counted once as bad_ring); then a receive ring
+ * whose head lies, flooded: what does not fit is lost as rx_overrun.
+ */
+static int cmd_ring_garbage(const struct opts *o)
+{
+	struct fab_port_attr pa;
+	struct fab_dev *dev = open_dev(o, &pa);
+	struct fab_qp *qp = make_qp(o, dev, &pa, 0x0b1b);
+	struct fab_qp *g = make_qp(o, dev, &pa, 0x0b1c);
+	uint8_t *m = fab_soft_qp_rings(g), *data;
+	struct fsp_ring_ctl *tx, *rx;
+	uint32_t qkey = o->qkey_set ? o->qkey : 0x0b1b, h, v;
+	int fd = fab_qp_fd(g);
+	static char big[4001];
+
+	if (!m) {
+		fprintf(stderr, "fabtest: the QP has no rings\n");
+		return 1;
+	}
+	tx = (struct fsp_ring_ctl *)m;
+	rx = (struct fsp_ring_ctl *)(m + FSP_RING_CTL_BYTES);
+	data = m + FSP_SHM_DATA;
+	send_text(dev, qp, (uint16_t)o->dlid, o->dqpn, qkey, "ok-1");
+	/* a record longer than what was published */
+	h = atomic_load(&tx->head);
+	v = 0x7fffffff;
+	memcpy(data + (h & (FSP_RING_SIZE - 1)), &v, 4);
+	if (ring_poke(tx, fd, h + 8) < 0)
+		return 1;
+	/* a wrap marker that skips more than was published */
+	h = atomic_load(&tx->head);
+	v = FSP_RING_WRAP;
+	memcpy(data + (h & (FSP_RING_SIZE - 1)), &v, 4);
+	if (ring_poke(tx, fd, h + 8) < 0)
+		return 1;
+	/* a tail beyond what a ring holds, then an unaligned one */
+	h = atomic_load(&tx->head);
+	if (ring_poke(tx, fd, h + 3 * FSP_RING_SIZE) < 0)
+		return 1;
+	h = atomic_load(&tx->head);
+	if (ring_poke(tx, fd, h + 5) < 0)
+		return 1;
+	/* the receive ring's head out of range: once ibfabricd looks at
+	 * it (when the ring seems full) it reads as full; nothing is read
+	 * from G, so 300 datagrams of 4000 bytes overrun it either way */
+	atomic_store(&rx->head, atomic_load(&rx->tail) + 3 * FSP_RING_SIZE);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	for (v = 0; v < 300; v++)
+		send_text(dev, qp, pa.lid, fab_qp_num(g), 0x0b1c, big);
+	send_text(dev, qp, (uint16_t)o->dlid, o->dqpn, qkey, "ok-2");
+	printf("sent 2 good packets, 4 broken rings, 300 to a lying ring\n");
+	fab_qp_destroy(g);
 	fab_qp_destroy(qp);
 	fab_close(dev);
 	return 0;
@@ -665,7 +775,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 2) {
 		fprintf(stderr, "usage: fabtest [-s SOCK | -F SPEC] "
-			"info|recv|send|mad-ping|burst-garbage NODE [options]\n");
+			"info|recv|send|mad-ping|burst-garbage|ring-garbage NODE [options]\n");
 		return 2;
 	}
 	cmd = argv[optind];
@@ -680,6 +790,8 @@ int main(int argc, char **argv)
 		return cmd_mad_ping(&o);
 	if (!strcmp(cmd, "burst-garbage"))
 		return cmd_burst_garbage(&o);
+	if (!strcmp(cmd, "ring-garbage"))
+		return cmd_ring_garbage(&o);
 	fprintf(stderr, "fabtest: unknown command '%s'\n", cmd);
 	return 2;
 }
