@@ -179,6 +179,10 @@ void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
  * agents), and only privileged QPs may use controlled Q_Keys. */
 void fsw_input_qp(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
 		  size_t len);
+/* The same with the VCRC of pkt[0 .. len - 2) computed on the way in
+ * (ib_vcrc_copy), so that the switch does not read the packet for it. */
+void fsw_input_qp_vcrc(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
+		       size_t len, uint16_t vcrc);
 /* Forward a packet held back for --reorder; 1 if one was held. */
 int fsw_flush(struct fsw *sw);
 /* n packets (bytes in all) that ops->deliver accepted could not be handed

@@ -743,7 +743,8 @@ static void forward_faulty(struct fsw *sw, const uint8_t *pkt, size_t len)
 }
 
 static void input(struct fsw *sw, struct fsw_node *from,
-		  const struct fsw_qp *from_qp, const uint8_t *pkt, size_t len)
+		  const struct fsw_qp *from_qp, const uint8_t *pkt, size_t len,
+		  int vcrc)
 {
 	struct ib_lrh lrh;
 	struct ib_grh grh;
@@ -762,7 +763,7 @@ static void input(struct fsw *sw, struct fsw_node *from,
 		drop(sw, FSW_DROP_TOO_LONG);
 		return;
 	}
-	err = ib_pkt_check(pkt, len, &lrh, &grh, &off);
+	err = ib_pkt_check_vcrc(pkt, len, vcrc, &lrh, &grh, &off);
 	if (err) {
 		drop(sw, pkt_err_drop[err]);
 		return;
@@ -847,18 +848,24 @@ static void input(struct fsw *sw, struct fsw_node *from,
 void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,
 	       size_t len)
 {
-	input(sw, from, NULL, pkt, len);
+	input(sw, from, NULL, pkt, len, -1);
 }
 
 void fsw_input_qp(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
 		  size_t len)
 {
-	input(sw, qp->node, qp, pkt, len);
+	input(sw, qp->node, qp, pkt, len, -1);
+}
+
+void fsw_input_qp_vcrc(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
+		       size_t len, uint16_t vcrc)
+{
+	input(sw, qp->node, qp, pkt, len, vcrc);
 }
 
 void fsw_sm_send(struct fsw *sw, const uint8_t *pkt, size_t len)
 {
-	input(sw, NULL, NULL, pkt, len);
+	input(sw, NULL, NULL, pkt, len, -1);
 }
 
 static size_t append(char *buf, size_t cap, size_t off, const char *fmt, ...)

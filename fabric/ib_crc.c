@@ -364,8 +364,10 @@ static uint32_t crc32_run(uint32_t crc, uint8_t *dst, const uint8_t *p,
 		len -= n;
 	}
 #endif
-	if (dst)
+	if (dst) {	/* the tail's CRC over the copy: bytes read once */
 		memcpy(dst, p, len);
+		p = dst;
+	}
 	return ~crc32_raw(crc, p, len);
 }
 
@@ -462,7 +464,7 @@ uint32_t ib_icrc_rocev2_ipv4(const uint8_t *buf, size_t len)
 	return icrc_from_bth(crc, buf + ihl + 8, len - ihl - 8);
 }
 
-uint16_t ib_vcrc(const uint8_t *buf, size_t len)
+static uint16_t vcrc_run(uint8_t *dst, const uint8_t *buf, size_t len)
 {
 	uint16_t crc = 0xffff;
 
@@ -472,11 +474,26 @@ uint16_t ib_vcrc(const uint8_t *buf, size_t len)
 		uint8_t r[16];
 		size_t n = len & ~(size_t)15;
 
-		fold_any(&k_crc16, crc, buf, NULL, n, r);
+		fold_any(&k_crc16, crc, buf, dst, n, r);
 		crc = crc16_raw(0, r, sizeof(r));
 		buf += n;
+		dst = dst ? dst + n : NULL;
 		len -= n;
 	}
 #endif
+	if (dst) {	/* the tail's CRC over the copy: bytes read once */
+		memcpy(dst, buf, len);
+		buf = dst;
+	}
 	return (uint16_t)~crc16_raw(crc, buf, len);
+}
+
+uint16_t ib_vcrc(const uint8_t *buf, size_t len)
+{
+	return vcrc_run(NULL, buf, len);
+}
+
+uint16_t ib_vcrc_copy(void *dst, const void *src, size_t len)
+{
+	return vcrc_run(dst, src, len);
 }

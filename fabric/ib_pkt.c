@@ -172,9 +172,10 @@ size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
 	return off;
 }
 
+/* crcs: check the CRCs; vcrc >= 0: the VCRC already computed */
 static enum ib_pkt_err pkt_check(const uint8_t *buf, size_t len,
 				 struct ib_lrh *lrh, struct ib_grh *grh,
-				 size_t *bth_off, int crcs)
+				 size_t *bth_off, int crcs, int vcrc_in)
 {
 	size_t crc_off, off = IB_LRH_LEN;
 	uint32_t icrc;
@@ -187,7 +188,8 @@ static enum ib_pkt_err pkt_check(const uint8_t *buf, size_t len,
 		return IB_PKT_BAD_PKTLEN;
 	crc_off = len - IB_VCRC_LEN - IB_ICRC_LEN;
 	vcrc = (uint16_t)(buf[len - 2] | buf[len - 1] << 8);
-	if (crcs && ib_vcrc(buf, len - IB_VCRC_LEN) != vcrc)
+	if (crcs && (vcrc_in >= 0 ? (uint16_t)vcrc_in :
+		     ib_vcrc(buf, len - IB_VCRC_LEN)) != vcrc)
 		return IB_PKT_BAD_VCRC;
 	if (lrh->lver != 0)
 		return IB_PKT_BAD_LVER;
@@ -216,7 +218,14 @@ enum ib_pkt_err ib_pkt_check(const uint8_t *buf, size_t len,
 			     struct ib_lrh *lrh, struct ib_grh *grh,
 			     size_t *bth_off)
 {
-	return pkt_check(buf, len, lrh, grh, bth_off, 1);
+	return pkt_check(buf, len, lrh, grh, bth_off, 1, -1);
+}
+
+enum ib_pkt_err ib_pkt_check_vcrc(const uint8_t *buf, size_t len, int vcrc,
+				  struct ib_lrh *lrh, struct ib_grh *grh,
+				  size_t *bth_off)
+{
+	return pkt_check(buf, len, lrh, grh, bth_off, 1, vcrc);
 }
 
 static enum ib_pkt_err ud_parse(const uint8_t *buf, size_t len,
@@ -226,7 +235,7 @@ static enum ib_pkt_err ud_parse(const uint8_t *buf, size_t len,
 	size_t off, end;
 
 	memset(u, 0, sizeof(*u));
-	err = pkt_check(buf, len, &u->lrh, &u->grh, &off, crcs);
+	err = pkt_check(buf, len, &u->lrh, &u->grh, &off, crcs, -1);
 	if (err)
 		return err;
 	u->has_grh = u->lrh.lnh == IB_LNH_IBA_GLOBAL;

@@ -135,6 +135,11 @@ enum ib_pkt_err ib_ud_parse_checked(const uint8_t *buf, size_t len,
 enum ib_pkt_err ib_pkt_check(const uint8_t *buf, size_t len,
 			     struct ib_lrh *lrh, struct ib_grh *grh,
 			     size_t *bth_off);
+/* The same with the VCRC of buf[0 .. len - 2) already computed (vcrc, as
+ * ib_vcrc_copy gives it while copying the packet in); -1: compute it. */
+enum ib_pkt_err ib_pkt_check_vcrc(const uint8_t *buf, size_t len, int vcrc,
+				  struct ib_lrh *lrh, struct ib_grh *grh,
+				  size_t *bth_off);
 
 /* CRCs (ib_crc.c). */
 uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len);
@@ -145,6 +150,10 @@ uint32_t ib_icrc_native(const uint8_t *buf, size_t len);
 /* ICRC of a RoCEv2 packet: buf = IPv4 header .. payload (ICRC excluded). */
 uint32_t ib_icrc_rocev2_ipv4(const uint8_t *buf, size_t len);
 uint16_t ib_vcrc(const uint8_t *buf, size_t len);
+/* The VCRC of src, copying it to dst (no overlap) in the same pass; every
+ * byte is read once, so the CRC is that of the copy even while src
+ * changes. */
+uint16_t ib_vcrc_copy(void *dst, const void *src, size_t len);
 /* Carry-less multiplication for long runs (x86-64): 0 off (tables only),
  * 1 128-bit PCLMULQDQ, 2 also 256-bit VPCLMULQDQ, -1 leave; capped at what
  * the CPU has; returns the previous setting.  For tests and benchmarks;

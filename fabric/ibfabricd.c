@@ -405,6 +405,7 @@ static void ring_drain(struct qpio *io, int budget)
 	struct fabd *d = io->conn->d;
 	const uint8_t *rec;
 	size_t len;
+	uint16_t vcrc;
 	int r, n = 0, limit = budget;
 
 	/* budget 0 (the process is gone): at most what a ring can hold */
@@ -428,12 +429,21 @@ static void ring_drain(struct qpio *io, int budget)
 				break;
 			continue;
 		}
-		/* longer than any packet: what fits is enough for the
-		 * switch to drop it as too long */
-		memcpy(pkt, rec, len > sizeof(pkt) ? sizeof(pkt) : len);
+		if (len > IB_MAX_PKT || len < IB_VCRC_LEN) {
+			/* longer than any packet: what fits is enough for
+			 * the switch to drop it as too long */
+			memcpy(pkt, rec, len > sizeof(pkt) ? sizeof(pkt) : len);
+			fsw_input_qp(d->sw, io->qp, pkt,
+				     len > sizeof(pkt) ? sizeof(pkt) : len);
+		} else {
+			/* the VCRC is computed while copying (one pass over
+			 * the ring's bytes) */
+			vcrc = ib_vcrc_copy(pkt, rec, len - IB_VCRC_LEN);
+			memcpy(pkt + len - IB_VCRC_LEN,
+			       rec + len - IB_VCRC_LEN, IB_VCRC_LEN);
+			fsw_input_qp_vcrc(d->sw, io->qp, pkt, len, vcrc);
+		}
 		soft_ring_next(&io->tx, len);
-		fsw_input_qp(d->sw, io->qp, pkt,
-			     len > sizeof(pkt) ? sizeof(pkt) : len);
 		n++;
 	}
 	soft_ring_release(&io->tx);

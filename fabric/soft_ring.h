@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FSP_RING_SIZE		(1u << 20)	/* data bytes each way */
+#define FSP_RING_SIZE		(1u << 22)	/* data bytes each way */
 #define FSP_RING_CTL_BYTES	256
 #define FSP_SHM_DATA		4096
 #define FSP_SHM_BYTES		(FSP_SHM_DATA + 2 * (size_t)FSP_RING_SIZE)

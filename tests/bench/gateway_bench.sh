@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
 done
 die() { echo "gateway_bench.sh: $*" >&2; exit 1; }
 case "$secs$runs" in *[!0-9]*) die "--seconds and --runs want positive integers" ;; esac
-for p in ibfabricd ipoibd ibgwd tests/bench_gw; do
+for p in ibfabricd ibfabricctl ipoibd ibgwd tests/bench_gw; do
 	[ -x "$build/$p" ] || die "$build/$p missing (make)"
 done
 
@@ -185,6 +185,8 @@ for r in $(seq 1 "$runs"); do
 done
 k=$(median <"$D/k.all"); ro=$(median <"$D/r.all"); tr=$(median <"$D/t.all")
 kj=$(median <"$D/kj.all"); jo=$(median <"$D/j.all")
+echo "== fabric drops during the runs (UD receivers that fell behind lose packets; TCP resends)"
+"$build/ibfabricctl" -s "$D/sock" stats | grep -E '^(delivered|drop\.rx_overrun|drop\.fault)' | sed 's/^/  /'
 echo "== medians"
 printf '  kernel forwarding (veth, a -> r -> b): %s Gb/s\n' "$(gbps "$k")"
 python3 - "$k" "$ro" "$tr" "$kj" "$jo" <<'PY'

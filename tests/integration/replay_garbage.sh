@@ -57,11 +57,15 @@ fabric_alive
 start_recv c h3 --count 2 --timeout 8000
 bad=$(counter drop.bad_ring)
 over=$(counter drop.rx_overrun)
+bvcrc=$(counter drop.bad_vcrc)
+bicrc=$(counter drop.bad_icrc)
 fabtest ring-garbage h1 --dlid $c_LID --dqpn $c_QPN >/dev/null || fail "ring-garbage"
 wait_recv c
 expect_eq "good packets around broken rings" "$(received c)" 2
 grep -q 'data=ok-2' "$T/c.out" || fail "the packet after the broken rings is missing"
 expect_eq "broken rings" "$(counter drop.bad_ring)" $((bad + 4))
+expect_eq "bad VCRC in a ring" "$(counter drop.bad_vcrc)" $((bvcrc + 1))
+expect_eq "bad ICRC in a ring" "$(counter drop.bad_icrc)" $((bicrc + 1))
 n=$(counter drop.rx_overrun)
 [ "$n" -gt "$over" ] || fail "no overrun counted on a flooded ring with a lying head"
 ok "flooded ring with a lying head: $((n - over)) overruns counted" 

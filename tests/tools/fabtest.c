@@ -500,7 +500,8 @@ static int ring_poke(struct fsp_ring_ctl *ctl, int fd, uint32_t tail)
  * between two well-formed packets ("ok-1", "ok-2") sent from a first QP
  * that must still arrive: a record longer than what was published, a
  * wrap marker skipping more than was published, a tail beyond the ring,
- * an unaligned tail (each counted once as bad_ring); then a receive ring
+ * an unaligned tail (each counted once as bad_ring), and two well-framed
+ * packets with a bad VCRC and a bad ICRC; then a receive ring
  * whose head lies, flooded: what does not fit is lost as rx_overrun.
  */
 static int cmd_ring_garbage(const struct opts *o)
@@ -535,6 +536,43 @@ static int cmd_ring_garbage(const struct opts *o)
 	memcpy(data + (h & (FSP_RING_SIZE - 1)), &v, 4);
 	if (ring_poke(tx, fd, h + 8) < 0)
 		return 1;
+	/* well-framed records whose packet has a bad VCRC, then a bad
+	 * ICRC: the switch's checks still run on ring packets */
+	for (v = 0; v < 2; v++) {
+		struct ib_ud u;
+		uint8_t *at;
+		uint32_t l;
+
+		h = atomic_load(&tx->head);
+		at = data + (h & (FSP_RING_SIZE - 1));
+		memset(&u, 0, sizeof(u));
+		u.lrh.dlid = (uint16_t)o->dlid;
+		u.lrh.slid = pa.lid;
+		u.bth.pkey = pa.pkeys[0];
+		u.bth.destqp = o->dqpn;
+		u.deth.qkey = qkey;
+		u.deth.srcqp = fab_qp_num(g);
+		u.payload = (const uint8_t *)"bad crc, this must not arrive";
+		u.payload_len = 29;
+		l = (uint32_t)ib_ud_build(&u, at + FSP_RING_REC, IB_MAX_PKT);
+		if (!l)
+			return 1;
+		/* VCRC: the last byte; ICRC: the fourth byte from last but
+		 * two (the VCRC is then recomputed to match) */
+		if (v == 0) {
+			at[FSP_RING_REC + l - 1] ^= 0x01;
+		} else {
+			uint16_t vc;
+
+			at[FSP_RING_REC + l - 6] ^= 0x01;
+			vc = ib_vcrc(at + FSP_RING_REC, l - IB_VCRC_LEN);
+			at[FSP_RING_REC + l - 2] = (uint8_t)vc;
+			at[FSP_RING_REC + l - 1] = (uint8_t)(vc >> 8);
+		}
+		memcpy(at, &l, 4);
+		if (ring_poke(tx, fd, h + ((FSP_RING_REC + l + 7) & ~7u)) < 0)
+			return 1;
+	}
 	/* a tail beyond what a ring holds, then an unaligned one */
 	h = atomic_load(&tx->head);
 	if (ring_poke(tx, fd, h + 3 * FSP_RING_SIZE) < 0)
@@ -544,16 +582,20 @@ static int cmd_ring_garbage(const struct opts *o)
 		return 1;
 	/* the receive ring's head out of range: once ibfabricd looks at
 	 * it (when the ring seems full) it reads as full; nothing is read
-	 * from G, so 300 datagrams of 4000 bytes overrun it either way */
+	 * from G, so more 4000-byte datagrams than the ring holds overrun
+	 * it either way */
 	atomic_store(&rx->head, atomic_load(&rx->tail) + 3 * FSP_RING_SIZE);
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	for (v = 0; v < 300; v++)
+	for (v = 0; v < FSP_RING_SIZE / 4000 + 64; v++)
 		send_text(dev, qp, pa.lid, fab_qp_num(g), 0x0b1c, big);
 	send_text(dev, qp, (uint16_t)o->dlid, o->dqpn, qkey, "ok-2");
-	printf("sent 2 good packets, 4 broken rings, 300 to a lying ring\n");
-	fab_qp_destroy(g);
+	printf("sent 2 good packets, 6 broken records or rings, %u to a "
+	       "lying ring\n", FSP_RING_SIZE / 4000 + 64);
+	/* qp first: its destroy switches all it sent, while G still takes
+	 * packets */
 	fab_qp_destroy(qp);
+	fab_qp_destroy(g);
 	fab_close(dev);
 	return 0;
 }

@@ -124,6 +124,12 @@ static void crc_paths(void)
 		assert_memory_equal(copy + 1, buf + off, len);
 		assert_int_equal(copy[0], 0xa5);
 		assert_int_equal(copy[len + 1], 0xa5);
+		memset(copy, 0xa5, sizeof(copy));
+		assert_int_equal(ib_vcrc_copy(copy + 1, buf + off, len),
+				 ref_crc16(buf + off, len));
+		assert_memory_equal(copy + 1, buf + off, len);
+		assert_int_equal(copy[0], 0xa5);
+		assert_int_equal(copy[len + 1], 0xa5);
 	}
 	for (cut = 0; cut <= 200; cut++)
 		assert_int_equal(ib_crc32(ib_crc32(0, buf, cut), buf + cut,
