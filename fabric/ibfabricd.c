@@ -117,21 +117,16 @@ static int complain_ok(struct fabd *d)
 	return 1;
 }
 
-/* Send a QP's burst; a receiver whose socket is full loses all of it, as
- * UD receivers without posted buffers lose datagrams. */
-static void kick(int fd)
-{
-	/* a full socket holds kicks enough already */
-	(void)!send(fd, "k", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
+/* Send a QP's burst (a receiver whose socket is full loses all of it, as
+ * UD receivers without posted buffers lose datagrams), or publish what was
+ * written into its ring. */
 static void out_send(struct fabd *d, struct qpio *io)
 {
 	ssize_t n;
 
 	if (io->shm) {
 		if (soft_ring_publish(&io->rx))
-			kick(io->fd);
+			soft_ring_kick(io->fd);
 		return;
 	}
 	if (!io->out_len)
@@ -163,9 +158,8 @@ static int fabd_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
 {
 	struct fabd *d = ctx;
 	struct qpio *io = qp->io;
-	ssize_t n;
-
 	uint8_t *slot;
+	ssize_t n;
 
 	if (io->shm) {
 		/* straight into the receiver's ring, published once per

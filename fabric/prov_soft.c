@@ -471,12 +471,6 @@ static void wr_to_ud(struct soft_qp *q, const struct fab_send_wr *w,
 	u->payload_len = w->len;
 }
 
-static void kick(int fd)
-{
-	/* a full socket holds kicks enough already */
-	(void)!send(fd, "k", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
 /* Send with rings: packets are built in the TX ring itself; one kick when
  * ibfabricd sleeps.  A full ring ends the batch (a full send queue). */
 static int ring_send(struct soft_qp *q, const struct fab_send_wr *wr, int n)
@@ -506,7 +500,7 @@ static int ring_send(struct soft_qp *q, const struct fab_send_wr *wr, int n)
 		q->psn++;
 	}
 	if (soft_ring_publish(&q->tx))
-		kick(q->fd);
+		soft_ring_kick(q->fd);
 	return i;
 }
 

@@ -4,6 +4,7 @@
  * two processes that do not trust each other's bookkeeping (soft_ring.h).
  */
 #include <string.h>
+#include <sys/socket.h>
 
 #include "fabric/soft_ring.h"
 
@@ -151,4 +152,10 @@ int soft_ring_arm(struct soft_ring *r)
 	atomic_store(&r->ctl->wait, 1);
 	r->seen = atomic_load(&r->ctl->tail);
 	return r->seen != r->pos;
+}
+
+void soft_ring_kick(int fd)
+{
+	/* a full socket holds kicks enough already */
+	(void)!send(fd, "k", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }

@@ -101,5 +101,8 @@ void soft_ring_skip(struct soft_ring *r);
  * when it may sleep.
  */
 int soft_ring_arm(struct soft_ring *r);
+/* Wake the other side (it asked for it): a one-byte message on the QP
+ * socket fd. */
+void soft_ring_kick(int fd);
 
 #endif

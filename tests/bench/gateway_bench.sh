@@ -2,7 +2,7 @@
 # The gateway: throughput through ibgwd beside kernel IP forwarding, and
 # the translation path alone.
 #   tests/bench/gateway_bench.sh [--build DIR] [--seconds N] [--runs N]
-#                                                          (build, 5, 3)
+#                                                          (build, 5, 5)
 #
 # (a) bench_gw: packets per second of gw_bridge alone on synthetic frames
 #     (no system calls), beside copying the same bytes once; instructions
@@ -17,7 +17,7 @@
 # run.  Needs root, iperf3, iproute2, python3; valgrind for (a)'s counts.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-build=build secs=5 runs=3
+build=build secs=5 runs=5
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) build=$2; shift 2 ;;
