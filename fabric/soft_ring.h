@@ -55,6 +55,10 @@ struct fsp_ring_ctl {
 	uint8_t pad2[60];
 };
 
+_Static_assert(sizeof(struct fsp_ring_ctl) <= FSP_RING_CTL_BYTES &&
+	       2 * FSP_RING_CTL_BYTES <= FSP_SHM_DATA,
+	       "ring control blocks overlap");
+
 /* One side's view of one ring. */
 struct soft_ring {
 	struct fsp_ring_ctl *ctl;
