@@ -1,7 +1,8 @@
 #!/bin/bash
 # Two nodes exchange UD datagrams through ibfabricd; several processes of
 # one node share its port and get their own QPNs; a crashed node process is
-# cleaned up while the others keep running.
+# cleaned up while the others keep running; shared rings and socket bursts
+# interwork.
 . "$(dirname "$0")/lib.bash"
 
 start_fabric
@@ -57,6 +58,19 @@ wait_recv r6
 grep -q 'len=4096' "$T/r6.out" || fail "4096-byte datagram"
 fabtest send h1 --dlid "$r6_LID" --dqpn "$r6_QPN" --size 4097 >"$T/big.out" 2>&1 && fail "4097-byte send accepted"
 grep -q "exceeds the port MTU" "$T/big.out" || { cat "$T/big.out"; fail "no clear error for 4097 bytes"; }
+
+# the soft provider's two QP data paths, shared rings (the default) and
+# bursts on the QP socket (IBGW_SOFT_RINGS=0), carry datagrams to each
+# other in both directions
+for pair in "1 0" "0 1" "0 0" "1 1"; do
+	set -- $pair	# receiver's mode, sender's mode
+	IBGW_SOFT_RINGS=$1 start_recv m h2 --count 300 --timeout 10000
+	grep -q "^rings $1\$" "$T/m.out" || { cat "$T/m.out"; fail "receiver not in mode rings=$1"; }
+	IBGW_SOFT_RINGS=$2 fabtest send h1 --dlid "$m_LID" --dqpn "$m_QPN" --count 300 --data mix-%n >/dev/null || fail "send (rings $2 -> $1)"
+	wait_recv m
+	expect_eq "datagrams from rings=$2 to rings=$1" "$(received m)" 300
+	grep -q 'data=mix-299' "$T/m.out" || fail "last datagram missing (rings $2 -> $1)"
+done
 
 # the subnet going away reaches node processes as a port event, promptly
 start_recv r7 h2 --count 0 --timeout 60000

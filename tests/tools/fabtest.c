@@ -276,6 +276,9 @@ static int cmd_recv(const struct opts *o)
 		fclose(f);
 	}
 	printf("qpn 0x%06x lid 0x%04x\n", fab_qp_num(qp), pa.lid);
+	/* which data path the soft provider took (shared rings or socket) */
+	if (!o->spec || !strncmp(o->spec, "soft:", 5))
+		printf("rings %d\n", fab_soft_qp_rings(qp) != NULL);
 	fflush(stdout);
 	while (!o->count || got < o->count) {
 		struct pollfd pfd[2] = {
