@@ -635,12 +635,7 @@ static int shm_create(struct qpio *io)
 	soft_ring_ctl_reset((struct fsp_ring_ctl *)io->shm);
 	soft_ring_ctl_reset((struct fsp_ring_ctl *)(io->shm +
 						     FSP_RING_CTL_BYTES));
-	soft_ring_init_consumer(&io->tx, (struct fsp_ring_ctl *)io->shm,
-				io->shm + FSP_SHM_DATA, FSP_RING_SIZE);
-	soft_ring_init_producer(&io->rx, (struct fsp_ring_ctl *)(io->shm +
-				FSP_RING_CTL_BYTES),
-				io->shm + FSP_SHM_DATA + FSP_RING_SIZE,
-				FSP_RING_SIZE);
+	soft_ring_attach(io->shm, 0, &io->tx, &io->rx);
 	return fd;
 fail:
 	e = errno;

@@ -349,12 +349,7 @@ static int map_rings(struct soft_qp *q, int mfd)
 	if (m == MAP_FAILED)
 		return fab_set_error("soft: cannot map the QP rings");
 	q->shm = m;
-	soft_ring_init_producer(&q->tx, (struct fsp_ring_ctl *)q->shm,
-				q->shm + FSP_SHM_DATA, FSP_RING_SIZE);
-	soft_ring_init_consumer(&q->rx, (struct fsp_ring_ctl *)(q->shm +
-				FSP_RING_CTL_BYTES),
-				q->shm + FSP_SHM_DATA + FSP_RING_SIZE,
-				FSP_RING_SIZE);
+	soft_ring_attach(q->shm, 1, &q->tx, &q->rx);
 	q->armed = 1;	/* the RX ring starts out asking for a kick */
 	return 0;
 }

@@ -42,6 +42,23 @@ void soft_ring_init_consumer(struct soft_ring *r, struct fsp_ring_ctl *ctl,
 	r->unpublished = 0;
 }
 
+void soft_ring_attach(uint8_t *shm, int node, struct soft_ring *tx,
+		      struct soft_ring *rx)
+{
+	struct fsp_ring_ctl *tctl = (struct fsp_ring_ctl *)shm;
+	struct fsp_ring_ctl *rctl = (struct fsp_ring_ctl *)(shm +
+						FSP_RING_CTL_BYTES);
+	uint8_t *tdata = shm + FSP_SHM_DATA, *rdata = tdata + FSP_RING_SIZE;
+
+	if (node) {
+		soft_ring_init_producer(tx, tctl, tdata, FSP_RING_SIZE);
+		soft_ring_init_consumer(rx, rctl, rdata, FSP_RING_SIZE);
+	} else {
+		soft_ring_init_consumer(tx, tctl, tdata, FSP_RING_SIZE);
+		soft_ring_init_producer(rx, rctl, rdata, FSP_RING_SIZE);
+	}
+}
+
 uint8_t *soft_ring_reserve(struct soft_ring *r, size_t max)
 {
 	uint32_t need, off = r->pos & (r->size - 1), skip = 0, used;

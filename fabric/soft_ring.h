@@ -77,6 +77,10 @@ void soft_ring_init_consumer(struct soft_ring *r, struct fsp_ring_ctl *ctl,
 			     uint8_t *data, uint32_t size);
 /* A fresh control block (both counters 0, consumer waiting). */
 void soft_ring_ctl_reset(struct fsp_ring_ctl *ctl);
+/* Both views on a QP's mapping (FSP_SHM_BYTES at shm): the node produces
+ * on tx and consumes rx; ibfabricd (node = 0) the other way round. */
+void soft_ring_attach(uint8_t *shm, int node, struct soft_ring *tx,
+		      struct soft_ring *rx);
 
 /*
  * Producer: room for a record of up to max bytes, contiguous; NULL when the
