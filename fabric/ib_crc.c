@@ -345,42 +345,47 @@ int ib_crc_clmul(int on)
 #endif
 }
 
-/* A running CRC-32 over src, copied to dst on the way when dst is not
- * NULL. */
-static uint32_t crc32_run(uint32_t crc, uint8_t *dst, const uint8_t *p,
-			  size_t len)
+/*
+ * The CRC register (the inverted CRC) run over p, and p copied to dst on
+ * the way when dst is not NULL: CRC-32 (the ICRC's) or, with is16, CRC-16
+ * (the VCRC's).  Long runs fold with carry-less multiplication, the rest
+ * goes through the tables; with dst the tail's CRC is taken over the copy,
+ * so every byte is read once.
+ */
+static uint32_t crc_run(int is16, uint32_t reg, uint8_t *dst,
+			const uint8_t *p, size_t len)
 {
 	crc_tables_init();
-	crc = ~crc;
 #ifdef HAVE_CLMUL_FOLD
 	if (len >= 64 && clmul_usable()) {
 		uint8_t r[16];
 		size_t n = len & ~(size_t)15;
 
-		fold_any(&k_crc32, crc, p, dst, n, r);
-		crc = crc32_raw(0, r, sizeof(r));
+		fold_any(is16 ? &k_crc16 : &k_crc32, reg, p, dst, n, r);
+		reg = is16 ? crc16_raw(0, r, sizeof(r)) :
+			     crc32_raw(0, r, sizeof(r));
 		p += n;
 		dst = dst ? dst + n : NULL;
 		len -= n;
 	}
 #endif
-	if (dst) {	/* the tail's CRC over the copy: bytes read once */
+	if (dst) {
 		memcpy(dst, p, len);
 		p = dst;
 	}
-	return ~crc32_raw(crc, p, len);
+	return is16 ? crc16_raw((uint16_t)reg, p, len) : crc32_raw(reg, p, len);
 }
 
 /* Running CRC-32: pass 0 to start, like zlib's crc32(). */
 uint32_t ib_crc32(uint32_t crc, const void *buf, size_t len)
 {
-	return crc32_run(crc, NULL, buf, len);
+	return ~crc_run(0, ~crc, NULL, buf, len);
 }
 
 /* The same, copying the bytes to dst on the way. */
 uint32_t ib_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
 {
-	return crc32_run(crc, dst, src, len);
+	return ~crc_run(0, ~crc, dst, src, len);
 }
 
 static uint32_t crc32_ones(uint32_t crc, size_t n)
@@ -464,36 +469,12 @@ uint32_t ib_icrc_rocev2_ipv4(const uint8_t *buf, size_t len)
 	return icrc_from_bth(crc, buf + ihl + 8, len - ihl - 8);
 }
 
-static uint16_t vcrc_run(uint8_t *dst, const uint8_t *buf, size_t len)
-{
-	uint16_t crc = 0xffff;
-
-	crc_tables_init();
-#ifdef HAVE_CLMUL_FOLD
-	if (len >= 64 && clmul_usable()) {
-		uint8_t r[16];
-		size_t n = len & ~(size_t)15;
-
-		fold_any(&k_crc16, crc, buf, dst, n, r);
-		crc = crc16_raw(0, r, sizeof(r));
-		buf += n;
-		dst = dst ? dst + n : NULL;
-		len -= n;
-	}
-#endif
-	if (dst) {	/* the tail's CRC over the copy: bytes read once */
-		memcpy(dst, buf, len);
-		buf = dst;
-	}
-	return (uint16_t)~crc16_raw(crc, buf, len);
-}
-
 uint16_t ib_vcrc(const uint8_t *buf, size_t len)
 {
-	return vcrc_run(NULL, buf, len);
+	return (uint16_t)~crc_run(1, 0xffff, NULL, buf, len);
 }
 
 uint16_t ib_vcrc_copy(void *dst, const void *src, size_t len)
 {
-	return vcrc_run(dst, src, len);
+	return (uint16_t)~crc_run(1, 0xffff, dst, src, len);
 }
