@@ -40,26 +40,40 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
             -I. $(PKG_CFLAGS) $(INI_CFLAGS) $(SANFLAGS) -MMD -MP
 LDFLAGS  += $(SANFLAGS)
 
-# --- libraries (objects linked into programs and tests) ---------------------
+# --- libraries: one archive per layer ------------------------------------------
+# Bottom up: inet (IP-generic helpers, no dependencies), fabric (InfiniBand
+# access: interface, providers, IB codecs, SA client), conf (configuration
+# and logging), netlink, ulp/ipoib, gateway.  The software subnet (subnet/)
+# is a simulator with an archive of its own: only ibfabricd, ibfabricctl
+# and the tests link it, never the daemons.
 CONF_SRCS   := conf/log.c conf/conf.c
+INET_SRCS   := inet/gso.c inet/tcp_mss.c
 FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
                fabric/prov_soft.c fabric/prov_verbs.c fabric/soft_proto.c fabric/soft_ring.c \
-               fabric/pcap.c fabric/sa_mad.c fabric/prov_umad.c \
-               fabric/sa_client.c
-FSW_SRCS    := fabric/partitions.c fabric/fsw_switch.c fabric/fsw_fault.c \
-               fabric/fsw_sa.c
-ULP_SRCS    := ulp/ipoib_wire.c ulp/ipoib_link.c ulp/ip_gso.c ulp/tcp_mss.c ulp/ipoib_tun.c
+               fabric/sa_mad.c fabric/prov_umad.c fabric/sa_client.c
+SUBNET_SRCS := subnet/partitions.c subnet/fsw_switch.c subnet/fsw_fault.c \
+               subnet/fsw_sa.c subnet/pcap.c
+IPOIB_SRCS  := ulp/ipoib/ipoib_wire.c ulp/ipoib/ipoib_link.c ulp/ipoib/ipoib_tun.c
 GW_SRCS     := gateway/eth_wire.c gateway/gw_bridge.c gateway/gw_conf.c
 NETLINK_SRCS := netlink/nl_link.c
 
-CONF_OBJS   := $(CONF_SRCS:%.c=$(BUILD)/%.o)
-FABRIC_OBJS := $(FABRIC_SRCS:%.c=$(BUILD)/%.o)
-FSW_OBJS    := $(FSW_SRCS:%.c=$(BUILD)/%.o)
-ULP_OBJS    := $(ULP_SRCS:%.c=$(BUILD)/%.o)
-GW_OBJS     := $(GW_SRCS:%.c=$(BUILD)/%.o)
-NETLINK_OBJS := $(NETLINK_SRCS:%.c=$(BUILD)/%.o)
+LAYERS := CONF INET FABRIC SUBNET IPOIB GW NETLINK
+$(foreach l,$(LAYERS),$(eval $(l)_OBJS := $$($(l)_SRCS:%.c=$$(BUILD)/%.o)))
 
-LIB := $(BUILD)/libibgw.a
+LIB_CONF    := $(BUILD)/libibgw_conf.a
+LIB_INET    := $(BUILD)/libibgw_inet.a
+LIB_FABRIC  := $(BUILD)/libibgw_fabric.a
+LIB_SUBNET  := $(BUILD)/libibgw_subnet.a
+LIB_IPOIB   := $(BUILD)/libibgw_ipoib.a
+LIB_GW      := $(BUILD)/libibgw_gateway.a
+LIB_NETLINK := $(BUILD)/libibgw_netlink.a
+
+# Link order: users before what they use.
+DAEMON_LIBS := $(LIB_GW) $(LIB_IPOIB) $(LIB_NETLINK) $(LIB_FABRIC) \
+               $(LIB_INET) $(LIB_CONF)
+SUBNET_LIBS := $(LIB_SUBNET) $(LIB_FABRIC) $(LIB_INET) $(LIB_CONF)
+TEST_LIBS   := $(LIB_GW) $(LIB_IPOIB) $(LIB_NETLINK) $(LIB_SUBNET) \
+               $(LIB_FABRIC) $(LIB_INET) $(LIB_CONF)
 LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
 PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd \
@@ -77,47 +91,53 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(LIB): $(CONF_OBJS) $(FABRIC_OBJS) $(FSW_OBJS) $(ULP_OBJS) $(GW_OBJS) \
-        $(NETLINK_OBJS)
+$(LIB_CONF): $(CONF_OBJS)
+$(LIB_INET): $(INET_OBJS)
+$(LIB_FABRIC): $(FABRIC_OBJS)
+$(LIB_SUBNET): $(SUBNET_OBJS)
+$(LIB_IPOIB): $(IPOIB_OBJS)
+$(LIB_GW): $(GW_OBJS)
+$(LIB_NETLINK): $(NETLINK_OBJS)
+$(BUILD)/libibgw_%.a:
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# Programs and tests link the archive, so each takes only the objects it uses.
-$(BUILD)/ibfabricd: $(BUILD)/fabric/ibfabricd.o $(LIB)
+# Programs and tests link archives, so each takes only the objects it uses.
+$(BUILD)/ibfabricd: $(BUILD)/subnet/ibfabricd.o $(SUBNET_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/ibfabricctl: $(BUILD)/fabric/ibfabricctl.o $(LIB)
+$(BUILD)/ibfabricctl: $(BUILD)/subnet/ibfabricctl.o $(SUBNET_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/ipoibd: $(BUILD)/ulp/ipoibd.o $(LIB)
+$(BUILD)/ipoibd: $(BUILD)/ulp/ipoib/ipoibd.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(BUILD)/gateway/gw_ctl.o \
-                $(BUILD)/gateway/gw_metrics.o $(BUILD)/gateway/gw_caps.o $(LIB)
+                $(BUILD)/gateway/gw_metrics.o $(BUILD)/gateway/gw_caps.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(HTTP_LIBS)
 
 $(BUILD)/ibgwctl: $(BUILD)/gateway/ibgwctl.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(BUILD)/tests/nltest: $(BUILD)/tests/tools/nltest.o $(LIB)
+$(BUILD)/tests/nltest: $(BUILD)/tests/tools/nltest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(LIB)
+$(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(LIB)
+$(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/tests/bench_sa: $(BUILD)/tests/bench/bench_sa.o $(LIB)
+$(BUILD)/tests/bench_sa: $(BUILD)/tests/bench/bench_sa.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/tests/bench_gw: $(BUILD)/tests/bench/bench_gw.o $(LIB)
+$(BUILD)/tests/bench_gw: $(BUILD)/tests/bench/bench_gw.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(LIB)
+$(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(LIB)
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
 
 # --- tests -------------------------------------------------------------------
@@ -143,7 +163,7 @@ FUZZ_DIR   := build-fuzz
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
               -std=gnu11 -D_GNU_SOURCE -DIBGW_VERSION='"$(VERSION)"' -I. \
               $(PKG_CFLAGS) $(INI_CFLAGS)
-FUZZ_OBJS  := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(CONF_SRCS) $(FABRIC_SRCS) $(FSW_SRCS) $(ULP_SRCS) $(GW_SRCS) $(NETLINK_SRCS))
+FUZZ_OBJS  := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(foreach l,$(LAYERS),$($(l)_SRCS)))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_TARGETS)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <string.h>
 
-#include "fabric/be.h"
+#include "inet/byteorder.h"
 #include "fabric/ib_pkt.h"
 
 static const char *const pkt_errstr[IB_PKT_ERR_MAX] = {

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fabric/be.h"
+#include "inet/byteorder.h"
 #include "fabric/fabric_prov.h"
 #include "fabric/ib_pkt.h"
 #include "fabric/prov_soft.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fabric/be.h"
+#include "inet/byteorder.h"
 #include "fabric/sa_mad.h"
 
 static const char *const sa_errstr[SA_MAD_ERR_MAX] = {

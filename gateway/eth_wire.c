@@ -2,9 +2,9 @@
 /* The Ethernet side of the gateway on the wire (see eth_wire.h). */
 #include <string.h>
 
-#include "fabric/be.h"
+#include "inet/byteorder.h"
 #include "gateway/eth_wire.h"
-#include "ulp/ip_gso.h"
+#include "inet/gso.h"
 
 enum eth_err eth_parse(const uint8_t *f, size_t len, struct eth_hdr *h)
 {

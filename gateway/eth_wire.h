@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ulp/ipoib_wire.h"
+#include "ulp/ipoib/ipoib_wire.h"
 
 #define ETH_ALEN_	6
 #define ETH_HDR_LEN	14

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/be.h"
+#include "inet/byteorder.h"
 #include "gateway/gw_bridge.h"
-#include "ulp/tcp_mss.h"
+#include "inet/tcp_mss.h"
 
 #define NBUCKETS	256
 #define QUEUE_MAX	3	/* packets waiting per neighbour, as Linux */

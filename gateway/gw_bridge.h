@@ -39,7 +39,7 @@
 #include <time.h>
 
 #include "gateway/eth_wire.h"
-#include "ulp/ipoib_link.h"
+#include "ulp/ipoib/ipoib_link.h"
 
 struct gw_bridge;
 

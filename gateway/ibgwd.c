@@ -2,7 +2,7 @@
 /*
  * ibgwd: the gateway.  One node on the fabric; per configured partition
  * either
- *  - router mode: an IPoIB interface of this host (ulp/ipoib_tun.c) with
+ *  - router mode: an IPoIB interface of this host (ulp/ipoib/ipoib_tun.c) with
  *    the gateway's address, and the kernel routes between it and the LAN
  *    (forwarding is switched on); or
  *  - transparent mode: the partition and an Ethernet segment are one IP
@@ -32,14 +32,14 @@
 #include <event2/event.h>
 
 #include "conf/log.h"
-#include "fabric/be.h"
+#include "inet/byteorder.h"
 #include "fabric/fabric.h"
 #include "gateway/gw_bridge.h"
 #include "gateway/gw_conf.h"
 #include "netlink/nl_link.h"
 #include "gateway/ibgwd.h"
-#include "ulp/ip_gso.h"
-#include "ulp/ipoib_tun.h"
+#include "inet/gso.h"
+#include "ulp/ipoib/ipoib_tun.h"
 
 static void usage(FILE *f)
 {

@@ -11,8 +11,8 @@
 #include "gateway/gw_bridge.h"
 #include "gateway/gw_conf.h"
 #include "netlink/nl_link.h"
-#include "ulp/ip_gso.h"
-#include "ulp/ipoib_tun.h"
+#include "inet/gso.h"
+#include "ulp/ipoib/ipoib_tun.h"
 
 struct event;
 struct event_base;

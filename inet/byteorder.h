@@ -4,8 +4,8 @@
  * wire codecs (ib_pkt, sa_mad, ipoib_wire) and the code that reads fields
  * straight out of packets.
  */
-#ifndef IBGW_BE_H
-#define IBGW_BE_H
+#ifndef IBGW_INET_BYTEORDER_H
+#define IBGW_INET_BYTEORDER_H
 
 #include <stdint.h>
 

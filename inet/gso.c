@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * TCP segmentation and coalescing for TUN/TAP with virtio-net headers
- * (see ip_gso.h).  The rules follow what Linux does for its own devices:
+ * (see gso.h).  The rules follow what Linux does for its own devices:
  * TSO cuts at gso_size, increments the IPv4 ID per segment, keeps FIN and
  * PSH for the last segment and CWR for the first; GRO merges only
  * in-order segments of one connection that carry nothing but ACK (PSH ends
@@ -10,8 +10,8 @@
  */
 #include <string.h>
 
-#include "fabric/be.h"
-#include "ulp/ip_gso.h"
+#include "inet/byteorder.h"
+#include "inet/gso.h"
 
 #define TCP_FIN		0x01
 #define TCP_SYN		0x02

@@ -15,8 +15,8 @@
  * a segment that fails goes to the kernel unchanged, which drops and counts
  * it.
  */
-#ifndef IBGW_IP_GSO_H
-#define IBGW_IP_GSO_H
+#ifndef IBGW_INET_GSO_H
+#define IBGW_INET_GSO_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
 /* TCP MSS clamping (see tcp_mss.h). */
 #include <string.h>
 
-#include "fabric/be.h"
-#include "ulp/tcp_mss.h"
+#include "inet/byteorder.h"
+#include "inet/tcp_mss.h"
 
 /* RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m') for one 16-bit word. */
 static uint16_t csum_replace16(uint16_t hc, uint16_t old, uint16_t new)

@@ -5,8 +5,8 @@
  * incrementally (RFC 1624), as iptables' TCPMSS target and nftables'
  * "tcp option maxseg size set" do.
  */
-#ifndef IBGW_TCP_MSS_H
-#define IBGW_TCP_MSS_H
+#ifndef IBGW_INET_TCP_MSS_H
+#define IBGW_INET_TCP_MSS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
 #ifndef IBGW_FSW_INT_H
 #define IBGW_FSW_INT_H
 
-#include "fabric/fsw.h"
+#include "subnet/fsw.h"
 #include "fabric/ib_pkt.h"
 #include "fabric/sa_mad.h"
 

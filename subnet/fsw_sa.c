@@ -25,10 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/be.h"
-#include "fabric/fsw.h"
-#include "fabric/fsw_int.h"
-#include "fabric/partitions.h"
+#include "inet/byteorder.h"
+#include "subnet/fsw.h"
+#include "subnet/fsw_int.h"
+#include "subnet/partitions.h"
 
 #define JOIN_MASK	(SA_MCM_MGID | SA_MCM_PORT_GID | SA_MCM_JOIN_STATE)
 #define CREATE_MASK	(SA_MCM_MGID | SA_MCM_PORT_GID | SA_MCM_QKEY | \

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/be.h"
-#include "fabric/fsw.h"
-#include "fabric/fsw_int.h"
+#include "inet/byteorder.h"
+#include "subnet/fsw.h"
+#include "subnet/fsw_int.h"
 #include "fabric/ib_pkt.h"
-#include "fabric/partitions.h"
+#include "subnet/partitions.h"
 
 static const char *const drop_names[FSW_DROP_MAX] = {
 	[FSW_DROP_TRUNCATED] = "truncated",

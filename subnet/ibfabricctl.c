@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fabric/fabric.h"
-#include "fabric/pcap.h"
+#include "subnet/pcap.h"
 #include "fabric/prov_soft.h"
 #include "fabric/soft_proto.h"
 

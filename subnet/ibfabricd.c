@@ -24,10 +24,10 @@
 
 #include "conf/conf.h"
 #include "conf/log.h"
-#include "fabric/fsw.h"
+#include "subnet/fsw.h"
 #include "fabric/ib_pkt.h"
-#include "fabric/partitions.h"
-#include "fabric/pcap.h"
+#include "subnet/partitions.h"
+#include "subnet/pcap.h"
 #include "fabric/soft_proto.h"
 #include "fabric/soft_ring.h"
 

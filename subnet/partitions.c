@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fabric/partitions.h"
+#include "subnet/partitions.h"
 
 #define WORD_SHOW	40	/* at most this much of a word in a message */
 

@@ -5,7 +5,7 @@
  * Format references: the pcap file format (draft-ietf-opsawg-pcap) and
  * Wireshark's wsutil/exported_pdu_tlvs.h for linktype 252.
  */
-#include "fabric/pcap.h"
+#include "subnet/pcap.h"
 
 #include <errno.h>
 #include <stdarg.h>

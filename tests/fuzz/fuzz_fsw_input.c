@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/fsw.h"
+#include "subnet/fsw.h"
 #include "fabric/ib_pkt.h"
-#include "fabric/partitions.h"
+#include "subnet/partitions.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ulp/ip_gso.h"
+#include "inet/gso.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "ulp/ipoib_wire.h"
+#include "ulp/ipoib/ipoib_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

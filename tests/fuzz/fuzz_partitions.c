@@ -6,13 +6,13 @@
  * every accepted configuration.
  *
  *   clang -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
- *	tests/fuzz/fuzz_partitions.c fabric/partitions.c -o fz
+ *	tests/fuzz/fuzz_partitions.c subnet/partitions.c -o fz
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/partitions.h"
+#include "subnet/partitions.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

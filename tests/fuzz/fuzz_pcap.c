@@ -8,14 +8,14 @@
  * reached without the fuzzer first having to discover the pcap framing.
  *
  *   clang -fsanitize=fuzzer,address,undefined -I. -D_GNU_SOURCE \
- *       tests/fuzz/fuzz_pcap.c fabric/pcap.c -o /tmp/fzp
+ *       tests/fuzz/fuzz_pcap.c subnet/pcap.c -o /tmp/fzp
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/pcap.h"
+#include "subnet/pcap.h"
 
 #define FUZZ_MAX_RECORDS	1024
 

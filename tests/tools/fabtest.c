@@ -38,7 +38,7 @@
 #include <event2/event.h>
 
 #include "conf/conf.h"
-#include "fabric/be.h"
+#include "inet/byteorder.h"
 #include "fabric/fabric.h"
 #include "fabric/sa_client.h"
 #include "fabric/ib_pkt.h"

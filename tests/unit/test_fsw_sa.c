@@ -23,9 +23,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fabric/fsw.h"
+#include "subnet/fsw.h"
 #include "fabric/ib_pkt.h"
-#include "fabric/partitions.h"
+#include "subnet/partitions.h"
 #include "fabric/sa_mad.h"
 
 #define NCAP		16

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* TCP segmentation / coalescing for virtio-net headers (ulp/ip_gso.c). */
+/* TCP segmentation / coalescing for virtio-net headers (inet/gso.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ulp/ip_gso.h"
+#include "inet/gso.h"
 
 /* ---- references written from RFC 791/793/1071/8200 alone ---------------- */
 

@@ -15,7 +15,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 
-#include "ulp/ipoib_wire.h"
+#include "ulp/ipoib/ipoib_wire.h"
 
 static size_t unhex(const char *s, uint8_t *out, size_t cap)
 {

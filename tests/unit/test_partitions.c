@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Unit tests of fabric/partitions.c: the partitions.conf parser (good
+ * Unit tests of subnet/partitions.c: the partitions.conf parser (good
  * files, and bad ones with their exact "FILE:LINE: ..." messages), the
  * membership rules and P_Key table building.
  *
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fabric/partitions.h"
+#include "subnet/partitions.h"
 
 #define ERRLEN 4096
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for fabric/pcap.c: writer/reader round trip, both byte orders,
+ * Unit tests for subnet/pcap.c: writer/reader round trip, both byte orders,
  * nanosecond files, linktype 247, and damaged files.  The last test hands a
  * written file to tshark when it is installed, to prove the exported-PDU
  * encoding is what Wireshark reads; it is skipped otherwise.
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fabric/pcap.h"
+#include "subnet/pcap.h"
 
 /* A native IB UD SEND_ONLY packet: LRH BTH DETH, 8 bytes payload, ICRC VCRC */
 static const uint8_t ud_pkt[] = {

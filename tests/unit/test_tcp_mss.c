@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* TCP MSS clamping (ulp/tcp_mss.c). */
+/* TCP MSS clamping (inet/tcp_mss.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "ulp/tcp_mss.h"
+#include "inet/tcp_mss.h"
 
 /* RFC 1071 over the pseudo-header and segment, byte by byte */
 static int l4_ok(const uint8_t *ip, size_t len)

@@ -24,10 +24,10 @@
 
 #include <event2/event.h>
 
-#include "fabric/be.h"
+#include "inet/byteorder.h"
 #include "fabric/fabric_prov.h"	/* fab_set_error */
 #include "fabric/sa_client.h"
-#include "ulp/ipoib_link.h"
+#include "ulp/ipoib/ipoib_link.h"
 
 #define NEIGH_QUEUE_MAX		3
 #define MC_QUEUE_MAX		64

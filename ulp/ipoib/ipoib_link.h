@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "fabric/fabric.h"
-#include "ulp/ipoib_wire.h"
+#include "ulp/ipoib/ipoib_wire.h"
 
 struct event_base;
 struct ipoib_link;

@@ -14,9 +14,9 @@
 
 #include "conf/log.h"
 #include "fabric/fabric.h"
-#include "ulp/ip_gso.h"
-#include "ulp/ipoib_tun.h"
-#include "ulp/tcp_mss.h"
+#include "inet/gso.h"
+#include "ulp/ipoib/ipoib_tun.h"
+#include "inet/tcp_mss.h"
 
 #define NH_CACHE	256
 #define TUN_BATCH	64

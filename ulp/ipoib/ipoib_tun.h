@@ -2,7 +2,7 @@
 /*
  * An IPoIB link bound to a Linux TUN interface: what ipoibd is for one
  * host, and what ibgwd runs for each partition in router mode.  It owns
- * the TUN (virtio-net header, TSO/GRO through ulp/ip_gso.c), configures it
+ * the TUN (virtio-net header, TSO/GRO through inet/gso.c), configures it
  * through rtnetlink when the carrier comes (MTU, addresses, link-local,
  * up), takes next hops from the kernel's routing table (cached; the owner
  * flushes the cache when routes change) and clamps the MSS of SYNs that
@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "netlink/nl_link.h"
-#include "ulp/ipoib_link.h"
+#include "ulp/ipoib/ipoib_link.h"
 
 struct event_base;
 struct fab_dev;

@@ -9,9 +9,9 @@
  */
 #include <string.h>
 
-#include "fabric/be.h"
+#include "inet/byteorder.h"
 
-#include "ulp/ipoib_wire.h"
+#include "ulp/ipoib/ipoib_wire.h"
 
 static const char *const ipoib_errstr[IPOIB_WIRE_ERR_MAX] = {
 	[IPOIB_WIRE_OK] = "ok",

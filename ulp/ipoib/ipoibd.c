@@ -2,7 +2,7 @@
 /*
  * ipoibd: a user-space IPoIB host.  It attaches to a fabric as a node,
  * runs one IPoIB datagram-mode link in a partition on a Linux TUN
- * interface in the current network namespace (ulp/ipoib_tun.c: the link,
+ * interface in the current network namespace (ulp/ipoib/ipoib_tun.c: the link,
  * the offloads and the interface's configuration; why TUN and not TAP is
  * written there), so that unmodified programs there act as IB hosts.
  * Next hops for off-link destinations come from the kernel's routing table,
@@ -22,7 +22,7 @@
 #include "conf/log.h"
 #include "fabric/fabric.h"
 #include "netlink/nl_link.h"
-#include "ulp/ipoib_tun.h"
+#include "ulp/ipoib/ipoib_tun.h"
 
 struct ipoibd {
 	struct event_base *base;
