@@ -41,13 +41,14 @@ CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 LDFLAGS  += $(SANFLAGS)
 
 # --- libraries: one archive per layer ------------------------------------------
-# Bottom up: inet (IP-generic helpers, no dependencies), fabric (InfiniBand
+# Bottom up: inet (IP-generic helpers and byte order, no dependencies),
+# fabric (InfiniBand
 # access: interface, providers, IB codecs, SA client), conf (configuration
 # and logging), netlink, ulp/ipoib, gateway.  The software subnet (subnet/)
 # is a simulator with an archive of its own: only ibfabricd, ibfabricctl
 # and the tests link it, never the daemons.
 CONF_SRCS   := conf/log.c conf/conf.c
-INET_SRCS   := inet/gso.c inet/tcp_mss.c
+INET_SRCS   := inet/addr.c inet/gso.c inet/tcp_mss.c
 FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
                fabric/prov_soft.c fabric/prov_verbs.c fabric/soft_proto.c fabric/soft_ring.c \
                fabric/sa_mad.c fabric/prov_umad.c fabric/sa_client.c
@@ -70,10 +71,10 @@ LIB_NETLINK := $(BUILD)/libibgw_netlink.a
 
 # Link order: users before what they use.
 DAEMON_LIBS := $(LIB_GW) $(LIB_IPOIB) $(LIB_NETLINK) $(LIB_FABRIC) \
-               $(LIB_INET) $(LIB_CONF)
-SUBNET_LIBS := $(LIB_SUBNET) $(LIB_FABRIC) $(LIB_INET) $(LIB_CONF)
+               $(LIB_CONF) $(LIB_INET)
+SUBNET_LIBS := $(LIB_SUBNET) $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
 TEST_LIBS   := $(LIB_GW) $(LIB_IPOIB) $(LIB_NETLINK) $(LIB_SUBNET) \
-               $(LIB_FABRIC) $(LIB_INET) $(LIB_CONF)
+               $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
 LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
 PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd \

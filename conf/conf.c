@@ -285,55 +285,9 @@ int conf_parse_pkey(const char *s, uint16_t *out, const char **why)
 	return 0;
 }
 
-int conf_parse_cidr(const char *s, struct conf_cidr *out, const char **why)
+int conf_parse_cidr(const char *s, struct inet_prefix *out, const char **why)
 {
-	char abuf[INET6_ADDRSTRLEN];
-	struct conf_cidr c;
-	const char *slash, *p;
-	unsigned int len = 0, max;
-	size_t alen;
-
-	if (s == NULL || *s == '\0')
-		return conf_fail(why, conf_why_empty);
-	slash = strchr(s, '/');
-	if (slash == NULL)
-		return conf_fail(why, "missing /prefix length");
-	alen = slash - s;
-	if (alen == 0)
-		return conf_fail(why, "missing address");
-	if (alen >= sizeof(abuf))
-		return conf_fail(why, "invalid address");
-	memcpy(abuf, s, alen);
-	abuf[alen] = '\0';
-
-	memset(&c, 0, sizeof(c));
-	if (strchr(abuf, ':') != NULL) {
-		c.family = AF_INET6;
-		max = 128;
-		if (inet_pton(AF_INET6, abuf, &c.addr.v6) != 1)
-			return conf_fail(why, "invalid IPv6 address");
-	} else {
-		c.family = AF_INET;
-		max = 32;
-		if (inet_pton(AF_INET, abuf, &c.addr.v4) != 1)
-			return conf_fail(why, "invalid IPv4 address");
-	}
-
-	p = slash + 1;
-	if (*p == '\0')
-		return conf_fail(why, "missing prefix length");
-	if (p[0] == '0' && p[1] != '\0')
-		return conf_fail(why, "invalid prefix length");
-	for (; *p != '\0'; p++) {
-		if (!isdigit((unsigned char)*p) || len > max)
-			return conf_fail(why, "invalid prefix length");
-		len = len * 10 + (*p - '0');
-	}
-	if (len > max)
-		return conf_fail(why, "prefix length out of range");
-	c.prefixlen = len;
-	*out = c;
-	return 0;
+	return inet_prefix_scan(s, out, why);
 }
 
 static int conf_has_cntrl(const char *s)
@@ -1450,7 +1404,7 @@ int conf_get_pkey(const struct conf *cfg, const char *section,
 }
 
 int conf_get_cidr(const struct conf *cfg, const char *section,
-		  const char *key, struct conf_cidr *out)
+		  const char *key, struct inet_prefix *out)
 {
 	const struct conf_value *v;
 

@@ -62,6 +62,8 @@
 #include <stdint.h>
 #include <netinet/in.h>
 
+#include "inet/addr.h"
+
 /* Longest physical line iniparser 4.1 accepts, newline excluded. */
 #define CONF_LINE_MAX		1022
 #define CONF_INSTANCE_MAX	64
@@ -111,22 +113,8 @@ int conf_parse_enum(const char *s, const char *const *words,
  */
 int conf_parse_pkey(const char *s, uint16_t *out, const char **why);
 
-struct conf_cidr {
-	int		family;		/* AF_INET or AF_INET6 */
-	unsigned int	prefixlen;	/* 0..32 or 0..128 */
-	union {
-		struct in_addr	v4;
-		struct in6_addr	v6;
-	} addr;
-};
-
-/*
- * "ADDRESS/PREFIXLEN": a dotted-quad IPv4 or an IPv6 address (inet_pton
- * syntax, no zone) and a mandatory decimal prefix length without leading
- * zeros.  Host bits may be set ("10.0.0.1/24" is an interface address), so
- * they are kept, not rejected.
- */
-int conf_parse_cidr(const char *s, struct conf_cidr *out, const char **why);
+/* "ADDRESS/PREFIXLEN", strictly: inet_prefix_scan() (inet/addr.h). */
+int conf_parse_cidr(const char *s, struct inet_prefix *out, const char **why);
 
 /*
  * An absolute path shorter than PATH_MAX without control characters.  The
@@ -228,7 +216,7 @@ struct conf_value {
 		double			d;	/* CONF_DOUBLE */
 		unsigned int		e;	/* CONF_ENUM: index in words */
 		uint16_t		pkey;	/* CONF_PKEY */
-		struct conf_cidr	cidr;	/* CONF_CIDR */
+		struct inet_prefix	cidr;	/* CONF_CIDR */
 	} v;
 };
 
@@ -260,6 +248,6 @@ int conf_get_enum(const struct conf *cfg, const char *section,
 int conf_get_pkey(const struct conf *cfg, const char *section,
 		  const char *key, uint16_t *out);
 int conf_get_cidr(const struct conf *cfg, const char *section,
-		  const char *key, struct conf_cidr *out);
+		  const char *key, struct inet_prefix *out);
 
 #endif

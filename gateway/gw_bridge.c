@@ -23,7 +23,7 @@ struct qpkt {
 
 /* An Ethernet neighbour (an address on the segment). */
 struct eneigh {
-	struct ipoib_ip ip;
+	struct inet_addr ip;
 	int have_mac;
 	uint8_t mac[6];
 	time_t confirmed;
@@ -38,7 +38,7 @@ struct eneigh {
 struct ibmac {
 	uint8_t mac[6];
 	struct ipoib_addr hw;
-	struct ipoib_ip ip4, ip6;	/* family 0 when none yet */
+	struct inet_addr ip4, ip6;	/* family 0 when none yet */
 	time_t used;
 	struct ibmac *next;
 };
@@ -88,7 +88,7 @@ static unsigned int alen(int family)
 	return family == AF_INET ? 4 : 16;
 }
 
-static int ip_eq(const struct ipoib_ip *a, const struct ipoib_ip *b)
+static int ip_eq(const struct inet_addr *a, const struct inet_addr *b)
 {
 	return a->family == b->family && !memcmp(a->raw, b->raw,
 						 alen(a->family));
@@ -103,14 +103,14 @@ static unsigned int hash_bytes(const uint8_t *p, size_t n)
 	return h % NBUCKETS;
 }
 
-static void ip_v4(struct ipoib_ip *o, const void *a)
+static void ip_v4(struct inet_addr *o, const void *a)
 {
 	memset(o, 0, sizeof(*o));
 	o->family = AF_INET;
 	memcpy(o->raw, a, 4);
 }
 
-static void ip_v6(struct ipoib_ip *o, const void *a)
+static void ip_v6(struct inet_addr *o, const void *a)
 {
 	memset(o, 0, sizeof(*o));
 	o->family = AF_INET6;
@@ -119,7 +119,7 @@ static void ip_v6(struct ipoib_ip *o, const void *a)
 
 /* ---- tables -------------------------------------------------------------- */
 
-static struct eneigh *neigh_find(struct gw_bridge *b, const struct ipoib_ip *ip)
+static struct eneigh *neigh_find(struct gw_bridge *b, const struct inet_addr *ip)
 {
 	struct eneigh *n;
 
@@ -141,7 +141,7 @@ static void queue_free(struct eneigh *n)
 	n->qn = 0;
 }
 
-static struct eneigh *neigh_new(struct gw_bridge *b, const struct ipoib_ip *ip)
+static struct eneigh *neigh_new(struct gw_bridge *b, const struct inet_addr *ip)
 {
 	unsigned int h = hash_bytes(ip->raw, alen(ip->family));
 	struct eneigh *n;
@@ -197,7 +197,7 @@ static int same_endpoint(const struct ipoib_addr *a, const struct ipoib_addr *b)
 /* The MAC entry of an IB endpoint with address ip; NULL on a collision
  * or when the table is full. */
 static struct ibmac *mac_of(struct gw_bridge *b, const struct ipoib_addr *hw,
-			    const struct ipoib_ip *ip)
+			    const struct inet_addr *ip)
 {
 	uint8_t mac[6];
 	struct ibmac *m;
@@ -233,7 +233,7 @@ static struct ibmac *mac_of(struct gw_bridge *b, const struct ipoib_addr *hw,
 }
 
 /* Is the address an Ethernet host?  Only what was learned there. */
-static int on_ethernet(struct gw_bridge *b, const struct ipoib_ip *ip)
+static int on_ethernet(struct gw_bridge *b, const struct inet_addr *ip)
 {
 	struct eneigh *n = neigh_find(b, ip);
 
@@ -288,7 +288,7 @@ static void probe(struct gw_bridge *b, struct eneigh *n)
 }
 
 /* Ask the segment for ip unless it is known or being asked. */
-static void ask(struct gw_bridge *b, const struct ipoib_ip *ip)
+static void ask(struct gw_bridge *b, const struct inet_addr *ip)
 {
 	struct eneigh *n = neigh_find(b, ip);
 
@@ -297,7 +297,7 @@ static void ask(struct gw_bridge *b, const struct ipoib_ip *ip)
 }
 
 /* Learn ip at mac; send what waited for it. */
-static void learn(struct gw_bridge *b, const struct ipoib_ip *ip,
+static void learn(struct gw_bridge *b, const struct inet_addr *ip,
 		  const uint8_t *mac)
 {
 	struct eneigh *n;
@@ -329,7 +329,7 @@ static void learn(struct gw_bridge *b, const struct ipoib_ip *ip,
 }
 
 /* An IP packet (from IB) for dst on the segment, from src_mac. */
-static void to_neigh(struct gw_bridge *b, const struct ipoib_ip *dst,
+static void to_neigh(struct gw_bridge *b, const struct inet_addr *dst,
 		     const uint8_t *src_mac, const uint8_t *pkt, size_t len)
 {
 	struct eneigh *n = neigh_find(b, dst);
@@ -391,7 +391,7 @@ static const uint8_t *clamp(struct gw_bridge *b, const uint8_t *pkt,
 struct frag_ctx {
 	struct gw_bridge *b;
 	int to_ib;
-	const struct ipoib_ip *nh;
+	const struct inet_addr *nh;
 	const uint8_t *dst_mac, *src_mac;
 	int bcast;
 };
@@ -459,7 +459,7 @@ static int too_big(struct gw_bridge *b, const uint8_t *pkt, size_t len,
  * pass.
  */
 static struct ibmac *mac_recover(struct gw_bridge *b, const uint8_t *mac,
-				 const struct ipoib_ip *dst)
+				 const struct inet_addr *dst)
 {
 	struct ipoib_addr hw;
 	uint8_t want[6];
@@ -480,7 +480,7 @@ static void eth_arp(struct gw_bridge *b, const struct eth_hdr *h,
 		    const uint8_t *p, size_t len)
 {
 	struct eth_arp a, r;
-	struct ipoib_ip sip, tip;
+	struct inet_addr sip, tip;
 	struct ipoib_addr hw;
 	struct ibmac *m;
 	uint8_t out[ETH_ARP_LEN];
@@ -519,7 +519,7 @@ static int eth_nd(struct gw_bridge *b, const uint8_t *smac, const uint8_t *p,
 		  size_t len)
 {
 	struct eth_nd nd;
-	struct ipoib_ip src, tgt;
+	struct inet_addr src, tgt;
 	struct ipoib_addr hw;
 	struct ibmac *m;
 	uint8_t out[ETH_ND_LEN], dmac[6];
@@ -565,7 +565,7 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 {
 	struct eth_hdr h;
 	struct ibmac *m = NULL;
-	struct ipoib_ip dst, src, nh;
+	struct inet_addr dst, src, nh;
 	struct ipoib_addr shw;
 	const uint8_t *p;
 	size_t len, olen;
@@ -671,7 +671,7 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	struct ipoib_ip src, dst;
+	struct inet_addr src, dst;
 	struct ipoib_addr hw;
 	struct ibmac *m;
 	uint8_t dmac[6];
@@ -756,7 +756,7 @@ void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
 	to_neigh(b, &dst, m->mac, pkt, len);
 }
 
-int gw_bridge_proxy(struct gw_bridge *b, const struct ipoib_ip *target)
+int gw_bridge_proxy(struct gw_bridge *b, const struct inet_addr *target)
 {
 	if (on_ethernet(b, target))
 		return 1;

@@ -62,15 +62,15 @@ struct gw_bridge_ops {
 	/* an IP packet for IB: to next hop nh (unicast), or by its
 	 * destination (nh NULL: multicast), or to the broadcast group */
 	void (*ib_xmit)(void *arg, const uint8_t *pkt, size_t len,
-			const struct ipoib_ip *nh, int bcast);
+			const struct inet_addr *nh, int bcast);
 	/* the link's neighbour cache; 0 and *hw when known */
-	int (*ib_neigh)(void *arg, const struct ipoib_ip *ip,
+	int (*ib_neigh)(void *arg, const struct inet_addr *ip,
 			struct ipoib_addr *hw);
-	void (*ib_resolve)(void *arg, const struct ipoib_ip *ip);
+	void (*ib_resolve)(void *arg, const struct inet_addr *ip);
 	/* (optional) tell IB that ip, newly learned on Ethernet, is behind
 	 * the gateway: IB hosts that cached an older address of the
 	 * gateway for it (a restart) update it */
-	void (*ib_announce)(void *arg, const struct ipoib_ip *ip);
+	void (*ib_announce)(void *arg, const struct inet_addr *ip);
 	unsigned int (*ib_mtu)(void *arg);
 };
 
@@ -113,7 +113,7 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *frame, size_t len);
 void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len);
 /* The link's proxy question: is target a host on the Ethernet side?
  * (Asks Ethernet when it does not know.) */
-int gw_bridge_proxy(struct gw_bridge *b, const struct ipoib_ip *target);
+int gw_bridge_proxy(struct gw_bridge *b, const struct inet_addr *target);
 /* Timers: ARP/NS retries, expiry.  Call about once a second. */
 void gw_bridge_tick(struct gw_bridge *b, time_t now);
 

@@ -108,17 +108,6 @@ static int get_name(struct ctx *c, const struct conf_inst *in,
 	return 1;
 }
 
-static void to_prefix(const struct conf_cidr *c, struct nl_prefix *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->addr.family = c->family;
-	if (c->family == AF_INET)
-		p->addr.v4 = c->addr.v4;
-	else
-		p->addr.v6 = c->addr.v6;
-	p->plen = c->prefixlen;
-}
-
 static void check_part(struct ctx *c, struct gw_conf *g,
 		       const struct conf_inst *in, struct gw_part_conf *p)
 {
@@ -145,13 +134,13 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 	v = conf_inst_get(in, "mss_clamp");
 	p->mss_clamp = v ? v->v.b : 1;
 	if ((v = conf_inst_get(in, "address")))
-		to_prefix(&v->v.cidr, &p->addrs[p->naddrs++]);
+		p->addrs[p->naddrs++] = v->v.cidr;
 	if ((v = conf_inst_get(in, "address6"))) {
-		if (v->v.cidr.family != AF_INET6)
+		if (v->v.cidr.addr.family != AF_INET6)
 			perr(c, v->line, nm, "address6",
 			     "'%s' is not an IPv6 prefix", v->text);
 		else
-			to_prefix(&v->v.cidr, &p->addrs[p->naddrs++]);
+			p->addrs[p->naddrs++] = v->v.cidr;
 	}
 	if (p->mode == GW_MODE_TRANSPARENT) {
 		for (i = 0; i < 3; i++)
@@ -345,7 +334,7 @@ void gw_conf_write_gateway(FILE *f, const struct gw_conf *g)
 
 void gw_conf_write_part(FILE *f, const struct gw_part_conf *p)
 {
-	char a[NL_PREFIXSTRLEN];
+	char a[INET_PREFIX_STRLEN];
 	unsigned int i;
 
 	fprintf(f, "\n[partition %s]\npkey = 0x%04x\nmode = %s\n", p->name,
@@ -361,7 +350,7 @@ void gw_conf_write_part(FILE *f, const struct gw_part_conf *p)
 		fprintf(f, "ifname = %s\n", p->ifname);
 		for (i = 0; i < p->naddrs; i++)
 			fprintf(f, "%s = %s\n", i ? "address6" : "address",
-				nl_prefix_str(&p->addrs[i], a, sizeof(a)));
+				inet_prefix_str(&p->addrs[i], a, sizeof(a)));
 	}
 	if (p->mtu)
 		fprintf(f, "mtu = %u\n", p->mtu);

@@ -28,7 +28,7 @@ struct gw_part_conf {
 	unsigned int vlan;		/* transparent: tag on the trunk, or 0 */
 	char bridge[IFNAMSIZ];		/* enslave the tap to it, or "" */
 	char ifname[IFNAMSIZ];		/* router: the IP interface */
-	struct nl_prefix addrs[2];	/* router: address, address6 */
+	struct inet_prefix addrs[2];	/* router: address, address6 */
 	unsigned int naddrs;
 	unsigned int mtu;		/* IPoIB MTU cap; 0: the group's */
 	unsigned int eth_mtu;		/* the Ethernet side's MTU */

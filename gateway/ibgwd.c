@@ -173,15 +173,15 @@ static void link_carrier(void *arg, int up, unsigned int mtu)
 }
 
 /* every destination is on the link: the bridge names next hops itself */
-static int link_nexthop(void *arg, const struct ipoib_ip *dst,
-			struct ipoib_ip *nh)
+static int link_nexthop(void *arg, const struct inet_addr *dst,
+			struct inet_addr *nh)
 {
 	(void)arg;
 	*nh = *dst;
 	return 0;
 }
 
-static int link_proxy(void *arg, const struct ipoib_ip *target)
+static int link_proxy(void *arg, const struct inet_addr *target)
 {
 	struct part *p = arg;
 
@@ -289,7 +289,7 @@ static void br_eth_send(void *arg, const uint8_t *f, size_t len)
 }
 
 static void br_ib_xmit(void *arg, const uint8_t *pkt, size_t len,
-		       const struct ipoib_ip *nh, int bcast)
+		       const struct inet_addr *nh, int bcast)
 {
 	struct part *p = arg;
 
@@ -301,7 +301,7 @@ static void br_ib_xmit(void *arg, const uint8_t *pkt, size_t len,
 		ipoib_link_xmit(p->link, pkt, len);
 }
 
-static int br_ib_neigh(void *arg, const struct ipoib_ip *ip,
+static int br_ib_neigh(void *arg, const struct inet_addr *ip,
 		       struct ipoib_addr *hw)
 {
 	struct part *p = arg;
@@ -309,14 +309,14 @@ static int br_ib_neigh(void *arg, const struct ipoib_ip *ip,
 	return ipoib_link_neigh_hw(p->link, ip, hw);
 }
 
-static void br_ib_resolve(void *arg, const struct ipoib_ip *ip)
+static void br_ib_resolve(void *arg, const struct inet_addr *ip)
 {
 	struct part *p = arg;
 
 	ipoib_link_neigh_resolve(p->link, ip);
 }
 
-static void br_ib_announce(void *arg, const struct ipoib_ip *ip)
+static void br_ib_announce(void *arg, const struct inet_addr *ip)
 {
 	struct part *p = arg;
 
@@ -590,7 +590,7 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 				      .ib_mtu = br_ib_mtu };
 	struct gw_bridge_cfg bc;
 	struct ipoib_addr me;
-	struct ipoib_ip ll;
+	struct inet_prefix ll;
 
 	memset(&bc, 0, sizeof(bc));
 	/* the gateway's MAC on the segment: stable across restarts, from
@@ -618,8 +618,8 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 	 * a source to answer (an IPv4 one it does without: hosts answer
 	 * ARP probes) */
 	memset(&ll, 0, sizeof(ll));
-	ll.family = AF_INET6;
-	ipoib_link_local(&p->d->pa.gid, &ll.v6);
+	ll.addr.family = AF_INET6;
+	ipoib_link_local(&p->d->pa.gid, &ll.addr.v6);
 	ll.plen = 64;
 	ipoib_link_add_addr(p->link, &ll);
 	if (p->pc->tap[0] && open_tap(p, err, errlen) < 0)

@@ -86,87 +86,7 @@ static int nl_failx(char *err, size_t errlen, int e, const char *fmt, ...)
 	return -1;
 }
 
-static size_t nl_alen(int family)
-{
-	return family == AF_INET ? 4 : family == AF_INET6 ? 16 : 0;
-}
-
-/* --- addresses ------------------------------------------------------------ */
-
-int nl_ipaddr_parse(const char *s, struct nl_ipaddr *out, char *err,
-		    size_t errlen)
-{
-	memset(out, 0, sizeof(*out));
-	if (inet_pton(AF_INET, s, &out->v4) == 1) {
-		out->family = AF_INET;
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, &out->v6) == 1) {
-		out->family = AF_INET6;
-		return 0;
-	}
-	return nl_failx(err, errlen, EINVAL,
-			"bad address '%s': not an IPv4 or IPv6 address", s);
-}
-
-int nl_prefix_parse(const char *s, struct nl_prefix *out, char *err,
-		    size_t errlen)
-{
-	char a[INET6_ADDRSTRLEN];
-	const char *slash = strchr(s, '/'), *p;
-	unsigned long len = 0, max;
-
-	memset(out, 0, sizeof(*out));
-	if (!slash)
-		return nl_failx(err, errlen, EINVAL,
-				"bad CIDR '%s': missing /prefix-length", s);
-	if ((size_t)(slash - s) >= sizeof(a))
-		return nl_failx(err, errlen, EINVAL,
-				"bad CIDR '%.64s...': address too long", s);
-	memcpy(a, s, slash - s);
-	a[slash - s] = '\0';
-	if (inet_pton(AF_INET, a, &out->addr.v4) == 1)
-		out->addr.family = AF_INET;
-	else if (inet_pton(AF_INET6, a, &out->addr.v6) == 1)
-		out->addr.family = AF_INET6;
-	else
-		return nl_failx(err, errlen, EINVAL,
-				"bad CIDR '%s': '%s' is not an IPv4 or IPv6 address",
-				s, a);
-	max = out->addr.family == AF_INET ? 32 : 128;
-	p = slash + 1;
-	if (!*p || strlen(p) > 3)
-		goto badlen;
-	for (; *p; p++) {
-		if (!isdigit((unsigned char)*p))
-			goto badlen;
-		len = len * 10 + (unsigned long)(*p - '0');
-	}
-	if (len > max)
-		goto badlen;
-	out->plen = (unsigned int)len;
-	return 0;
-badlen:
-	return nl_failx(err, errlen, EINVAL,
-			"bad CIDR '%s': prefix length '%s' is not 0..%lu", s,
-			slash + 1, max);
-}
-
-const char *nl_ipaddr_str(const struct nl_ipaddr *a, char *buf, size_t len)
-{
-	if (!nl_alen(a->family) || !inet_ntop(a->family, a->raw, buf, len))
-		snprintf(buf, len, "?");
-	return buf;
-}
-
-const char *nl_prefix_str(const struct nl_prefix *p, char *buf, size_t len)
-{
-	char a[NL_ADDRSTRLEN];
-
-	snprintf(buf, len, "%s/%u", nl_ipaddr_str(&p->addr, a, sizeof(a)),
-		 p->plen);
-	return buf;
-}
+/* --- names --------------------------------------------------------------- */
 
 int nl_ifname_check(const char *name, char *err, size_t errlen)
 {
@@ -444,9 +364,9 @@ static int nl_attr_u32(const struct nlattr *attr, uint32_t *v)
 }
 
 static int nl_attr_addr(const struct nlattr *attr, int family,
-			struct nl_ipaddr *out)
+			struct inet_addr *out)
 {
-	size_t alen = nl_alen(family);
+	size_t alen = inet_addr_len(family);
 
 	if (!attr || !alen || mnl_attr_get_payload_len(attr) != alen)
 		return -1;
@@ -596,12 +516,12 @@ int nl_link_del(struct nl_sock_ctx *nl, int ifindex, char *err,
 /* --- addresses on links --------------------------------------------------- */
 
 static struct nlmsghdr *nl_ifaddr_msg(struct nl_sock_ctx *nl, uint16_t type,
-				      int ifindex, const struct nl_prefix *p,
+				      int ifindex, const struct inet_prefix *p,
 				      unsigned int ifa_flags)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
 	struct ifaddrmsg *ifa;
-	size_t alen = nl_alen(p->addr.family);
+	size_t alen = inet_addr_len(p->addr.family);
 
 	nlh->nlmsg_type = type;
 	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
@@ -617,10 +537,10 @@ static struct nlmsghdr *nl_ifaddr_msg(struct nl_sock_ctx *nl, uint16_t type,
 	return nlh;
 }
 
-static int nl_prefix_ok(const struct nl_prefix *p, const char *op,
+static int nl_prefix_ok(const struct inet_prefix *p, const char *op,
 			int ifindex, char *err, size_t errlen)
 {
-	if (!nl_alen(p->addr.family) ||
+	if (!inet_addr_len(p->addr.family) ||
 	    p->plen > (p->addr.family == AF_INET ? 32u : 128u))
 		return nl_failx(err, errlen, EINVAL,
 				"%s address on ifindex %d: bad family or prefix length",
@@ -629,10 +549,10 @@ static int nl_prefix_ok(const struct nl_prefix *p, const char *op,
 }
 
 int nl_ifaddr_add(struct nl_sock_ctx *nl, int ifindex,
-		  const struct nl_prefix *p, unsigned int flags, char *err,
+		  const struct inet_prefix *p, unsigned int flags, char *err,
 		  size_t errlen)
 {
-	char s[NL_PREFIXSTRLEN];
+	char s[INET_PREFIX_STRLEN];
 	struct nlmsghdr *nlh;
 	unsigned int f = 0;
 
@@ -647,14 +567,14 @@ int nl_ifaddr_add(struct nl_sock_ctx *nl, int ifindex,
 	if (nl_talk(nl, nlh, NULL, NULL) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "add address %s on ifindex %d",
-			       nl_prefix_str(p, s, sizeof(s)), ifindex);
+			       inet_prefix_str(p, s, sizeof(s)), ifindex);
 	return 0;
 }
 
 int nl_ifaddr_del(struct nl_sock_ctx *nl, int ifindex,
-		  const struct nl_prefix *p, char *err, size_t errlen)
+		  const struct inet_prefix *p, char *err, size_t errlen)
 {
-	char s[NL_PREFIXSTRLEN];
+	char s[INET_PREFIX_STRLEN];
 
 	if (nl_prefix_ok(p, "delete", ifindex, err, errlen) < 0)
 		return -1;
@@ -662,7 +582,7 @@ int nl_ifaddr_del(struct nl_sock_ctx *nl, int ifindex,
 		    NULL) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "delete address %s on ifindex %d",
-			       nl_prefix_str(p, s, sizeof(s)), ifindex);
+			       inet_prefix_str(p, s, sizeof(s)), ifindex);
 	return 0;
 }
 
@@ -706,11 +626,11 @@ static int nl_route_parse(const struct nlmsghdr *nlh, void *data)
 		/* an IPv4 route through an IPv6 next hop (RFC 5549) */
 		via = mnl_attr_get_payload(tb[RTA_VIA]);
 		if (mnl_attr_get_payload_len(tb[RTA_VIA]) ==
-		    sizeof(*via) + nl_alen(via->rtvia_family) &&
-		    nl_alen(via->rtvia_family)) {
+		    sizeof(*via) + inet_addr_len(via->rtvia_family) &&
+		    inet_addr_len(via->rtvia_family)) {
 			out->gateway.family = via->rtvia_family;
 			memcpy(out->gateway.raw, via->rtvia_addr,
-			       nl_alen(via->rtvia_family));
+			       inet_addr_len(via->rtvia_family));
 			out->has_gateway = 1;
 		}
 	}
@@ -719,14 +639,14 @@ static int nl_route_parse(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-int nl_route_get(struct nl_sock_ctx *nl, const struct nl_ipaddr *dst,
+int nl_route_get(struct nl_sock_ctx *nl, const struct inet_addr *dst,
 		 int oif, struct nl_route *out, char *err, size_t errlen)
 {
-	char s[NL_ADDRSTRLEN], o[32] = "";
+	char s[INET_ADDR_STRLEN], o[32] = "";
 	struct nl_route_ans ans = { out, 0 };
 	struct nlmsghdr *nlh;
 	struct rtmsg *rtm;
-	size_t alen = nl_alen(dst->family);
+	size_t alen = inet_addr_len(dst->family);
 
 	if (oif)
 		snprintf(o, sizeof(o), " oif %d", oif);
@@ -743,11 +663,11 @@ int nl_route_get(struct nl_sock_ctx *nl, const struct nl_ipaddr *dst,
 		mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)oif);
 	if (nl_talk(nl, nlh, nl_route_parse, &ans) < 0)
 		return nl_fail(err, errlen, errno, nl->ext, "route get %s%s",
-			       nl_ipaddr_str(dst, s, sizeof(s)), o);
+			       inet_addr_str(dst, s, sizeof(s)), o);
 	if (!ans.got)
 		return nl_failx(err, errlen, EPROTO,
 				"route get %s%s: the kernel sent no route",
-				nl_ipaddr_str(dst, s, sizeof(s)), o);
+				inet_addr_str(dst, s, sizeof(s)), o);
 	return 0;
 }
 

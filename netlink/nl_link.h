@@ -30,39 +30,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "inet/addr.h"
+
 #define NL_ERRLEN	256			/* a comfortable err size */
-#define NL_ADDRSTRLEN	INET6_ADDRSTRLEN	/* nl_ipaddr_str() buffer */
-#define NL_PREFIXSTRLEN	(INET6_ADDRSTRLEN + 4)	/* nl_prefix_str() buffer */
-
-/* An IPv4 or IPv6 address; family is AF_INET or AF_INET6. */
-struct nl_ipaddr {
-	int	family;
-	union {
-		struct in_addr	v4;
-		struct in6_addr	v6;
-		uint8_t		raw[16];
-	};
-};
-
-/* An interface address with its prefix length (CIDR), e.g. 10.1.0.1/24. */
-struct nl_prefix {
-	struct nl_ipaddr	addr;
-	unsigned int		plen;
-};
-
-/*
- * Strict parsers.  nl_ipaddr_parse() takes a bare address; nl_prefix_parse()
- * needs ADDR/LEN with LEN at most 32 (IPv4) or 128 (IPv6): a missing length
- * is an error, not /32, since an interface address without one is almost
- * always a mistake.  Errors (EINVAL): "bad CIDR '10.1.0.1/33': ...".
- */
-int nl_ipaddr_parse(const char *s, struct nl_ipaddr *out, char *err,
-		    size_t errlen);
-int nl_prefix_parse(const char *s, struct nl_prefix *out, char *err,
-		    size_t errlen);
-/* Text forms; buf of NL_ADDRSTRLEN / NL_PREFIXSTRLEN.  Return buf. */
-const char *nl_ipaddr_str(const struct nl_ipaddr *a, char *buf, size_t len);
-const char *nl_prefix_str(const struct nl_prefix *p, char *buf, size_t len);
 
 /*
  * Check an interface name as the kernel's dev_valid_name() does: 1 to 15
@@ -142,17 +112,17 @@ int nl_link_del(struct nl_sock_ctx *nl, int ifindex, char *err,
  * nothing for IPv4 and is ignored there.
  */
 int nl_ifaddr_add(struct nl_sock_ctx *nl, int ifindex,
-		  const struct nl_prefix *p, unsigned int flags, char *err,
+		  const struct inet_prefix *p, unsigned int flags, char *err,
 		  size_t errlen);
 int nl_ifaddr_del(struct nl_sock_ctx *nl, int ifindex,
-		  const struct nl_prefix *p, char *err, size_t errlen);
+		  const struct inet_prefix *p, char *err, size_t errlen);
 
 struct nl_route {
 	int			has_gateway;	/* 0: on link (or local) */
-	struct nl_ipaddr	gateway;	/* IPv6 possible for IPv4 */
+	struct inet_addr	gateway;	/* IPv6 possible for IPv4 */
 	int			oif;		/* 0 if the kernel gave none */
 	int			has_prefsrc;
-	struct nl_ipaddr	prefsrc;
+	struct inet_addr	prefsrc;
 	uint8_t			type;		/* RTN_UNICAST, RTN_LOCAL... */
 	uint32_t		table;
 };
@@ -167,7 +137,7 @@ struct nl_route {
  * error); IPv6 answers ENETUNREACH.  Pass OIF 0 to learn whether DST is
  * reachable at all, then compare out->oif.
  */
-int nl_route_get(struct nl_sock_ctx *nl, const struct nl_ipaddr *dst,
+int nl_route_get(struct nl_sock_ctx *nl, const struct inet_addr *dst,
 		 int oif, struct nl_route *out, char *err, size_t errlen);
 /* "unicast", "local", "blackhole"... or "type N". */
 const char *nl_route_type_str(uint8_t type, char *buf, size_t len);

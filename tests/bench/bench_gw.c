@@ -34,7 +34,7 @@ static void eth_send(void *arg, const uint8_t *f, size_t len)
 }
 
 static void ib_xmit(void *arg, const uint8_t *p, size_t len,
-		    const struct ipoib_ip *nh, int bcast)
+		    const struct inet_addr *nh, int bcast)
 {
 	(void)arg;
 	(void)p;
@@ -44,7 +44,7 @@ static void ib_xmit(void *arg, const uint8_t *p, size_t len,
 	n_ib++;
 }
 
-static int ib_neigh(void *arg, const struct ipoib_ip *ip,
+static int ib_neigh(void *arg, const struct inet_addr *ip,
 		    struct ipoib_addr *hw)
 {
 	(void)arg;
@@ -53,7 +53,7 @@ static int ib_neigh(void *arg, const struct ipoib_ip *ip,
 	return 0;
 }
 
-static void ib_resolve(void *arg, const struct ipoib_ip *ip)
+static void ib_resolve(void *arg, const struct inet_addr *ip)
 {
 	(void)arg;
 	(void)ip;

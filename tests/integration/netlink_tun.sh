@@ -267,7 +267,7 @@ expect_err 2 "bad interface name 'a b'" tun 'a b'
 expect_err 2 "bad interface name 'abcdefghijklmnop': longer than 15" tun abcdefghijklmnop
 expect_err 2 "bad CIDR '10.1.0.1/33'" tun ib9 --addr 10.1.0.1/33
 expect_err 2 "bad CIDR 'fd00::1/129'" tun ib9 --addr fd00::1/129
-expect_err 2 "bad CIDR '10.1.0.1': missing /prefix-length" tun ib9 --addr 10.1.0.1
+expect_err 2 "bad CIDR '10.1.0.1': missing /prefix length" tun ib9 --addr 10.1.0.1
 expect_err 2 "bad CIDR '10.1.0.300/24'" tun ib9 --addr 10.1.0.300/24
 expect_err 2 "bad CIDR '10.1.0.1/2x'" addr-add lo 10.1.0.1/2x
 expect_err 2 "mtu 'big': not a number" tun ib9 --mtu big

@@ -137,11 +137,11 @@ static const char *check_name(const char *name)
 	return name;
 }
 
-static void check_prefix(const char *s, struct nl_prefix *p)
+static void check_prefix(const char *s, struct inet_prefix *p)
 {
 	char err[NL_ERRLEN];
 
-	if (nl_prefix_parse(s, p, err, sizeof(err)) < 0)
+	if (inet_prefix_parse(s, p, err, sizeof(err)) < 0)
 		usage_err("%s", err);
 }
 
@@ -232,8 +232,8 @@ static int wait_fds(struct pollfd *pfd, nfds_t n, double deadline,
 static void print_packet(int q, const unsigned char *p, size_t len,
 			 size_t hdr)
 {
-	struct nl_ipaddr s, d;
-	char ss[NL_ADDRSTRLEN], ds[NL_ADDRSTRLEN];
+	struct inet_addr s, d;
+	char ss[INET_ADDR_STRLEN], ds[INET_ADDR_STRLEN];
 
 	memset(&s, 0, sizeof(s));
 	memset(&d, 0, sizeof(d));
@@ -248,15 +248,15 @@ static void print_packet(int q, const unsigned char *p, size_t len,
 		memcpy(s.raw, p + 12, 4);
 		memcpy(d.raw, p + 16, 4);
 		printf("rx queue=%d len=%zu ipv4 src=%s dst=%s proto=%u\n", q,
-		       len, nl_ipaddr_str(&s, ss, sizeof(ss)),
-		       nl_ipaddr_str(&d, ds, sizeof(ds)), p[9]);
+		       len, inet_addr_str(&s, ss, sizeof(ss)),
+		       inet_addr_str(&d, ds, sizeof(ds)), p[9]);
 	} else if (len >= 40 && p[0] >> 4 == 6) {
 		s.family = d.family = AF_INET6;
 		memcpy(s.raw, p + 8, 16);
 		memcpy(d.raw, p + 24, 16);
 		printf("rx queue=%d len=%zu ipv6 src=%s dst=%s next=%u\n", q,
-		       len, nl_ipaddr_str(&s, ss, sizeof(ss)),
-		       nl_ipaddr_str(&d, ds, sizeof(ds)), p[6]);
+		       len, inet_addr_str(&s, ss, sizeof(ss)),
+		       inet_addr_str(&d, ds, sizeof(ds)), p[6]);
 	} else {
 		printf("rx queue=%d len=%zu other\n", q, len);
 	}
@@ -324,10 +324,10 @@ static int hold_tun(const int *fds, int nq, size_t hdr, double hold)
 
 static int cmd_tun(int argc, char **argv)
 {
-	struct nl_prefix addrs[MAX_ADDRS];
+	struct inet_prefix addrs[MAX_ADDRS];
 	struct nl_link_info li;
 	struct nl_sock_ctx *nl;
-	char err[NL_ERRLEN], s[NL_PREFIXSTRLEN], name[IF_NAMESIZE] = "";
+	char err[NL_ERRLEN], s[INET_PREFIX_STRLEN], name[IF_NAMESIZE] = "";
 	const char *want = NULL;
 	unsigned int flags = 0, mtu = 0;
 	int fds[MAX_QUEUES], nq = 0, queues = 1, naddr = 0, up = 0, dad = 0;
@@ -412,7 +412,7 @@ static int cmd_tun(int argc, char **argv)
 			run_err(err);
 			goto out;
 		}
-		printf("addr %s%s\n", nl_prefix_str(&addrs[i], s, sizeof(s)),
+		printf("addr %s%s\n", inet_prefix_str(&addrs[i], s, sizeof(s)),
 		       v6 ? (dad ? " dad" : " nodad") : "");
 	}
 	if (up) {
@@ -466,8 +466,8 @@ static int cmd_link(const char *cmd, int argc, char **argv)
 {
 	struct nl_sock_ctx *nl;
 	struct nl_link_info li;
-	struct nl_prefix p;
-	char err[NL_ERRLEN], s[NL_PREFIXSTRLEN];
+	struct inet_prefix p;
+	char err[NL_ERRLEN], s[INET_PREFIX_STRLEN];
 	unsigned int mtu = 0;
 	int add = !strcmp(cmd, "addr-add"), dad = 0, r;
 
@@ -528,7 +528,7 @@ static int cmd_link(const char *cmd, int argc, char **argv)
 		return run_err(err);
 	if (!strncmp(cmd, "addr-", 5))
 		printf("%s name=%s %s\n", cmd, li.name,
-		       nl_prefix_str(&p, s, sizeof(s)));
+		       inet_prefix_str(&p, s, sizeof(s)));
 	return show_index(nl, li.ifindex);
 }
 
@@ -536,10 +536,10 @@ static int cmd_route_get(int argc, char **argv)
 {
 	struct nl_sock_ctx *nl;
 	struct nl_link_info li;
-	struct nl_ipaddr dst;
+	struct inet_addr dst;
 	struct nl_route rt;
-	char err[NL_ERRLEN], a[NL_ADDRSTRLEN], g[NL_ADDRSTRLEN];
-	char ps[NL_ADDRSTRLEN], ts[32], dev[IF_NAMESIZE];
+	char err[NL_ERRLEN], a[INET_ADDR_STRLEN], g[INET_ADDR_STRLEN];
+	char ps[INET_ADDR_STRLEN], ts[32], dev[IF_NAMESIZE];
 	const char *oifname = NULL, *d = NULL;
 	int i, oif = 0;
 
@@ -555,7 +555,7 @@ static int cmd_route_get(int argc, char **argv)
 	}
 	if (!d)
 		usage_err("route-get: missing destination address");
-	if (nl_ipaddr_parse(d, &dst, err, sizeof(err)) < 0)
+	if (inet_addr_parse(d, &dst, err, sizeof(err)) < 0)
 		usage_err("route-get: %s", err);
 	if (!(nl = nl_get()))
 		return 1;
@@ -569,11 +569,11 @@ static int cmd_route_get(int argc, char **argv)
 	if (!rt.oif || !if_indextoname((unsigned int)rt.oif, dev))
 		snprintf(dev, sizeof(dev), "none");
 	printf("route dst=%s type=%s gateway=%s oif=%d dev=%s prefsrc=%s "
-	       "table=%u\n", nl_ipaddr_str(&dst, a, sizeof(a)),
+	       "table=%u\n", inet_addr_str(&dst, a, sizeof(a)),
 	       nl_route_type_str(rt.type, ts, sizeof(ts)),
-	       rt.has_gateway ? nl_ipaddr_str(&rt.gateway, g, sizeof(g)) :
+	       rt.has_gateway ? inet_addr_str(&rt.gateway, g, sizeof(g)) :
 	       "none", rt.oif, dev,
-	       rt.has_prefsrc ? nl_ipaddr_str(&rt.prefsrc, ps, sizeof(ps)) :
+	       rt.has_prefsrc ? inet_addr_str(&rt.prefsrc, ps, sizeof(ps)) :
 	       "none", rt.table);
 	return 0;
 }

@@ -416,31 +416,31 @@ static void test_parse_pkey(void **state)
 
 static void test_parse_cidr_good(void **state)
 {
-	struct conf_cidr c;
+	struct inet_prefix c;
 	struct in6_addr a6;
 
 	(void)state;
 	assert_int_equal(conf_parse_cidr("10.0.0.1/24", &c, NULL), 0);
-	assert_int_equal(c.family, AF_INET);
-	assert_int_equal(c.prefixlen, 24);
+	assert_int_equal(c.addr.family, AF_INET);
+	assert_int_equal(c.plen, 24);
 	assert_int_equal(c.addr.v4.s_addr, htonl(0x0a000001));
 
 	assert_int_equal(conf_parse_cidr("0.0.0.0/0", &c, NULL), 0);
-	assert_int_equal(c.prefixlen, 0);
+	assert_int_equal(c.plen, 0);
 	assert_int_equal(conf_parse_cidr("255.255.255.255/32", &c, NULL), 0);
-	assert_int_equal(c.prefixlen, 32);
+	assert_int_equal(c.plen, 32);
 
 	assert_int_equal(conf_parse_cidr("fe80::1/64", &c, NULL), 0);
-	assert_int_equal(c.family, AF_INET6);
-	assert_int_equal(c.prefixlen, 64);
+	assert_int_equal(c.addr.family, AF_INET6);
+	assert_int_equal(c.plen, 64);
 	assert_int_equal(inet_pton(AF_INET6, "fe80::1", &a6), 1);
 	assert_memory_equal(&c.addr.v6, &a6, sizeof(a6));
 
 	assert_int_equal(conf_parse_cidr("::/0", &c, NULL), 0);
 	assert_int_equal(conf_parse_cidr("2001:db8::/128", &c, NULL), 0);
-	assert_int_equal(c.prefixlen, 128);
+	assert_int_equal(c.plen, 128);
 	assert_int_equal(conf_parse_cidr("::ffff:192.0.2.1/96", &c, NULL), 0);
-	assert_int_equal(c.family, AF_INET6);
+	assert_int_equal(c.addr.family, AF_INET6);
 }
 
 static void test_parse_cidr_bad(void **state)
@@ -456,7 +456,7 @@ static void test_parse_cidr_bad(void **state)
 		"2001:db8:0:0:0:0:0:0:1/64",
 		"ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255.1/64",
 	};
-	struct conf_cidr c;
+	struct inet_prefix c;
 	const char *why;
 	size_t i;
 
@@ -467,7 +467,7 @@ static void test_parse_cidr_bad(void **state)
 		if (conf_parse_cidr(bad[i], &c, &why) != -1)
 			fail_msg("accepted \"%s\"", bad[i]);
 		assert_non_null(why);
-		assert_int_equal(c.prefixlen, 0xa5a5a5a5);	/* untouched */
+		assert_int_equal(c.plen, 0xa5a5a5a5);	/* untouched */
 	}
 	assert_int_equal(conf_parse_cidr("10.0.0.1", &c, &why), -1);
 	assert_string_equal(why, "missing /prefix length");
@@ -500,7 +500,7 @@ static void test_load_good(void **state)
 	const struct conf_inst *inst;
 	const struct conf_value *v;
 	unsigned long long u;
-	struct conf_cidr c;
+	struct inet_prefix c;
 	unsigned int e;
 	uint16_t pkey;
 	long long i;
@@ -579,12 +579,12 @@ static void test_load_good(void **state)
 	assert_int_equal(pkey, 0x0002);
 	assert_int_equal(conf_get_cidr(cfg, "partition compute", "address",
 				       &c), 0);
-	assert_int_equal(c.family, AF_INET6);
-	assert_int_equal(c.prefixlen, 64);
+	assert_int_equal(c.addr.family, AF_INET6);
+	assert_int_equal(c.plen, 64);
 	assert_int_equal(conf_get_cidr(cfg, "partition storage", "address",
 				       &c), 0);
-	assert_int_equal(c.family, AF_INET);
-	assert_int_equal(c.prefixlen, 16);
+	assert_int_equal(c.addr.family, AF_INET);
+	assert_int_equal(c.plen, 16);
 	assert_int_equal(c.addr.v4.s_addr, htonl(0x0a010001));
 
 	/* the absent single section reads as empty: defaults */

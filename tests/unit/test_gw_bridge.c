@@ -23,14 +23,14 @@
 struct rec {
 	uint8_t data[4096];
 	size_t len;
-	struct ipoib_ip nh;
+	struct inet_addr nh;
 	int has_nh, bcast;
 };
 
 static struct fake {
 	struct rec eth[MAXREC], ib[MAXREC];
 	unsigned int neth, nib, nresolve, nannounce;
-	struct ipoib_ip resolved;
+	struct inet_addr resolved;
 	/* the link's neighbours: A = 10.9.0.1 / fd09::1 */
 	int know_a;
 	struct ipoib_addr a_hw;
@@ -46,7 +46,7 @@ static void eth_send(void *arg, const uint8_t *f, size_t len)
 }
 
 static void ib_xmit(void *arg, const uint8_t *p, size_t len,
-		    const struct ipoib_ip *nh, int bcast)
+		    const struct inet_addr *nh, int bcast)
 {
 	struct rec *r;
 
@@ -61,7 +61,7 @@ static void ib_xmit(void *arg, const uint8_t *p, size_t len,
 	r->bcast = bcast;
 }
 
-static int is_a(const struct ipoib_ip *ip)
+static int is_a(const struct inet_addr *ip)
 {
 	static const uint8_t a6[16] = { 0xfd, 0x09, [15] = 1 };
 
@@ -70,7 +70,7 @@ static int is_a(const struct ipoib_ip *ip)
 	       (ip->family == AF_INET6 && !memcmp(ip->raw, a6, 16));
 }
 
-static int ib_neigh(void *arg, const struct ipoib_ip *ip,
+static int ib_neigh(void *arg, const struct inet_addr *ip,
 		    struct ipoib_addr *hw)
 {
 	(void)arg;
@@ -81,14 +81,14 @@ static int ib_neigh(void *arg, const struct ipoib_ip *ip,
 	return -1;
 }
 
-static void ib_resolve(void *arg, const struct ipoib_ip *ip)
+static void ib_resolve(void *arg, const struct inet_addr *ip)
 {
 	(void)arg;
 	fk.nresolve++;
 	fk.resolved = *ip;
 }
 
-static void ib_announce(void *arg, const struct ipoib_ip *ip)
+static void ib_announce(void *arg, const struct inet_addr *ip)
 {
 	(void)arg;
 	(void)ip;
@@ -239,7 +239,7 @@ static void test_arp_for_ib_host(void **state)
 	assert_int_equal(gw_bridge_stats(b)->arp_answered, 1);
 	/* the LAN host was learned: IB may now be answered for it */
 	{
-		struct ipoib_ip l = { .family = AF_INET };
+		struct inet_addr l = { .family = AF_INET };
 
 		inet_pton(AF_INET, "10.9.0.50", l.raw);
 		assert_int_equal(gw_bridge_proxy(b, &l), 1);
@@ -587,7 +587,7 @@ static void test_mac_recovered(void **state)
 	/* the sender, never heard in ARP, was learned from its frames and
 	 * announced on IB once */
 	{
-		struct ipoib_ip l = { .family = AF_INET };
+		struct inet_addr l = { .family = AF_INET };
 
 		inet_pton(AF_INET, "10.9.0.50", l.raw);
 		assert_int_equal(gw_bridge_proxy(b, &l), 1);

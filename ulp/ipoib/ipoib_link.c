@@ -81,7 +81,7 @@ struct path {
 };
 
 struct neigh {
-	struct ipoib_ip ip;
+	struct inet_addr ip;
 	int have_hw;
 	struct ipoib_addr hw;
 	struct path *path;
@@ -113,7 +113,7 @@ struct ipoib_link {
 	struct path *paths;
 	struct neigh *neigh[NEIGH_HASH];
 	unsigned int nneigh;
-	struct ipoib_ip addrs[16];
+	struct inet_prefix addrs[16];
 	unsigned int naddrs;
 	struct ipoib_link_stats st;
 	uint16_t icmp_id;
@@ -481,7 +481,7 @@ static void mc_free(struct ipoib_link *l, struct mc *m, int leave)
 
 /* ---- paths and neighbours ------------------------------------------------- */
 
-static unsigned int ip_hash(const struct ipoib_ip *a)
+static unsigned int ip_hash(const struct inet_addr *a)
 {
 	uint32_t h = 2166136261u;
 	int i, n = a->family == AF_INET ? 4 : 16;
@@ -493,18 +493,12 @@ static unsigned int ip_hash(const struct ipoib_ip *a)
 	return h % NEIGH_HASH;
 }
 
-static int ip_eq(const struct ipoib_ip *a, const struct ipoib_ip *b)
-{
-	return a->family == b->family &&
-	       !memcmp(a->raw, b->raw, a->family == AF_INET ? 4 : 16);
-}
-
-static struct neigh *neigh_find(struct ipoib_link *l, const struct ipoib_ip *a)
+static struct neigh *neigh_find(struct ipoib_link *l, const struct inet_addr *a)
 {
 	struct neigh *n;
 
 	for (n = l->neigh[ip_hash(a)]; n; n = n->next)
-		if (ip_eq(&n->ip, a))
+		if (inet_addr_equal(&n->ip, a))
 			return n;
 	return NULL;
 }
@@ -639,7 +633,7 @@ static void neigh_set_hw(struct ipoib_link *l, struct neigh *n,
 
 static void solicit(struct ipoib_link *l, struct neigh *n);
 
-static struct neigh *neigh_new(struct ipoib_link *l, const struct ipoib_ip *a)
+static struct neigh *neigh_new(struct ipoib_link *l, const struct inet_addr *a)
 {
 	struct neigh *n, *victim = NULL;
 	unsigned int i;
@@ -669,22 +663,22 @@ static struct neigh *neigh_new(struct ipoib_link *l, const struct ipoib_ip *a)
 
 /* ---- ARP / ND out ---------------------------------------------------------- */
 
-static const struct ipoib_ip *local_addr(struct ipoib_link *l, int family)
+static const struct inet_addr *local_addr(struct ipoib_link *l, int family)
 {
 	unsigned int i;
 
 	for (i = 0; i < l->naddrs; i++)
-		if (l->addrs[i].family == family)
-			return &l->addrs[i];
+		if (l->addrs[i].addr.family == family)
+			return &l->addrs[i].addr;
 	return NULL;
 }
 
-static int is_local(struct ipoib_link *l, const struct ipoib_ip *a)
+static int is_local(struct ipoib_link *l, const struct inet_addr *a)
 {
 	unsigned int i;
 
 	for (i = 0; i < l->naddrs; i++)
-		if (ip_eq(&l->addrs[i], a))
+		if (inet_addr_equal(&l->addrs[i].addr, a))
 			return 1;
 	return 0;
 }
@@ -696,11 +690,11 @@ static int is_subnet_bcast(struct ipoib_link *l, const struct in_addr *dst)
 	uint32_t a, mask;
 
 	for (i = 0; i < l->naddrs; i++) {
-		if (l->addrs[i].family != AF_INET || !l->addrs[i].plen ||
+		if (l->addrs[i].addr.family != AF_INET || !l->addrs[i].plen ||
 		    l->addrs[i].plen > 30)
 			continue;
 		mask = ~0u << (32 - l->addrs[i].plen);
-		a = ntohl(l->addrs[i].v4.s_addr);
+		a = ntohl(l->addrs[i].addr.v4.s_addr);
 		if (ntohl(dst->s_addr) == ((a & mask) | ~mask))
 			return 1;
 	}
@@ -723,7 +717,7 @@ static void solicit(struct ipoib_link *l, struct neigh *n)
 	n->probes++;
 	n->next_probe = now_s() + 1;
 	if (n->ip.family == AF_INET) {
-		const struct ipoib_ip *src = local_addr(l, AF_INET);
+		const struct inet_addr *src = local_addr(l, AF_INET);
 		struct in_addr any = { 0 };
 
 		len = ipoib_arp_build_request(&me, src ? &src->v4 : &any,
@@ -733,7 +727,7 @@ static void solicit(struct ipoib_link *l, struct neigh *n)
 			mc_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP, buf, len);
 		}
 	} else {
-		const struct ipoib_ip *src = local_addr(l, AF_INET6);
+		const struct inet_addr *src = local_addr(l, AF_INET6);
 		struct in6_addr sn;
 		union fab_gid mgid;
 
@@ -751,7 +745,7 @@ static void solicit(struct ipoib_link *l, struct neigh *n)
 }
 
 /* Queue a frame for a neighbour, sending it if the neighbour is ready. */
-static void neigh_output(struct ipoib_link *l, const struct ipoib_ip *nh,
+static void neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 			 uint16_t ethertype, const uint8_t *pkt, size_t len)
 {
 	struct neigh *n = neigh_find(l, nh);
@@ -924,9 +918,9 @@ static void too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 }
 
 static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
-		 const struct ipoib_ip *via, int bcast)
+		 const struct inet_addr *via, int bcast)
 {
-	struct ipoib_ip dst, nh;
+	struct inet_addr dst, nh;
 	union fab_gid mgid;
 	uint16_t et;
 
@@ -1020,7 +1014,7 @@ void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 }
 
 void ipoib_link_xmit_nh(struct ipoib_link *l, const uint8_t *pkt, size_t len,
-			const struct ipoib_ip *nh)
+			const struct inet_addr *nh)
 {
 	xmit(l, pkt, len, nh, 0);
 }
@@ -1031,7 +1025,7 @@ void ipoib_link_xmit_bcast(struct ipoib_link *l, const uint8_t *pkt,
 	xmit(l, pkt, len, NULL, 1);
 }
 
-int ipoib_link_neigh_hw(struct ipoib_link *l, const struct ipoib_ip *ip,
+int ipoib_link_neigh_hw(struct ipoib_link *l, const struct inet_addr *ip,
 			struct ipoib_addr *hw)
 {
 	struct neigh *n = neigh_find(l, ip);
@@ -1042,7 +1036,7 @@ int ipoib_link_neigh_hw(struct ipoib_link *l, const struct ipoib_ip *ip,
 	return 0;
 }
 
-void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct ipoib_ip *ip)
+void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct inet_addr *ip)
 {
 	struct neigh *n;
 
@@ -1060,7 +1054,7 @@ void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct ipoib_ip *ip)
 static void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 {
 	struct ipoib_arp arp;
-	struct ipoib_ip sip, tip;
+	struct inet_addr sip, tip;
 	struct ipoib_addr me;
 	struct neigh *n;
 	uint8_t buf[IPOIB_ARP_LEN];
@@ -1099,7 +1093,7 @@ static void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 	n = neigh_find(l, &sip);
 	/* ours to answer: one of our addresses, or one we proxy for */
 	mine = is_local(l, &tip) ||
-	       (arp.op == IPOIB_ARPOP_REQUEST && !ip_eq(&sip, &tip) &&
+	       (arp.op == IPOIB_ARPOP_REQUEST && !inet_addr_equal(&sip, &tip) &&
 		l->ops.proxy && l->ops.proxy(l->arg, &tip));
 	/* as arp_process(): learn the sender if it asks for us, or update
 	 * what we already know (gratuitous ARP included) */
@@ -1107,7 +1101,7 @@ static void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 		n = neigh_new(l, &sip);
 	if (n)
 		neigh_set_hw(l, n, &arp.sha);
-	if (arp.op == IPOIB_ARPOP_REQUEST && mine && !ip_eq(&sip, &tip)) {
+	if (arp.op == IPOIB_ARPOP_REQUEST && mine && !inet_addr_equal(&sip, &tip)) {
 		ipoib_link_hwaddr(l, &me);
 		blen = ipoib_arp_build_reply(&me, &arp.tpa, &arp.sha,
 					     &arp.spa, buf, sizeof(buf));
@@ -1122,7 +1116,7 @@ static void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 static int rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 {
 	struct ipoib_nd nd;
-	struct ipoib_ip src, tgt;
+	struct inet_addr src, tgt;
 	struct ipoib_addr me;
 	struct neigh *n;
 	enum ipoib_wire_err e;
@@ -1286,15 +1280,15 @@ static void join_listen_groups(struct ipoib_link *l)
 		mc_own(l, &mgid);
 	}
 	for (i = 0; i < l->naddrs; i++) {
-		if (l->addrs[i].family != AF_INET6)
+		if (l->addrs[i].addr.family != AF_INET6)
 			continue;
-		ipoib_solicited_node(&l->addrs[i].v6, &sn);
+		ipoib_solicited_node(&l->addrs[i].addr.v6, &sn);
 		mgid_of_ipv6(l, &sn, &mgid);
 		mc_own(l, &mgid);
 	}
 }
 
-static void announce(struct ipoib_link *l, const struct ipoib_ip *a)
+static void announce(struct ipoib_link *l, const struct inet_addr *a)
 {
 	struct ipoib_addr me;
 	uint8_t buf[IPOIB_ARP_LEN];
@@ -1310,7 +1304,7 @@ static void announce(struct ipoib_link *l, const struct ipoib_ip *a)
 	}
 }
 
-void ipoib_link_announce(struct ipoib_link *l, const struct ipoib_ip *a)
+void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a)
 {
 	announce(l, a);
 }
@@ -1372,7 +1366,7 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 			mc_join(l, m);
 	join_listen_groups(l);
 	for (i = 0; i < l->naddrs; i++)
-		announce(l, &l->addrs[i]);
+		announce(l, &l->addrs[i].addr);
 }
 
 static void bcast_join(struct ipoib_link *l)
@@ -1496,14 +1490,15 @@ int ipoib_link_start(struct ipoib_link *l)
 	return 0;
 }
 
-int ipoib_link_add_addr(struct ipoib_link *l, const struct ipoib_ip *a)
+int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p)
 {
+	const struct inet_addr *a = &p->addr;
 	struct in6_addr sn;
 	union fab_gid mgid;
 
 	if (l->naddrs == sizeof(l->addrs) / sizeof(l->addrs[0]))
 		return -1;
-	l->addrs[l->naddrs++] = *a;
+	l->addrs[l->naddrs++] = *p;
 	if (l->carrier) {
 		if (a->family == AF_INET6) {
 			ipoib_solicited_node(&a->v6, &sn);

@@ -20,20 +20,11 @@
 #include <stdint.h>
 
 #include "fabric/fabric.h"
+#include "inet/addr.h"
 #include "ulp/ipoib/ipoib_wire.h"
 
 struct event_base;
 struct ipoib_link;
-
-struct ipoib_ip {
-	int family;		/* AF_INET or AF_INET6 */
-	union {
-		struct in_addr v4;
-		struct in6_addr v6;
-		uint8_t raw[16];
-	};
-	uint8_t plen;		/* prefix length of a local address; 0 if none */
-};
 
 struct ipoib_link_cfg {
 	uint16_t pkey;			/* the partition (full bit ignored) */
@@ -56,13 +47,13 @@ struct ipoib_link_ops {
 	void (*carrier)(void *arg, int up, unsigned int mtu);
 	/* The next hop for dst: 0 and *nh set, or -1 (unreachable).  NULL:
 	 * every destination is on the link. */
-	int (*nexthop)(void *arg, const struct ipoib_ip *dst,
-		       struct ipoib_ip *nh);
+	int (*nexthop)(void *arg, const struct inet_addr *dst,
+		       struct inet_addr *nh);
 	/* Proxy ARP/ND (optional): an ARP request or Neighbour
 	 * Solicitation for target, which is not one of the link's
 	 * addresses; return 1 to answer it with the link's own address
 	 * (a gateway answering for the hosts behind it). */
-	int (*proxy)(void *arg, const struct ipoib_ip *target);
+	int (*proxy)(void *arg, const struct inet_addr *target);
 };
 
 /* Counters; the drop reasons are also the names printed by ipoibd. */
@@ -106,26 +97,26 @@ void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms);
 int ipoib_link_start(struct ipoib_link *l);
 /* A local address: answered in ARP/ND, source of ICMP errors; IPv6 ones
  * get their solicited-node group joined. */
-int ipoib_link_add_addr(struct ipoib_link *l, const struct ipoib_ip *a);
+int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *a);
 
 /* An IP packet from the host.  Never fails: drops are counted. */
 void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len);
 /* The same for a unicast packet through next hop nh (the nexthop callback
  * is not asked); multicast destinations go to their groups as above. */
 void ipoib_link_xmit_nh(struct ipoib_link *l, const uint8_t *pkt, size_t len,
-			const struct ipoib_ip *nh);
+			const struct inet_addr *nh);
 /* An IPv4 or IPv6 packet to the broadcast group, whatever its destination
  * (a subnet-directed broadcast bridged from another medium). */
 void ipoib_link_xmit_bcast(struct ipoib_link *l, const uint8_t *pkt,
 			   size_t len);
 /* The neighbour cache: 0 and *hw if ip's link address is known, else -1. */
-int ipoib_link_neigh_hw(struct ipoib_link *l, const struct ipoib_ip *ip,
+int ipoib_link_neigh_hw(struct ipoib_link *l, const struct inet_addr *ip,
 			struct ipoib_addr *hw);
 /* A gratuitous ARP for the IPv4 address a with the link's own address
  * (a proxy announcing a host it answers for); nothing for IPv6. */
-void ipoib_link_announce(struct ipoib_link *l, const struct ipoib_ip *a);
+void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a);
 /* Start resolving ip if it is not known or being resolved. */
-void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct ipoib_ip *ip);
+void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct inet_addr *ip);
 /* Around a burst of ipoib_link_xmit() calls: hold 1 collects the
  * datagrams, hold 0 sends what was collected in one batch.  Address
  * handles stay valid in between as long as the event loop does not run. */

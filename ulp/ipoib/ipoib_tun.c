@@ -24,7 +24,7 @@
 
 struct nh_entry {
 	int valid;
-	struct ipoib_ip dst, nh;
+	struct inet_addr dst, nh;
 	int unreachable;
 };
 
@@ -49,40 +49,19 @@ struct ipoib_tun {
 		__attribute__((aligned(16)));
 };
 
-static void to_ipoib_ip(const struct nl_ipaddr *a, struct ipoib_ip *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->family = a->family;
-	memcpy(o->raw, a->raw, a->family == AF_INET ? 4 : 16);
-}
-
 /* ---- next hops ----------------------------------------------------------- */
 
-static int prefix_match(const struct nl_prefix *p, const struct ipoib_ip *a)
-{
-	unsigned int bits = p->plen, i;
-	const uint8_t *x = p->addr.raw, *y = a->raw;
-
-	if (p->addr.family != a->family)
-		return 0;
-	for (i = 0; bits >= 8; i++, bits -= 8)
-		if (x[i] != y[i])
-			return 0;
-	return !bits || !((x[i] ^ y[i]) & (uint8_t)(0xff << (8 - bits)));
-}
-
-static int nexthop(void *arg, const struct ipoib_ip *dst, struct ipoib_ip *nh)
+static int nexthop(void *arg, const struct inet_addr *dst, struct inet_addr *nh)
 {
 	struct ipoib_tun *d = arg;
 	unsigned int i, h = 0, n = dst->family == AF_INET ? 4 : 16;
 	struct nh_entry *e;
-	struct nl_ipaddr q;
 	struct nl_route r;
 	char err[NL_ERRLEN];
 
 	/* on one of our prefixes: the destination itself */
 	for (i = 0; i < d->cfg.naddrs; i++) {
-		if (prefix_match(&d->cfg.addrs[i], dst)) {
+		if (inet_prefix_contains(&d->cfg.addrs[i], dst)) {
 			*nh = *dst;
 			return 0;
 		}
@@ -96,26 +75,22 @@ static int nexthop(void *arg, const struct ipoib_ip *dst, struct ipoib_ip *nh)
 	e = &d->nh[h % NH_CACHE];
 	if (d->no_nh_cache)
 		e->valid = 0;
-	if (e->valid && e->dst.family == dst->family &&
-	    !memcmp(e->dst.raw, dst->raw, n)) {
+	if (e->valid && inet_addr_equal(&e->dst, dst)) {
 		*nh = e->nh;
 		return e->unreachable ? -1 : 0;
 	}
-	memset(&q, 0, sizeof(q));
-	q.family = dst->family;
-	memcpy(q.raw, dst->raw, n);
 	e->valid = 1;
 	e->dst = *dst;
 	e->unreachable = 0;
 	/* no oif in the lookup: with one, Linux answers an IPv4 destination
 	 * that no route covers as if it were on that link */
-	if (nl_route_get(d->nl, &q, 0, &r, err, sizeof(err)) < 0 ||
+	if (nl_route_get(d->nl, dst, 0, &r, err, sizeof(err)) < 0 ||
 	    (r.oif && r.oif != d->ifindex)) {
 		e->unreachable = 1;
 		return -1;
 	}
 	if (r.has_gateway && r.gateway.family == dst->family)
-		to_ipoib_ip(&r.gateway, &e->nh);
+		e->nh = r.gateway;
 	else
 		e->nh = *dst;
 	*nh = e->nh;
@@ -240,9 +215,8 @@ static void tun_cb(evutil_socket_t fd, short what, void *arg)
  */
 static void add_link_local(struct ipoib_tun *d)
 {
-	struct nl_prefix p;
+	struct inet_prefix p;
 	struct ipoib_addr hw;
-	struct ipoib_ip a;
 	char err[NL_ERRLEN];
 
 	ipoib_link_hwaddr(d->link, &hw);
@@ -255,9 +229,7 @@ static void add_link_local(struct ipoib_tun *d)
 		log_warnx("%s", err);
 		return;
 	}
-	to_ipoib_ip(&p.addr, &a);
-	a.plen = 64;
-	ipoib_link_add_addr(d->link, &a);
+	ipoib_link_add_addr(d->link, &p);
 }
 
 /* No kernel-made IPv6 link-local address on the interface. */
@@ -278,7 +250,7 @@ static void no_addr_gen(const char *ifname)
 static void carrier(void *arg, int up, unsigned int mtu)
 {
 	struct ipoib_tun *d = arg;
-	char err[NL_ERRLEN], p[NL_PREFIXSTRLEN];
+	char err[NL_ERRLEN], p[INET_PREFIX_STRLEN];
 	unsigned int i;
 
 	log_info("%s: carrier %s, MTU %u", d->ifname, up ? "up" : "down",
@@ -295,7 +267,7 @@ static void carrier(void *arg, int up, unsigned int mtu)
 				log_warnx("%s", err);
 			else
 				log_debug("%s: address %s", d->ifname,
-					  nl_prefix_str(&d->cfg.addrs[i], p,
+					  inet_prefix_str(&d->cfg.addrs[i], p,
 							sizeof(p)));
 		}
 		if (nl_link_set_up(d->nl, d->ifindex, 1, err,
@@ -357,13 +329,8 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 		free(d);
 		return NULL;
 	}
-	for (i = 0; i < cfg->naddrs; i++) {
-		struct ipoib_ip a;
-
-		to_ipoib_ip(&cfg->addrs[i].addr, &a);
-		a.plen = (uint8_t)cfg->addrs[i].plen;
-		ipoib_link_add_addr(d->link, &a);
-	}
+	for (i = 0; i < cfg->naddrs; i++)
+		ipoib_link_add_addr(d->link, &cfg->addrs[i]);
 	d->tun_ev = event_new(base, d->tun_fd, EV_READ | EV_PERSIST, tun_cb,
 			      d);
 	if (!d->tun_ev) {

@@ -32,7 +32,7 @@ struct ipoib_tun;
 struct ipoib_tun_cfg {
 	const char *ifname;		/* a name or a pattern ("ib%d") */
 	struct ipoib_link_cfg link;
-	struct nl_prefix addrs[IPOIB_TUN_MAX_ADDRS];
+	struct inet_prefix addrs[IPOIB_TUN_MAX_ADDRS];
 	unsigned int naddrs;
 	/* SYNs in both directions get at most the MSS of this MTU
 	 * (tcp_mss.h); 0: no clamping */

@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 					"--address\n", IPOIB_TUN_MAX_ADDRS);
 				return 2;
 			}
-			if (nl_prefix_parse(optarg, &tc.addrs[tc.naddrs], err,
+			if (inet_prefix_parse(optarg, &tc.addrs[tc.naddrs], err,
 					    sizeof(err)) < 0) {
 				fprintf(stderr, "ipoibd: --address: %s\n",
 					err);

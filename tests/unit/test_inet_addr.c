@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The one address type (inet/addr.c): parsers, printers, matching. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "inet/addr.h"
+
+static void test_addr_parse(void **state)
+{
+	struct inet_addr a;
+	char err[128], buf[INET_ADDR_STRLEN];
+
+	(void)state;
+	assert_int_equal(inet_addr_parse("192.0.2.7", &a, err, sizeof(err)), 0);
+	assert_int_equal(a.family, AF_INET);
+	assert_int_equal(a.v4.s_addr, htonl(0xc0000207));
+	assert_string_equal(inet_addr_str(&a, buf, sizeof(buf)), "192.0.2.7");
+	assert_int_equal(inet_addr_parse("2001:db8::1", &a, err, sizeof(err)),
+			 0);
+	assert_int_equal(a.family, AF_INET6);
+	assert_int_equal(a.raw[0], 0x20);
+	assert_int_equal(a.raw[15], 1);
+	assert_string_equal(inet_addr_str(&a, buf, sizeof(buf)),
+			    "2001:db8::1");
+
+	errno = 0;
+	assert_int_equal(inet_addr_parse("192.0.2", &a, err, sizeof(err)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(err, "bad address '192.0.2': not an IPv4 or "
+			    "IPv6 address");
+	assert_int_equal(inet_addr_parse("", &a, NULL, 0), -1);
+	assert_int_equal(inet_addr_parse("10.0.0.1/8", &a, NULL, 0), -1);
+
+	memset(&a, 0, sizeof(a));
+	assert_string_equal(inet_addr_str(&a, buf, sizeof(buf)), "?");
+}
+
+static void test_prefix_parse(void **state)
+{
+	static const char *const bad[] = {
+		"", "10.0.0.1", "10.0.0.1/", "/24", "10.0.0.1/33",
+		"10.0.0.1/024", "10.0.0.1/+8", "10.0.0.1/ 8", "fe80::1/129",
+		"fe80::1%eth0/64", "10.0.0/24", "1.2.3.4/99999999999999999999",
+	};
+	struct inet_prefix p;
+	char err[128], buf[INET_PREFIX_STRLEN];
+	const char *why;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(inet_prefix_parse("10.1.0.1/24", &p, err,
+					   sizeof(err)), 0);
+	assert_int_equal(p.addr.family, AF_INET);
+	assert_int_equal(p.plen, 24);
+	assert_string_equal(inet_prefix_str(&p, buf, sizeof(buf)),
+			    "10.1.0.1/24");
+	assert_int_equal(inet_prefix_parse("fd00::1/128", &p, err,
+					   sizeof(err)), 0);
+	assert_int_equal(p.addr.family, AF_INET6);
+	assert_int_equal(p.plen, 128);
+	assert_int_equal(inet_prefix_parse("0.0.0.0/0", &p, err, sizeof(err)),
+			 0);
+	assert_int_equal(p.plen, 0);
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&p, 0xa5, sizeof(p));
+		why = NULL;
+		if (inet_prefix_scan(bad[i], &p, &why) != -1)
+			fail_msg("accepted \"%s\"", bad[i]);
+		assert_non_null(why);
+		assert_int_equal(p.plen, 0xa5a5a5a5);	/* untouched */
+		errno = 0;
+		if (inet_prefix_parse(bad[i], &p, err, sizeof(err)) != -1)
+			fail_msg("accepted \"%s\"", bad[i]);
+		assert_int_equal(errno, EINVAL);
+		assert_memory_equal(err, "bad CIDR '", 10);
+	}
+	assert_int_equal(inet_prefix_parse("10.1.0.1/33", &p, err,
+					   sizeof(err)), -1);
+	assert_string_equal(err, "bad CIDR '10.1.0.1/33': prefix length out "
+			    "of range");
+	assert_int_equal(inet_prefix_parse("fd00::1", &p, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "bad CIDR 'fd00::1': missing /prefix length");
+}
+
+static void pfx(struct inet_prefix *p, const char *s)
+{
+	assert_int_equal(inet_prefix_parse(s, p, NULL, 0), 0);
+}
+
+static void addr(struct inet_addr *a, const char *s)
+{
+	assert_int_equal(inet_addr_parse(s, a, NULL, 0), 0);
+}
+
+static void test_match(void **state)
+{
+	struct inet_prefix p;
+	struct inet_addr a, b;
+	struct in_addr v4 = { htonl(0x0a010203) };
+
+	(void)state;
+	pfx(&p, "10.1.0.0/16");
+	addr(&a, "10.1.255.1");
+	assert_true(inet_prefix_contains(&p, &a));
+	addr(&a, "10.2.0.1");
+	assert_false(inet_prefix_contains(&p, &a));
+	pfx(&p, "10.1.2.0/23");			/* a prefix off a byte edge */
+	addr(&a, "10.1.3.9");
+	assert_true(inet_prefix_contains(&p, &a));
+	addr(&a, "10.1.4.9");
+	assert_false(inet_prefix_contains(&p, &a));
+	pfx(&p, "0.0.0.0/0");
+	assert_true(inet_prefix_contains(&p, &a));
+	addr(&a, "::a01:409");			/* same bytes, other family */
+	assert_false(inet_prefix_contains(&p, &a));
+	pfx(&p, "fe80::/10");
+	addr(&a, "febf::1");
+	assert_true(inet_prefix_contains(&p, &a));
+	addr(&a, "fec0::1");
+	assert_false(inet_prefix_contains(&p, &a));
+	pfx(&p, "fd00::5/128");
+	addr(&a, "fd00::5");
+	assert_true(inet_prefix_contains(&p, &a));
+
+	inet_addr_v4(&a, &v4);
+	addr(&b, "10.1.2.3");
+	assert_true(inet_addr_equal(&a, &b));
+	b.raw[8] = 1;			/* bytes past an IPv4 address ignored */
+	assert_true(inet_addr_equal(&a, &b));
+	addr(&b, "10.1.2.4");
+	assert_false(inet_addr_equal(&a, &b));
+	inet_addr_v6(&b, &(struct in6_addr){ { { 10, 1, 2, 3 } } });
+	assert_false(inet_addr_equal(&a, &b));
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	assert_false(inet_addr_equal(&a, &b));	/* no family: no address */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_addr_parse),
+		cmocka_unit_test(test_prefix_parse),
+		cmocka_unit_test(test_match),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
