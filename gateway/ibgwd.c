@@ -31,6 +31,7 @@
 
 #include <event2/event.h>
 
+#include "conf/daemon.h"
 #include "conf/log.h"
 #include "inet/byteorder.h"
 #include "fabric/fabric.h"
@@ -100,6 +101,7 @@ static void notify(const char *msg)
 
 static void check_ready(struct ibgwd *d)
 {
+	char err[256];
 	unsigned int i;
 
 	if (d->ready)
@@ -116,11 +118,9 @@ static void check_ready(struct ibgwd *d)
 			 parts_used(d));
 		notify(m);
 	}
-	if (!d->foreground) {
-		log_init("ibgwd", 0, d->verbose);
-		if (daemon(0, 0) < 0)
-			log_warn("daemon");
-	}
+	if (!d->foreground &&
+	    daemon_detach("ibgwd", d->verbose, d->base, err, sizeof(err)) < 0)
+		log_warnx("%s", err);
 }
 
 static void tun_ready(void *arg, struct ipoib_tun *t)
