@@ -346,7 +346,11 @@ static void tap_segment(void *arg, const uint8_t *pkt, size_t len)
 static void tap_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct part *p = arg;
-	/* the IP packet 16-byte aligned: 6 + 10 (virtio) + 14 (Ethernet) */
+	/* Where a frame lands: after a virtio-net header at 2, which puts
+	 * the Ethernet header at 12 (2 + 10) and the IP header at 26;
+	 * without one at 0, the IP header at 14.  Neither IP header is even
+	 * 4-byte aligned, and nothing here needs it to be: the codecs load
+	 * through inet/byteorder.h, at any alignment. */
 	uint8_t *buf = p->tapbuf + (p->tap_vnet ? 2 : 0);
 	struct gso_vnet_hdr h;
 	ssize_t n;
