@@ -609,11 +609,13 @@ struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, errlen, "control socket %s: path too long",
 			 path);
+		errno = ENAMETOOLONG;
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	c->d = d;
@@ -629,6 +631,7 @@ struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 		free(c);
 		snprintf(err, errlen, "control socket %s: another ibgwd "
 			 "answers on it", path);
+		errno = EADDRINUSE;
 		return NULL;
 	}
 	if (probe >= 0)
@@ -638,11 +641,14 @@ struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 		       0);
 	if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    chmod(path, 0660) < 0 || listen(c->fd, 16) < 0) {
+		int e = errno;
+
 		snprintf(err, errlen, "control socket %s: %s", path,
-			 strerror(errno));
+			 strerror(e));
 		if (c->fd >= 0)
 			close(c->fd);
 		free(c);
+		errno = e;
 		return NULL;
 	}
 	c->ev = event_new(d->base, c->fd, EV_READ | EV_PERSIST, accept_cb, c);

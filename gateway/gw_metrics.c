@@ -310,6 +310,7 @@ struct gw_metrics *gw_metrics_open(struct ibgwd *d, const char *addr,
 	if (!m || !(m->http = evhttp_new(d->base))) {
 		free(m);
 		snprintf(err, errlen, "metrics: out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	m->d = d;
@@ -317,12 +318,15 @@ struct gw_metrics *gw_metrics_open(struct ibgwd *d, const char *addr,
 	 * which refuses 127.0.0.1 in a namespace with no other IPv4 address */
 	fd = listen_on(addr, port);
 	if (fd < 0 || evhttp_accept_socket(m->http, fd) < 0) {
+		int e = errno;
+
 		snprintf(err, errlen, "metrics: cannot listen on %s port %u: %s",
-			 addr, port, strerror(errno));
+			 addr, port, strerror(e));
 		if (fd >= 0)
 			close(fd);
 		evhttp_free(m->http);
 		free(m);
+		errno = e;
 		return NULL;
 	}
 	evhttp_set_cb(m->http, "/metrics", metrics_cb, m);
