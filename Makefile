@@ -47,7 +47,7 @@ LDFLAGS  += $(SANFLAGS)
 # and logging), netlink, ulp/ipoib, gateway.  The software subnet (subnet/)
 # is a simulator with an archive of its own: only ibfabricd, ibfabricctl
 # and the tests link it, never the daemons.
-CONF_SRCS   := conf/log.c conf/conf.c
+CONF_SRCS   := conf/log.c conf/conf.c conf/counters.c conf/daemon.c
 INET_SRCS   := inet/addr.c inet/gso.c inet/tcp_mss.c
 FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
                fabric/prov_soft.c fabric/prov_verbs.c fabric/soft_proto.c fabric/soft_ring.c \

@@ -22,6 +22,7 @@
 #include <event2/event.h>
 
 #include "conf/log.h"
+#include "gateway/gw_counters.h"
 #include "gateway/ibgwd.h"
 
 #define GW_CTL_MAX	(256 * 1024)
@@ -50,23 +51,30 @@ struct out {
 	int json, cut;
 };
 
-static void put(struct out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void put(struct out *o, const char *fmt, ...)
+static void out_vprintf(void *arg, const char *fmt, va_list ap)
 {
-	va_list ap;
+	struct out *o = arg;
 	int n;
 
 	if (o->cut)
 		return;
-	va_start(ap, fmt);
 	n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-	va_end(ap);
 	if (n < 0 || (size_t)n >= o->cap - o->len) {
 		o->cut = 1;
 		return;
 	}
 	o->len += (size_t)n;
+}
+
+static void put(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	out_vprintf(o, fmt, ap);
+	va_end(ap);
 }
 
 /* a JSON string (the names we print need no escapes but quotes and \) */
@@ -351,107 +359,79 @@ static void stat_u(struct out *o, const char *part, const char *side,
 	}
 }
 
+/* A counter table as JSON members, or as lines of the text table. */
+static void stat_table(struct out *o, const char *part, const char *side,
+		       const struct counter_desc *t, const void *stats,
+		       int *first)
+{
+	struct counter_out co = { out_vprintf, o };
+	char prefix[256];
+
+	if (o->json) {
+		counters_json(&co, t, stats, first);
+		return;
+	}
+	snprintf(prefix, sizeof(prefix), "%-16s %-3s ", part, side);
+	counters_text(&co, t, stats, prefix, 24);
+}
+
+static void show_stats_eth(struct part *p, struct out *o)
+{
+	const char *nm = p->pc->name;
+	int f = 1;
+
+	if (p->br) {
+		stat_table(o, nm, "eth", gw_bridge_counters,
+			   gw_bridge_stats(p->br), &f);
+		stat_table(o, nm, "eth", gw_part_counters, p, &f);
+		stat_u(o, nm, "eth", "neighbors",
+		       gw_bridge_neigh_count(p->br), &f);
+		stat_u(o, nm, "eth", "ib_macs", gw_bridge_mac_count(p->br),
+		       &f);
+	} else if (p->tun) {
+		struct ipoib_tun_stats t;
+
+		ipoib_tun_stats(p->tun, &t);
+		stat_table(o, nm, "eth", gw_tun_counters, &t, &f);
+	}
+}
+
 static void show_stats(struct ibgwd *d, struct out *o)
 {
-	unsigned int i, r;
-	char name[64];
+	unsigned int i;
 	int firstp = 1;
 
 	if (o->json)
 		put(o, "{\"partitions\":[");
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
-		struct ipoib_link *l;
-		const struct ipoib_link_stats *s;
-		const char *nm = p->pc ? p->pc->name : "";
 		int f = 1;
 
 		if (!p->used)
 			continue;
-		l = part_link(p);
-		s = ipoib_link_stats(l);
 		if (o->json) {
 			put(o, "%s{\"name\":", firstp ? "" : ",");
 			firstp = 0;
-			jstr(o, nm);
+			jstr(o, p->pc->name);
 			put(o, ",\"ib\":{");
 		}
-		stat_u(o, nm, "ib", "tx_packets", s->tx_packets, &f);
-		stat_u(o, nm, "ib", "tx_bytes", s->tx_bytes, &f);
-		stat_u(o, nm, "ib", "rx_packets", s->rx_packets, &f);
-		stat_u(o, nm, "ib", "rx_bytes", s->rx_bytes, &f);
-		stat_u(o, nm, "ib", "arp_tx", s->arp_tx, &f);
-		stat_u(o, nm, "ib", "arp_rx", s->arp_rx, &f);
-		stat_u(o, nm, "ib", "nd_tx", s->nd_tx, &f);
-		stat_u(o, nm, "ib", "nd_rx", s->nd_rx, &f);
-		stat_u(o, nm, "ib", "icmp_too_big", s->icmp_too_big, &f);
-		stat_u(o, nm, "ib", "joins", s->joins, &f);
-		stat_u(o, nm, "ib", "join_failures", s->join_failures, &f);
-		stat_u(o, nm, "ib", "path_queries", s->path_queries, &f);
-		stat_u(o, nm, "ib", "path_failures", s->path_failures, &f);
-		stat_u(o, nm, "ib", "rejoins", s->rejoins, &f);
-		for (r = 0; r < IPOIB_DROP_MAX; r++) {
-			snprintf(name, sizeof(name), "drop.%s",
-				 ipoib_drop_name(r));
-			stat_u(o, nm, "ib", name, s->drop[r], &f);
-		}
+		stat_table(o, p->pc->name, "ib", ipoib_link_counters,
+			   ipoib_link_stats(part_link(p)), &f);
 		if (o->json)
 			put(o, "},\"eth\":{");
-		f = 1;
-		if (p->br) {
-			const struct gw_bridge_stats *b = gw_bridge_stats(p->br);
-
-			stat_u(o, nm, "eth", "rx_frames", b->eth_rx_frames, &f);
-			stat_u(o, nm, "eth", "rx_bytes", b->eth_rx_bytes, &f);
-			stat_u(o, nm, "eth", "tx_frames", b->eth_tx_frames, &f);
-			stat_u(o, nm, "eth", "tx_bytes", b->eth_tx_bytes, &f);
-			stat_u(o, nm, "eth", "to_ib_packets",
-			       b->to_ib_packets, &f);
-			stat_u(o, nm, "eth", "to_ib_bytes", b->to_ib_bytes, &f);
-			stat_u(o, nm, "eth", "from_ib_packets",
-			       b->from_ib_packets, &f);
-			stat_u(o, nm, "eth", "from_ib_bytes",
-			       b->from_ib_bytes, &f);
-			stat_u(o, nm, "eth", "arp_answered", b->arp_answered,
-			       &f);
-			stat_u(o, nm, "eth", "nd_answered", b->nd_answered, &f);
-			stat_u(o, nm, "eth", "arp_asked", b->arp_asked, &f);
-			stat_u(o, nm, "eth", "nd_asked", b->nd_asked, &f);
-			stat_u(o, nm, "eth", "fragmented", b->fragmented, &f);
-			stat_u(o, nm, "eth", "icmp_too_big", b->icmp_too_big,
-			       &f);
-			stat_u(o, nm, "eth", "mss_clamped", b->mss_clamped, &f);
-			stat_u(o, nm, "eth", "neighbors",
-			       gw_bridge_neigh_count(p->br), &f);
-			stat_u(o, nm, "eth", "ib_macs",
-			       gw_bridge_mac_count(p->br), &f);
-			for (r = 0; r < GW_DROP_MAX; r++) {
-				snprintf(name, sizeof(name), "drop.%s",
-					 gw_drop_name(r));
-				stat_u(o, nm, "eth", name, b->drop[r], &f);
-			}
-			stat_u(o, nm, "eth", "drop.tx_error",
-			       p->eth_tx_errors, &f);
-		} else if (p->tun) {
-			struct ipoib_tun_stats t;
-
-			ipoib_tun_stats(p->tun, &t);
-			stat_u(o, nm, "eth", "mss_clamped", t.mss_clamped, &f);
-			stat_u(o, nm, "eth", "tx_super_packets", t.tx_super,
-			       &f);
-			stat_u(o, nm, "eth", "rx_coalesced", t.rx_coalesced,
-			       &f);
-		}
+		show_stats_eth(p, o);
 		if (o->json)
 			put(o, "}}");
 	}
-	if (o->json)
-		put(o, "],\"trunk\":{\"drop.unmapped_vlan\":%llu}}\n",
-		    (unsigned long long)d->trunk_unmapped);
-	else if (d->trunk_fd >= 0)
-		put(o, "%-16s %-3s %-24s %llu\n", "trunk", "eth",
-		    "drop.unmapped_vlan",
-		    (unsigned long long)d->trunk_unmapped);
+	if (o->json) {
+		int f = 1;
+
+		put(o, "],\"trunk\":{");
+		stat_table(o, "trunk", "eth", gw_trunk_counters, d, &f);
+		put(o, "}}\n");
+	} else if (d->trunk_fd >= 0) {
+		stat_table(o, "trunk", "eth", gw_trunk_counters, d, NULL);
+	}
 }
 
 /* Run one request; the answer in o (without the OK line).  Returns 0, or
@@ -629,11 +609,13 @@ struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		snprintf(err, errlen, "control socket %s: path too long",
 			 path);
+		errno = ENAMETOOLONG;
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	c->d = d;
@@ -649,6 +631,7 @@ struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 		free(c);
 		snprintf(err, errlen, "control socket %s: another ibgwd "
 			 "answers on it", path);
+		errno = EADDRINUSE;
 		return NULL;
 	}
 	if (probe >= 0)
@@ -658,11 +641,14 @@ struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 		       0);
 	if (c->fd < 0 || bind(c->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    chmod(path, 0660) < 0 || listen(c->fd, 16) < 0) {
+		int e = errno;
+
 		snprintf(err, errlen, "control socket %s: %s", path,
-			 strerror(errno));
+			 strerror(e));
 		if (c->fd >= 0)
 			close(c->fd);
 		free(c);
+		errno = e;
 		return NULL;
 	}
 	c->ev = event_new(d->base, c->fd, EV_READ | EV_PERSIST, accept_cb, c);

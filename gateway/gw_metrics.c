@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <event2/http.h>
 
 #include "conf/log.h"
+#include "gateway/gw_counters.h"
 #include "gateway/ibgwd.h"
 
 struct gw_metrics {
@@ -78,8 +80,75 @@ static void traffic(struct ibgwd *d, struct evbuffer *b, const char *name,
 	}
 }
 
+static void buf_vprintf(void *arg, const char *fmt, va_list ap)
+{
+	evbuffer_add_vprintf(arg, fmt, ap);
+}
+
+/* ibgw_drops_total: the drop arrays of the link's and the bridge's
+ * tables, one family with a side label */
+static void drops(struct part *p, const struct counter_out *o)
+{
+	const struct counter_desc *t;
+	char lab[128];
+
+	snprintf(lab, sizeof(lab), "partition=\"%s\",side=\"ib\"",
+		 p->pc->name);
+	for (t = ipoib_link_counters; t->name; t++)
+		if (t->n)
+			counters_prom_sample(o, "ibgw_drops_total", t,
+					     ipoib_link_stats(part_link(p)),
+					     lab);
+	if (!p->br)
+		return;
+	snprintf(lab, sizeof(lab), "partition=\"%s\",side=\"eth\"",
+		 p->pc->name);
+	for (t = gw_bridge_counters; t->name; t++)
+		if (t->n)
+			counters_prom_sample(o, "ibgw_drops_total", t,
+					     gw_bridge_stats(p->br), lab);
+}
+
+/* Every single counter of ibgwctl show stats, a family each:
+ * ibgw_ib_NAME_total (the link), ibgw_eth_NAME_total (the bridge and the
+ * partition's tap or trunk), ibgw_tun_NAME_total (router mode). */
+static void tables(struct ibgwd *d, const struct counter_out *o)
+{
+	static char lab[GW_MAX_PARTS][GW_NAME_MAX + 16];
+	const void *ib[GW_MAX_PARTS], *br[GW_MAX_PARTS], *pt[GW_MAX_PARTS];
+	const void *tn[GW_MAX_PARTS];
+	const char *ibl[GW_MAX_PARTS], *brl[GW_MAX_PARTS], *tnl[GW_MAX_PARTS];
+	static struct ipoib_tun_stats ts[GW_MAX_PARTS];
+	unsigned int i, nib = 0, nbr = 0, ntn = 0;
+
+	for (i = 0; i < d->nparts; i++) {
+		struct part *p = &d->parts[i];
+
+		if (!p->used)
+			continue;
+		snprintf(lab[i], sizeof(lab[i]), "partition=\"%s\"",
+			 p->pc->name);
+		ib[nib] = ipoib_link_stats(part_link(p));
+		ibl[nib++] = lab[i];
+		if (p->br) {
+			br[nbr] = gw_bridge_stats(p->br);
+			pt[nbr] = p;
+			brl[nbr++] = lab[i];
+		} else if (p->tun) {
+			ipoib_tun_stats(p->tun, &ts[ntn]);
+			tn[ntn] = &ts[ntn];
+			tnl[ntn++] = lab[i];
+		}
+	}
+	counters_prom(o, "ibgw_ib_", ipoib_link_counters, ib, ibl, nib);
+	counters_prom(o, "ibgw_eth_", gw_bridge_counters, br, brl, nbr);
+	counters_prom(o, "ibgw_eth_", gw_part_counters, pt, brl, nbr);
+	counters_prom(o, "ibgw_tun_", gw_tun_counters, tn, tnl, ntn);
+}
+
 static void render(struct ibgwd *d, struct evbuffer *b)
 {
+	struct counter_out o = { buf_vprintf, b };
 	unsigned int i, r;
 
 	head(b, "ibgw_up", "gauge",
@@ -107,31 +176,9 @@ static void render(struct ibgwd *d, struct evbuffer *b)
 	traffic(d, b, "ibgw_bytes_total", 1);
 	head(b, "ibgw_drops_total", "counter",
 	     "Packets dropped, by partition, side and reason.");
-	for (i = 0; i < d->nparts; i++) {
-		struct part *p = &d->parts[i];
-		const struct ipoib_link_stats *s;
-
-		if (!p->used)
-			continue;
-		s = ipoib_link_stats(part_link(p));
-		for (r = 0; r < IPOIB_DROP_MAX; r++)
-			evbuffer_add_printf(b, "ibgw_drops_total{partition="
-					    "\"%s\",side=\"ib\",reason=\"%s\"} "
-					    "%llu\n", p->pc->name,
-					    ipoib_drop_name(r),
-					    (unsigned long long)s->drop[r]);
-		if (p->br) {
-			const struct gw_bridge_stats *e = gw_bridge_stats(p->br);
-
-			for (r = 0; r < GW_DROP_MAX; r++)
-				evbuffer_add_printf(b, "ibgw_drops_total{"
-						    "partition=\"%s\",side=\"eth\","
-						    "reason=\"%s\"} %llu\n",
-						    p->pc->name, gw_drop_name(r),
-						    (unsigned long long)
-						    e->drop[r]);
-		}
-	}
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].used)
+			drops(&d->parts[i], &o);
 	head(b, "ibgw_neighbors", "gauge",
 	     "Neighbour entries, by partition and side.");
 	head(b, "ibgw_groups", "gauge",
@@ -183,6 +230,7 @@ static void render(struct ibgwd *d, struct evbuffer *b)
 	evbuffer_add_printf(b, "ibgw_trunk_drops_total{reason="
 			    "\"unmapped_vlan\"} %llu\n",
 			    (unsigned long long)d->trunk_unmapped);
+	tables(d, &o);
 }
 
 static void metrics_cb(struct evhttp_request *req, void *arg)
@@ -262,6 +310,7 @@ struct gw_metrics *gw_metrics_open(struct ibgwd *d, const char *addr,
 	if (!m || !(m->http = evhttp_new(d->base))) {
 		free(m);
 		snprintf(err, errlen, "metrics: out of memory");
+		errno = ENOMEM;
 		return NULL;
 	}
 	m->d = d;
@@ -269,12 +318,15 @@ struct gw_metrics *gw_metrics_open(struct ibgwd *d, const char *addr,
 	 * which refuses 127.0.0.1 in a namespace with no other IPv4 address */
 	fd = listen_on(addr, port);
 	if (fd < 0 || evhttp_accept_socket(m->http, fd) < 0) {
+		int e = errno;
+
 		snprintf(err, errlen, "metrics: cannot listen on %s port %u: %s",
-			 addr, port, strerror(errno));
+			 addr, port, strerror(e));
 		if (fd >= 0)
 			close(fd);
 		evhttp_free(m->http);
 		free(m);
+		errno = e;
 		return NULL;
 	}
 	evhttp_set_cb(m->http, "/metrics", metrics_cb, m);

@@ -31,6 +31,7 @@
 
 #include <event2/event.h>
 
+#include "conf/daemon.h"
 #include "conf/log.h"
 #include "inet/byteorder.h"
 #include "fabric/fabric.h"
@@ -100,6 +101,7 @@ static void notify(const char *msg)
 
 static void check_ready(struct ibgwd *d)
 {
+	char err[256];
 	unsigned int i;
 
 	if (d->ready)
@@ -116,11 +118,9 @@ static void check_ready(struct ibgwd *d)
 			 parts_used(d));
 		notify(m);
 	}
-	if (!d->foreground) {
-		log_init("ibgwd", 0, d->verbose);
-		if (daemon(0, 0) < 0)
-			log_warn("daemon");
-	}
+	if (!d->foreground &&
+	    daemon_detach("ibgwd", d->verbose, d->base, err, sizeof(err)) < 0)
+		log_warnx("%s", err);
 }
 
 static void tun_ready(void *arg, struct ipoib_tun *t)
@@ -346,7 +346,11 @@ static void tap_segment(void *arg, const uint8_t *pkt, size_t len)
 static void tap_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct part *p = arg;
-	/* the IP packet 16-byte aligned: 6 + 10 (virtio) + 14 (Ethernet) */
+	/* Where a frame lands: after a virtio-net header at 2, which puts
+	 * the Ethernet header at 12 (2 + 10) and the IP header at 26;
+	 * without one at 0, the IP header at 14.  Neither IP header is even
+	 * 4-byte aligned, and nothing here needs it to be: the codecs load
+	 * through inet/byteorder.h, at any alignment. */
 	uint8_t *buf = p->tapbuf + (p->tap_vnet ? 2 : 0);
 	struct gso_vnet_hdr h;
 	ssize_t n;

@@ -82,7 +82,8 @@ int ibgwd_partition_del(struct ibgwd *d, const char *name, char *err,
 int ibgwd_reload(struct ibgwd *d, char *err, size_t errlen);
 
 /* The control socket (gw_ctl.c): listen on path (mode 0660), serve the
- * commands of ibgwctl(8) from the event loop. */
+ * commands of ibgwctl(8) from the event loop.  NULL with errno set and
+ * the reason in err. */
 struct gw_ctl *gw_ctl_open(struct ibgwd *d, const char *path, char *err,
 			   size_t errlen);
 void gw_ctl_close(struct gw_ctl *c);
@@ -94,7 +95,8 @@ size_t gw_ctl_render(struct ibgwd *d, const char *what, char *buf,
  * asked), drop the rest everywhere.  0, or -1 with err. */
 int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen);
 
-/* Metrics (gw_metrics.c): /metrics over HTTP on addr:port. */
+/* Metrics (gw_metrics.c): /metrics over HTTP on addr:port.  NULL with
+ * errno set and the reason in err. */
 struct gw_metrics *gw_metrics_open(struct ibgwd *d, const char *addr,
 				   unsigned int port, char *err,
 				   size_t errlen);

@@ -23,6 +23,7 @@
 #include <event2/event.h>
 
 #include "conf/conf.h"
+#include "conf/daemon.h"
 #include "conf/log.h"
 #include "subnet/fsw.h"
 #include "fabric/ib_pkt.h"
@@ -1095,11 +1096,10 @@ int main(int argc, char **argv)
 		free(cwd);
 		d.sockpath = abs_sock;
 	}
-	if (!foreground) {
-		if (daemon(0, 0) < 0)
-			fatal("daemon");
-		log_init("ibfabricd", 0, verbose);
-	}
+	/* detached before the event base is made: nothing to reinit */
+	if (!foreground &&
+	    daemon_detach("ibfabricd", verbose, NULL, err, sizeof(err)) < 0)
+		fatalx("%s", err);
 	/* every attached process holds a socket, and every QP one more:
 	 * take the descriptors the hard limit allows */
 	{

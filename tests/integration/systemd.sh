@@ -58,14 +58,47 @@ LISTENER=$!
 PIDS+=("$LISTENER")
 bound() { grep -q bound "$T/notify.out"; }
 eventually bound || fail "notify listener"
-NOTIFY_SOCKET="$T/notify.sock" ns_bg GW gw "$BIN/ibgwd" -f -c "$T/gw.conf" >"$T/gw.log" 2>&1
+# ibgwd's stderr is a datagram socket connected to the listener, so its
+# log lines and its notifications arrive through one queue in the order
+# ibgwd sent them (the wrapper execs ibgwd: the pid stays ours)
+cat >"$T/stderr_to.py" <<'PY'
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.connect(sys.argv[1])
+os.dup2(s.fileno(), 2)
+os.execv(sys.argv[2], sys.argv[2:])
+PY
+NOTIFY_SOCKET="$T/notify.sock" ns_bg GW gw python3 "$T/stderr_to.py" "$T/notify.sock" \
+	"$BIN/ibgwd" -f -c "$T/gw.conf" >"$T/gw.log"
 ready() { grep -q "READY=1" "$T/notify.out"; }
 eventually ready || { cat "$T/gw.log" "$T/notify.out"; fail "no READY=1"; }
-grep -q "ready: 1 partition" "$T/gw.log" || fail "READY=1 before the ready line"
+awk '/ready: 1 partition/ && !l { l = NR } /READY=1/ && !r { r = NR }
+     END { exit !(l && r && l < r) }' "$T/notify.out" ||
+	{ cat "$T/notify.out"; fail "READY=1 before the ready line"; }
 grep -q "STATUS=1 partition(s)" "$T/notify.out" || fail "no STATUS"
 kill -TERM "$GW"
 wait "$GW" || fail "ibgwd exit status"
 wait "$LISTENER"
 grep -q "STOPPING=1" "$T/notify.out" || { cat "$T/notify.out"; fail "no STOPPING=1"; }
 ok "ibgwd: READY=1 once ready, STOPPING=1 on SIGTERM"
+# detached (no -f): the starter's command returns once the daemon is up
+# (ibgwd: once ready), and the event loop runs on in the child
+# (daemon_detach reinitialises the base made before the fork)
+"$BIN/ibfabricd" -s "$T/detached.sock" 2>"$T/dfab.log" || fail "ibfabricd (detached) exit status"
+DFAB=$(pgrep -f "ibfabricd -s $T/detached.sock") || fail "no detached ibfabricd"
+PIDS+=("$DFAB")
+sed -e "s|^fabric = .*|fabric = soft:$T/detached.sock|" \
+    -e "s|^control = .*|control = $T/detached-ctl.sock|" "$T/gw.conf" >"$T/gwd.conf"
+ns gw "$BIN/ibgwd" -c "$T/gwd.conf" 2>"$T/dgw.log" || fail "ibgwd (detached) exit status"
+DGW=$(pgrep -f "ibgwd -c $T/gwd.conf") || fail "no detached ibgwd"
+PIDS+=("$DGW")
+"$BIN/ibgwctl" -s "$T/detached-ctl.sock" show summary >"$T/dsum" ||
+	fail "detached ibgwd does not answer"
+grep -q "ready" "$T/dsum" || { cat "$T/dsum"; fail "detached ibgwd not ready"; }
+"$BIN/ibfabricctl" -s "$T/detached.sock" stats >/dev/null ||
+	fail "detached ibfabricd does not answer"
+kill -TERM "$DGW" "$DFAB"
+gone() { ! kill -0 "$DGW" 2>/dev/null && ! kill -0 "$DFAB" 2>/dev/null; }
+eventually gone || fail "detached daemons did not stop on SIGTERM"
+ok "detached ibfabricd and ibgwd: up when their starter returns, serving after the fork"
 ok "systemd"

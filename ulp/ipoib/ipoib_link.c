@@ -1692,29 +1692,13 @@ size_t ipoib_link_report(const struct ipoib_link *l, const char *what,
 			       m->st == MC_WAIT ? "backoff" : "idle");
 		}
 	} else if (!strcmp(what, "stats")) {
-		APPEND("carrier %d\nmtu %u\ntx_packets %llu\ntx_bytes %llu\n"
-		       "rx_packets %llu\nrx_bytes %llu\narp_tx %llu\n"
-		       "arp_rx %llu\nnd_tx %llu\nnd_rx %llu\n"
-		       "icmp_too_big %llu\njoins %llu\njoin_failures %llu\n"
-		       "path_queries %llu\npath_failures %llu\n"
-		       "rejoins %llu\n", l->carrier, l->mtu,
-		       (unsigned long long)l->st.tx_packets,
-		       (unsigned long long)l->st.tx_bytes,
-		       (unsigned long long)l->st.rx_packets,
-		       (unsigned long long)l->st.rx_bytes,
-		       (unsigned long long)l->st.arp_tx,
-		       (unsigned long long)l->st.arp_rx,
-		       (unsigned long long)l->st.nd_tx,
-		       (unsigned long long)l->st.nd_rx,
-		       (unsigned long long)l->st.icmp_too_big,
-		       (unsigned long long)l->st.joins,
-		       (unsigned long long)l->st.join_failures,
-		       (unsigned long long)l->st.path_queries,
-		       (unsigned long long)l->st.path_failures,
-		       (unsigned long long)l->st.rejoins);
-		for (i = 0; i < IPOIB_DROP_MAX; i++)
-			APPEND("drop.%s %llu\n", drop_names[i],
-			       (unsigned long long)l->st.drop[i]);
+		struct counter_buf cb = { buf, 0, cap };
+		struct counter_out o = { counter_buf_vprintf, &cb };
+
+		APPEND("carrier %d\nmtu %u\n", l->carrier, l->mtu);
+		cb.len = off < cap ? off : cap - 1;
+		counters_text(&o, ipoib_link_counters, &l->st, "", 0);
+		off = cb.len;
 	}
 #undef APPEND
 	return off < cap ? off : cap - 1;

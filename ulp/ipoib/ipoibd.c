@@ -19,6 +19,7 @@
 #include <event2/event.h>
 
 #include "conf/conf.h"
+#include "conf/daemon.h"
 #include "conf/log.h"
 #include "fabric/fabric.h"
 #include "netlink/nl_link.h"
@@ -67,17 +68,15 @@ static void ready(void *arg, struct ipoib_tun *t)
 {
 	struct ipoibd *d = arg;
 	struct ipoib_addr hw;
-	char hws[IPOIB_ADDR_STRLEN];
+	char hws[IPOIB_ADDR_STRLEN], err[256];
 
 	ipoib_link_hwaddr(ipoib_tun_link(t), &hw);
 	ipoib_addr_ntop(&hw, hws, sizeof(hws));
 	log_info("ready: %s up, MTU %u, address %s", ipoib_tun_ifname(t),
 		 ipoib_link_mtu(ipoib_tun_link(t)), hws);
-	if (!d->foreground) {
-		log_init("ipoibd", 0, d->verbose);
-		if (daemon(0, 0) < 0)
-			log_warn("daemon");
-	}
+	if (!d->foreground &&
+	    daemon_detach("ipoibd", d->verbose, d->base, err, sizeof(err)) < 0)
+		log_warnx("%s", err);
 }
 
 static void report_line(void *arg, const char *what, const char *text)
