@@ -2,10 +2,10 @@
 /*
  * The counter tables ibgwd renders (ibgwctl show stats, the SIGUSR1
  * report, /metrics) for the structs it does not own the headers of: the
- * bridge's (gw_bridge.h) and the TUN's (ipoib_tun.h), and its own
- * per-partition and trunk counters (ibgwd.h).  The names are those of
- * ibgwctl(8).  The first two belong beside their structs and move there
- * when those headers are free; static, so each user keeps a copy.
+ * bridge's (gw_bridge.h), and its own per-partition and trunk counters
+ * (ibgwd.h).  The names are those of ibgwctl(8).  The bridge's belongs
+ * beside its struct and moves there when that header is free; static, so
+ * each user keeps a copy.
  */
 #ifndef IBGW_GW_COUNTERS_H
 #define IBGW_GW_COUNTERS_H
@@ -52,20 +52,6 @@ static const struct counter_desc gw_bridge_counters[] = {
 	COUNTER_ARRAY("drop", struct gw_bridge_stats, drop,
 		      gw_bridge_drop_reason,
 		      "Frames the bridge dropped, by reason."),
-	COUNTERS_END
-};
-
-static const struct counter_desc gw_tun_counters[] = {
-	COUNTER("mss_clamped", struct ipoib_tun_stats, mss_clamped,
-		"TCP SYNs whose MSS was lowered."),
-	COUNTER("tx_super_packets", struct ipoib_tun_stats, tx_super,
-		"TCP super-packets from the TUN cut into segments."),
-	COUNTER("rx_coalesced", struct ipoib_tun_stats, rx_coalesced,
-		"TCP segments merged on their way to the TUN."),
-	COUNTER("rx_bad_checksum", struct ipoib_tun_stats, rx_bad_csum,
-		"TCP segments passed up unmerged: bad checksum."),
-	COUNTER("drop.tx_offload_bad", struct ipoib_tun_stats, tx_offload_bad,
-		"Super-packets from the TUN that could not be cut."),
 	COUNTERS_END
 };
 

@@ -392,7 +392,7 @@ static void show_stats_eth(struct part *p, struct out *o)
 		struct ipoib_tun_stats t;
 
 		ipoib_tun_stats(p->tun, &t);
-		stat_table(o, nm, "eth", gw_tun_counters, &t, &f);
+		stat_table(o, nm, "eth", ipoib_tun_counters, &t, &f);
 	}
 }
 

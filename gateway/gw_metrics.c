@@ -143,7 +143,7 @@ static void tables(struct ibgwd *d, const struct counter_out *o)
 	counters_prom(o, "ibgw_ib_", ipoib_link_counters, ib, ibl, nib);
 	counters_prom(o, "ibgw_eth_", gw_bridge_counters, br, brl, nbr);
 	counters_prom(o, "ibgw_eth_", gw_part_counters, pt, brl, nbr);
-	counters_prom(o, "ibgw_tun_", gw_tun_counters, tn, tnl, ntn);
+	counters_prom(o, "ibgw_tun_", ipoib_tun_counters, tn, tnl, ntn);
 }
 
 static void render(struct ibgwd *d, struct evbuffer *b)

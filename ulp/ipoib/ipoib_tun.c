@@ -386,36 +386,49 @@ void ipoib_tun_stats(const struct ipoib_tun *t, struct ipoib_tun_stats *st)
 	st->rx_bad_csum = t->gro.bad_csum;
 }
 
+/* Named as ipoibd's report and ibgwctl show stats name them. */
+const struct counter_desc ipoib_tun_counters[] = {
+	COUNTER("mss_clamped", struct ipoib_tun_stats, mss_clamped,
+		"TCP SYNs whose MSS was lowered."),
+	COUNTER("tx_super_packets", struct ipoib_tun_stats, tx_super,
+		"TCP super-packets from the TUN cut into segments."),
+	COUNTER("rx_coalesced", struct ipoib_tun_stats, rx_coalesced,
+		"TCP segments merged on their way to the TUN."),
+	COUNTER("rx_bad_checksum", struct ipoib_tun_stats, rx_bad_csum,
+		"TCP segments passed up unmerged: bad checksum."),
+	COUNTER("drop.tx_offload_bad", struct ipoib_tun_stats, tx_offload_bad,
+		"Super-packets from the TUN that could not be cut."),
+	COUNTERS_END
+};
+
+static void report_lines(char *text, const char *what,
+			 void (*line)(void *arg, const char *what,
+				      const char *text), void *arg)
+{
+	char *l, *save = NULL;
+
+	for (l = strtok_r(text, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save))
+		line(arg, what, l);
+}
+
 void ipoib_tun_report(const struct ipoib_tun *t,
 		      void (*line)(void *arg, const char *what,
 				   const char *text), void *arg)
 {
 	static char out[65536];
 	const char *what[] = { "stats", "neighbors", "groups" };
-	char *l, *save = NULL, buf[96];
+	struct counter_buf cb = { out, 0, sizeof(out) };
+	struct counter_out o = { counter_buf_vprintf, &cb };
 	struct ipoib_tun_stats st;
 	unsigned int i;
 
 	for (i = 0; i < 3; i++) {
 		ipoib_link_report(t->link, what[i], out, sizeof(out));
-		for (l = strtok_r(out, "\n", &save); l;
-		     l = strtok_r(NULL, "\n", &save))
-			line(arg, what[i], l);
+		report_lines(out, what[i], line, arg);
 	}
 	ipoib_tun_stats(t, &st);
-	snprintf(buf, sizeof(buf), "offload.tx_super_packets %llu",
-		 (unsigned long long)st.tx_super);
-	line(arg, "stats", buf);
-	snprintf(buf, sizeof(buf), "offload.rx_coalesced %llu",
-		 (unsigned long long)st.rx_coalesced);
-	line(arg, "stats", buf);
-	snprintf(buf, sizeof(buf), "offload.rx_bad_checksum %llu",
-		 (unsigned long long)st.rx_bad_csum);
-	line(arg, "stats", buf);
-	snprintf(buf, sizeof(buf), "drop.tx_offload_bad %llu",
-		 (unsigned long long)st.tx_offload_bad);
-	line(arg, "stats", buf);
-	snprintf(buf, sizeof(buf), "mss_clamped %llu",
-		 (unsigned long long)st.mss_clamped);
-	line(arg, "stats", buf);
+	out[0] = '\0';
+	counters_text(&o, ipoib_tun_counters, &st, "", 0);
+	report_lines(out, "stats", line, arg);
 }

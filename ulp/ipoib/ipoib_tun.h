@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conf/counters.h"
 #include "netlink/nl_link.h"
 #include "ulp/ipoib/ipoib_link.h"
 
@@ -77,6 +78,8 @@ struct ipoib_tun_stats {
 };
 
 void ipoib_tun_stats(const struct ipoib_tun *t, struct ipoib_tun_stats *st);
+/* Their names and help, for every output (conf/counters.h). */
+extern const struct counter_desc ipoib_tun_counters[];
 
 /* Report lines "stats NAME VALUE", "neighbors ...", "groups ..." (the
  * link's, then the offload counters), each passed to line(). */
