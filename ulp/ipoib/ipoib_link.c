@@ -74,8 +74,8 @@ static void tx_flush(struct ipoib_link *l)
  * to (tx_hold): the frame is assembled once, in its send slot.  With
  * ethertype 0 the payload already carries its header (a queued frame).
  */
-void send_frame(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
-		uint16_t ethertype, const uint8_t *data, size_t len)
+void ipoib_link_send(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
+		     uint16_t ethertype, const uint8_t *data, size_t len)
 {
 	size_t hdr = ethertype ? IPOIB_HDR_LEN : 0;
 	struct fab_send_wr *wr;
@@ -107,7 +107,7 @@ void ipoib_link_tx_hold(struct ipoib_link *l, int hold)
 		tx_flush(l);
 }
 
-const struct inet_addr *local_addr(struct ipoib_link *l, int family)
+const struct inet_addr *ipoib_link_local_addr(struct ipoib_link *l, int family)
 {
 	unsigned int i;
 
@@ -117,7 +117,7 @@ const struct inet_addr *local_addr(struct ipoib_link *l, int family)
 	return NULL;
 }
 
-int is_local(struct ipoib_link *l, const struct inet_addr *a)
+int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a)
 {
 	unsigned int i;
 
@@ -236,20 +236,20 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		dst.family = AF_INET;
 		dst.v4 = ip.dst;
 		if (ip.proto == 2 && !(ip.frag & 0x1fff))
-			snoop_membership(l, AF_INET, pkt + ip.hdr_len,
+			ipoib_mcast_snoop(l, AF_INET, pkt + ip.hdr_len,
 					 len - ip.hdr_len);
 		if (bcast) {
-			mc_send(l, &l->bcast_mgid, et, pkt, len);
+			ipoib_mcast_send(l, &l->bcast_mgid, et, pkt, len);
 			return;
 		}
 		if ((ntohl(ip.dst.s_addr) >> 28) == 0xe) {
 			ipoib_mcast_mgid_ipv4(&ip.dst, &l->bcast_mgid, &mgid);
-			mc_send(l, &mgid, et, pkt, len);
+			ipoib_mcast_send(l, &mgid, et, pkt, len);
 			return;
 		}
 		if (ip.dst.s_addr == INADDR_BROADCAST ||
 		    is_subnet_bcast(l, &ip.dst)) {
-			mc_send(l, &l->bcast_mgid, et, pkt, len);
+			ipoib_mcast_send(l, &l->bcast_mgid, et, pkt, len);
 			return;
 		}
 	} else if (len >= IPOIB_IPV6_HDR_LEN && (pkt[0] >> 4) == 6) {
@@ -271,14 +271,14 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		dst.v6 = ip.dst;
 		up = ipv6_upper(pkt, len, &proto);
 		if (up && proto == 58)
-			snoop_membership(l, AF_INET6, pkt + up, len - up);
+			ipoib_mcast_snoop(l, AF_INET6, pkt + up, len - up);
 		if (bcast) {
-			mc_send(l, &l->bcast_mgid, et, pkt, len);
+			ipoib_mcast_send(l, &l->bcast_mgid, et, pkt, len);
 			return;
 		}
 		if (ip.dst.s6_addr[0] == 0xff) {
-			mgid_of_ipv6(l, &ip.dst, &mgid);
-			mc_send(l, &mgid, et, pkt, len);
+			ipoib_mcast_mgid6(l, &ip.dst, &mgid);
+			ipoib_mcast_send(l, &mgid, et, pkt, len);
 			return;
 		}
 	} else {
@@ -294,7 +294,7 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		drop(l, IPOIB_DROP_NO_ROUTE);
 		return;
 	}
-	neigh_output(l, &nh, et, pkt, len);
+	ipoib_neigh_output(l, &nh, et, pkt, len);
 }
 
 void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len)
@@ -352,7 +352,7 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 			p += IPOIB_HDR_LEN;
 			len -= IPOIB_HDR_LEN;
 			if (et == IPOIB_ETH_P_ARP) {
-				rx_arp(l, p, len);
+				ipoib_neigh_rx_arp(l, p, len);
 			} else if (et == IPOIB_ETH_P_IP) {
 				struct ipoib_ipv4_info ip;
 
@@ -371,7 +371,7 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 					continue;
 				}
 				len = IPOIB_IPV6_HDR_LEN + ip.payload_len;
-				if (!rx_nd(l, p, len))
+				if (!ipoib_neigh_rx_nd(l, p, len))
 					to_host(l, p, len);
 			} else {
 				drop(l, IPOIB_DROP_RX_MALFORMED);
@@ -410,7 +410,7 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 	m->req = 0;
 	if (!sa_result_ok(res) || !res->nrec) {
 		m->st = MC_IDLE;
-		mc_failed(l, m);
+		ipoib_mcast_failed(l, m);
 		return;
 	}
 	l->bcast = res->rec.mcm[0];
@@ -424,7 +424,7 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 		qi.pkey_index = (uint16_t)l->pkey_index;
 		l->qp = fab_qp_create(l->dev, &qi);
 		if (!l->qp) {
-			mc_failed(l, m);
+			ipoib_mcast_failed(l, m);
 			return;
 		}
 		l->rx_ev = event_new(l->base, fab_qp_fd(l->qp),
@@ -451,16 +451,16 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 	/* the other groups, and anything that waited for the carrier */
 	for (m = l->mcs; m; m = m->next)
 		if (m->st == MC_IDLE)
-			mc_join(l, m);
-	join_listen_groups(l);
+			ipoib_mcast_join(l, m);
+	ipoib_mcast_join_listen(l);
 	for (i = 0; i < l->naddrs; i++)
-		announce(l, &l->addrs[i].addr);
+		ipoib_neigh_announce(l, &l->addrs[i].addr);
 }
 
 static void bcast_join(struct ipoib_link *l)
 {
 	struct sa_mcmember r;
-	struct mc *m = mc_find(l, &l->bcast_mgid);
+	struct mc *m = ipoib_mcast_find(l, &l->bcast_mgid);
 
 	if (!m) {
 		m = calloc(1, sizeof(*m));
@@ -476,7 +476,7 @@ static void bcast_join(struct ipoib_link *l)
 	if (m->st == MC_JOINING)
 		return;
 	if (fab_query_port(l->dev, &l->pa) < 0) {
-		mc_failed(l, m);	/* try again after a backoff */
+		ipoib_mcast_failed(l, m);	/* try again after a backoff */
 		return;
 	}
 	memset(&r, 0, sizeof(r));
@@ -487,7 +487,7 @@ static void bcast_join(struct ipoib_link *l)
 	m->req = sa_mcm_join(l->sa, &r, SA_MCM_JOIN_MASK, bcast_joined, m);
 	if (!m->req) {
 		m->st = MC_IDLE;
-		mc_failed(l, m);
+		ipoib_mcast_failed(l, m);
 	}
 }
 
@@ -508,7 +508,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 		if (!memcmp(m->mgid.raw, l->bcast_mgid.raw, 16))
 			bcast_join(l);
 		else
-			mc_join(l, m);
+			ipoib_mcast_join(l, m);
 	}
 	for (i = 0; i < NEIGH_HASH; i++) {
 		for (n = l->neigh[i]; n; n = next) {
@@ -518,11 +518,11 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 			if (n->probes >= ARP_RETRIES) {
 				l->st.drop[IPOIB_DROP_NEIGH_FAILED] +=
 					fq_drain(&n->q);
-				neigh_free(l, n);
+				ipoib_neigh_free(l, n);
 				continue;
 			}
 			if (l->carrier)
-				solicit(l, n);
+				ipoib_neigh_solicit(l, n);
 		}
 	}
 }
@@ -588,10 +588,10 @@ int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p)
 	if (l->carrier) {
 		if (a->family == AF_INET6) {
 			ipoib_solicited_node(&a->v6, &sn);
-			mgid_of_ipv6(l, &sn, &mgid);
-			mc_own(l, &mgid);
+			ipoib_mcast_mgid6(l, &sn, &mgid);
+			ipoib_mcast_own(l, &mgid);
 		}
-		announce(l, a);
+		ipoib_neigh_announce(l, a);
 	}
 	return 0;
 }
@@ -601,7 +601,7 @@ static void restart(struct ipoib_link *l, int keep_carrier)
 	struct mc *m;
 
 	l->st.rejoins++;
-	flush_paths(l);
+	ipoib_neigh_flush_paths(l);
 	for (m = l->mcs; m; m = m->next) {
 		if (m->req)
 			sa_cancel(l->sa, m->req);
@@ -626,7 +626,7 @@ void ipoib_link_event(struct ipoib_link *l, enum fab_event_type type)
 		break;
 	case FAB_EV_PORT_ERR:
 		set_carrier(l, 0);
-		flush_paths(l);
+		ipoib_neigh_flush_paths(l);
 		break;
 	case FAB_EV_PORT_ACTIVE:
 	case FAB_EV_LID_CHANGE:
@@ -656,7 +656,7 @@ void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms)
 		event_del(l->tick_ev);
 	while ((m = l->mcs)) {
 		l->mcs = m->next;
-		mc_free(l, m, l->sa != NULL);
+		ipoib_mcast_free(l, m, l->sa != NULL);
 	}
 	/* let the leaves go out and be answered */
 	if (l->sa && timeout_ms) {
@@ -672,7 +672,7 @@ void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms)
 	}
 	for (i = 0; i < NEIGH_HASH; i++)
 		while (l->neigh[i])
-			neigh_free(l, l->neigh[i]);
+			ipoib_neigh_free(l, l->neigh[i]);
 	while ((p = l->paths)) {
 		l->paths = p->next;
 		if (p->ah)

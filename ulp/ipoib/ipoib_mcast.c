@@ -14,7 +14,7 @@
 #include "fabric/sa_client.h"
 #include "ulp/ipoib/ipoib_priv.h"
 
-struct mc *mc_find(struct ipoib_link *l, const union fab_gid *mgid)
+struct mc *ipoib_mcast_find(struct ipoib_link *l, const union fab_gid *mgid)
 {
 	struct mc *m;
 
@@ -24,7 +24,7 @@ struct mc *mc_find(struct ipoib_link *l, const union fab_gid *mgid)
 	return NULL;
 }
 
-void mc_failed(struct ipoib_link *l, struct mc *m)
+void ipoib_mcast_failed(struct ipoib_link *l, struct mc *m)
 {
 	time_t t = now_s();
 
@@ -48,7 +48,7 @@ static void mc_joined(void *arg, const struct sa_result *res)
 		return;
 	m->req = 0;
 	if (!sa_result_ok(res) || !res->nrec) {
-		mc_failed(l, m);
+		ipoib_mcast_failed(l, m);
 		return;
 	}
 	m->mlid = res->rec.mcm[0].mlid;
@@ -65,7 +65,7 @@ static void mc_joined(void *arg, const struct sa_result *res)
 		fab_ah_destroy(m->ah);
 	m->ah = fab_ah_create(l->dev, &aa);
 	if (!m->ah) {
-		mc_failed(l, m);
+		ipoib_mcast_failed(l, m);
 		return;
 	}
 	if (m->full && l->qp && !m->attached &&
@@ -75,12 +75,12 @@ static void mc_joined(void *arg, const struct sa_result *res)
 	m->backoff_s = 0;
 	l->st.joins++;
 	while ((f = fq_pop(&m->q))) {
-		send_frame(l, m->ah, IPOIB_QPN_MCAST, 0, f->data, f->len);
+		ipoib_link_send(l, m->ah, IPOIB_QPN_MCAST, 0, f->data, f->len);
 		free(f);
 	}
 }
 
-void mc_join(struct ipoib_link *l, struct mc *m)
+void ipoib_mcast_join(struct ipoib_link *l, struct mc *m)
 {
 	struct sa_mcmember r;
 
@@ -109,13 +109,13 @@ void mc_join(struct ipoib_link *l, struct mc *m)
 			     SA_MCM_MTU | SA_MCM_RATE_SEL | SA_MCM_RATE,
 			     mc_joined, m);
 	if (!m->req)
-		mc_failed(l, m);
+		ipoib_mcast_failed(l, m);
 }
 
 static struct mc *mc_get(struct ipoib_link *l, const union fab_gid *mgid,
 			 int full)
 {
-	struct mc *m = mc_find(l, mgid);
+	struct mc *m = ipoib_mcast_find(l, mgid);
 
 	if (m) {
 		if (full && !m->full) {
@@ -123,7 +123,7 @@ static struct mc *mc_get(struct ipoib_link *l, const union fab_gid *mgid,
 			m->full = 1;
 			if (m->st == MC_JOINED) {
 				m->st = MC_IDLE;
-				mc_join(l, m);
+				ipoib_mcast_join(l, m);
 			}
 		}
 		return m;
@@ -136,12 +136,12 @@ static struct mc *mc_get(struct ipoib_link *l, const union fab_gid *mgid,
 	m->full = full;
 	m->next = l->mcs;
 	l->mcs = m;
-	mc_join(l, m);
+	ipoib_mcast_join(l, m);
 	return m;
 }
 
-void mc_send(struct ipoib_link *l, const union fab_gid *mgid,
-	     uint16_t ethertype, const uint8_t *pkt, size_t len)
+void ipoib_mcast_send(struct ipoib_link *l, const union fab_gid *mgid,
+		      uint16_t ethertype, const uint8_t *pkt, size_t len)
 {
 	struct mc *m = mc_get(l, mgid, 0);
 	struct frame *f;
@@ -151,7 +151,7 @@ void mc_send(struct ipoib_link *l, const union fab_gid *mgid,
 		return;
 	}
 	if (m->st == MC_JOINED) {
-		send_frame(l, m->ah, IPOIB_QPN_MCAST, ethertype, pkt, len);
+		ipoib_link_send(l, m->ah, IPOIB_QPN_MCAST, ethertype, pkt, len);
 		return;
 	}
 	if (m->st == MC_WAIT) {		/* backing off after a refusal */
@@ -164,11 +164,11 @@ void mc_send(struct ipoib_link *l, const union fab_gid *mgid,
 	}
 	fq_push(&m->q, f);
 	if (m->st == MC_IDLE)
-		mc_join(l, m);
+		ipoib_mcast_join(l, m);
 }
 
 /* A group the link itself listens to: the host cannot make it leave. */
-void mc_own(struct ipoib_link *l, const union fab_gid *mgid)
+void ipoib_mcast_own(struct ipoib_link *l, const union fab_gid *mgid)
 {
 	struct mc *m = mc_get(l, mgid, 1);
 
@@ -193,10 +193,10 @@ static void mc_remove(struct ipoib_link *l, struct mc *m)
 			break;
 		}
 	}
-	mc_free(l, m, 1);
+	ipoib_mcast_free(l, m, 1);
 }
 
-void mc_free(struct ipoib_link *l, struct mc *m, int leave)
+void ipoib_mcast_free(struct ipoib_link *l, struct mc *m, int leave)
 {
 	struct sa_mcmember r;
 
@@ -217,8 +217,8 @@ void mc_free(struct ipoib_link *l, struct mc *m, int leave)
 	free(m);
 }
 
-void mgid_of_ipv6(struct ipoib_link *l, const struct in6_addr *g,
-		  union fab_gid *mgid)
+void ipoib_mcast_mgid6(struct ipoib_link *l, const struct in6_addr *g,
+		       union fab_gid *mgid)
 {
 	ipoib_mcast_mgid_ipv6(g, &l->bcast_mgid, mgid);
 }
@@ -239,13 +239,13 @@ static void mc_listen(struct ipoib_link *l, int family, const uint8_t *group,
 		ipoib_mcast_mgid_ipv4(&g4, &l->bcast_mgid, &mgid);
 	} else {
 		memcpy(&g6, group, sizeof(g6));
-		mgid_of_ipv6(l, &g6, &mgid);
+		ipoib_mcast_mgid6(l, &g6, &mgid);
 	}
 	if (on) {
 		mc_get(l, &mgid, 1);
 		return;
 	}
-	m = mc_find(l, &mgid);
+	m = ipoib_mcast_find(l, &mgid);
 	if (m && m->full && !m->own)
 		mc_remove(l, m);
 }
@@ -255,8 +255,8 @@ static void mc_listen(struct ipoib_link *l, int family, const uint8_t *group,
  * it listens to: reports join, IGMPv2 leave / MLD done and a v3 record
  * "include nothing" leave.  p is the IGMP or ICMPv6 message.
  */
-void snoop_membership(struct ipoib_link *l, int family,
-		      const uint8_t *p, size_t len)
+void ipoib_mcast_snoop(struct ipoib_link *l, int family,
+		       const uint8_t *p, size_t len)
 {
 	/* per family: address length, v1/v2 report, leave, v3 report,
 	 * offset of the group in a v1/v2 message and v3 record header */
@@ -296,7 +296,7 @@ void snoop_membership(struct ipoib_link *l, int family,
 	}
 }
 
-void join_listen_groups(struct ipoib_link *l)
+void ipoib_mcast_join_listen(struct ipoib_link *l)
 {
 	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 	struct in_addr all_hosts = { htonl(0xe0000001) };
@@ -305,25 +305,25 @@ void join_listen_groups(struct ipoib_link *l)
 	unsigned int i;
 
 	ipoib_mcast_mgid_ipv4(&all_hosts, &l->bcast_mgid, &mgid);
-	mc_own(l, &mgid);
+	ipoib_mcast_own(l, &mgid);
 	memcpy(&an, all_nodes, 16);
-	mgid_of_ipv6(l, &an, &mgid);
-	mc_own(l, &mgid);
+	ipoib_mcast_mgid6(l, &an, &mgid);
+	ipoib_mcast_own(l, &mgid);
 	if (l->cfg.report_groups) {
 		static const uint8_t mld2[16] = { 0xff, 0x02, [15] = 0x16 };
 		struct in_addr igmp3 = { htonl(0xe0000016) };
 
 		ipoib_mcast_mgid_ipv4(&igmp3, &l->bcast_mgid, &mgid);
-		mc_own(l, &mgid);
+		ipoib_mcast_own(l, &mgid);
 		memcpy(&an, mld2, 16);
-		mgid_of_ipv6(l, &an, &mgid);
-		mc_own(l, &mgid);
+		ipoib_mcast_mgid6(l, &an, &mgid);
+		ipoib_mcast_own(l, &mgid);
 	}
 	for (i = 0; i < l->naddrs; i++) {
 		if (l->addrs[i].addr.family != AF_INET6)
 			continue;
 		ipoib_solicited_node(&l->addrs[i].addr.v6, &sn);
-		mgid_of_ipv6(l, &sn, &mgid);
-		mc_own(l, &mgid);
+		ipoib_mcast_mgid6(l, &sn, &mgid);
+		ipoib_mcast_own(l, &mgid);
 	}
 }

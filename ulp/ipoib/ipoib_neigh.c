@@ -35,7 +35,7 @@ static struct neigh *neigh_find(struct ipoib_link *l, const struct inet_addr *a)
 	return NULL;
 }
 
-void neigh_free(struct ipoib_link *l, struct neigh *n)
+void ipoib_neigh_free(struct ipoib_link *l, struct neigh *n)
 {
 	struct neigh **pp;
 
@@ -56,7 +56,7 @@ static void neigh_flush(struct ipoib_link *l, struct neigh *n)
 	struct frame *f;
 
 	while ((f = fq_pop(&n->q))) {
-		send_frame(l, n->path->ah, n->hw.qpn, 0, f->data, f->len);
+		ipoib_link_send(l, n->path->ah, n->hw.qpn, 0, f->data, f->len);
 		free(f);
 	}
 }
@@ -178,7 +178,7 @@ static struct neigh *neigh_new(struct ipoib_link *l, const struct inet_addr *a)
 					victim = n;
 		if (!victim)
 			return NULL;
-		neigh_free(l, victim);
+		ipoib_neigh_free(l, victim);
 	}
 	n = calloc(1, sizeof(*n));
 	if (!n)
@@ -191,7 +191,7 @@ static struct neigh *neigh_new(struct ipoib_link *l, const struct inet_addr *a)
 	return n;
 }
 
-void solicit(struct ipoib_link *l, struct neigh *n)
+void ipoib_neigh_solicit(struct ipoib_link *l, struct neigh *n)
 {
 	struct ipoib_addr me;
 	uint8_t buf[128];
@@ -201,17 +201,19 @@ void solicit(struct ipoib_link *l, struct neigh *n)
 	n->probes++;
 	n->next_probe = now_s() + 1;
 	if (n->ip.family == AF_INET) {
-		const struct inet_addr *src = local_addr(l, AF_INET);
+		const struct inet_addr *src = ipoib_link_local_addr(l, AF_INET);
 		struct in_addr any = { 0 };
 
 		len = ipoib_arp_build_request(&me, src ? &src->v4 : &any,
 					      &n->ip.v4, buf, sizeof(buf));
 		if (len) {
 			l->st.arp_tx++;
-			mc_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP, buf, len);
+			ipoib_mcast_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP,
+					 buf, len);
 		}
 	} else {
-		const struct inet_addr *src = local_addr(l, AF_INET6);
+		const struct inet_addr *src =
+			ipoib_link_local_addr(l, AF_INET6);
 		struct in6_addr sn;
 		union fab_gid mgid;
 
@@ -222,15 +224,15 @@ void solicit(struct ipoib_link *l, struct neigh *n)
 					sizeof(buf));
 		if (len) {
 			l->st.nd_tx++;
-			mgid_of_ipv6(l, &sn, &mgid);
-			mc_send(l, &mgid, IPOIB_ETH_P_IPV6, buf, len);
+			ipoib_mcast_mgid6(l, &sn, &mgid);
+			ipoib_mcast_send(l, &mgid, IPOIB_ETH_P_IPV6, buf, len);
 		}
 	}
 }
 
 /* Queue a frame for a neighbour, sending it if the neighbour is ready. */
-void neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
-		  uint16_t ethertype, const uint8_t *pkt, size_t len)
+void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
+			uint16_t ethertype, const uint8_t *pkt, size_t len)
 {
 	struct neigh *n = neigh_find(l, nh);
 	struct frame *f;
@@ -240,7 +242,7 @@ void neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 		/* stale: keep using it, ask again (unicast would need the
 		 * path; a broadcast solicit is simpler and as correct) */
 		n->confirmed = t;
-		solicit(l, n);
+		ipoib_neigh_solicit(l, n);
 	}
 	if (!n) {
 		n = neigh_new(l, nh);
@@ -248,10 +250,10 @@ void neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 			drop(l, IPOIB_DROP_NEIGH_TABLE_FULL);
 			return;
 		}
-		solicit(l, n);
+		ipoib_neigh_solicit(l, n);
 	}
 	if (n->have_hw && n->path && n->path->st == PATH_OK) {
-		send_frame(l, n->path->ah, n->hw.qpn, ethertype, pkt, len);
+		ipoib_link_send(l, n->path->ah, n->hw.qpn, ethertype, pkt, len);
 		return;
 	}
 	if (n->have_hw && (!n->path || n->path->st == PATH_FAILED))
@@ -282,12 +284,12 @@ void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct inet_addr *ip)
 		return;
 	n = neigh_new(l, ip);
 	if (n)
-		solicit(l, n);
+		ipoib_neigh_solicit(l, n);
 	else
 		drop(l, IPOIB_DROP_NEIGH_TABLE_FULL);
 }
 
-void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
+void ipoib_neigh_rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 {
 	struct ipoib_arp arp;
 	struct inet_addr sip, tip;
@@ -312,23 +314,23 @@ void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 		 * Linux answers it for its own addresses; we answer on the
 		 * broadcast group, which the prober listens to, instead of
 		 * resolving a path to a sender we learn nothing else of */
-		if (arp.op == IPOIB_ARPOP_REQUEST && is_local(l, &tip) &&
-		    l->carrier) {
+		if (arp.op == IPOIB_ARPOP_REQUEST &&
+		    ipoib_link_is_local(l, &tip) && l->carrier) {
 			ipoib_link_hwaddr(l, &me);
 			blen = ipoib_arp_build_reply(&me, &arp.tpa, &arp.sha,
 						     &arp.spa, buf,
 						     sizeof(buf));
 			if (blen) {
 				l->st.arp_tx++;
-				mc_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP,
-					buf, blen);
+				ipoib_mcast_send(l, &l->bcast_mgid,
+						 IPOIB_ETH_P_ARP, buf, blen);
 			}
 		}
 		return;
 	}
 	n = neigh_find(l, &sip);
 	/* ours to answer: one of our addresses, or one we proxy for */
-	mine = is_local(l, &tip) ||
+	mine = ipoib_link_is_local(l, &tip) ||
 	       (arp.op == IPOIB_ARPOP_REQUEST && !inet_addr_equal(&sip, &tip) &&
 		l->ops.proxy && l->ops.proxy(l->arg, &tip));
 	/* as arp_process(): learn the sender if it asks for us, or update
@@ -343,13 +345,13 @@ void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 					     &arp.spa, buf, sizeof(buf));
 		if (blen) {
 			l->st.arp_tx++;
-			neigh_output(l, &sip, IPOIB_ETH_P_ARP, buf, blen);
+			ipoib_neigh_output(l, &sip, IPOIB_ETH_P_ARP, buf, blen);
 		}
 	}
 }
 
 /* Returns 1 if the ND message was ours to take (not for the host). */
-int rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
+int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 {
 	struct ipoib_nd nd;
 	struct inet_addr src, tgt;
@@ -384,7 +386,7 @@ int rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 	 * 7.2.8: a proxy's answers do not override) */
 	if (IN6_IS_ADDR_UNSPECIFIED(&nd.ip.src))
 		return 1;	/* DAD: we do not defend, nor proxies */
-	if (is_local(l, &tgt))
+	if (ipoib_link_is_local(l, &tgt))
 		flags = IPOIB_NA_FLAG_SOLICITED | IPOIB_NA_FLAG_OVERRIDE;
 	else if (l->ops.proxy && l->ops.proxy(l->arg, &tgt))
 		flags = IPOIB_NA_FLAG_SOLICITED;
@@ -400,12 +402,12 @@ int rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 				 &me, buf, sizeof(buf));
 	if (blen) {
 		l->st.nd_tx++;
-		neigh_output(l, &src, IPOIB_ETH_P_IPV6, buf, blen);
+		ipoib_neigh_output(l, &src, IPOIB_ETH_P_IPV6, buf, blen);
 	}
 	return 1;
 }
 
-void announce(struct ipoib_link *l, const struct inet_addr *a)
+void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a)
 {
 	struct ipoib_addr me;
 	uint8_t buf[IPOIB_ARP_LEN];
@@ -417,16 +419,16 @@ void announce(struct ipoib_link *l, const struct inet_addr *a)
 	len = ipoib_arp_build_announce(&me, &a->v4, buf, sizeof(buf));
 	if (len) {
 		l->st.arp_tx++;
-		mc_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP, buf, len);
+		ipoib_mcast_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP, buf, len);
 	}
 }
 
 void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a)
 {
-	announce(l, a);
+	ipoib_neigh_announce(l, a);
 }
 
-void flush_paths(struct ipoib_link *l)
+void ipoib_neigh_flush_paths(struct ipoib_link *l)
 {
 	struct path *p;
 	struct neigh *n;

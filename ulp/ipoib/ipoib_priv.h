@@ -178,33 +178,33 @@ static inline unsigned int fq_drain(struct fqueue *q)
 }
 
 /* ipoib_link.c */
-void send_frame(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
-		uint16_t ethertype, const uint8_t *data, size_t len);
-const struct inet_addr *local_addr(struct ipoib_link *l, int family);
-int is_local(struct ipoib_link *l, const struct inet_addr *a);
+void ipoib_link_send(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
+		     uint16_t ethertype, const uint8_t *data, size_t len);
+const struct inet_addr *ipoib_link_local_addr(struct ipoib_link *l, int family);
+int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a);
 
 /* ipoib_mcast.c */
-struct mc *mc_find(struct ipoib_link *l, const union fab_gid *mgid);
-void mc_failed(struct ipoib_link *l, struct mc *m);
-void mc_join(struct ipoib_link *l, struct mc *m);
-void mc_send(struct ipoib_link *l, const union fab_gid *mgid,
-	     uint16_t ethertype, const uint8_t *pkt, size_t len);
-void mc_own(struct ipoib_link *l, const union fab_gid *mgid);
-void mc_free(struct ipoib_link *l, struct mc *m, int leave);
-void mgid_of_ipv6(struct ipoib_link *l, const struct in6_addr *g,
-		  union fab_gid *mgid);
-void snoop_membership(struct ipoib_link *l, int family,
-		      const uint8_t *p, size_t len);
-void join_listen_groups(struct ipoib_link *l);
+struct mc *ipoib_mcast_find(struct ipoib_link *l, const union fab_gid *mgid);
+void ipoib_mcast_failed(struct ipoib_link *l, struct mc *m);
+void ipoib_mcast_join(struct ipoib_link *l, struct mc *m);
+void ipoib_mcast_send(struct ipoib_link *l, const union fab_gid *mgid,
+		      uint16_t ethertype, const uint8_t *pkt, size_t len);
+void ipoib_mcast_own(struct ipoib_link *l, const union fab_gid *mgid);
+void ipoib_mcast_free(struct ipoib_link *l, struct mc *m, int leave);
+void ipoib_mcast_mgid6(struct ipoib_link *l, const struct in6_addr *g,
+		       union fab_gid *mgid);
+void ipoib_mcast_snoop(struct ipoib_link *l, int family,
+		       const uint8_t *p, size_t len);
+void ipoib_mcast_join_listen(struct ipoib_link *l);
 
 /* ipoib_neigh.c */
-void neigh_free(struct ipoib_link *l, struct neigh *n);
-void solicit(struct ipoib_link *l, struct neigh *n);
-void neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
-		  uint16_t ethertype, const uint8_t *pkt, size_t len);
-void rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len);
-int rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len);
-void announce(struct ipoib_link *l, const struct inet_addr *a);
-void flush_paths(struct ipoib_link *l);
+void ipoib_neigh_free(struct ipoib_link *l, struct neigh *n);
+void ipoib_neigh_solicit(struct ipoib_link *l, struct neigh *n);
+void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
+			uint16_t ethertype, const uint8_t *pkt, size_t len);
+void ipoib_neigh_rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len);
+int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len);
+void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a);
+void ipoib_neigh_flush_paths(struct ipoib_link *l);
 
 #endif
