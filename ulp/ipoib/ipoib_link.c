@@ -495,9 +495,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ipoib_link *l = arg;
 	time_t t = now_s();
-	struct neigh *n, *next;
 	struct mc *m;
-	unsigned int i;
 
 	(void)fd;
 	(void)what;
@@ -510,21 +508,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 		else
 			ipoib_mcast_join(l, m);
 	}
-	for (i = 0; i < NEIGH_HASH; i++) {
-		for (n = l->neigh[i]; n; n = next) {
-			next = n->next;
-			if (n->have_hw || t < n->next_probe)
-				continue;
-			if (n->probes >= ARP_RETRIES) {
-				l->st.drop[IPOIB_DROP_NEIGH_FAILED] +=
-					fq_drain(&n->q);
-				ipoib_neigh_free(l, n);
-				continue;
-			}
-			if (l->carrier)
-				ipoib_neigh_solicit(l, n);
-		}
-	}
+	ipoib_neigh_tick(l, t);
 }
 
 struct ipoib_link *ipoib_link_new(struct event_base *base,
@@ -640,9 +624,7 @@ void ipoib_link_event(struct ipoib_link *l, enum fab_event_type type)
 
 void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms)
 {
-	struct path *p;
 	struct mc *m;
-	unsigned int i;
 
 	if (!l)
 		return;
@@ -670,15 +652,7 @@ void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms)
 		       !event_base_got_exit(l->base))
 			;
 	}
-	for (i = 0; i < NEIGH_HASH; i++)
-		while (l->neigh[i])
-			ipoib_neigh_free(l, l->neigh[i]);
-	while ((p = l->paths)) {
-		l->paths = p->next;
-		if (p->ah)
-			fab_ah_destroy(p->ah);
-		free(p);
-	}
+	ipoib_neigh_free_all(l);
 	if (l->sa)
 		sa_client_free(l->sa);
 	if (l->rx_ev)

@@ -35,7 +35,7 @@ static struct neigh *neigh_find(struct ipoib_link *l, const struct inet_addr *a)
 	return NULL;
 }
 
-void ipoib_neigh_free(struct ipoib_link *l, struct neigh *n)
+static void ipoib_neigh_free(struct ipoib_link *l, struct neigh *n)
 {
 	struct neigh **pp;
 
@@ -448,4 +448,44 @@ void ipoib_neigh_flush_paths(struct ipoib_link *l)
 	for (i = 0; i < NEIGH_HASH; i++)
 		for (n = l->neigh[i]; n; n = n->next)
 			n->path = NULL;
+}
+
+/* Once a second: neighbours that never answered are retried, then given
+ * up (with what waited for them). */
+void ipoib_neigh_tick(struct ipoib_link *l, time_t t)
+{
+	struct neigh *n, *next;
+	unsigned int i;
+
+	for (i = 0; i < NEIGH_HASH; i++) {
+		for (n = l->neigh[i]; n; n = next) {
+			next = n->next;
+			if (n->have_hw || t < n->next_probe)
+				continue;
+			if (n->probes >= ARP_RETRIES) {
+				l->st.drop[IPOIB_DROP_NEIGH_FAILED] +=
+					fq_drain(&n->q);
+				ipoib_neigh_free(l, n);
+				continue;
+			}
+			if (l->carrier)
+				ipoib_neigh_solicit(l, n);
+		}
+	}
+}
+
+void ipoib_neigh_free_all(struct ipoib_link *l)
+{
+	struct path *p;
+	unsigned int i;
+
+	for (i = 0; i < NEIGH_HASH; i++)
+		while (l->neigh[i])
+			ipoib_neigh_free(l, l->neigh[i]);
+	while ((p = l->paths)) {
+		l->paths = p->next;
+		if (p->ah)
+			fab_ah_destroy(p->ah);
+		free(p);
+	}
 }

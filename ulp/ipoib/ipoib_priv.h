@@ -198,7 +198,6 @@ void ipoib_mcast_snoop(struct ipoib_link *l, int family,
 void ipoib_mcast_join_listen(struct ipoib_link *l);
 
 /* ipoib_neigh.c */
-void ipoib_neigh_free(struct ipoib_link *l, struct neigh *n);
 void ipoib_neigh_solicit(struct ipoib_link *l, struct neigh *n);
 void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 			uint16_t ethertype, const uint8_t *pkt, size_t len);
@@ -206,5 +205,8 @@ void ipoib_neigh_rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len);
 int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len);
 void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a);
 void ipoib_neigh_flush_paths(struct ipoib_link *l);
+void ipoib_neigh_tick(struct ipoib_link *l, time_t t);
+/* Neighbours and paths, at the link's end. */
+void ipoib_neigh_free_all(struct ipoib_link *l);
 
 #endif
