@@ -139,6 +139,11 @@ $(BUILD)/tests/bench_gw: $(BUILD)/tests/bench/bench_gw.o $(DAEMON_LIBS)
 $(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
+# The IPoIB link's tests run over the in-memory provider.
+$(BUILD)/tests/test_ipoib_link: $(BUILD)/tests/unit/test_ipoib_link.o \
+                                $(BUILD)/tests/unit/prov_mem.o $(TEST_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
+
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
 
