@@ -183,6 +183,11 @@ $(FUZZ_DIR)/libibgw.a: $(FUZZ_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
+# The IPoIB link's fuzzer runs over the unit tests' in-memory provider.
+$(FUZZ_DIR)/fuzz_ipoib_link: tests/fuzz/fuzz_ipoib_link.c \
+                             tests/unit/prov_mem.c $(FUZZ_DIR)/libibgw.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL)
+
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libibgw.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL)
 
