@@ -54,7 +54,8 @@ FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
                fabric/sa_mad.c fabric/prov_umad.c fabric/sa_client.c
 SUBNET_SRCS := subnet/partitions.c subnet/fsw_switch.c subnet/fsw_fault.c \
                subnet/fsw_sa.c subnet/pcap.c
-IPOIB_SRCS  := ulp/ipoib/ipoib_wire.c ulp/ipoib/ipoib_link.c ulp/ipoib/ipoib_tun.c
+IPOIB_SRCS  := ulp/ipoib/ipoib_wire.c ulp/ipoib/ipoib_link.c ulp/ipoib/ipoib_neigh.c \
+               ulp/ipoib/ipoib_mcast.c ulp/ipoib/ipoib_tun.c
 GW_SRCS     := gateway/eth_wire.c gateway/gw_bridge.c gateway/gw_conf.c
 NETLINK_SRCS := netlink/nl_link.c
 
@@ -138,6 +139,11 @@ $(BUILD)/tests/bench_gw: $(BUILD)/tests/bench/bench_gw.o $(DAEMON_LIBS)
 $(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
+# The IPoIB link's tests run over the in-memory provider.
+$(BUILD)/tests/test_ipoib_link: $(BUILD)/tests/unit/test_ipoib_link.o \
+                                $(BUILD)/tests/unit/prov_mem.o $(TEST_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
+
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
 
@@ -176,6 +182,11 @@ $(FUZZ_DIR)/obj/%.o: %.c
 $(FUZZ_DIR)/libibgw.a: $(FUZZ_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+# The IPoIB link's fuzzer runs over the unit tests' in-memory provider.
+$(FUZZ_DIR)/fuzz_ipoib_link: tests/fuzz/fuzz_ipoib_link.c \
+                             tests/unit/prov_mem.c $(FUZZ_DIR)/libibgw.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL)
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libibgw.a
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL)

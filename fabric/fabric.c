@@ -32,6 +32,20 @@ static const struct fab_provider *const providers[] = {
 	&fab_umad_provider,
 };
 
+/* Providers added at run time (tests' in-memory fabric), after the
+ * built-in ones so that none of those can be shadowed. */
+static const struct fab_provider *registered[4];
+static unsigned int nregistered;
+
+int fab_provider_register(const struct fab_provider *prov)
+{
+	if (nregistered == sizeof(registered) / sizeof(registered[0]))
+		return fab_set_error("provider table full, '%s' not added",
+				     prov->name);
+	registered[nregistered++] = prov;
+	return 0;
+}
+
 int fab_open(const char *spec, const char *node, struct fab_dev **out)
 {
 	const char *colon = strchr(spec, ':');
@@ -46,6 +60,11 @@ int fab_open(const char *spec, const char *node, struct fab_dev **out)
 		if (strlen(providers[i]->name) == plen &&
 		    !strncmp(spec, providers[i]->name, plen))
 			return providers[i]->open(colon + 1, node, out);
+	}
+	for (i = 0; i < nregistered; i++) {
+		if (strlen(registered[i]->name) == plen &&
+		    !strncmp(spec, registered[i]->name, plen))
+			return registered[i]->open(colon + 1, node, out);
 	}
 	return fab_set_error("fabric spec '%s': unknown provider '%.*s'", spec,
 			     (int)plen, spec);

@@ -72,6 +72,13 @@ int fab_parse_dev_port(const char *prov, const char *arg, char *name,
 /* Record the reason of a failure for fab_strerror(); returns -1. */
 int fab_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Add a provider at run time (the unit tests' in-memory fabric): fab_open()
+ * then finds it by name after the built-in ones.  prov must outlive its
+ * use.  0, or -1 when the small table is full.
+ */
+int fab_provider_register(const struct fab_provider *prov);
+
 extern const struct fab_provider fab_soft_provider;
 extern const struct fab_provider fab_verbs_provider;
 extern const struct fab_provider fab_umad_provider;

@@ -9,8 +9,11 @@
  * for oversize packets, and recovery after SM events.
  *
  * The host side is IP packets: ipoib_link_xmit() takes one from the host,
- * ops->rx hands one to it.  Used by ipoibd (with a TUN interface) and,
- * later, the gateway.  Everything runs on the caller's libevent loop.
+ * ops->rx hands one to it.  Used by ipoibd (with a TUN interface) and by
+ * the gateway, which runs it in transparent mode: its nexthop and proxy
+ * hooks answer ARP/ND for the hosts behind it.  Everything runs on the
+ * caller's libevent loop.  The implementation is ipoib_link.c,
+ * ipoib_neigh.c and ipoib_mcast.c over ipoib_priv.h.
  */
 #ifndef IBGW_IPOIB_LINK_H
 #define IBGW_IPOIB_LINK_H

@@ -1,0 +1,860 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The IPoIB link (ulp/ipoib/ipoib_link.c, ipoib_neigh.c, ipoib_mcast.c)
+ * over the in-memory provider: what it sends on the wire and asks the SA,
+ * for what the host sends it and what arrives from the fabric.  Peers are
+ * played by the test with the real ipoib_wire.c codec; the SA answers with
+ * the real sa_mad.c codec.
+ */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <event2/event.h>
+
+#include "fabric/sa_mad.h"
+#include "tests/unit/prov_mem.h"
+#include "ulp/ipoib/ipoib_link.h"
+
+#define PEER_QPN	0x222
+#define PEER_LID	7
+#define PEER_SL		3
+
+struct t {
+	struct event_base *base;
+	struct fab_dev *dev;
+	struct ipoib_link *l;
+	union fab_gid bcast;
+	struct ipoib_addr me, peer;
+	/* what the link gave the host */
+	int carrier, carrier_ups, carrier_downs;
+	unsigned int mtu;
+	unsigned int nrx;
+	uint8_t rx[8][2048];
+	size_t rxlen[8];
+};
+
+static void host_rx(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct t *t = arg;
+
+	if (t->nrx < 8 && len <= sizeof(t->rx[0])) {
+		memcpy(t->rx[t->nrx], pkt, len);
+		t->rxlen[t->nrx] = len;
+	}
+	t->nrx++;
+}
+
+static void host_carrier(void *arg, int up, unsigned int mtu)
+{
+	struct t *t = arg;
+
+	t->carrier = up;
+	t->mtu = mtu;
+	if (up)
+		t->carrier_ups++;
+	else
+		t->carrier_downs++;
+}
+
+static const struct ipoib_link_ops host_ops = {
+	.rx = host_rx,
+	.carrier = host_carrier,
+};
+
+/* Run the loop until nothing is left to do (answers are fds, so a few
+ * passes: each answer may make the link ask something else). */
+static void pump(struct t *t)
+{
+	int i;
+
+	for (i = 0; i < 32; i++)
+		event_base_loop(t->base, EVLOOP_NONBLOCK);
+}
+
+/* A port event, delivered as ipoibd does (fab_get_event -> link). */
+static void port_event(struct t *t, enum fab_event_type type)
+{
+	struct fab_event ev;
+
+	mem_port_event(t->dev, type);
+	while (fab_get_event(t->dev, &ev) == 1)
+		ipoib_link_event(t->l, ev.type);
+	pump(t);
+}
+
+static void addr4(struct ipoib_link *l, const char *s, unsigned int plen)
+{
+	struct inet_prefix p;
+
+	memset(&p, 0, sizeof(p));
+	p.addr.family = AF_INET;
+	assert_int_equal(inet_pton(AF_INET, s, &p.addr.v4), 1);
+	p.plen = (uint8_t)plen;
+	assert_int_equal(ipoib_link_add_addr(l, &p), 0);
+}
+
+static void addr6(struct ipoib_link *l, const char *s, unsigned int plen)
+{
+	struct inet_prefix p;
+
+	memset(&p, 0, sizeof(p));
+	p.addr.family = AF_INET6;
+	assert_int_equal(inet_pton(AF_INET6, s, &p.addr.v6), 1);
+	p.plen = (uint8_t)plen;
+	assert_int_equal(ipoib_link_add_addr(l, &p), 0);
+}
+
+static int setup(void **state)
+{
+	struct ipoib_link_cfg cfg = { .pkey = 0xffff };
+	static const uint8_t pg[16] = { 0xfe, 0x80, [8] = 0x00, 0x02, 0xc9,
+					0x03, 0x00, 0x01, 0x99, 0x99 };
+	struct t *t = calloc(1, sizeof(*t));
+
+	assert_non_null(t);
+	mem_register();
+	t->base = event_base_new();
+	assert_non_null(t->base);
+	assert_int_equal(fab_open("mem:", NULL, &t->dev), 0);
+	t->l = ipoib_link_new(t->base, t->dev, &cfg, &host_ops, t);
+	assert_non_null(t->l);
+	ipoib_bcast_mgid(0xffff, IPOIB_SCOPE_LINK, &t->bcast);
+	t->peer.qpn = PEER_QPN;
+	memcpy(t->peer.gid.raw, pg, 16);
+	mem_sa_add_path(t->dev, &t->peer.gid, PEER_LID, PEER_SL);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct t *t = *state;
+
+	ipoib_link_free(t->l, 0);
+	fab_close(t->dev);
+	event_base_free(t->base);
+	free(t);
+	return 0;
+}
+
+/* Start the link and let the broadcast join through. */
+static void bring_up(struct t *t)
+{
+	assert_int_equal(ipoib_link_start(t->l), 0);
+	pump(t);
+	assert_true(ipoib_link_carrier(t->l));
+	ipoib_link_hwaddr(t->l, &t->me);
+}
+
+/* ---- packets -------------------------------------------------------------- */
+
+/* IPv4 UDP from src to dst carrying one marker byte. */
+static size_t udp4(const char *src, const char *dst, uint8_t mark,
+		   uint8_t *p)
+{
+	memset(p, 0, 29);
+	p[0] = 0x45;
+	p[3] = 29;
+	p[8] = 64;
+	p[9] = 17;
+	assert_int_equal(inet_pton(AF_INET, src, p + 12), 1);
+	assert_int_equal(inet_pton(AF_INET, dst, p + 16), 1);
+	p[21] = 9;		/* ports 9 -> 9 */
+	p[23] = 9;
+	p[25] = 9;		/* UDP length */
+	p[28] = mark;
+	return 29;
+}
+
+static size_t udp6(const char *src, const char *dst, uint8_t mark,
+		   uint8_t *p)
+{
+	memset(p, 0, 49);
+	p[0] = 0x60;
+	p[5] = 9;		/* payload length */
+	p[6] = 17;
+	p[7] = 64;
+	assert_int_equal(inet_pton(AF_INET6, src, p + 8), 1);
+	assert_int_equal(inet_pton(AF_INET6, dst, p + 24), 1);
+	p[41] = 9;
+	p[43] = 9;
+	p[45] = 9;
+	p[48] = mark;
+	return 49;
+}
+
+/* Deliver an IPoIB frame (header + payload) from the peer. */
+static void from_peer(struct t *t, uint16_t ethertype, const uint8_t *pl,
+		      size_t len)
+{
+	uint8_t f[2048];
+
+	assert_true(len + IPOIB_HDR_LEN <= sizeof(f));
+	ipoib_hdr_build(ethertype, f, IPOIB_HDR_LEN);
+	memcpy(f + IPOIB_HDR_LEN, pl, len);
+	mem_inject(t->dev, PEER_LID, PEER_QPN, f, len + IPOIB_HDR_LEN);
+	pump(t);
+}
+
+static uint16_t pkt_ethertype(const struct mem_pkt *p)
+{
+	uint16_t et = 0;
+
+	assert_true(p->len >= IPOIB_HDR_LEN);
+	assert_int_equal(ipoib_hdr_parse(p->data, p->len, &et), IPOIB_WIRE_OK);
+	return et;
+}
+
+static void mgid4(struct t *t, const char *group, union fab_gid *mgid)
+{
+	struct in_addr g;
+
+	assert_int_equal(inet_pton(AF_INET, group, &g), 1);
+	ipoib_mcast_mgid_ipv4(&g, &t->bcast, mgid);
+}
+
+static void mgid6(struct t *t, const char *group, union fab_gid *mgid)
+{
+	struct in6_addr g;
+
+	assert_int_equal(inet_pton(AF_INET6, group, &g), 1);
+	ipoib_mcast_mgid_ipv6(&g, &t->bcast, mgid);
+}
+
+/* The one join request for mgid (it must be exactly one). */
+static const struct sa_mcmember *join_of(struct t *t,
+					 const union fab_gid *mgid)
+{
+	const struct mem_sa_req *r;
+	unsigned int i;
+
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, mgid), 1);
+	for (i = 0; (r = mem_sa_req(t->dev, i)); i++)
+		if (r->h.mad.method == MAD_METHOD_SET &&
+		    !memcmp(r->rec.mcm.mgid.raw, mgid->raw, 16))
+			return &r->rec.mcm;
+	return NULL;
+}
+
+static void assert_to_group(struct t *t, const struct mem_pkt *p,
+			    const union fab_gid *mgid)
+{
+	assert_int_equal(p->qpn, IPOIB_QPN_MCAST);
+	assert_int_equal(p->ah.dlid, mem_sa_mlid(t->dev, mgid));
+	assert_true(p->ah.is_global);
+	assert_memory_equal(p->ah.dgid.raw, mgid->raw, 16);
+	assert_int_equal(p->qkey, MEM_QKEY);
+}
+
+static void assert_to_peer(const struct mem_pkt *p)
+{
+	assert_int_equal(p->qpn, PEER_QPN);
+	assert_int_equal(p->ah.dlid, PEER_LID);
+	assert_int_equal(p->ah.sl, PEER_SL);
+	assert_int_equal(p->qkey, MEM_QKEY);
+}
+
+/* ---- the broadcast group and carrier ------------------------------------ */
+
+static void test_bcast_join_carrier(void **state)
+{
+	struct t *t = *state;
+	const struct sa_mcmember *j;
+	union fab_gid pg;
+
+	mem_sa_joins(t->dev, MEM_SA_HOLD);
+	assert_int_equal(ipoib_link_start(t->l), 0);
+	pump(t);
+	/* asked, not answered yet: no carrier */
+	j = join_of(t, &t->bcast);
+	assert_non_null(j);
+	assert_int_equal(j->join_state, SA_JOIN_FULL);
+	mem_port_gid(&pg);
+	assert_memory_equal(j->port_gid.raw, pg.raw, 16);
+	assert_false(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 0);
+
+	mem_sa_joins(t->dev, MEM_SA_ANSWER);
+	mem_sa_release(t->dev);
+	pump(t);
+	assert_true(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 1);
+	/* link MTU = group MTU (2048) - IPoIB header */
+	assert_int_equal(t->mtu, 2044);
+	assert_int_equal(ipoib_link_mtu(t->l), 2044);
+	assert_true(mem_attached(t->dev, &t->bcast));
+	ipoib_link_hwaddr(t->l, &t->me);
+	assert_int_equal(t->me.qpn, mem_qpn(t->dev));
+	assert_int_not_equal(t->me.qpn, 0);
+}
+
+static void test_bcast_refused_no_carrier(void **state)
+{
+	struct t *t = *state;
+
+	mem_sa_joins(t->dev, MEM_SA_REFUSE);
+	assert_int_equal(ipoib_link_start(t->l), 0);
+	pump(t);
+	assert_false(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 0);
+	assert_int_equal(ipoib_link_stats(t->l)->join_failures, 1);
+	assert_false(mem_attached(t->dev, &t->bcast));
+}
+
+/* The link's own listen groups: all-hosts and all-nodes, full members,
+ * attached for receive. */
+static void test_listen_groups(void **state)
+{
+	struct t *t = *state;
+	union fab_gid g4, g6;
+
+	bring_up(t);
+	mgid4(t, "224.0.0.1", &g4);
+	mgid6(t, "ff02::1", &g6);
+	assert_int_equal(join_of(t, &g4)->join_state, SA_JOIN_FULL);
+	assert_int_equal(join_of(t, &g6)->join_state, SA_JOIN_FULL);
+	assert_true(mem_attached(t->dev, &g4));
+	assert_true(mem_attached(t->dev, &g6));
+	/* created with the broadcast group's Q_Key and P_Key */
+	assert_int_equal(join_of(t, &g4)->qkey, MEM_QKEY);
+	assert_int_equal(join_of(t, &g4)->pkey, 0xffff);
+}
+
+static void test_carrier_port_down_up(void **state)
+{
+	struct t *t = *state;
+	uint8_t pkt[64];
+	size_t len;
+
+	bring_up(t);
+	mem_sa_clear(t->dev);
+	port_event(t, FAB_EV_PORT_ERR);
+	assert_false(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_downs, 1);
+	/* nothing goes out without carrier */
+	mem_sent_clear(t->dev);
+	len = udp4("10.0.0.1", "10.0.0.2", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(ipoib_link_stats(t->l)->drop[IPOIB_DROP_NO_CARRIER],
+			 1);
+
+	port_event(t, FAB_EV_PORT_ACTIVE);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, &t->bcast), 1);
+	assert_true(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 2);
+	assert_int_equal(t->mtu, 2044);
+}
+
+/* ---- ARP ------------------------------------------------------------------ */
+
+static void test_arp_resolution(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	const struct mem_pkt *p;
+	struct ipoib_arp arp;
+	struct in_addr me4, peer4;
+	uint8_t pkt[64], buf[IPOIB_ARP_LEN];
+	size_t len;
+	unsigned int i;
+	uint64_t arp0;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	arp0 = st->arp_tx;	/* the announcement of our address */
+	mem_sent_clear(t->dev);
+	mem_sa_clear(t->dev);
+	/* five packets to an unknown neighbour: one ARP request, three
+	 * wait, two are dropped */
+	for (i = 0; i < 5; i++) {
+		len = udp4("10.0.0.1", "10.0.0.2", (uint8_t)i, pkt);
+		ipoib_link_xmit(t->l, pkt, len);
+	}
+	pump(t);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	assert_int_equal(pkt_ethertype(p), IPOIB_ETH_P_ARP);
+	assert_to_group(t, p, &t->bcast);
+	assert_int_equal(ipoib_arp_parse(p->data + IPOIB_HDR_LEN,
+					 p->len - IPOIB_HDR_LEN, &arp),
+			 IPOIB_WIRE_OK);
+	assert_int_equal(arp.op, IPOIB_ARPOP_REQUEST);
+	inet_pton(AF_INET, "10.0.0.1", &me4);
+	inet_pton(AF_INET, "10.0.0.2", &peer4);
+	assert_int_equal(arp.spa.s_addr, me4.s_addr);
+	assert_int_equal(arp.tpa.s_addr, peer4.s_addr);
+	assert_int_equal(arp.sha.qpn, t->me.qpn);
+	assert_memory_equal(arp.sha.gid.raw, t->me.gid.raw, 16);
+	assert_int_equal(st->drop[IPOIB_DROP_NEIGH_QUEUE], 2);
+	assert_int_equal(st->arp_tx, arp0 + 1);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_GET,
+				      SA_ATTR_PATH_RECORD, NULL), 0);
+
+	/* the reply: a PathRecord query for the peer's GID, then the
+	 * three waiting packets to its QPN and LID, in order */
+	mem_sent_clear(t->dev);
+	len = ipoib_arp_build_reply(&t->peer, &peer4, &t->me, &me4, buf,
+				    sizeof(buf));
+	assert_int_equal(len, IPOIB_ARP_LEN);
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_GET,
+				      SA_ATTR_PATH_RECORD, NULL), 1);
+	assert_memory_equal(mem_sa_req(t->dev, 0)->rec.path.dgid.raw,
+			    t->peer.gid.raw, 16);
+	assert_int_equal(mem_sent_count(t->dev), 3);
+	for (i = 0; i < 3; i++) {
+		p = mem_sent(t->dev, i);
+		assert_to_peer(p);
+		assert_int_equal(pkt_ethertype(p), IPOIB_ETH_P_IP);
+		len = udp4("10.0.0.1", "10.0.0.2", (uint8_t)i, pkt);
+		assert_int_equal(p->len, IPOIB_HDR_LEN + len);
+		assert_memory_equal(p->data + IPOIB_HDR_LEN, pkt, len);
+	}
+	/* resolved: the next packet goes straight out, no new query */
+	mem_sent_clear(t->dev);
+	len = udp4("10.0.0.1", "10.0.0.2", 9, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_to_peer(mem_sent(t->dev, 0));
+	assert_int_equal(st->path_queries, 1);
+	assert_int_equal(st->arp_tx, arp0 + 1);
+}
+
+/* While the PathRecord is held, the packets keep waiting; a refused
+ * path drops them as path failures. */
+static void test_arp_path_refused(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	struct in_addr me4, peer4;
+	uint8_t pkt[64], buf[IPOIB_ARP_LEN];
+	size_t len;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sa_paths(t->dev, MEM_SA_REFUSE);
+	len = udp4("10.0.0.1", "10.0.0.2", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	mem_sent_clear(t->dev);
+	inet_pton(AF_INET, "10.0.0.1", &me4);
+	inet_pton(AF_INET, "10.0.0.2", &peer4);
+	len = ipoib_arp_build_reply(&t->peer, &peer4, &t->me, &me4, buf,
+				    sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(st->path_failures, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_PATH_FAILED], 2);
+}
+
+static void test_arp_answer_own(void **state)
+{
+	struct t *t = *state;
+	const struct mem_pkt *p;
+	struct ipoib_arp arp;
+	struct in_addr me4, other, peer4;
+	struct inet_addr pa;
+	struct ipoib_addr hw;
+	uint8_t buf[IPOIB_ARP_LEN];
+	size_t len;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+	inet_pton(AF_INET, "10.0.0.1", &me4);
+	inet_pton(AF_INET, "10.0.0.99", &other);
+	inet_pton(AF_INET, "10.0.0.2", &peer4);
+	/* not ours: silence */
+	len = ipoib_arp_build_request(&t->peer, &peer4, &other, buf,
+				      sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	memset(&pa, 0, sizeof(pa));
+	pa.family = AF_INET;
+	pa.v4 = peer4;
+	assert_int_equal(ipoib_link_neigh_hw(t->l, &pa, &hw), -1);
+
+	/* ours: the sender is learnt, and answered unicast */
+	len = ipoib_arp_build_request(&t->peer, &peer4, &me4, buf,
+				      sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	assert_to_peer(p);
+	assert_int_equal(pkt_ethertype(p), IPOIB_ETH_P_ARP);
+	assert_int_equal(ipoib_arp_parse(p->data + IPOIB_HDR_LEN,
+					 p->len - IPOIB_HDR_LEN, &arp),
+			 IPOIB_WIRE_OK);
+	assert_int_equal(arp.op, IPOIB_ARPOP_REPLY);
+	assert_int_equal(arp.spa.s_addr, me4.s_addr);
+	assert_int_equal(arp.tpa.s_addr, peer4.s_addr);
+	assert_int_equal(arp.sha.qpn, t->me.qpn);
+	assert_memory_equal(arp.sha.gid.raw, t->me.gid.raw, 16);
+	assert_int_equal(arp.tha.qpn, PEER_QPN);
+	assert_int_equal(ipoib_link_neigh_hw(t->l, &pa, &hw), 0);
+	assert_int_equal(hw.qpn, PEER_QPN);
+	/* nothing of it went to the host */
+	assert_int_equal(t->nrx, 0);
+}
+
+/* ---- IPv6 neighbour discovery ---------------------------------------------- */
+
+static void test_nd_resolution(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	const struct mem_pkt *p;
+	union fab_gid sn;
+	struct ipoib_nd nd;
+	struct in6_addr me6, peer6;
+	uint8_t pkt[128], buf[128];
+	size_t len;
+	unsigned int i;
+
+	addr6(t->l, "2001:db8::1", 64);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+	mem_sa_clear(t->dev);
+	for (i = 0; i < 4; i++) {
+		len = udp6("2001:db8::1", "2001:db8::2", (uint8_t)i, pkt);
+		ipoib_link_xmit(t->l, pkt, len);
+	}
+	pump(t);
+	/* the NS goes to the target's solicited-node group, joined
+	 * send-only for it (we do not listen there) */
+	mgid6(t, "ff02::1:ff00:2", &sn);
+	assert_int_equal(join_of(t, &sn)->join_state, SA_JOIN_SENDONLY_FULL);
+	assert_false(mem_attached(t->dev, &sn));
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	assert_to_group(t, p, &sn);
+	assert_int_equal(pkt_ethertype(p), IPOIB_ETH_P_IPV6);
+	assert_int_equal(ipoib_nd_parse(p->data + IPOIB_HDR_LEN,
+					p->len - IPOIB_HDR_LEN, &nd),
+			 IPOIB_WIRE_OK);
+	assert_int_equal(nd.type, IPOIB_ND_NS);
+	inet_pton(AF_INET6, "2001:db8::1", &me6);
+	inet_pton(AF_INET6, "2001:db8::2", &peer6);
+	assert_memory_equal(&nd.target, &peer6, 16);
+	assert_memory_equal(&nd.ip.src, &me6, 16);
+	assert_true(nd.has_slla);
+	assert_int_equal(nd.slla.qpn, t->me.qpn);
+	assert_int_equal(st->nd_tx, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_NEIGH_QUEUE], 1);
+
+	/* the NA: path query, then the three waiting packets */
+	mem_sent_clear(t->dev);
+	len = ipoib_nd_build_na(&peer6, &me6, &peer6,
+				IPOIB_NA_FLAG_SOLICITED |
+				IPOIB_NA_FLAG_OVERRIDE, &t->peer, buf,
+				sizeof(buf));
+	assert_int_not_equal(len, 0);
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_GET,
+				      SA_ATTR_PATH_RECORD, NULL), 1);
+	assert_int_equal(mem_sent_count(t->dev), 3);
+	for (i = 0; i < 3; i++) {
+		p = mem_sent(t->dev, i);
+		assert_to_peer(p);
+		len = udp6("2001:db8::1", "2001:db8::2", (uint8_t)i, pkt);
+		assert_int_equal(p->len, IPOIB_HDR_LEN + len);
+		assert_memory_equal(p->data + IPOIB_HDR_LEN, pkt, len);
+	}
+	/* the NA was the link's, not the host's */
+	assert_int_equal(t->nrx, 0);
+}
+
+static void test_nd_answer_own(void **state)
+{
+	struct t *t = *state;
+	const struct mem_pkt *p;
+	struct ipoib_nd nd;
+	struct in6_addr me6, peer6, other;
+	uint8_t buf[128];
+	size_t len;
+
+	addr6(t->l, "2001:db8::1", 64);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+	inet_pton(AF_INET6, "2001:db8::1", &me6);
+	inet_pton(AF_INET6, "2001:db8::2", &peer6);
+	inet_pton(AF_INET6, "2001:db8::99", &other);
+	len = ipoib_nd_build_ns(&peer6, NULL, &other, &t->peer, buf,
+				sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+
+	len = ipoib_nd_build_ns(&peer6, NULL, &me6, &t->peer, buf,
+				sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	assert_to_peer(p);
+	assert_int_equal(ipoib_nd_parse(p->data + IPOIB_HDR_LEN,
+					p->len - IPOIB_HDR_LEN, &nd),
+			 IPOIB_WIRE_OK);
+	assert_int_equal(nd.type, IPOIB_ND_NA);
+	assert_memory_equal(&nd.target, &me6, 16);
+	assert_memory_equal(&nd.ip.dst, &peer6, 16);
+	assert_int_equal(nd.flags, IPOIB_NA_FLAG_SOLICITED |
+				   IPOIB_NA_FLAG_OVERRIDE);
+	assert_true(nd.has_tlla);
+	assert_int_equal(nd.tlla.qpn, t->me.qpn);
+	assert_int_equal(t->nrx, 0);
+}
+
+/* Our IPv6 addresses' solicited-node groups are listened to. */
+static void test_nd_solicited_node_joined(void **state)
+{
+	struct t *t = *state;
+	union fab_gid sn;
+
+	addr6(t->l, "2001:db8::1:abcd", 64);
+	bring_up(t);
+	mgid6(t, "ff02::1:ff01:abcd", &sn);
+	assert_int_equal(join_of(t, &sn)->join_state, SA_JOIN_FULL);
+	assert_true(mem_attached(t->dev, &sn));
+}
+
+/* ---- multicast ------------------------------------------------------------ */
+
+static void test_sendonly_join(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	union fab_gid g;
+	uint8_t pkt[64];
+	size_t len;
+	unsigned int i;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+	mem_sa_clear(t->dev);
+	mem_sa_joins(t->dev, MEM_SA_HOLD);
+	for (i = 0; i < 2; i++) {
+		len = udp4("10.0.0.1", "239.1.2.3", (uint8_t)i, pkt);
+		ipoib_link_xmit(t->l, pkt, len);
+	}
+	pump(t);
+	mgid4(t, "239.1.2.3", &g);
+	/* one send-only join, the packets wait for it */
+	assert_int_equal(join_of(t, &g)->join_state, SA_JOIN_SENDONLY_FULL);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+
+	mem_sa_joins(t->dev, MEM_SA_ANSWER);
+	mem_sa_release(t->dev);
+	pump(t);
+	assert_int_equal(mem_sent_count(t->dev), 2);
+	for (i = 0; i < 2; i++) {
+		assert_to_group(t, mem_sent(t->dev, i), &g);
+		assert_int_equal(mem_sent(t->dev, i)->data[IPOIB_HDR_LEN + 28],
+				 i);
+	}
+	/* a sender does not receive: no attach */
+	assert_false(mem_attached(t->dev, &g));
+	/* joined: straight out, no second join */
+	ipoib_link_xmit(t->l, pkt, len);
+	assert_int_equal(mem_sent_count(t->dev), 3);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, &g), 1);
+	assert_int_equal(st->drop[IPOIB_DROP_MCAST_QUEUE], 0);
+}
+
+static void test_sendonly_refused(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	uint8_t pkt[64];
+	size_t len;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+	mem_sa_joins(t->dev, MEM_SA_REFUSE);
+	len = udp4("10.0.0.1", "239.1.2.3", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(st->drop[IPOIB_DROP_MCAST_FAILED], 1);
+	/* backing off: the next one is dropped without a new join */
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(st->drop[IPOIB_DROP_MCAST_FAILED], 2);
+}
+
+/* An IGMPv2 report from the host: a full join, attached. */
+static void test_host_listen_igmp(void **state)
+{
+	struct t *t = *state;
+	union fab_gid g;
+	uint8_t pkt[32];
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	memset(pkt, 0, sizeof(pkt));
+	pkt[0] = 0x46;		/* with the router alert option */
+	pkt[3] = 32;
+	pkt[8] = 1;
+	pkt[9] = 2;		/* IGMP */
+	inet_pton(AF_INET, "10.0.0.1", pkt + 12);
+	inet_pton(AF_INET, "239.9.9.9", pkt + 16);
+	pkt[20] = 0x94;
+	pkt[21] = 4;
+	pkt[24] = 0x16;		/* v2 membership report */
+	inet_pton(AF_INET, "239.9.9.9", pkt + 28);
+	ipoib_link_xmit(t->l, pkt, sizeof(pkt));
+	pump(t);
+	mgid4(t, "239.9.9.9", &g);
+	assert_int_equal(join_of(t, &g)->join_state, SA_JOIN_FULL);
+	assert_true(mem_attached(t->dev, &g));
+}
+
+/* CLIENT_REREGISTER: the SM forgot us; every group is joined again, the
+ * carrier stays up, paths are asked again. */
+static void test_rejoin_on_reregister(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	union fab_gid g[4];
+	struct in_addr me4, peer4;
+	uint8_t pkt[64], buf[IPOIB_ARP_LEN];
+	size_t len;
+	unsigned int i;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	/* a send-only group and a resolved neighbour */
+	len = udp4("10.0.0.1", "239.1.2.3", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	len = udp4("10.0.0.1", "10.0.0.2", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	inet_pton(AF_INET, "10.0.0.1", &me4);
+	inet_pton(AF_INET, "10.0.0.2", &peer4);
+	len = ipoib_arp_build_reply(&t->peer, &peer4, &t->me, &me4, buf,
+				    sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+
+	g[0] = t->bcast;
+	mgid4(t, "224.0.0.1", &g[1]);
+	mgid6(t, "ff02::1", &g[2]);
+	mgid4(t, "239.1.2.3", &g[3]);
+	mem_sa_clear(t->dev);
+	port_event(t, FAB_EV_CLIENT_REREGISTER);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+					      SA_ATTR_MCMEMBER_RECORD, &g[i]),
+				 1);
+	assert_int_equal(join_of(t, &g[3])->join_state,
+			 SA_JOIN_SENDONLY_FULL);
+	assert_int_equal(st->rejoins, 1);
+	assert_true(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_downs, 0);
+	/* the neighbour keeps its address, its path is asked again */
+	mem_sent_clear(t->dev);
+	len = udp4("10.0.0.1", "10.0.0.2", 2, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_GET,
+				      SA_ATTR_PATH_RECORD, NULL), 1);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_to_peer(mem_sent(t->dev, 0));
+}
+
+/* Freeing the link leaves what it joined. */
+static void test_free_leaves(void **state)
+{
+	struct t *t = *state;
+	union fab_gid g;
+
+	bring_up(t);
+	mem_sa_clear(t->dev);
+	ipoib_link_free(t->l, 200);
+	t->l = NULL;
+	mgid4(t, "224.0.0.1", &g);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_DELETE,
+				      SA_ATTR_MCMEMBER_RECORD, &t->bcast), 1);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_DELETE,
+				      SA_ATTR_MCMEMBER_RECORD, &g), 1);
+	assert_false(mem_attached(t->dev, &t->bcast));
+}
+
+/* ---- receive ---------------------------------------------------------------- */
+
+static void test_rx_to_host(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	uint8_t pkt[64], f[64];
+	size_t len;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	len = udp4("10.0.0.2", "10.0.0.1", 7, pkt);
+	from_peer(t, IPOIB_ETH_P_IP, pkt, len);
+	assert_int_equal(t->nrx, 1);
+	assert_int_equal(t->rxlen[0], len);
+	assert_memory_equal(t->rx[0], pkt, len);
+	/* our own multicast looped back is dropped */
+	ipoib_hdr_build(IPOIB_ETH_P_IP, f, IPOIB_HDR_LEN);
+	memcpy(f + IPOIB_HDR_LEN, pkt, len);
+	mem_inject(t->dev, MEM_LID, t->me.qpn, f, len + IPOIB_HDR_LEN);
+	pump(t);
+	assert_int_equal(t->nrx, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_RX_OWN], 1);
+	/* an unknown ethertype is malformed */
+	from_peer(t, 0x1234, pkt, len);
+	assert_int_equal(t->nrx, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_RX_MALFORMED], 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_bcast_join_carrier, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bcast_refused_no_carrier,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listen_groups, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_carrier_port_down_up,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_arp_resolution, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_arp_path_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_arp_answer_own, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_nd_resolution, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_nd_answer_own, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_nd_solicited_node_joined,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sendonly_join, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sendonly_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_host_listen_igmp, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rejoin_on_reregister,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_leaves, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_rx_to_host, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

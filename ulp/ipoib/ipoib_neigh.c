@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Neighbours and paths of the IPoIB link: IP -> 20-byte link address (ARP,
+ * IPv6 ND) -> PathRecord -> address handle, with a few packets waiting per
+ * neighbour while it resolves; answers to ARP requests and Neighbour
+ * Solicitations for our (and proxied) addresses; re-resolution of stale
+ * entries.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric/sa_client.h"
+#include "ulp/ipoib/ipoib_priv.h"
+
+static unsigned int ip_hash(const struct inet_addr *a)
+{
+	uint32_t h = 2166136261u;
+	int i, n = a->family == AF_INET ? 4 : 16;
+
+	for (i = 0; i < n; i++) {
+		h ^= a->raw[i];
+		h *= 16777619u;
+	}
+	return h % NEIGH_HASH;
+}
+
+static struct neigh *neigh_find(struct ipoib_link *l, const struct inet_addr *a)
+{
+	struct neigh *n;
+
+	for (n = l->neigh[ip_hash(a)]; n; n = n->next)
+		if (inet_addr_equal(&n->ip, a))
+			return n;
+	return NULL;
+}
+
+static void ipoib_neigh_free(struct ipoib_link *l, struct neigh *n)
+{
+	struct neigh **pp;
+
+	for (pp = &l->neigh[ip_hash(&n->ip)]; *pp; pp = &(*pp)->next) {
+		if (*pp == n) {
+			*pp = n->next;
+			break;
+		}
+	}
+	fq_drain(&n->q);
+	l->nneigh--;
+	free(n);
+}
+
+/* Flush what waits for a neighbour whose address handle is ready. */
+static void neigh_flush(struct ipoib_link *l, struct neigh *n)
+{
+	struct frame *f;
+
+	while ((f = fq_pop(&n->q))) {
+		ipoib_link_send(l, n->path->ah, n->hw.qpn, 0, f->data, f->len);
+		free(f);
+	}
+}
+
+static void path_done(void *arg, const struct sa_result *res);
+
+static void path_query(struct ipoib_link *l, struct path *p)
+{
+	struct sa_path q;
+
+	memset(&q, 0, sizeof(q));
+	q.dgid = p->dgid;
+	q.sgid = l->pa.gid;
+	q.pkey = l->pkey;
+	q.numb_path = 1;
+	q.reversible = 1;
+	p->st = PATH_QUERYING;
+	l->st.path_queries++;
+	p->req = sa_path_get(l->sa, &q, SA_PR_DGID | SA_PR_SGID | SA_PR_PKEY |
+			     SA_PR_NUMB_PATH | SA_PR_REVERSIBLE, path_done,
+			     p);
+	if (!p->req)
+		p->st = PATH_FAILED;
+}
+
+static struct path *path_get(struct ipoib_link *l, const union fab_gid *dgid)
+{
+	struct path *p;
+
+	for (p = l->paths; p; p = p->next)
+		if (!memcmp(p->dgid.raw, dgid->raw, 16))
+			break;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return NULL;
+		p->l = l;
+		p->dgid = *dgid;
+		p->next = l->paths;
+		l->paths = p;
+	}
+	if (p->st == PATH_NONE || p->st == PATH_FAILED)
+		path_query(l, p);
+	return p;
+}
+
+static void path_done(void *arg, const struct sa_result *res)
+{
+	struct path *p = arg;
+	struct ipoib_link *l = p->l;
+	struct fab_ah_attr aa;
+	unsigned int i;
+	struct neigh *n, *next;
+
+	if (res->err == SA_CLIENT_CANCELLED)
+		return;
+	p->req = 0;
+	if (p->ah) {
+		fab_ah_destroy(p->ah);
+		p->ah = NULL;
+	}
+	if (sa_result_ok(res) && res->nrec) {
+		memset(&aa, 0, sizeof(aa));
+		aa.dlid = res->rec.path[0].dlid;
+		aa.sl = res->rec.path[0].sl;
+		aa.static_rate = res->rec.path[0].rate;
+		p->ah = fab_ah_create(l->dev, &aa);
+	}
+	p->updated = now_s();
+	p->st = p->ah ? PATH_OK : PATH_FAILED;
+	if (!p->ah)
+		l->st.path_failures++;
+	for (i = 0; i < NEIGH_HASH; i++) {
+		for (n = l->neigh[i]; n; n = next) {
+			next = n->next;
+			if (n->path != p)
+				continue;
+			if (p->ah) {
+				neigh_flush(l, n);
+			} else {
+				l->st.drop[IPOIB_DROP_PATH_FAILED] +=
+					fq_drain(&n->q);
+				n->path = NULL;
+			}
+		}
+	}
+}
+
+/* The neighbour learned its link address (ARP, NA or NS with option). */
+static void neigh_set_hw(struct ipoib_link *l, struct neigh *n,
+			 const struct ipoib_addr *hw)
+{
+	if (n->have_hw && !memcmp(n->hw.gid.raw, hw->gid.raw, 16) &&
+	    n->hw.qpn == hw->qpn && n->path) {
+		n->confirmed = now_s();
+		return;
+	}
+	n->hw = *hw;
+	n->have_hw = 1;
+	n->confirmed = now_s();
+	n->probes = 0;
+	n->path = path_get(l, &hw->gid);
+	if (n->path && n->path->st == PATH_OK)
+		neigh_flush(l, n);
+}
+
+static struct neigh *neigh_new(struct ipoib_link *l, const struct inet_addr *a)
+{
+	struct neigh *n, *victim = NULL;
+	unsigned int i;
+
+	if (l->nneigh >= l->cfg.neigh_max) {
+		/* the oldest resolved entry makes room; if every entry is
+		 * still resolving, refuse (fail safe: nothing else is hurt) */
+		for (i = 0; i < NEIGH_HASH; i++)
+			for (n = l->neigh[i]; n; n = n->next)
+				if (n->have_hw &&
+				    (!victim || n->confirmed < victim->confirmed))
+					victim = n;
+		if (!victim)
+			return NULL;
+		ipoib_neigh_free(l, victim);
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->ip = *a;
+	n->created = n->confirmed = now_s();
+	n->next = l->neigh[ip_hash(a)];
+	l->neigh[ip_hash(a)] = n;
+	l->nneigh++;
+	return n;
+}
+
+void ipoib_neigh_solicit(struct ipoib_link *l, struct neigh *n)
+{
+	struct ipoib_addr me;
+	uint8_t buf[128];
+	size_t len;
+
+	ipoib_link_hwaddr(l, &me);
+	n->probes++;
+	n->next_probe = now_s() + 1;
+	if (n->ip.family == AF_INET) {
+		const struct inet_addr *src = ipoib_link_local_addr(l, AF_INET);
+		struct in_addr any = { 0 };
+
+		len = ipoib_arp_build_request(&me, src ? &src->v4 : &any,
+					      &n->ip.v4, buf, sizeof(buf));
+		if (len) {
+			l->st.arp_tx++;
+			ipoib_mcast_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP,
+					 buf, len);
+		}
+	} else {
+		const struct inet_addr *src =
+			ipoib_link_local_addr(l, AF_INET6);
+		struct in6_addr sn;
+		union fab_gid mgid;
+
+		if (!src)
+			return;
+		ipoib_solicited_node(&n->ip.v6, &sn);
+		len = ipoib_nd_build_ns(&src->v6, NULL, &n->ip.v6, &me, buf,
+					sizeof(buf));
+		if (len) {
+			l->st.nd_tx++;
+			ipoib_mcast_mgid6(l, &sn, &mgid);
+			ipoib_mcast_send(l, &mgid, IPOIB_ETH_P_IPV6, buf, len);
+		}
+	}
+}
+
+/* Queue a frame for a neighbour, sending it if the neighbour is ready. */
+void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
+			uint16_t ethertype, const uint8_t *pkt, size_t len)
+{
+	struct neigh *n = neigh_find(l, nh);
+	struct frame *f;
+	time_t t = now_s();
+
+	if (n && n->have_hw && t - n->confirmed > (time_t)l->cfg.neigh_ttl_s) {
+		/* stale: keep using it, ask again (unicast would need the
+		 * path; a broadcast solicit is simpler and as correct) */
+		n->confirmed = t;
+		ipoib_neigh_solicit(l, n);
+	}
+	if (!n) {
+		n = neigh_new(l, nh);
+		if (!n) {
+			drop(l, IPOIB_DROP_NEIGH_TABLE_FULL);
+			return;
+		}
+		ipoib_neigh_solicit(l, n);
+	}
+	if (n->have_hw && n->path && n->path->st == PATH_OK) {
+		ipoib_link_send(l, n->path->ah, n->hw.qpn, ethertype, pkt, len);
+		return;
+	}
+	if (n->have_hw && (!n->path || n->path->st == PATH_FAILED))
+		n->path = path_get(l, &n->hw.gid);
+	if (n->q.n >= NEIGH_QUEUE_MAX || !(f = frame_new(ethertype, pkt, len))) {
+		drop(l, IPOIB_DROP_NEIGH_QUEUE);
+		return;
+	}
+	fq_push(&n->q, f);
+}
+
+int ipoib_link_neigh_hw(struct ipoib_link *l, const struct inet_addr *ip,
+			struct ipoib_addr *hw)
+{
+	struct neigh *n = neigh_find(l, ip);
+
+	if (!n || !n->have_hw)
+		return -1;
+	*hw = n->hw;
+	return 0;
+}
+
+void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct inet_addr *ip)
+{
+	struct neigh *n;
+
+	if (!l->carrier || neigh_find(l, ip))
+		return;
+	n = neigh_new(l, ip);
+	if (n)
+		ipoib_neigh_solicit(l, n);
+	else
+		drop(l, IPOIB_DROP_NEIGH_TABLE_FULL);
+}
+
+void ipoib_neigh_rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
+{
+	struct ipoib_arp arp;
+	struct inet_addr sip, tip;
+	struct ipoib_addr me;
+	struct neigh *n;
+	uint8_t buf[IPOIB_ARP_LEN];
+	size_t blen;
+	int mine;
+
+	if (ipoib_arp_parse(p, len, &arp) != IPOIB_WIRE_OK) {
+		drop(l, IPOIB_DROP_RX_MALFORMED);
+		return;
+	}
+	l->st.arp_rx++;
+	memset(&sip, 0, sizeof(sip));
+	memset(&tip, 0, sizeof(tip));
+	sip.family = tip.family = AF_INET;
+	sip.v4 = arp.spa;
+	tip.v4 = arp.tpa;
+	if (!arp.spa.s_addr) {
+		/* a probe (RFC 5227, or a gateway resolving for others):
+		 * Linux answers it for its own addresses; we answer on the
+		 * broadcast group, which the prober listens to, instead of
+		 * resolving a path to a sender we learn nothing else of */
+		if (arp.op == IPOIB_ARPOP_REQUEST &&
+		    ipoib_link_is_local(l, &tip) && l->carrier) {
+			ipoib_link_hwaddr(l, &me);
+			blen = ipoib_arp_build_reply(&me, &arp.tpa, &arp.sha,
+						     &arp.spa, buf,
+						     sizeof(buf));
+			if (blen) {
+				l->st.arp_tx++;
+				ipoib_mcast_send(l, &l->bcast_mgid,
+						 IPOIB_ETH_P_ARP, buf, blen);
+			}
+		}
+		return;
+	}
+	n = neigh_find(l, &sip);
+	/* ours to answer: one of our addresses, or one we proxy for */
+	mine = ipoib_link_is_local(l, &tip) ||
+	       (arp.op == IPOIB_ARPOP_REQUEST && !inet_addr_equal(&sip, &tip) &&
+		l->ops.proxy && l->ops.proxy(l->arg, &tip));
+	/* as arp_process(): learn the sender if it asks for us, or update
+	 * what we already know (gratuitous ARP included) */
+	if (!n && mine && arp.op == IPOIB_ARPOP_REQUEST)
+		n = neigh_new(l, &sip);
+	if (n)
+		neigh_set_hw(l, n, &arp.sha);
+	if (arp.op == IPOIB_ARPOP_REQUEST && mine && !inet_addr_equal(&sip, &tip)) {
+		ipoib_link_hwaddr(l, &me);
+		blen = ipoib_arp_build_reply(&me, &arp.tpa, &arp.sha,
+					     &arp.spa, buf, sizeof(buf));
+		if (blen) {
+			l->st.arp_tx++;
+			ipoib_neigh_output(l, &sip, IPOIB_ETH_P_ARP, buf, blen);
+		}
+	}
+}
+
+/* Returns 1 if the ND message was ours to take (not for the host). */
+int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
+{
+	struct ipoib_nd nd;
+	struct inet_addr src, tgt;
+	struct ipoib_addr me;
+	struct neigh *n;
+	enum ipoib_wire_err e;
+	uint8_t buf[128], flags;
+	size_t blen;
+
+	e = ipoib_nd_parse(p, len, &nd);
+	if (e == IPOIB_WIRE_NOT_ND)
+		return 0;
+	if (e != IPOIB_WIRE_OK) {
+		drop(l, IPOIB_DROP_RX_MALFORMED);
+		return 1;
+	}
+	if (nd.type != IPOIB_ND_NS && nd.type != IPOIB_ND_NA)
+		return 0;	/* RS/RA/Redirect: the host's business */
+	l->st.nd_rx++;
+	memset(&src, 0, sizeof(src));
+	memset(&tgt, 0, sizeof(tgt));
+	src.family = tgt.family = AF_INET6;
+	src.v6 = nd.ip.src;
+	tgt.v6 = nd.target;
+	if (nd.type == IPOIB_ND_NA) {
+		n = neigh_find(l, &tgt);
+		if (n && nd.has_tlla)
+			neigh_set_hw(l, n, &nd.tlla);
+		return 1;
+	}
+	/* NS: for one of our addresses, or one we proxy for (RFC 4861
+	 * 7.2.8: a proxy's answers do not override) */
+	if (IN6_IS_ADDR_UNSPECIFIED(&nd.ip.src))
+		return 1;	/* DAD: we do not defend, nor proxies */
+	if (ipoib_link_is_local(l, &tgt))
+		flags = IPOIB_NA_FLAG_SOLICITED | IPOIB_NA_FLAG_OVERRIDE;
+	else if (l->ops.proxy && l->ops.proxy(l->arg, &tgt))
+		flags = IPOIB_NA_FLAG_SOLICITED;
+	else
+		return 1;
+	n = neigh_find(l, &src);
+	if (!n)
+		n = neigh_new(l, &src);
+	if (n && nd.has_slla)
+		neigh_set_hw(l, n, &nd.slla);
+	ipoib_link_hwaddr(l, &me);
+	blen = ipoib_nd_build_na(&nd.target, &nd.ip.src, &nd.target, flags,
+				 &me, buf, sizeof(buf));
+	if (blen) {
+		l->st.nd_tx++;
+		ipoib_neigh_output(l, &src, IPOIB_ETH_P_IPV6, buf, blen);
+	}
+	return 1;
+}
+
+void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a)
+{
+	struct ipoib_addr me;
+	uint8_t buf[IPOIB_ARP_LEN];
+	size_t len;
+
+	if (a->family != AF_INET || !l->carrier)
+		return;
+	ipoib_link_hwaddr(l, &me);
+	len = ipoib_arp_build_announce(&me, &a->v4, buf, sizeof(buf));
+	if (len) {
+		l->st.arp_tx++;
+		ipoib_mcast_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP, buf, len);
+	}
+}
+
+void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a)
+{
+	ipoib_neigh_announce(l, a);
+}
+
+void ipoib_neigh_flush_paths(struct ipoib_link *l)
+{
+	struct path *p;
+	struct neigh *n;
+	unsigned int i;
+
+	for (p = l->paths; p; p = p->next) {
+		if (p->req)
+			sa_cancel(l->sa, p->req);
+		p->req = 0;
+		if (p->ah)
+			fab_ah_destroy(p->ah);
+		p->ah = NULL;
+		p->st = PATH_NONE;
+	}
+	/* neighbours keep their link address and ask for a path again on
+	 * their next packet */
+	for (i = 0; i < NEIGH_HASH; i++)
+		for (n = l->neigh[i]; n; n = n->next)
+			n->path = NULL;
+}
+
+/* Once a second: neighbours that never answered are retried, then given
+ * up (with what waited for them). */
+void ipoib_neigh_tick(struct ipoib_link *l, time_t t)
+{
+	struct neigh *n, *next;
+	unsigned int i;
+
+	for (i = 0; i < NEIGH_HASH; i++) {
+		for (n = l->neigh[i]; n; n = next) {
+			next = n->next;
+			if (n->have_hw || t < n->next_probe)
+				continue;
+			if (n->probes >= ARP_RETRIES) {
+				l->st.drop[IPOIB_DROP_NEIGH_FAILED] +=
+					fq_drain(&n->q);
+				ipoib_neigh_free(l, n);
+				continue;
+			}
+			if (l->carrier)
+				ipoib_neigh_solicit(l, n);
+		}
+	}
+}
+
+void ipoib_neigh_free_all(struct ipoib_link *l)
+{
+	struct path *p;
+	unsigned int i;
+
+	for (i = 0; i < NEIGH_HASH; i++)
+		while (l->neigh[i])
+			ipoib_neigh_free(l, l->neigh[i]);
+	while ((p = l->paths)) {
+		l->paths = p->next;
+		if (p->ah)
+			fab_ah_destroy(p->ah);
+		free(p);
+	}
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Private to the IPoIB link: struct ipoib_link and what its files share.
+ *   ipoib_link.c   the link: create/free, carrier, port events, the
+ *                  broadcast group, rx/tx dispatch, the host's hooks
+ *   ipoib_neigh.c  neighbours and paths: the neighbour cache, PathRecords,
+ *                  address handles, ARP/ND, packets waiting for them, ageing
+ *   ipoib_mcast.c  multicast: full and send-only joins, listen groups,
+ *                  rejoins, leaves
+ * Users of the link see only ipoib_link.h.
+ */
+#ifndef IBGW_IPOIB_PRIV_H
+#define IBGW_IPOIB_PRIV_H
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fabric/sa_client.h"
+#include "ulp/ipoib/ipoib_link.h"
+
+#define NEIGH_QUEUE_MAX		3
+#define MC_QUEUE_MAX		64
+#define NEIGH_HASH		256
+#define ARP_RETRIES		3	/* then the neighbour fails */
+#define BACKOFF_MAX_S		16
+#define RX_BATCH		32
+#define FRAME_MAX		(IPOIB_HDR_LEN + 4096)
+#define TX_BATCH		32
+
+struct frame {
+	struct frame *next;
+	size_t len;
+	uint8_t data[];
+};
+
+struct fqueue {
+	struct frame *head, *tail;
+	unsigned int n;
+};
+
+enum mc_state { MC_IDLE, MC_JOINING, MC_JOINED, MC_WAIT };
+
+struct mc {
+	struct ipoib_link *l;	/* the callbacks' way back */
+	union fab_gid mgid;
+	int full;		/* FullMember (we listen), else send-only */
+	enum mc_state st;
+	uint16_t mlid;
+	struct fab_ah *ah;
+	uint32_t req;
+	unsigned int backoff_s;
+	time_t retry_at;
+	int attached;
+	uint8_t js;		/* the port's JoinState the SA answered */
+	int own;		/* joined by the link itself, not the host */
+	struct fqueue q;	/* waiting for a send-only join */
+	struct mc *next;
+};
+
+enum path_state { PATH_NONE, PATH_QUERYING, PATH_OK, PATH_FAILED };
+
+struct path {
+	struct ipoib_link *l;
+	union fab_gid dgid;
+	enum path_state st;
+	uint32_t req;
+	struct fab_ah *ah;
+	time_t updated;
+	struct path *next;
+};
+
+struct neigh {
+	struct inet_addr ip;
+	int have_hw;
+	struct ipoib_addr hw;
+	struct path *path;
+	struct fqueue q;	/* frames waiting for hw + path */
+	time_t created, confirmed;
+	unsigned int probes;
+	time_t next_probe;
+	struct neigh *next;
+};
+
+struct ipoib_link {
+	struct event_base *base;
+	struct fab_dev *dev;
+	struct ipoib_link_cfg cfg;
+	struct ipoib_link_ops ops;
+	void *arg;
+	struct sa_client *sa;
+	struct fab_port_attr pa;
+	uint16_t pkey;		/* with the full bit, as the group's */
+	int pkey_index;
+	struct fab_qp *qp;
+	struct event *rx_ev, *tick_ev;
+	/* broadcast group */
+	struct sa_mcmember bcast;
+	union fab_gid bcast_mgid;
+	int carrier;
+	unsigned int mtu;
+	struct mc *mcs;
+	struct path *paths;
+	struct neigh *neigh[NEIGH_HASH];
+	unsigned int nneigh;
+	struct inet_prefix addrs[16];
+	unsigned int naddrs;
+	struct ipoib_link_stats st;
+	uint16_t icmp_id;
+	/* sends held while the host hands us a burst (ipoib_link_tx_hold) */
+	int tx_hold;
+	unsigned int ntx;
+	struct fab_send_wr txwr[TX_BATCH];
+	uint8_t txbuf[TX_BATCH][FRAME_MAX];
+	uint8_t rxbuf[RX_BATCH][FAB_GRH_LEN + 4096];
+};
+
+static inline void drop(struct ipoib_link *l, enum ipoib_drop d)
+{
+	l->st.drop[d]++;
+}
+
+static inline time_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+static inline struct frame *frame_new(uint16_t ethertype, const uint8_t *pkt,
+				      size_t len)
+{
+	struct frame *f = malloc(sizeof(*f) + IPOIB_HDR_LEN + len);
+
+	if (!f)
+		return NULL;
+	f->next = NULL;
+	f->len = IPOIB_HDR_LEN + len;
+	ipoib_hdr_build(ethertype, f->data, IPOIB_HDR_LEN);
+	memcpy(f->data + IPOIB_HDR_LEN, pkt, len);
+	return f;
+}
+
+static inline void fq_push(struct fqueue *q, struct frame *f)
+{
+	if (q->tail)
+		q->tail->next = f;
+	else
+		q->head = f;
+	q->tail = f;
+	q->n++;
+}
+
+static inline struct frame *fq_pop(struct fqueue *q)
+{
+	struct frame *f = q->head;
+
+	if (f) {
+		q->head = f->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->n--;
+	}
+	return f;
+}
+
+static inline unsigned int fq_drain(struct fqueue *q)
+{
+	struct frame *f;
+	unsigned int n = 0;
+
+	while ((f = fq_pop(q))) {
+		free(f);
+		n++;
+	}
+	return n;
+}
+
+/* ipoib_link.c */
+void ipoib_link_send(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
+		     uint16_t ethertype, const uint8_t *data, size_t len);
+const struct inet_addr *ipoib_link_local_addr(struct ipoib_link *l, int family);
+int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a);
+
+/* ipoib_mcast.c */
+struct mc *ipoib_mcast_find(struct ipoib_link *l, const union fab_gid *mgid);
+void ipoib_mcast_failed(struct ipoib_link *l, struct mc *m);
+void ipoib_mcast_join(struct ipoib_link *l, struct mc *m);
+void ipoib_mcast_send(struct ipoib_link *l, const union fab_gid *mgid,
+		      uint16_t ethertype, const uint8_t *pkt, size_t len);
+void ipoib_mcast_own(struct ipoib_link *l, const union fab_gid *mgid);
+void ipoib_mcast_free(struct ipoib_link *l, struct mc *m, int leave);
+void ipoib_mcast_mgid6(struct ipoib_link *l, const struct in6_addr *g,
+		       union fab_gid *mgid);
+void ipoib_mcast_snoop(struct ipoib_link *l, int family,
+		       const uint8_t *p, size_t len);
+void ipoib_mcast_join_listen(struct ipoib_link *l);
+
+/* ipoib_neigh.c */
+void ipoib_neigh_solicit(struct ipoib_link *l, struct neigh *n);
+void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
+			uint16_t ethertype, const uint8_t *pkt, size_t len);
+void ipoib_neigh_rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len);
+int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len);
+void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a);
+void ipoib_neigh_flush_paths(struct ipoib_link *l);
+void ipoib_neigh_tick(struct ipoib_link *l, time_t t);
+/* Neighbours and paths, at the link's end. */
+void ipoib_neigh_free_all(struct ipoib_link *l);
+
+#endif
