@@ -106,9 +106,6 @@ struct fsw_node {
 	unsigned int npkeys;
 	uint32_t next_qpn;
 	struct fsw_qp *qps;
-	/* SA memberships of the port: MLID and JoinState */
-	struct fsw_mcm { uint16_t mlid; uint8_t join_state; } *mcm;
-	unsigned int nmcm, mcm_cap;
 	uint64_t tx_packets, rx_packets;
 };
 
@@ -152,6 +149,8 @@ int fsw_port_set(struct fsw *sw, struct fsw_node *node, int up);
  * port that is up; returns how many. */
 unsigned int fsw_client_reregister(struct fsw *sw);
 struct fsw_node *fsw_node_find(struct fsw *sw, const char *name);
+/* How many multicast groups the SA has the node's port in. */
+unsigned int fsw_node_groups(const struct fsw *sw, const struct fsw_node *node);
 void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 		   struct fsp_port_info *pi);
 

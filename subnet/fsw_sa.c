@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ibfabricd's subnet manager and subnet administrator: multicast groups
- * and their members, PathRecords, trap subscriptions.
+ * ibfabricd's subnet manager and subnet administrator.  Owns the multicast
+ * groups and their MLIDs, which port is in which group with which
+ * JoinState, PathRecords, InformInfo subscriptions and the traps sent to
+ * them.  Owns no ports: it sees the switch's node table only through
+ * struct fsw_sa_ops (fsw_sa.h), and keeps of a port only its LID and GUID.
  *
  * The SA answers as OpenSM 3.3 does (osm_sa_mcmember_record.c,
  * osm_sa_path_record.c, osm_multicast.c are the behaviour we follow; the
@@ -26,8 +29,9 @@
 #include <string.h>
 
 #include "inet/byteorder.h"
-#include "subnet/fsw.h"
-#include "subnet/fsw_int.h"
+#include "fabric/ib_pkt.h"
+#include "fabric/sa_mad.h"
+#include "subnet/fsw_sa.h"
 #include "subnet/partitions.h"
 
 #define JOIN_MASK	(SA_MCM_MGID | SA_MCM_PORT_GID | SA_MCM_JOIN_STATE)
@@ -38,8 +42,15 @@
 #define RX_STATES	(SA_JOIN_FULL | SA_JOIN_NON)
 #define SUBNET_PREFIX	0xfe80000000000000ull
 
+#define SM_KEY		1	/* OpenSM's default SM_Key */
+#define PORT_RATE	3	/* 10 Gb/s (4x SDR), every port's */
+#define SUBNET_TIMEOUT	18	/* OpenSM's default, PacketLifeTime */
+#define MGID_HASH	16384	/* MGID hash buckets, power of two */
+#define NMLIDS		(FAB_LID_MCAST_MAX - FAB_LID_MCAST_MIN + 1)
+
 struct sa_member {
-	struct fsw_node *node;
+	uint16_t lid;		/* the port's */
+	uint64_t guid;
 	union fab_gid port_gid;
 	uint8_t scope_state;	/* scope << 4 | JoinState */
 	uint8_t proxy;
@@ -55,10 +66,38 @@ struct sa_group {
 };
 
 struct sa_inform {
-	struct fsw_node *node;
+	uint16_t lid;		/* the subscriber's port */
 	uint16_t trap;		/* 0xFFFF: all */
 	uint16_t pkey;
 	struct sa_inform *next;
+};
+
+/* A port's memberships, by LID, so that forwarding asks about one port
+ * without walking a group's members. */
+struct sa_mcm {
+	uint16_t mlid;
+	uint8_t join_state;
+};
+
+struct sa_port_mcms {
+	struct sa_mcm *v;
+	unsigned int n, cap;
+};
+
+struct fsw_sa {
+	const struct prtn_conf *pc;
+	const struct fsw_sa_ops *ops;
+	void *ctx;
+	struct sa_group *hash[MGID_HASH];	/* by MGID */
+	struct sa_group *by_mlid[NMLIDS];
+	unsigned int ngroups;
+	uint16_t mlid_hint;		/* no free MLID below this one */
+	uint32_t mgid_seq;		/* SA-assigned MGIDs */
+	uint32_t psn;
+	uint32_t tid;			/* TIDs of the SM's own Reports */
+	struct sa_inform *informs;	/* trap subscriptions */
+	struct sa_port_mcms *mcms;	/* by LID, nmcms of them */
+	unsigned int nmcms;
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -90,25 +129,25 @@ static unsigned int gid_hash(const union fab_gid *g)
 		h ^= g->raw[i];
 		h *= 16777619u;
 	}
-	return h & (FSW_SA_HASH - 1);
+	return h & (MGID_HASH - 1);
 }
 
 /* index of the P_Key (15-bit match) in a node's table, -1 if absent */
-static int node_pkey(const struct fsw_node *n, uint16_t pkey)
+static int port_pkey(const struct fsw_sa_port *n, uint16_t pkey)
 {
 	return fab_pkey_index(n->pkeys, n->npkeys, pkey);
 }
 
-static int node_has_pkey(const struct fsw_node *n, uint16_t pkey)
+static int port_has_pkey(const struct fsw_sa_port *n, uint16_t pkey)
 {
-	return node_pkey(n, pkey) >= 0;
+	return port_pkey(n, pkey) >= 0;
 }
 
 /* Both ports hold the key and at least one of them as a full member. */
-static int share_this_pkey(const struct fsw_node *a,
-			   const struct fsw_node *b, uint16_t pkey)
+static int share_this_pkey(const struct fsw_sa_port *a,
+			   const struct fsw_sa_port *b, uint16_t pkey)
 {
-	int ia = node_pkey(a, pkey), ib = node_pkey(b, pkey);
+	int ia = port_pkey(a, pkey), ib = port_pkey(b, pkey);
 
 	return ia >= 0 && ib >= 0 &&
 	       ((a->pkeys[ia] | b->pkeys[ib]) & 0x8000);
@@ -124,8 +163,8 @@ static unsigned int pkey_order(uint16_t pkey)
 
 /* A P_Key both share, src's value: the first in OpenSM's map order
  * (h1->h2 in 0xffff and 0x8001 gets 0x8001 from OpenSM). */
-static uint16_t common_pkey(const struct fsw_node *src,
-			    const struct fsw_node *dst)
+static uint16_t common_pkey(const struct fsw_sa_port *src,
+			    const struct fsw_sa_port *dst)
 {
 	unsigned int i;
 	uint16_t best = 0;
@@ -137,7 +176,8 @@ static uint16_t common_pkey(const struct fsw_node *src,
 	return best;
 }
 
-static int ports_share_any(const struct fsw_node *a, const struct fsw_node *b)
+static int ports_share_any(const struct fsw_sa_port *a,
+			   const struct fsw_sa_port *b)
 {
 	return common_pkey(a, b) != 0;
 }
@@ -181,62 +221,107 @@ static int rate_valid(uint8_t rate)
 	return sa_rate_tenths_gbps(rate) != 0;
 }
 
-/* ---- node memberships (for forwarding) ---------------------------------- */
+/* ---- port memberships (for forwarding) ---------------------------------- */
 
-static int node_mcm_find(const struct fsw_node *n, uint16_t mlid)
+static const struct sa_port_mcms *port_mcms(const struct fsw_sa *sa,
+					    uint16_t lid)
+{
+	return lid < sa->nmcms ? &sa->mcms[lid] : NULL;
+}
+
+static int mcm_find(const struct sa_port_mcms *pm, uint16_t mlid)
 {
 	unsigned int i;
 
-	for (i = 0; i < n->nmcm; i++)
-		if (n->mcm[i].mlid == mlid)
+	for (i = 0; pm && i < pm->n; i++)
+		if (pm->v[i].mlid == mlid)
 			return (int)i;
 	return -1;
 }
 
-static int node_mcm_set(struct fsw_node *n, uint16_t mlid, uint8_t join)
+/* The table grows to the highest LID that ever joined: LIDs are dense. */
+static struct sa_port_mcms *port_mcms_grow(struct fsw_sa *sa, uint16_t lid)
 {
-	int i = node_mcm_find(n, mlid);
+	unsigned int n = sa->nmcms, want = n ? n : 64;
+	struct sa_port_mcms *v;
+
+	if (lid < n)
+		return &sa->mcms[lid];
+	while (want <= lid)
+		want *= 2;
+	v = realloc(sa->mcms, want * sizeof(*v));
+	if (!v)
+		return NULL;
+	memset(v + n, 0, (want - n) * sizeof(*v));
+	sa->mcms = v;
+	sa->nmcms = want;
+	return &sa->mcms[lid];
+}
+
+/* The port's JoinState in group mlid becomes join (0: not a member). */
+static int port_mcm_set(struct fsw_sa *sa, uint16_t lid, uint16_t mlid,
+			uint8_t join)
+{
+	struct sa_port_mcms *pm = lid < sa->nmcms ? &sa->mcms[lid] : NULL;
+	int i = mcm_find(pm, mlid);
 
 	if (i >= 0) {
 		if (join)
-			n->mcm[i].join_state = join;
+			pm->v[i].join_state = join;
 		else
-			n->mcm[i] = n->mcm[--n->nmcm];
+			pm->v[i] = pm->v[--pm->n];
 		return 0;
 	}
 	if (!join)
 		return 0;
-	if (n->nmcm == n->mcm_cap) {
-		unsigned int cap = n->mcm_cap ? n->mcm_cap * 2 : 4;
-		struct fsw_mcm *v = realloc(n->mcm, cap * sizeof(*v));
+	pm = port_mcms_grow(sa, lid);
+	if (!pm)
+		return -1;
+	if (pm->n == pm->cap) {
+		unsigned int cap = pm->cap ? pm->cap * 2 : 4;
+		struct sa_mcm *v = realloc(pm->v, cap * sizeof(*v));
 
 		if (!v)
 			return -1;
-		n->mcm = v;
-		n->mcm_cap = cap;
+		pm->v = v;
+		pm->cap = cap;
 	}
-	n->mcm[n->nmcm].mlid = mlid;
-	n->mcm[n->nmcm].join_state = join;
-	n->nmcm++;
+	pm->v[pm->n].mlid = mlid;
+	pm->v[pm->n].join_state = join;
+	pm->n++;
 	return 0;
 }
 
-int fsw_sa_port_receives(const struct fsw_node *n, uint16_t mlid)
+int fsw_sa_port_receives(const struct fsw_sa *sa, uint16_t lid,
+			 uint16_t mlid)
 {
-	int i = node_mcm_find(n, mlid);
+	const struct sa_port_mcms *pm = port_mcms(sa, lid);
+	int i = mcm_find(pm, mlid);
 
-	return i >= 0 && (n->mcm[i].join_state & RX_STATES);
+	return i >= 0 && (pm->v[i].join_state & RX_STATES);
 }
 
-int fsw_sa_mlid_known(const struct fsw *sw, uint16_t mlid)
+unsigned int fsw_sa_port_groups(const struct fsw_sa *sa, uint16_t lid)
+{
+	const struct sa_port_mcms *pm = port_mcms(sa, lid);
+
+	return pm ? pm->n : 0;
+}
+
+int fsw_sa_mlid_known(const struct fsw_sa *sa, uint16_t mlid)
 {
 	return mlid >= FAB_LID_MCAST_MIN && mlid <= FAB_LID_MCAST_MAX &&
-	       sw->sa_by_mlid[mlid - FAB_LID_MCAST_MIN] != NULL;
+	       sa->by_mlid[mlid - FAB_LID_MCAST_MIN] != NULL;
 }
 
 /* ---- traps --------------------------------------------------------------- */
 
-static void send_mad(struct fsw *sw, uint16_t dlid, uint16_t pkey,
+static void count(struct fsw_sa *sa, enum fsw_sa_count what)
+{
+	sa->ops->count(sa->ctx, what);
+}
+
+static void send_mad(struct fsw_sa *sa, uint16_t dlid, uint16_t pkey,
 		     const uint8_t *mad)
 {
 	uint8_t pkt[IB_MAX_PKT];
@@ -246,71 +331,71 @@ static void send_mad(struct fsw *sw, uint16_t dlid, uint16_t pkey,
 	memset(&u, 0, sizeof(u));
 	u.lrh.lnh = IB_LNH_IBA_LOCAL;
 	u.lrh.dlid = dlid;
-	u.lrh.slid = FSW_SM_LID;
+	u.lrh.slid = FSW_SA_LID;
 	u.bth.opcode = IB_OP_UD_SEND_ONLY;
 	u.bth.pkey = pkey;
 	u.bth.destqp = 1;
-	u.bth.psn = sw->sm_psn++ & 0xffffff;
+	u.bth.psn = sa->psn++ & 0xffffff;
 	u.deth.qkey = FAB_QP1_QKEY;
 	u.deth.srcqp = 1;
 	u.payload = mad;
 	u.payload_len = MAD_LEN;
 	len = ib_ud_build(&u, pkt, sizeof(pkt));
 	if (len)
-		fsw_sm_send(sw, pkt, len);
+		sa->ops->send(sa->ctx, pkt, len);
 }
-
-static int node_has_pkey(const struct fsw_node *n, uint16_t pkey);
 
 /*
  * A Report(Notice) to every port subscribed to trap (IBTA 14.2.5.1).
  * Group traps (66, 67) reach only ports in the group's partition
  * (o13-17.1.1, OpenSM's is_access_permitted); pkey 0: no such limit.
  */
-static void send_trap(struct fsw *sw, uint16_t trap, const union fab_gid *gid,
-		      uint16_t pkey)
+static void send_trap(struct fsw_sa *sa, uint16_t trap,
+		      const union fab_gid *gid, uint16_t pkey)
 {
+	struct fsw_sa_port to;
 	struct sa_inform *in;
 	struct sa_notice nt;
 	struct sa_hdr h;
 	uint8_t rec[SA_NOTICE_LEN], mad[MAD_LEN];
 
-	for (in = sw->informs; in; in = in->next) {
+	for (in = sa->informs; in; in = in->next) {
 		if (in->trap != 0xFFFF && in->trap != trap)
 			continue;
-		if (!in->node->port_up ||
-		    (pkey && !node_has_pkey(in->node, pkey)))
+		if (sa->ops->port_by_lid(sa->ctx, in->lid, &to) < 0 ||
+		    !to.up || (pkey && !port_has_pkey(&to, pkey)))
 			continue;
 		memset(&nt, 0, sizeof(nt));
 		nt.is_generic = 1;
 		nt.type = 3;			/* subnet management */
 		nt.producer_type = 4;		/* class manager */
 		nt.trap_number = trap;
-		nt.issuer_lid = FSW_SM_LID;
+		nt.issuer_lid = FSW_SA_LID;
 		memcpy(nt.data_details + 6, gid->raw, 16);
 		nt.issuer_gid.raw[0] = 0xfe;	/* the SM's port */
 		nt.issuer_gid.raw[1] = 0x80;
-		nt.issuer_gid.raw[15] = FSW_SM_LID;
+		nt.issuer_gid.raw[15] = FSW_SA_LID;
 		sa_notice_encode(&nt, rec);
 		memset(&h, 0, sizeof(h));
 		h.mad.base_version = MAD_BASE_VERSION;
 		h.mad.mgmt_class = MAD_CLASS_SUBN_ADM;
 		h.mad.class_version = SA_CLASS_VERSION;
 		h.mad.method = MAD_METHOD_REPORT;
-		h.mad.tid = 0x5300000000000000ull | ++sw->sm_tid;
+		h.mad.tid = 0x5300000000000000ull | ++sa->tid;
 		h.mad.attr_id = SA_ATTR_NOTICE;
 		sa_mad_build(&h, rec, sizeof(rec), mad);
-		send_mad(sw, in->node->lid, in->pkey | 0x8000, mad);
-		sw->stats.sm_traps++;
+		send_mad(sa, in->lid, in->pkey | 0x8000, mad);
+		count(sa, FSW_SA_TRAP_SENT);
 	}
 }
 
-static void drop_informs(struct fsw *sw, const struct fsw_node *n)
+/* The subscriptions of port lid; lid 0 (no port's): every one. */
+static void drop_informs(struct fsw_sa *sa, uint16_t lid)
 {
-	struct sa_inform **pp = &sw->informs, *in;
+	struct sa_inform **pp = &sa->informs, *in;
 
 	while ((in = *pp)) {
-		if (!n || in->node == n) {
+		if (!lid || in->lid == lid) {
 			*pp = in->next;
 			free(in);
 		} else {
@@ -321,40 +406,40 @@ static void drop_informs(struct fsw *sw, const struct fsw_node *n)
 
 /* ---- groups -------------------------------------------------------------- */
 
-static struct sa_group *group_find(struct fsw *sw, const union fab_gid *mgid)
+static struct sa_group *group_find(struct fsw_sa *sa, const union fab_gid *mgid)
 {
 	struct sa_group *g;
 
-	for (g = sw->sa_hash[gid_hash(mgid)]; g; g = g->hnext)
+	for (g = sa->hash[gid_hash(mgid)]; g; g = g->hnext)
 		if (!memcmp(g->rec.mgid.raw, mgid->raw, 16))
 			return g;
 	return NULL;
 }
 
-static uint16_t mlid_alloc(struct fsw *sw, uint16_t want)
+static uint16_t mlid_alloc(struct fsw_sa *sa, uint16_t want)
 {
 	unsigned int i;
 
 	/* a free MLID the request names is used (get_new_mlid) */
 	if (want >= FAB_LID_MCAST_MIN && want <= FAB_LID_MCAST_MAX &&
-	    !sw->sa_by_mlid[want - FAB_LID_MCAST_MIN])
+	    !sa->by_mlid[want - FAB_LID_MCAST_MIN])
 		return want;
 
-	for (i = sw->sa_mlid_hint; i < FSW_MLIDS; i++) {
-		if (!sw->sa_by_mlid[i]) {
-			sw->sa_mlid_hint = (uint16_t)(i + 1);
+	for (i = sa->mlid_hint; i < NMLIDS; i++) {
+		if (!sa->by_mlid[i]) {
+			sa->mlid_hint = (uint16_t)(i + 1);
 			return (uint16_t)(FAB_LID_MCAST_MIN + i);
 		}
 	}
 	return 0;
 }
 
-static struct sa_group *group_new(struct fsw *sw,
+static struct sa_group *group_new(struct fsw_sa *sa,
 				  const struct sa_mcmember *rec)
 {
 	struct sa_group *g;
 	unsigned int h;
-	uint16_t mlid = mlid_alloc(sw, rec->mlid);
+	uint16_t mlid = mlid_alloc(sa, rec->mlid);
 
 	if (!mlid)
 		return NULL;
@@ -368,35 +453,35 @@ static struct sa_group *group_new(struct fsw *sw,
 	g->rec.proxy_join = 0;
 	memset(&g->rec.port_gid, 0, sizeof(g->rec.port_gid));
 	h = gid_hash(&rec->mgid);
-	g->hnext = sw->sa_hash[h];
-	sw->sa_hash[h] = g;
-	sw->sa_by_mlid[mlid - FAB_LID_MCAST_MIN] = g;
-	sw->sa_ngroups++;
+	g->hnext = sa->hash[h];
+	sa->hash[h] = g;
+	sa->by_mlid[mlid - FAB_LID_MCAST_MIN] = g;
+	sa->ngroups++;
 	return g;
 }
 
-static void group_delete(struct fsw *sw, struct sa_group *g)
+static void group_delete(struct fsw_sa *sa, struct sa_group *g)
 {
 	struct sa_group **pp;
 	unsigned int i, idx = g->rec.mlid - FAB_LID_MCAST_MIN;
 
 	for (i = 0; i < g->nm; i++)
-		node_mcm_set(g->m[i].node, g->rec.mlid, 0);
+		port_mcm_set(sa, g->m[i].lid, g->rec.mlid, 0);
 	g->nm = 0;
 	g->full_members = 0;
 	if (g->well_known)
 		return;
-	for (pp = &sw->sa_hash[gid_hash(&g->rec.mgid)]; *pp;
+	for (pp = &sa->hash[gid_hash(&g->rec.mgid)]; *pp;
 	     pp = &(*pp)->hnext) {
 		if (*pp == g) {
 			*pp = g->hnext;
 			break;
 		}
 	}
-	sw->sa_by_mlid[idx] = NULL;
-	if (idx < sw->sa_mlid_hint)
-		sw->sa_mlid_hint = (uint16_t)idx;
-	sw->sa_ngroups--;
+	sa->by_mlid[idx] = NULL;
+	if (idx < sa->mlid_hint)
+		sa->mlid_hint = (uint16_t)idx;
+	sa->ngroups--;
 	free(g->m);
 	free(g);
 }
@@ -406,18 +491,18 @@ static int member_find(const struct sa_group *g, uint64_t port_guid)
 	unsigned int i;
 
 	for (i = 0; i < g->nm; i++)
-		if (g->m[i].node->port_guid == port_guid)
+		if (g->m[i].guid == port_guid)
 			return (int)i;
 	return -1;
 }
 
 /* osm_mgrp_add_port(): JoinState bits accumulate; returns the member */
-static struct sa_member *member_add(struct fsw *sw, struct sa_group *g,
-				    struct fsw_node *n,
+static struct sa_member *member_add(struct fsw_sa *sa, struct sa_group *g,
+				    const struct fsw_sa_port *n,
 				    const union fab_gid *port_gid,
 				    uint8_t scope_state, int proxy)
 {
-	int i = member_find(g, n->port_guid);
+	int i = member_find(g, n->guid);
 	uint8_t prev = 0, join = scope_state & 0xf;
 	struct sa_member *m;
 
@@ -438,20 +523,21 @@ static struct sa_member *member_add(struct fsw *sw, struct sa_group *g,
 		}
 		m = &g->m[g->nm];
 		memset(m, 0, sizeof(*m));
-		m->node = n;
+		m->lid = n->lid;
+		m->guid = n->guid;
 		m->port_gid = *port_gid;
 		m->scope_state = scope_state;
 		m->proxy = (uint8_t)proxy;
 		g->nm++;
 	}
-	if (node_mcm_set(n, g->rec.mlid, m->scope_state & 0xf) < 0) {
+	if (port_mcm_set(sa, n->lid, g->rec.mlid, m->scope_state & 0xf) < 0) {
 		if (i < 0)
 			g->nm--;
 		return NULL;
 	}
 	if ((join & FULL_STATES) && !(prev & FULL_STATES) &&
 	    ++g->full_members == 1)
-		send_trap(sw, SA_TRAP_MCG_CREATED, &g->rec.mgid, g->rec.pkey);
+		send_trap(sa, SA_TRAP_MCG_CREATED, &g->rec.mgid, g->rec.pkey);
 	return m;
 }
 
@@ -460,7 +546,7 @@ static struct sa_member *member_add(struct fsw *sw, struct sa_group *g,
  * what the port keeps.  Returns 1 if the group was emptied (deleted, or
  * for a well-known group cleared).
  */
-static int member_remove(struct fsw *sw, struct sa_group *g, unsigned int i,
+static int member_remove(struct fsw_sa *sa, struct sa_group *g, unsigned int i,
 			 uint8_t join, uint8_t *scope_state)
 {
 	struct sa_member *m = &g->m[i];
@@ -472,10 +558,10 @@ static int member_remove(struct fsw *sw, struct sa_group *g, unsigned int i,
 	    (nw && (g->full_members > (old & SA_JOIN_FULL) ? 1 : 0))) {
 		m->scope_state = (uint8_t)((m->scope_state & 0xf0) | nw);
 		*scope_state = m->scope_state;
-		node_mcm_set(m->node, g->rec.mlid, nw);
+		port_mcm_set(sa, m->lid, g->rec.mlid, nw);
 	} else {
 		*scope_state = m->scope_state & 0xf0;
-		node_mcm_set(m->node, g->rec.mlid, 0);
+		port_mcm_set(sa, m->lid, g->rec.mlid, 0);
 		g->m[i] = g->m[--g->nm];
 		/* the port is gone, whatever bits it still had: OpenSM keeps
 		 * counting a removed SendOnlyFullMember as a full member and
@@ -484,60 +570,63 @@ static int member_remove(struct fsw *sw, struct sa_group *g, unsigned int i,
 	}
 	if ((old & FULL_STATES) && !(nw & FULL_STATES) &&
 	    --g->full_members == 0) {
-		send_trap(sw, SA_TRAP_MCG_DELETED, &mgid, pkey);
-		group_delete(sw, g);
+		send_trap(sa, SA_TRAP_MCG_DELETED, &mgid, pkey);
+		group_delete(sa, g);
 		return 1;
 	}
 	return 0;
 }
 
-static void port_leave_all(struct fsw *sw, struct fsw_node *n)
+static void port_leave_all(struct fsw_sa *sa, const struct fsw_sa_port *n)
 {
+	struct sa_port_mcms *pm = n->lid < sa->nmcms ? &sa->mcms[n->lid] :
+			      NULL;
 	uint8_t ss;
 
-	while (n->nmcm) {
-		struct sa_group *g = sw->sa_by_mlid[n->mcm[0].mlid -
-						    FAB_LID_MCAST_MIN];
-		int i = g ? member_find(g, n->port_guid) : -1;
+	while (pm && pm->n) {
+		struct sa_group *g = sa->by_mlid[pm->v[0].mlid -
+						 FAB_LID_MCAST_MIN];
+		int i = g ? member_find(g, n->guid) : -1;
 
 		if (i < 0) {	/* cannot happen; keep the loop finite */
-			n->mcm[0] = n->mcm[--n->nmcm];
+			pm->v[0] = pm->v[--pm->n];
 			continue;
 		}
-		member_remove(sw, g, (unsigned int)i, 0xf, &ss);
+		member_remove(sa, g, (unsigned int)i, 0xf, &ss);
 	}
 }
 
-void fsw_sa_port_gone(struct fsw *sw, struct fsw_node *n)
+void fsw_sa_port_gone(struct fsw_sa *sa, uint16_t lid)
 {
-	union fab_gid gid;
+	struct fsw_sa_port n;
 
-	port_leave_all(sw, n);
-	drop_informs(sw, n);
-	fsw_node_gid(n, &gid);
-	send_trap(sw, SA_TRAP_GID_OUT_OF_SERVICE, &gid, 0);
+	if (sa->ops->port_by_lid(sa->ctx, lid, &n) < 0)
+		return;
+	port_leave_all(sa, &n);
+	drop_informs(sa, lid);
+	send_trap(sa, SA_TRAP_GID_OUT_OF_SERVICE, &n.gid, 0);
 }
 
-void fsw_sa_port_up(struct fsw *sw, struct fsw_node *n)
+void fsw_sa_port_up(struct fsw_sa *sa, uint16_t lid)
 {
-	union fab_gid gid;
+	struct fsw_sa_port n;
 
-	fsw_node_gid(n, &gid);
-	send_trap(sw, SA_TRAP_GID_IN_SERVICE, &gid, 0);
+	if (sa->ops->port_by_lid(sa->ctx, lid, &n) == 0)
+		send_trap(sa, SA_TRAP_GID_IN_SERVICE, &n.gid, 0);
 }
 
-void fsw_sa_forget_all(struct fsw *sw)
+void fsw_sa_forget_all(struct fsw_sa *sa)
 {
 	unsigned int i;
 
-	for (i = 0; i < FSW_MLIDS; i++)
-		if (sw->sa_by_mlid[i])
-			group_delete(sw, sw->sa_by_mlid[i]);
-	drop_informs(sw, NULL);
+	for (i = 0; i < NMLIDS; i++)
+		if (sa->by_mlid[i])
+			group_delete(sa, sa->by_mlid[i]);
+	drop_informs(sa, 0);
 }
 
 /* The well-known groups of partitions.conf, as osm_prtn_add_mcgroup(). */
-static int add_well_known(struct fsw *sw, const struct prtn *p,
+static int add_well_known(struct fsw_sa *sa, const struct prtn *p,
 			  const uint8_t *mgid_raw, uint8_t scope, uint8_t mtu,
 			  uint8_t rate, uint8_t sl, uint32_t qkey,
 			  uint8_t tclass, uint32_t flow)
@@ -548,19 +637,19 @@ static int add_well_known(struct fsw *sw, const struct prtn *p,
 	memset(&r, 0, sizeof(r));	/* MLID 0: the next free one */
 	memcpy(r.mgid.raw, mgid_raw, 16);
 	r.mgid.raw[1] = (uint8_t)((r.mgid.raw[1] & 0xf0) | (scope & 0xf));
-	if (group_find(sw, &r.mgid))
+	if (group_find(sa, &r.mgid))
 		return 0;
 	r.qkey = qkey;
 	r.mtu = mtu;
 	r.tclass = tclass;
 	r.pkey = p->pkey | 0x8000;
 	r.rate = rate;
-	r.life = FSW_SUBNET_TIMEOUT;
+	r.life = SUBNET_TIMEOUT;
 	r.sl = sl;
 	r.flow_label = flow;
 	r.hop_limit = scope == 2 ? 0 : 0xff;
 	r.scope = scope;
-	g = group_new(sw, &r);
+	g = group_new(sa, &r);
 	if (!g)
 		return -1;
 	g->rec.join_state = SA_JOIN_FULL;
@@ -568,9 +657,9 @@ static int add_well_known(struct fsw *sw, const struct prtn *p,
 	return 0;
 }
 
-int fsw_sa_init(struct fsw *sw)
+static int add_all_well_known(struct fsw_sa *sa)
 {
-	const struct prtn_conf *pc = sw->pc;
+	const struct prtn_conf *pc = sa->pc;
 	size_t i, k;
 	uint8_t s;
 
@@ -584,7 +673,7 @@ int fsw_sa_init(struct fsw *sw)
 			if (!p->ipoib || !(p->scope_mask & (1u << s)))
 				continue;
 			sa_ipoib_bcast_mgid(p->pkey, s, &mgid);
-			if (add_well_known(sw, p, mgid.raw, s, p->mtu,
+			if (add_well_known(sa, p, mgid.raw, s, p->mtu,
 					   p->rate, p->sl, p->qkey,
 					   p->tclass, p->flow_label) < 0)
 				return -1;
@@ -595,7 +684,7 @@ int fsw_sa_init(struct fsw *sw)
 			for (s = 0; s < 16; s++) {
 				if (!(m->scope_mask & (1u << s)))
 					continue;
-				if (add_well_known(sw, p, m->mgid, s, m->mtu,
+				if (add_well_known(sa, p, m->mgid, s, m->mtu,
 						   m->rate, m->sl, m->qkey,
 						   m->tclass,
 						   m->flow_label) < 0)
@@ -606,21 +695,42 @@ int fsw_sa_init(struct fsw *sw)
 	return 0;
 }
 
-void fsw_sa_free(struct fsw *sw)
+struct fsw_sa *fsw_sa_new(const struct prtn_conf *pc,
+			  const struct fsw_sa_ops *ops, void *ctx)
+{
+	struct fsw_sa *sa = calloc(1, sizeof(*sa));
+
+	if (!sa)
+		return NULL;
+	sa->pc = pc;
+	sa->ops = ops;
+	sa->ctx = ctx;
+	if (add_all_well_known(sa) < 0) {
+		fsw_sa_free(sa);
+		return NULL;
+	}
+	return sa;
+}
+
+void fsw_sa_free(struct fsw_sa *sa)
 {
 	unsigned int i;
 
-	for (i = 0; i < FSW_MLIDS; i++) {
-		struct sa_group *g = sw->sa_by_mlid[i];
+	if (!sa)
+		return;
+	for (i = 0; i < NMLIDS; i++) {
+		struct sa_group *g = sa->by_mlid[i];
 
 		if (g) {
 			free(g->m);
 			free(g);
 		}
-		sw->sa_by_mlid[i] = NULL;
 	}
-	memset(sw->sa_hash, 0, sizeof(sw->sa_hash));
-	drop_informs(sw, NULL);
+	drop_informs(sa, 0);
+	for (i = 0; i < sa->nmcms; i++)
+		free(sa->mcms[i].v);
+	free(sa->mcms);
+	free(sa);
 }
 
 /* ---- responses ----------------------------------------------------------- */
@@ -629,7 +739,7 @@ struct sa_req {
 	const struct ib_ud *u;
 	const uint8_t *mad;
 	struct sa_hdr h;
-	struct fsw_node *requester;
+	struct fsw_sa_port requester;
 };
 
 /*
@@ -637,7 +747,7 @@ struct sa_req {
  * status; nrec records of rec_len bytes, or on error the request's own
  * data echoed (as osm_sa_send_error does).
  */
-static void respond(struct fsw *sw, const struct sa_req *rq, uint16_t status,
+static void respond(struct fsw_sa *sa, const struct sa_req *rq, uint16_t status,
 		    const uint8_t *recs, size_t rec_len, unsigned int nrec)
 {
 	uint8_t mad[MAD_LEN];
@@ -665,16 +775,16 @@ static void respond(struct fsw *sw, const struct sa_req *rq, uint16_t status,
 	sa_hdr_encode(&h, mad);
 	/* the SM's port is a full member of every partition: it answers
 	 * with the full key, so a limited member still hears it */
-	send_mad(sw, rq->u->lrh.slid, rq->u->bth.pkey | 0x8000, mad);
-	sw->stats.sa_requests++;
+	send_mad(sa, rq->u->lrh.slid, rq->u->bth.pkey | 0x8000, mad);
+	count(sa, FSW_SA_ANSWERED);
 	if (status)
-		sw->stats.sa_errors++;
+		count(sa, FSW_SA_ANSWERED_ERR);
 }
 
-static void respond_err(struct fsw *sw, const struct sa_req *rq,
+static void respond_err(struct fsw_sa *sa, const struct sa_req *rq,
 			uint16_t status)
 {
-	respond(sw, rq, status, NULL, 0, 0);
+	respond(sa, rq, status, NULL, 0, 0);
 }
 
 /* Records collected for Get/GetTable; as many as one MAD holds. */
@@ -704,15 +814,15 @@ static uint8_t *recs_add(struct sa_recs *r)
 }
 
 /* osm_sa_respond(): Get wants exactly one record */
-static void respond_recs(struct fsw *sw, const struct sa_req *rq,
+static void respond_recs(struct fsw_sa *sa, const struct sa_req *rq,
 			 const struct sa_recs *r)
 {
 	if (rq->h.mad.method == MAD_METHOD_GET && r->total == 0)
-		respond_err(sw, rq, SA_STATUS_NO_RECORDS);
+		respond_err(sa, rq, SA_STATUS_NO_RECORDS);
 	else if (rq->h.mad.method == MAD_METHOD_GET && r->total > 1)
-		respond_err(sw, rq, SA_STATUS_TOO_MANY_RECORDS);
+		respond_err(sa, rq, SA_STATUS_TOO_MANY_RECORDS);
 	else
-		respond(sw, rq, 0, r->buf, r->rec_len, r->n);
+		respond(sa, rq, 0, r->buf, r->rec_len, r->n);
 }
 
 /* ---- MCMemberRecord ------------------------------------------------------ */
@@ -765,11 +875,11 @@ static int sel_fields_match(uint64_t mask, const struct sa_mcmember *q,
 	return 1;
 }
 
-/* mgrp_request_is_realizable(): MTU and rate of a new group */
-static int realizable(const struct fsw *sw, uint64_t mask,
-		      struct sa_mcmember *r)
+/* mgrp_request_is_realizable(): MTU and rate of a new group, for a port
+ * of MTU port_mtu */
+static int realizable(uint8_t port_mtu, uint64_t mask, struct sa_mcmember *r)
 {
-	uint8_t port_mtu = sw->port_mtu, port_rate = FSW_PORT_RATE;
+	uint8_t port_rate = PORT_RATE;
 	uint8_t sel;
 
 	if (!(mask & SA_MCM_MTU) || !(mask & SA_MCM_MTU_SEL) ||
@@ -825,8 +935,8 @@ static int mgid_valid(const union fab_gid *g)
 }
 
 /* mcmr_rcv_create_new_mgrp(); returns a status, the group in *out */
-static uint16_t create_group(struct fsw *sw, uint64_t mask,
-			     const struct sa_mcmember *q,
+static uint16_t create_group(struct fsw_sa *sa, uint64_t mask,
+			     const struct sa_mcmember *q, uint8_t port_mtu,
 			     struct sa_group **out)
 {
 	struct sa_mcmember r = *q;
@@ -844,12 +954,12 @@ static uint16_t create_group(struct fsw *sw, uint64_t mask,
 		r.mgid.raw[4] = 0xfe;	/* the subnet prefix fe80:: */
 		r.mgid.raw[5] = 0x80;
 		for (tries = 0; tries < 1000; tries++) {
-			seq = ++sw->sa_mgid_seq;
+			seq = ++sa->mgid_seq;
 			r.mgid.raw[12] = (uint8_t)(seq >> 24);
 			r.mgid.raw[13] = (uint8_t)(seq >> 16);
 			r.mgid.raw[14] = (uint8_t)(seq >> 8);
 			r.mgid.raw[15] = (uint8_t)seq;
-			if (!group_find(sw, &r.mgid))
+			if (!group_find(sa, &r.mgid))
 				break;
 		}
 		if (tries == 1000)
@@ -869,27 +979,27 @@ static uint16_t create_group(struct fsw *sw, uint64_t mask,
 			bc.raw[4] = q->mgid.raw[4];
 			bc.raw[5] = q->mgid.raw[5];
 			if (sig != 0x401b || memcmp(bc.raw, q->mgid.raw, 16)) {
-				b = group_find(sw, &bc);
+				b = group_find(sa, &bc);
 				if (!b || !other_fields_match(mask, q, &b->rec))
 					return SA_STATUS_REQ_INVALID;
 			}
 		}
 	}
-	if (!realizable(sw, mask, &r))
+	if (!realizable(port_mtu, mask, &r))
 		return SA_STATUS_REQ_INVALID;
 	r.scope = q->scope;
-	*out = group_new(sw, &r);
+	*out = group_new(sa, &r);
 	if (!*out)
 		return SA_STATUS_NO_RESOURCES;
 	(*out)->rec.join_state = q->join_state;
 	return 0;
 }
 
-static void mcm_join(struct fsw *sw, const struct sa_req *rq,
+static void mcm_join(struct fsw_sa *sa, const struct sa_req *rq,
 		     struct sa_mcmember *q)
 {
 	uint64_t mask = rq->h.comp_mask;
-	struct fsw_node *port;
+	struct fsw_sa_port port;
 	struct sa_group *g;
 	struct sa_member *m;
 	struct sa_mcmember resp;
@@ -897,70 +1007,70 @@ static void mcm_join(struct fsw *sw, const struct sa_req *rq,
 	int proxy, is_new = 0, i;
 	uint16_t st;
 
-	sw->stats.sa_joins++;
+	count(sa, FSW_SA_JOIN);
 	if (gid_prefix(&q->port_gid) != SUBNET_PREFIX) {
-		respond_err(sw, rq, SA_STATUS_INVALID_GID);
+		respond_err(sa, rq, SA_STATUS_INVALID_GID);
 		return;
 	}
-	port = fsw_node_by_guid(sw, gid_guid(&q->port_gid));
-	if (!port) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+	if (sa->ops->port_by_guid(sa->ctx, gid_guid(&q->port_gid),
+				  &port) < 0) {
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
-	proxy = port != rq->requester;
-	if (proxy && !ports_share_any(port, rq->requester)) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+	proxy = port.lid != rq->requester.lid;
+	if (proxy && !ports_share_any(&port, &rq->requester)) {
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	if ((mask & SA_MCM_PKEY) && !(q->pkey & 0x7fff)) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
-	g = group_find(sw, &q->mgid);
+	g = group_find(sa, &q->mgid);
 	if (!g) {
 		if (!(q->join_state & FULL_STATES)) {
-			respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+			respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 			return;
 		}
 		if ((mask & CREATE_MASK) != CREATE_MASK) {
-			respond_err(sw, rq, SA_STATUS_INSUFFICIENT_COMPS);
+			respond_err(sa, rq, SA_STATUS_INSUFFICIENT_COMPS);
 			return;
 		}
-		st = create_group(sw, mask, q, &g);
+		st = create_group(sa, mask, q, port.mtu, &g);
 		if (st) {
-			respond_err(sw, rq, st);
+			respond_err(sa, rq, st);
 			return;
 		}
 		is_new = 1;
 	} else if (!other_fields_match(mask, q, &g->rec)) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	if (!sel_fields_match(mask, q, &g->rec) ||
-	    sw->port_mtu < g->rec.mtu ||
-	    rate_cmp(FSW_PORT_RATE, g->rec.rate) < 0 || !q->join_state ||
-	    !node_has_pkey(port, g->rec.pkey)) {
+	    port.mtu < g->rec.mtu ||
+	    rate_cmp(PORT_RATE, g->rec.rate) < 0 || !q->join_state ||
+	    !port_has_pkey(&port, g->rec.pkey)) {
 		if (is_new)
-			group_delete(sw, g);
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+			group_delete(sa, g);
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	/* validate_modify(): only the port itself, or a proxy in the
 	 * group's partition, may change an existing membership */
-	i = member_find(g, port->port_guid);
+	i = member_find(g, port.guid);
 	if (!is_new && i >= 0 &&
-	    (g->m[i].proxy ? !node_has_pkey(rq->requester, g->rec.pkey)
-			   : rq->requester != port)) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+	    (g->m[i].proxy ? !port_has_pkey(&rq->requester, g->rec.pkey)
+			   : rq->requester.lid != port.lid)) {
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	/* the port's record takes the group's scope (copy_from_create_mc_rec) */
-	m = member_add(sw, g, port, &q->port_gid,
+	m = member_add(sa, g, &port, &q->port_gid,
 		       (uint8_t)(g->rec.scope << 4 | q->join_state), proxy);
 	if (!m) {
 		if (is_new)
-			group_delete(sw, g);
-		respond_err(sw, rq, SA_STATUS_NO_RESOURCES);
+			group_delete(sa, g);
+		respond_err(sa, rq, SA_STATUS_NO_RESOURCES);
 		return;
 	}
 	resp = *q;
@@ -979,10 +1089,10 @@ static void mcm_join(struct fsw *sw, const struct sa_req *rq,
 	resp.scope = m->scope_state >> 4;
 	resp.join_state = m->scope_state & 0xf;
 	sa_mcmember_encode(&resp, rec);
-	respond(sw, rq, 0, rec, sizeof(rec), 1);
+	respond(sa, rq, 0, rec, sizeof(rec), 1);
 }
 
-static void mcm_leave(struct fsw *sw, const struct sa_req *rq,
+static void mcm_leave(struct fsw_sa *sa, const struct sa_req *rq,
 		      struct sa_mcmember *q)
 {
 	struct sa_group *g;
@@ -991,15 +1101,15 @@ static void mcm_leave(struct fsw *sw, const struct sa_req *rq,
 	uint8_t rec[SA_MCMEMBER_LEN], ss;
 	int i;
 
-	sw->stats.sa_leaves++;
+	count(sa, FSW_SA_LEAVE);
 	if (gid_prefix(&q->port_gid) != SUBNET_PREFIX) {
-		respond_err(sw, rq, SA_STATUS_INVALID_GID);
+		respond_err(sa, rq, SA_STATUS_INVALID_GID);
 		return;
 	}
-	g = group_find(sw, &q->mgid);
+	g = group_find(sa, &q->mgid);
 	i = g ? member_find(g, gid_guid(&q->port_gid)) : -1;
 	if (i < 0) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	m = &g->m[i];
@@ -1007,18 +1117,18 @@ static void mcm_leave(struct fsw *sw, const struct sa_req *rq,
 	 * (ProxyJoin) a port of the group's partition */
 	if (!(q->join_state & m->scope_state & 0xf) ||
 	    (q->join_state & ~m->scope_state & 0xf) ||
-	    (m->proxy ? !node_has_pkey(rq->requester, g->rec.pkey)
-		      : rq->requester != m->node)) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+	    (m->proxy ? !port_has_pkey(&rq->requester, g->rec.pkey)
+		      : rq->requester.lid != m->lid)) {
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
-	member_remove(sw, g, (unsigned int)i, q->join_state, &ss);
+	member_remove(sa, g, (unsigned int)i, q->join_state, &ss);
 	resp = *q;
 	resp.scope = ss >> 4;
 	resp.join_state = ss & 0xf;
 	resp.mtu_sel = resp.rate_sel = resp.life_sel = SA_SEL_EQ;
 	sa_mcmember_encode(&resp, rec);
-	respond(sw, rq, 0, rec, sizeof(rec), 1);
+	respond(sa, rq, 0, rec, sizeof(rec), 1);
 }
 
 /* mcmr_by_comp_mask() for one group */
@@ -1039,7 +1149,7 @@ static void mcm_match(const struct sa_req *rq, const struct sa_mcmember *q,
 		return;
 	if ((mask & SA_MCM_MLID) && q->mlid != g->rec.mlid)
 		return;
-	if (!node_has_pkey(rq->requester, g->rec.pkey))
+	if (!port_has_pkey(&rq->requester, g->rec.pkey))
 		return;
 	if (!other_fields_match(mask, q, &g->rec))
 		return;
@@ -1094,29 +1204,29 @@ static void mcm_match(const struct sa_req *rq, const struct sa_mcmember *q,
 		sa_mcmember_encode(&r, p);
 }
 
-static void mcm_query(struct fsw *sw, const struct sa_req *rq,
+static void mcm_query(struct fsw_sa *sa, const struct sa_req *rq,
 		      const struct sa_mcmember *q)
 {
-	int trusted = rq->h.sm_key == FSW_SM_KEY;
+	int trusted = rq->h.sm_key == SM_KEY;
 	struct sa_recs out;
 	unsigned int i;
 
 	recs_init(&out, SA_MCMEMBER_LEN);
 	if (rq->h.comp_mask & SA_MCM_MGID) {
-		struct sa_group *g = group_find(sw, &q->mgid);
+		struct sa_group *g = group_find(sa, &q->mgid);
 
 		if (g)
 			mcm_match(rq, q, trusted, g, &out);
 	} else {
-		for (i = 0; i < FSW_MLIDS; i++)
-			if (sw->sa_by_mlid[i])
-				mcm_match(rq, q, trusted, sw->sa_by_mlid[i],
+		for (i = 0; i < NMLIDS; i++)
+			if (sa->by_mlid[i])
+				mcm_match(rq, q, trusted, sa->by_mlid[i],
 					  &out);
 	}
-	respond_recs(sw, rq, &out);
+	respond_recs(sa, rq, &out);
 }
 
-static void sa_mcmember(struct fsw *sw, const struct sa_req *rq,
+static void sa_mcmember(struct fsw_sa *sa, const struct sa_req *rq,
 			const uint8_t *recp)
 {
 	uint64_t mask = rq->h.comp_mask;
@@ -1126,43 +1236,44 @@ static void sa_mcmember(struct fsw *sw, const struct sa_req *rq,
 	sa_mcmember_decode(recp, &q);
 	if (m != MAD_METHOD_SET && m != MAD_METHOD_DELETE &&
 	    m != MAD_METHOD_GET && m != MAD_METHOD_GET_TABLE) {
-		respond_err(sw, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		respond_err(sa, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
 		return;
 	}
 	if ((m == MAD_METHOD_SET || m == MAD_METHOD_DELETE) &&
 	    (mask & JOIN_MASK) != JOIN_MASK) {
-		respond_err(sw, rq, SA_STATUS_INSUFFICIENT_COMPS);
+		respond_err(sa, rq, SA_STATUS_INSUFFICIENT_COMPS);
 		return;
 	}
 	if (((mask & SA_MCM_RATE_SEL) && (mask & SA_MCM_RATE) &&
 	     !rate_valid(q.rate)) ||
 	    ((mask & SA_MCM_MTU_SEL) && (mask & SA_MCM_MTU) &&
 	     !mtu_valid(q.mtu))) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	if (m == MAD_METHOD_SET)
-		mcm_join(sw, rq, &q);
+		mcm_join(sa, rq, &q);
 	else if (m == MAD_METHOD_DELETE)
-		mcm_leave(sw, rq, &q);
+		mcm_leave(sa, rq, &q);
 	else
-		mcm_query(sw, rq, &q);
+		mcm_query(sa, rq, &q);
 }
 
 /* ---- PathRecord ---------------------------------------------------------- */
 
 /* The path from src to dst as OpenSM computes it (pr_rcv_get_path_parms,
  * pr_rcv_build_pr) for one switch hop; 0, or -1 when there is none. */
-static int path_compute(struct fsw *sw, const struct fsw_node *src,
-			const struct fsw_node *dst, uint64_t mask,
+static int path_compute(struct fsw_sa *sa, const struct fsw_sa_port *src,
+			const struct fsw_sa_port *dst, uint64_t mask,
 			const struct sa_path *q, struct sa_path *r)
 {
 	const struct prtn *pt;
-	uint8_t mtu = sw->port_mtu, rate = FSW_PORT_RATE;
-	uint8_t life = FSW_SUBNET_TIMEOUT;
+	uint8_t mtu = src->mtu < dst->mtu ? src->mtu : dst->mtu;
+	uint8_t rate = PORT_RATE;
+	uint8_t life = SUBNET_TIMEOUT;
 	uint16_t pkey;
 
-	if (!src->port_up || !dst->port_up)
+	if (!src->up || !dst->up)
 		return -1;
 	if ((mask & SA_PR_MTU_SEL) && (mask & SA_PR_MTU)) {
 		switch (q->mtu_sel) {
@@ -1217,10 +1328,10 @@ static int path_compute(struct fsw *sw, const struct fsw_node *src,
 		if (!pkey)
 			return -1;
 	}
-	pt = prtn_conf_find(sw->pc, pkey & 0x7fff);
+	pt = prtn_conf_find(sa->pc, pkey & 0x7fff);
 	memset(r, 0, sizeof(*r));
-	fsw_node_gid(dst, &r->dgid);
-	fsw_node_gid(src, &r->sgid);
+	r->dgid = dst->gid;
+	r->sgid = src->gid;
 	r->dlid = dst->lid;
 	r->slid = src->lid;
 	r->raw_traffic = 0;
@@ -1231,16 +1342,60 @@ static int path_compute(struct fsw *sw, const struct fsw_node *src,
 	r->mtu_sel = r->rate_sel = r->life_sel = SA_SEL_EQ;
 	r->mtu = mtu;
 	r->rate = rate;
-	r->life = src == dst ? 0 : life;	/* loopback: 0 */
+	r->life = src->lid == dst->lid ? 0 : life;	/* loopback: 0 */
 	r->reversible = 1;
 	return 0;
 }
 
-static void sa_path(struct fsw *sw, const struct sa_req *rq,
+/* The i-th port at one end of a query: the one given, else every port
+ * (pr_process_half/all); 0, or -1 past the last. */
+static int path_end(struct fsw_sa *sa, const struct fsw_sa_port *given,
+		    unsigned int i, struct fsw_sa_port *p)
+{
+	if (!given)
+		return sa->ops->port_at(sa->ctx, i, p);
+	if (i)
+		return -1;
+	*p = *given;
+	return 0;
+}
+
+/*
+ * osm_pr_get_end_points() for one end, by GID and LID as the mask says:
+ * 1 with the port in *p, 0 when neither is given, -1 when a port named
+ * does not exist (no records), -2 when GID and LID name two ports.
+ */
+static int path_end_find(struct fsw_sa *sa, uint64_t mask, uint64_t gid_bit,
+			 const union fab_gid *gid, uint64_t lid_bit,
+			 uint16_t lid, struct fsw_sa_port *p)
+{
+	struct fsw_sa_port n;
+	int found = 0;
+
+	if (mask & gid_bit) {
+		/* multicast DGIDs are not answered here */
+		if (gid_prefix(gid) != SUBNET_PREFIX ||
+		    sa->ops->port_by_guid(sa->ctx, gid_guid(gid), p) < 0)
+			return -1;
+		found = 1;
+	}
+	if (mask & lid_bit) {
+		if (sa->ops->port_by_lid(sa->ctx, lid, &n) < 0)
+			return -1;
+		if (found && p->lid != n.lid)
+			return -2;
+		*p = n;
+		found = 1;
+	}
+	return found;
+}
+
+static void sa_path(struct fsw_sa *sa, const struct sa_req *rq,
 		    const uint8_t *recp)
 {
 	uint64_t mask = rq->h.comp_mask;
-	struct fsw_node *src = NULL, *dst = NULL, *n;
+	struct fsw_sa_port src, dst, a, b;
+	int has_src, has_dst;
 	struct sa_path q, r;
 	struct sa_recs out;
 	unsigned int i, k;
@@ -1248,70 +1403,43 @@ static void sa_path(struct fsw *sw, const struct sa_req *rq,
 	uint8_t *p;
 
 	sa_path_decode(recp, &q);
-	sw->stats.sa_path_queries++;
+	count(sa, FSW_SA_PATH_QUERY);
 	if (m != MAD_METHOD_GET && m != MAD_METHOD_GET_TABLE) {
-		respond_err(sw, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		respond_err(sa, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
 		return;
 	}
 	if (((mask & SA_PR_RATE_SEL) && (mask & SA_PR_RATE) &&
 	     !rate_valid(q.rate)) ||
 	    ((mask & SA_PR_MTU_SEL) && (mask & SA_PR_MTU) &&
 	     !mtu_valid(q.mtu))) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	if ((mask & SA_PR_SERVICE_ID) &&
 	    (mask & SA_PR_SERVICE_ID) != SA_PR_SERVICE_ID) {
-		respond_err(sw, rq, SA_STATUS_INSUFFICIENT_COMPS);
+		respond_err(sa, rq, SA_STATUS_INSUFFICIENT_COMPS);
 		return;
 	}
 	recs_init(&out, SA_PATH_RECORD_LEN);
-	/* osm_pr_get_end_points(): an endpoint that does not exist means
-	 * no records (multicast DGIDs are not answered here) */
-	if (mask & SA_PR_SGID) {
-		src = gid_prefix(&q.sgid) == SUBNET_PREFIX ?
-		      fsw_node_by_guid(sw, gid_guid(&q.sgid)) : NULL;
-		if (!src)
-			goto done;
+	/* the source first: when it fails, the destination is not looked at */
+	has_src = path_end_find(sa, mask, SA_PR_SGID, &q.sgid, SA_PR_SLID,
+				q.slid, &src);
+	has_dst = has_src < 0 ? 0 :
+		  path_end_find(sa, mask, SA_PR_DGID, &q.dgid, SA_PR_DLID,
+				q.dlid, &dst);
+	if (has_src == -2 || has_dst == -2) {
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
+		return;
 	}
-	if (mask & SA_PR_SLID) {
-		n = q.slid <= FSW_MAX_UNICAST_LID ? sw->by_lid[q.slid] : NULL;
-		if (!n)
-			goto done;
-		if (src && src != n) {
-			respond_err(sw, rq, SA_STATUS_REQ_INVALID);
-			return;
-		}
-		src = n;
-	}
-	if (mask & SA_PR_DGID) {
-		dst = gid_prefix(&q.dgid) == SUBNET_PREFIX ?
-		      fsw_node_by_guid(sw, gid_guid(&q.dgid)) : NULL;
-		if (!dst)
-			goto done;
-	}
-	if (mask & SA_PR_DLID) {
-		n = q.dlid <= FSW_MAX_UNICAST_LID ? sw->by_lid[q.dlid] : NULL;
-		if (!n)
-			goto done;
-		if (dst && dst != n) {
-			respond_err(sw, rq, SA_STATUS_REQ_INVALID);
-			return;
-		}
-		dst = n;
-	}
-	/* an end not given means every port (pr_process_half/all); the
-	 * requester must share a partition with both ends */
-	for (i = 0; i < (src ? 1 : sw->nnodes); i++) {
-		struct fsw_node *a = src ? src : sw->nodes[i];
-
-		if (!ports_share_any(rq->requester, a))
+	if (has_src < 0 || has_dst < 0)
+		goto done;
+	/* the requester must share a partition with both ends */
+	for (i = 0; !path_end(sa, has_src ? &src : NULL, i, &a); i++) {
+		if (!ports_share_any(&rq->requester, &a))
 			continue;
-		for (k = 0; k < (dst ? 1 : sw->nnodes); k++) {
-			struct fsw_node *b = dst ? dst : sw->nodes[k];
-
-			if (!ports_share_any(rq->requester, b) ||
-			    path_compute(sw, a, b, mask, &q, &r) < 0)
+		for (k = 0; !path_end(sa, has_dst ? &dst : NULL, k, &b); k++) {
+			if (!ports_share_any(&rq->requester, &b) ||
+			    path_compute(sa, &a, &b, mask, &q, &r) < 0)
 				continue;
 			if ((p = recs_add(&out)))
 				sa_path_encode(&r, p);
@@ -1322,12 +1450,12 @@ static void sa_path(struct fsw *sw, const struct sa_req *rq,
 		}
 	}
 done:
-	respond_recs(sw, rq, &out);
+	respond_recs(sa, rq, &out);
 }
 
 /* ---- InformInfo ---------------------------------------------------------- */
 
-static void sa_inform(struct fsw *sw, const struct sa_req *rq,
+static void sa_inform(struct fsw_sa *sa, const struct sa_req *rq,
 		      const uint8_t *recp)
 {
 	struct sa_inform_info q;
@@ -1336,49 +1464,50 @@ static void sa_inform(struct fsw *sw, const struct sa_req *rq,
 
 	sa_inform_info_decode(recp, &q);
 	if (rq->h.mad.method != MAD_METHOD_SET) {
-		respond_err(sw, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		respond_err(sa, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
 		return;
 	}
 	if (!q.is_generic) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	/* one subscription per port and trap number */
-	for (pp = &sw->informs; (in = *pp); pp = &in->next)
-		if (in->node == rq->requester && in->trap == q.trap_number)
+	for (pp = &sa->informs; (in = *pp); pp = &in->next)
+		if (in->lid == rq->requester.lid &&
+		    in->trap == q.trap_number)
 			break;
 	if (q.subscribe && !in) {
 		in = calloc(1, sizeof(*in));
 		if (!in) {
-			respond_err(sw, rq, SA_STATUS_NO_RESOURCES);
+			respond_err(sa, rq, SA_STATUS_NO_RESOURCES);
 			return;
 		}
-		in->node = rq->requester;
+		in->lid = rq->requester.lid;
 		in->trap = q.trap_number;
 		in->pkey = rq->u->bth.pkey;
-		in->next = sw->informs;
-		sw->informs = in;
+		in->next = sa->informs;
+		sa->informs = in;
 	} else if (!q.subscribe && in) {
 		*pp = in->next;
 		free(in);
 	} else if (!q.subscribe) {
-		respond_err(sw, rq, SA_STATUS_REQ_INVALID);
+		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
 	sa_inform_info_encode(&q, rec);
-	respond(sw, rq, 0, rec, sizeof(rec), 1);
+	respond(sa, rq, 0, rec, sizeof(rec), 1);
 }
 
 /* ---- entry --------------------------------------------------------------- */
 
 #define ATTR_CLASS_PORT_INFO	0x0001
 
-static void sa_class_port_info(struct fsw *sw, const struct sa_req *rq)
+static void sa_class_port_info(struct fsw_sa *sa, const struct sa_req *rq)
 {
 	uint8_t rec[72];
 
 	if (rq->h.mad.method != MAD_METHOD_GET) {
-		respond_err(sw, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		respond_err(sa, rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
 		return;
 	}
 	memset(rec, 0, sizeof(rec));
@@ -1386,11 +1515,11 @@ static void sa_class_port_info(struct fsw *sw, const struct sa_req *rq)
 	rec[1] = SA_CLASS_VERSION;
 	rec[2] = 0x02;		/* CapabilityMask: IsUDMulticastSupported... */
 	rec[3] = 0x00;
-	rec[7] = FSW_SUBNET_TIMEOUT & 0x1f;	/* RespTimeValue */
-	respond(sw, rq, 0, rec, sizeof(rec), 1);
+	rec[7] = SUBNET_TIMEOUT & 0x1f;	/* RespTimeValue */
+	respond(sa, rq, 0, rec, sizeof(rec), 1);
 }
 
-void fsw_sa_input(struct fsw *sw, const struct ib_ud *u)
+void fsw_sa_input(struct fsw_sa *sa, const struct ib_ud *u)
 {
 	struct sa_req rq;
 	enum sa_mad_err err;
@@ -1400,51 +1529,52 @@ void fsw_sa_input(struct fsw *sw, const struct ib_ud *u)
 	memset(&rq, 0, sizeof(rq));
 	rq.u = u;
 	rq.mad = u->payload;
-	if (u->payload_len != MAD_LEN || u->lrh.slid > FSW_MAX_UNICAST_LID ||
-	    !(rq.requester = sw->by_lid[u->lrh.slid])) {
-		fsw_drop(sw, FSW_DROP_BAD_MAD);
+	if (u->payload_len != MAD_LEN ||
+	    sa->ops->port_by_lid(sa->ctx, u->lrh.slid, &rq.requester) < 0) {
+		count(sa, FSW_SA_BAD_MAD);
 		return;
 	}
 	err = sa_mad_parse(rq.mad, MAD_LEN, &rq.h);
 	if (err == SA_MAD_BAD_CLASS_VERSION &&
 	    !(rq.h.mad.method & MAD_METHOD_RESP)) {
-		respond_err(sw, &rq, MAD_STATUS_BAD_VERSION);
+		respond_err(sa, &rq, MAD_STATUS_BAD_VERSION);
 		return;
 	}
 	if (err) {
-		fsw_drop(sw, FSW_DROP_BAD_MAD);
+		count(sa, FSW_SA_BAD_MAD);
 		return;
 	}
 	if (rq.h.mad.method & MAD_METHOD_RESP) {
-		sw->stats.sm_acks++;	/* a ReportResp to one of our traps */
+		/* a ReportResp to one of our traps */
+		count(sa, FSW_SA_ACK);
 		return;
 	}
 	/* a wrong SM_Key gets no answer at all (osm_sa_mad_ctrl.c) */
-	if (rq.h.sm_key && rq.h.sm_key != FSW_SM_KEY) {
-		fsw_drop(sw, FSW_DROP_BAD_MAD);
+	if (rq.h.sm_key && rq.h.sm_key != SM_KEY) {
+		count(sa, FSW_SA_BAD_MAD);
 		return;
 	}
 	attr = rq.h.mad.attr_id;
 	if (attr == ATTR_CLASS_PORT_INFO) {
-		sa_class_port_info(sw, &rq);
+		sa_class_port_info(sa, &rq);
 		return;
 	}
 	if (attr != SA_ATTR_MCMEMBER_RECORD && attr != SA_ATTR_PATH_RECORD &&
 	    attr != SA_ATTR_INFORM_INFO) {
-		respond_err(sw, &rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
+		respond_err(sa, &rq, MAD_STATUS_METHOD_ATTR_UNSUPP);
 		return;
 	}
 	recp = sa_mad_record(rq.mad, MAD_LEN, &rq.h, attr, 0, &err);
 	if (!recp) {
-		respond_err(sw, &rq, MAD_STATUS_INVALID_FIELD);
+		respond_err(sa, &rq, MAD_STATUS_INVALID_FIELD);
 		return;
 	}
 	if (attr == SA_ATTR_MCMEMBER_RECORD)
-		sa_mcmember(sw, &rq, recp);
+		sa_mcmember(sa, &rq, recp);
 	else if (attr == SA_ATTR_PATH_RECORD)
-		sa_path(sw, &rq, recp);
+		sa_path(sa, &rq, recp);
 	else
-		sa_inform(sw, &rq, recp);
+		sa_inform(sa, &rq, recp);
 }
 
 /* ---- reports ------------------------------------------------------------- */
@@ -1482,9 +1612,10 @@ static const char *join_letters(uint8_t js, char *b)
 	return b;
 }
 
-static size_t group_line(const struct sa_group *g, char *buf, size_t cap,
-			 size_t off)
+static size_t group_line(struct fsw_sa *sa, const struct sa_group *g,
+			 char *buf, size_t cap, size_t off)
 {
+	struct fsw_sa_port n;
 	char gid[64], js[8];
 	unsigned int k;
 
@@ -1496,15 +1627,39 @@ static size_t group_line(const struct sa_group *g, char *buf, size_t cap,
 		  g->rec.scope, g->well_known ? "wk" : "-");
 	for (k = 0; k < g->nm; k++)
 		off = app(buf, cap, off, "%s%s:%s", k ? "," : " ",
-			  g->m[k].node->name,
+			  sa->ops->port_by_lid(sa->ctx, g->m[k].lid, &n) ?
+			  "?" : n.name,
 			  join_letters(g->m[k].scope_state & 0xf, js));
 	return app(buf, cap, off, "\n");
 }
 
-size_t fsw_sa_report(struct fsw *sw, const char *what, const char *arg,
+/* A partition and the attached ports in it. */
+static size_t partition_line(struct fsw_sa *sa, const struct prtn *p,
+			     char *buf, size_t cap, size_t off)
+{
+	struct fsw_sa_port n;
+	unsigned int k;
+	int first = 1, pi;
+
+	off = app(buf, cap, off, "%-16s 0x%04x %-5s %-4d %-5u %-2u 0x%08x",
+		  p->name, p->pkey | 0x8000, p->ipoib ? "yes" : "no",
+		  fab_mtu_to_bytes(p->mtu), sa_rate_tenths_gbps(p->rate) / 10,
+		  p->sl, p->qkey);
+	for (k = 0; !sa->ops->port_at(sa->ctx, k, &n); k++) {
+		pi = port_pkey(&n, p->pkey);
+		if (pi < 0)
+			continue;
+		off = app(buf, cap, off, "%s%s:%s", first ? " " : ",", n.name,
+			  n.pkeys[pi] & 0x8000 ? "full" : "limited");
+		first = 0;
+	}
+	return app(buf, cap, off, "\n");
+}
+
+size_t fsw_sa_report(struct fsw_sa *sa, const char *what, const char *arg,
 		     char *buf, size_t cap)
 {
-	size_t off = 0, i, k;
+	size_t off = 0, i;
 	unsigned int j;
 
 	if (!strcmp(what, "groups")) {
@@ -1517,13 +1672,13 @@ size_t fsw_sa_report(struct fsw *sw, const char *what, const char *arg,
 			  "MTU", "GBPS", "SL", "SCOPE", "WK",
 			  "MEMBERS (F full, N non, s send-only non, "
 			  "S send-only full)");
-		for (j = 0; j < FSW_MLIDS; j++) {
-			const struct sa_group *g = sw->sa_by_mlid[j];
+		for (j = 0; j < NMLIDS; j++) {
+			const struct sa_group *g = sa->by_mlid[j];
 
 			if (!g || (arg && memcmp(g->rec.mgid.raw, want.raw,
 						 16)))
 				continue;
-			off = group_line(g, buf, cap, off);
+			off = group_line(sa, g, buf, cap, off);
 		}
 		return off;
 	}
@@ -1531,48 +1686,28 @@ size_t fsw_sa_report(struct fsw *sw, const char *what, const char *arg,
 		off = app(buf, cap, off, "%-16s %-6s %-5s %-4s %-5s %-2s %-10s "
 			  "%s\n", "NAME", "PKEY", "IPOIB", "MTU", "GBPS", "SL",
 			  "QKEY", "ATTACHED MEMBERS (full/limited)");
-		for (i = 0; sw->pc && i < sw->pc->nparts; i++) {
-			const struct prtn *p = &sw->pc->parts[i];
-			int first = 1;
-
-			off = app(buf, cap, off, "%-16s 0x%04x %-5s %-4d %-5u "
-				  "%-2u 0x%08x", p->name, p->pkey | 0x8000,
-				  p->ipoib ? "yes" : "no",
-				  fab_mtu_to_bytes(p->mtu),
-				  sa_rate_tenths_gbps(p->rate) / 10, p->sl,
-				  p->qkey);
-			for (k = 0; k < sw->nnodes; k++) {
-				const struct fsw_node *n = sw->nodes[k];
-				int pi = node_pkey(n, p->pkey);
-
-				if (pi < 0)
-					continue;
-				off = app(buf, cap, off, "%s%s:%s",
-					  first ? " " : ",", n->name,
-					  n->pkeys[pi] & 0x8000 ? "full" :
-					  "limited");
-				first = 0;
-			}
-			off = app(buf, cap, off, "\n");
-		}
+		for (i = 0; sa->pc && i < sa->pc->nparts; i++)
+			off = partition_line(sa, &sa->pc->parts[i], buf, cap,
+					     off);
 		return off;
 	}
 	return 0;
 }
 
-int fsw_sa_path_text(struct fsw *sw, const char *src, const char *dst,
+int fsw_sa_path_text(struct fsw_sa *sa, uint16_t slid, uint16_t dlid,
 		     const char *pkey, char *buf, size_t cap)
 {
-	struct fsw_node *s = fsw_node_find(sw, src);
-	struct fsw_node *d = fsw_node_find(sw, dst);
+	struct fsw_sa_port s, d;
 	struct sa_path q, r;
 	uint64_t mask = 0;
 	char sg[64], dg[64];
 	char *end;
 	unsigned long v;
 
-	if (!s || !d) {
-		snprintf(buf, cap, "no node '%s'", s ? dst : src);
+	if (sa->ops->port_by_lid(sa->ctx, slid, &s) < 0 ||
+	    sa->ops->port_by_lid(sa->ctx, dlid, &d) < 0) {
+		snprintf(buf, cap, "no port with LID 0x%04x or 0x%04x", slid,
+			 dlid);
 		return -1;
 	}
 	memset(&q, 0, sizeof(q));
@@ -1585,9 +1720,9 @@ int fsw_sa_path_text(struct fsw *sw, const char *src, const char *dst,
 		q.pkey = (uint16_t)v;
 		mask |= SA_PR_PKEY;
 	}
-	if (path_compute(sw, s, d, mask, &q, &r) < 0) {
+	if (path_compute(sa, &s, &d, mask, &q, &r) < 0) {
 		snprintf(buf, cap, "no path from %s to %s%s%s (NO_RECORDS: "
-			 "no shared P_Key, or a port is down)", src, dst,
+			 "no shared P_Key, or a port is down)", s.name, d.name,
 			 pkey ? " in P_Key " : "", pkey ? pkey : "");
 		return -1;
 	}

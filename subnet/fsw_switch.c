@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ibfabricd's switch: nodes, LIDs, P_Key tables, queue pairs, multicast
- * groups, and the forwarding pipeline with the checks a switch and the
- * receiving HCA make (IBTA vol. 1: 9.6 packet checks, 10.9 P_Key and
- * Q_Key rules).
+ * ibfabricd's switch.  Owns the node table (names, GUIDs, LIDs, port
+ * states, P_Key tables), queue pairs, multicast attachments, the counters,
+ * and the forwarding pipeline with the checks a switch and the receiving
+ * HCA make (IBTA vol. 1: 9.6 packet checks, 10.9 P_Key and Q_Key rules).
+ *
+ * The SM/SA (fsw_sa.c) is used only through fsw_sa.h: it decides which
+ * MLIDs exist and which port receives which, and is told when ports come
+ * and go.  It reaches the node table only through sa_ops below.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,9 +17,39 @@
 
 #include "inet/byteorder.h"
 #include "subnet/fsw.h"
-#include "subnet/fsw_int.h"
+#include "subnet/fsw_sa.h"
 #include "fabric/ib_pkt.h"
+#include "fabric/sa_mad.h"
 #include "subnet/partitions.h"
+
+#define FSW_FIRST_LID	2	/* above the SM's, FSW_SA_LID */
+#define FSW_MAX_UNICAST_LID 0xBFFF
+#define FSW_FIRST_QPN	0x48	/* as mlx HCAs start, above QP0/1 */
+#define FSW_PORT_MTU	5	/* 4096, unless --mtu says otherwise */
+#define FSW_MLIDS	(FAB_LID_MCAST_MAX - FAB_LID_MCAST_MIN + 1)
+#define FSW_GUID_OUI	0x0002c9ull	/* looks like an HCA GUID */
+
+struct fsw {
+	const struct prtn_conf *pc;
+	const struct fsw_ops *ops;
+	void *ctx;
+	struct fsw_sa *sa;
+	struct fsw_stats stats;
+	struct fsw_node **nodes;	/* in attach order */
+	unsigned int nnodes, nodes_cap;
+	struct fsw_node *by_lid[FSW_MAX_UNICAST_LID + 1];
+	struct fsw_mgroup *groups[FSW_MLIDS];	/* attachments, by MLID */
+	uint16_t next_lid;
+	uint8_t port_mtu;		/* every port's MTU code */
+	struct fsw_fault fault;
+	int faults_on;
+	uint8_t held[IB_MAX_PKT];	/* --reorder: one packet held back */
+	size_t held_len;
+};
+
+static void input(struct fsw *sw, struct fsw_node *from,
+		  const struct fsw_qp *from_qp, const uint8_t *pkt, size_t len,
+		  int vcrc);
 
 static const char *const drop_names[FSW_DROP_MAX] = {
 	[FSW_DROP_TRUNCATED] = "truncated",
@@ -66,6 +100,116 @@ const char *fsw_drop_name(enum fsw_drop d)
 	return (unsigned int)d < FSW_DROP_MAX ? drop_names[d] : "unknown";
 }
 
+/* ---- the node table as the SA sees it ----------------------------------- */
+
+/* A port's GID: the default subnet prefix fe80:: and its port GUID. */
+static void node_gid(const struct fsw_node *n, union fab_gid *gid)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[0] = 0xfe;
+	gid->raw[1] = 0x80;
+	be64_put(gid->raw + 8, n->port_guid);
+}
+
+static struct fsw_node *node_by_lid(const struct fsw *sw, uint16_t lid)
+{
+	return lid <= FSW_MAX_UNICAST_LID ? sw->by_lid[lid] : NULL;
+}
+
+static struct fsw_node *node_by_guid(const struct fsw *sw, uint64_t port_guid)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nnodes; i++)
+		if (sw->nodes[i]->port_guid == port_guid)
+			return sw->nodes[i];
+	return NULL;
+}
+
+static int sa_port(const struct fsw *sw, const struct fsw_node *n,
+		   struct fsw_sa_port *p)
+{
+	if (!n)
+		return -1;
+	p->name = n->name;
+	p->guid = n->port_guid;
+	node_gid(n, &p->gid);
+	p->lid = n->lid;
+	p->mtu = sw->port_mtu;
+	p->up = n->port_up;
+	p->pkeys = n->pkeys;
+	p->npkeys = n->npkeys;
+	return 0;
+}
+
+static int sa_port_by_lid(void *ctx, uint16_t lid, struct fsw_sa_port *p)
+{
+	const struct fsw *sw = ctx;
+
+	return sa_port(sw, node_by_lid(sw, lid), p);
+}
+
+static int sa_port_by_guid(void *ctx, uint64_t guid, struct fsw_sa_port *p)
+{
+	const struct fsw *sw = ctx;
+
+	return sa_port(sw, node_by_guid(sw, guid), p);
+}
+
+static int sa_port_at(void *ctx, unsigned int i, struct fsw_sa_port *p)
+{
+	const struct fsw *sw = ctx;
+
+	return sa_port(sw, i < sw->nnodes ? sw->nodes[i] : NULL, p);
+}
+
+/* The SM's packets take the pipeline without the sender's checks: they
+ * come from no node. */
+static void sa_send(void *ctx, const uint8_t *pkt, size_t len)
+{
+	input(ctx, NULL, NULL, pkt, len, -1);
+}
+
+static void sa_count(void *ctx, enum fsw_sa_count what)
+{
+	struct fsw_stats *s = &((struct fsw *)ctx)->stats;
+
+	switch (what) {
+	case FSW_SA_ANSWERED:
+		s->sa_requests++;
+		break;
+	case FSW_SA_ANSWERED_ERR:
+		s->sa_errors++;
+		break;
+	case FSW_SA_JOIN:
+		s->sa_joins++;
+		break;
+	case FSW_SA_LEAVE:
+		s->sa_leaves++;
+		break;
+	case FSW_SA_PATH_QUERY:
+		s->sa_path_queries++;
+		break;
+	case FSW_SA_TRAP_SENT:
+		s->sm_traps++;
+		break;
+	case FSW_SA_ACK:
+		s->sm_acks++;
+		break;
+	case FSW_SA_BAD_MAD:
+		s->drop[FSW_DROP_BAD_MAD]++;
+		break;
+	}
+}
+
+static const struct fsw_sa_ops sa_ops = {
+	.port_by_lid = sa_port_by_lid,
+	.port_by_guid = sa_port_by_guid,
+	.port_at = sa_port_at,
+	.send = sa_send,
+	.count = sa_count,
+};
+
 struct fsw *fsw_new(const struct prtn_conf *pc, const struct fsw_ops *ops,
 		    void *ctx)
 {
@@ -78,8 +222,9 @@ struct fsw *fsw_new(const struct prtn_conf *pc, const struct fsw_ops *ops,
 	sw->ctx = ctx;
 	sw->next_lid = FSW_FIRST_LID;
 	sw->port_mtu = FSW_PORT_MTU;
-	if (fsw_sa_init(sw) < 0) {
-		fsw_free(sw);
+	sw->sa = fsw_sa_new(pc, &sa_ops, sw);
+	if (!sw->sa) {
+		free(sw);
 		return NULL;
 	}
 	return sw;
@@ -104,10 +249,9 @@ void fsw_free(struct fsw *sw)
 
 		while (n->qps)
 			fsw_qp_destroy(sw, n->qps);
-		free(n->mcm);
 		free(n);
 	}
-	fsw_sa_free(sw);
+	fsw_sa_free(sw->sa);
 	for (i = 0; i < FSW_MLIDS; i++)
 		mgroup_free(sw->groups[i]);
 	free(sw->nodes);
@@ -158,6 +302,11 @@ struct fsw_node *fsw_node_find(struct fsw *sw, const char *name)
 		if (!strcmp(sw->nodes[i]->name, name))
 			return sw->nodes[i];
 	return NULL;
+}
+
+unsigned int fsw_node_groups(const struct fsw *sw, const struct fsw_node *node)
+{
+	return fsw_sa_port_groups(sw->sa, node->lid);
 }
 
 static int guid_taken(const struct fsw *sw, uint64_t guid)
@@ -232,7 +381,7 @@ struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 	n->nprocs = 1;
 	sw->nodes[sw->nnodes++] = n;
 	sw->by_lid[n->lid] = n;
-	fsw_sa_port_up(sw, n);		/* trap 64: a new port in service */
+	fsw_sa_port_up(sw->sa, n->lid);	/* trap 64: port in service */
 	return n;
 nomem:
 	snprintf(err, errlen, "out of memory");
@@ -243,27 +392,10 @@ nomem:
  * port that went quiet; only its processes' QPs go away. */
 void fsw_node_detach(struct fsw *sw, struct fsw_node *node)
 {
+	/* the last process went: its memberships go, as the kernel leaves
+	 * for a process that exits */
 	if (node->nprocs && !--node->nprocs)
-		fsw_sa_port_gone(sw, node);	/* as the kernel leaves for a
-						 * process that exits */
-}
-
-void fsw_node_gid(const struct fsw_node *n, union fab_gid *gid)
-{
-	memset(gid, 0, sizeof(*gid));
-	gid->raw[0] = 0xfe;		/* default subnet prefix fe80::/64 */
-	gid->raw[1] = 0x80;
-	be64_put(gid->raw + 8, n->port_guid);
-}
-
-struct fsw_node *fsw_node_by_guid(struct fsw *sw, uint64_t port_guid)
-{
-	unsigned int i;
-
-	for (i = 0; i < sw->nnodes; i++)
-		if (sw->nodes[i]->port_guid == port_guid)
-			return sw->nodes[i];
-	return NULL;
+		fsw_sa_port_gone(sw->sa, node->lid);
 }
 
 static void raise_event(struct fsw *sw, struct fsw_node *n,
@@ -280,9 +412,9 @@ int fsw_port_set(struct fsw *sw, struct fsw_node *node, int up)
 		return 0;
 	node->port_up = up;
 	if (!up)
-		fsw_sa_port_gone(sw, node);
+		fsw_sa_port_gone(sw->sa, node->lid);
 	else
-		fsw_sa_port_up(sw, node);
+		fsw_sa_port_up(sw->sa, node->lid);
 	raise_event(sw, node, up ? FAB_EV_PORT_ACTIVE : FAB_EV_PORT_ERR);
 	return 1;
 }
@@ -291,7 +423,7 @@ unsigned int fsw_client_reregister(struct fsw *sw)
 {
 	unsigned int i, n = 0;
 
-	fsw_sa_forget_all(sw);
+	fsw_sa_forget_all(sw->sa);
 	for (i = 0; i < sw->nnodes; i++) {
 		if (sw->nodes[i]->port_up) {
 			raise_event(sw, sw->nodes[i],
@@ -312,12 +444,12 @@ void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 	memset(pi, 0, sizeof(*pi));
 	pi->state = node->port_up ? FAB_PORT_ACTIVE : FAB_PORT_DOWN;
 	pi->lid = node->lid;
-	pi->sm_lid = FSW_SM_LID;
+	pi->sm_lid = FSW_SA_LID;
 	pi->active_mtu = sw->port_mtu;
 	pi->port_num = 1;
 	pi->node_guid = node->node_guid;
 	pi->port_guid = node->port_guid;
-	fsw_node_gid(node, &gid);
+	node_gid(node, &gid);
 	memcpy(pi->gid, gid.raw, sizeof(pi->gid));
 	pi->npkeys = node->npkeys;
 	for (i = 0; i < node->npkeys && i < 32; i++)
@@ -584,7 +716,7 @@ static void to_sm(struct fsw *sw, const uint8_t *pkt, size_t len)
 		drop(sw, FSW_DROP_QKEY_MISMATCH);
 		return;
 	}
-	fsw_sa_input(sw, &u);
+	fsw_sa_input(sw->sa, &u);
 }
 
 /* A MAD for a node's QP1: a response goes to the agent whose number is
@@ -648,7 +780,7 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 
 		/* the SM programs an MLID into the switches when a group
 		 * exists; its member ports get the packets */
-		if (!fsw_sa_mlid_known(sw, lrh.dlid)) {
+		if (!fsw_sa_mlid_known(sw->sa, lrh.dlid)) {
 			drop(sw, FSW_DROP_UNKNOWN_MLID);
 			return;
 		}
@@ -662,7 +794,8 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 				drop(sw, FSW_DROP_PORT_DOWN);
 				continue;
 			}
-			if (!fsw_sa_port_receives(qp->node, lrh.dlid)) {
+			if (!fsw_sa_port_receives(sw->sa, qp->node->lid,
+						  lrh.dlid)) {
 				drop(sw, FSW_DROP_MCAST_NOT_MEMBER);
 				continue;
 			}
@@ -671,7 +804,7 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 		}
 		return;
 	}
-	if (lrh.dlid == FSW_SM_LID) {
+	if (lrh.dlid == FSW_SA_LID) {
 		to_sm(sw, pkt, len);
 		return;
 	}
@@ -863,11 +996,6 @@ void fsw_input_qp_vcrc(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
 	input(sw, qp->node, qp, pkt, len, vcrc);
 }
 
-void fsw_sm_send(struct fsw *sw, const uint8_t *pkt, size_t len)
-{
-	input(sw, NULL, NULL, pkt, len, -1);
-}
-
 static size_t append(char *buf, size_t cap, size_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static size_t append(char *buf, size_t cap, size_t off, const char *fmt, ...)
@@ -1036,14 +1164,22 @@ int fsw_ctl(struct fsw *sw, const char *cmd, char *buf, size_t cap)
 			snprintf(buf, cap, "not a GID: '%s'", a1);
 			return -1;
 		}
-		fsw_sa_report(sw, verb, na == 2 ? a1 : NULL, buf, cap);
+		fsw_sa_report(sw->sa, verb, na == 2 ? a1 : NULL, buf, cap);
 		return 0;
 	}
 	if (!strcmp(verb, "path")) {
+		struct fsw_node *d;
+
 		if (na < 3 || na > 4)
 			goto usage;
-		return fsw_sa_path_text(sw, a1, a2, na == 4 ? a3 : NULL, buf,
-					cap);
+		n = fsw_node_find(sw, a1);
+		d = fsw_node_find(sw, a2);
+		if (!n || !d) {
+			snprintf(buf, cap, "no node '%s'", n ? a2 : a1);
+			return -1;
+		}
+		return fsw_sa_path_text(sw->sa, n->lid, d->lid,
+					na == 4 ? a3 : NULL, buf, cap);
 	}
 	if (!strcmp(verb, "rereg") && na == 1) {
 		snprintf(buf, cap, "CLIENT_REREGISTER raised on %u node(s); "

@@ -492,7 +492,7 @@ static void test_join_and_create(void **state)
 					 NULL),
 				 SA_STATUS_INSUFFICIENT_COMPS);
 	}
-	assert_int_equal(e->b->nmcm, 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->b), 0);
 
 	/* a missing group is only created with the create components */
 	assert_int_equal(mcm_join(e, e->gb, "ff12:1234::1", SA_JOIN_FULL,
@@ -558,12 +558,12 @@ static void test_partition_enforcement(void **state)
 	 * (validate_port_caps), full member of p1 or not */
 	assert_int_equal(mcm_join(e, e->ga, BCAST_P1, SA_JOIN_FULL, NULL),
 			 SA_STATUS_REQ_INVALID);
-	assert_int_equal(e->a->nmcm, 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 0);
 
 	/* c is not in p2 */
 	assert_int_equal(mcm_join(e, e->gc, BCAST_P2, SA_JOIN_FULL, NULL),
 			 SA_STATUS_REQ_INVALID);
-	assert_int_equal(e->c->nmcm, 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->c), 0);
 	/* neither by naming p2's P_Key in the request */
 	{
 		struct sa_mcmember q;
@@ -582,8 +582,16 @@ static void test_partition_enforcement(void **state)
 	assert_int_equal(r.mlid, 0xc002);
 	assert_int_equal(r.pkey, 0x8002);
 	assert_int_equal(r.join_state, SA_JOIN_FULL);
-	assert_int_equal(e->l->nmcm, 1);
-	assert_int_equal(e->l->mcm[0].mlid, 0xc002);
+	assert_int_equal(fsw_node_groups(e->sw, e->l), 1);
+	{
+		char out[1024];
+
+		/* l is in 0xc002 as a full member */
+		assert_int_equal(fsw_ctl(e->sw, "groups " BCAST_P2, out,
+					 sizeof(out)), 0);
+		assert_non_null(strstr(out, " 0xc002 "));
+		assert_non_null(strstr(out, "l:F"));
+	}
 
 	/* a group created in p1's P_Key by a (at the port's rate): c cannot
 	 * join it, l can */
@@ -643,7 +651,7 @@ static void test_join_state_accounting(void **state)
 	assert_int_equal(fsw_stats(e->sw)->sa_leaves, 4);
 	assert_int_equal(mcm_member(e, e->ga, BCAST, e->a, &r),
 			 SA_STATUS_NO_RECORDS);
-	assert_int_equal(e->a->nmcm, 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 0);
 	assert_int_equal(mcm_get(e, e->ga, BCAST, &r), 0);
 	assert_int_equal(r.mlid, 0xc000);
 
@@ -656,13 +664,13 @@ static void test_join_state_accounting(void **state)
 	assert_int_equal(mcm_join(e, e->gb, "ff12:1234::2", SA_JOIN_NON, &r),
 			 0);
 	assert_int_equal(r.mlid, mlid);
-	assert_int_equal(e->b->nmcm, 1);
+	assert_int_equal(fsw_node_groups(e->sw, e->b), 1);
 	assert_int_equal(mcm_leave(e, e->ga, "ff12:1234::2", SA_JOIN_FULL, &r),
 			 0);
 	assert_int_equal(r.join_state, 0);
 	assert_int_equal(mcm_get(e, e->gb, "ff12:1234::2", &r),
 			 SA_STATUS_NO_RECORDS);
-	assert_int_equal(e->b->nmcm, 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->b), 0);
 	/* leaving twice */
 	assert_int_equal(mcm_leave(e, e->ga, "ff12:1234::2", SA_JOIN_FULL,
 				   NULL), SA_STATUS_REQ_INVALID);
@@ -765,8 +773,8 @@ static void test_forwarding_by_membership(void **state)
 	 * member, so the send-only member goes with it (osm_mgrp_cleanup()
 	 * of a well-known group drops every port) */
 	assert_int_equal(fsw_port_set(e->sw, e->a, 0), 1);
-	assert_int_equal(e->a->nmcm, 0);
-	assert_int_equal(e->b->nmcm, 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->b), 0);
 	assert_int_equal(mcm_member(e, e->gb, BCAST, e->a, &r),
 			 SA_STATUS_NO_RECORDS);
 	assert_int_equal(mcm_member(e, e->gb, BCAST, e->b, &r),
@@ -783,8 +791,8 @@ static void test_forwarding_by_membership(void **state)
 	assert_int_equal(mcm_join(e, e->ga, BCAST, SA_JOIN_FULL, NULL), 0);
 	assert_int_equal(mcm_join(e, e->gc, BCAST, SA_JOIN_FULL, NULL), 0);
 	assert_int_equal(fsw_port_set(e->sw, e->a, 0), 1);
-	assert_int_equal(e->a->nmcm, 0);
-	assert_int_equal(e->c->nmcm, 1);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->c), 1);
 	assert_int_equal(mcm_member(e, e->gc, BCAST, e->c, &r), 0);
 	assert_int_equal(r.join_state, SA_JOIN_FULL);
 	assert_int_equal(fsw_port_set(e->sw, e->a, 1), 1);
@@ -823,8 +831,8 @@ static void test_forwarding_by_membership(void **state)
 	assert_int_equal(r.mlid, 0xc001);
 	assert_int_equal(mcm_member(e, e->ga, BCAST, e->a, &r),
 			 SA_STATUS_NO_RECORDS);
-	assert_int_equal(e->a->nmcm, 0);
-	assert_int_equal(e->b->nmcm, 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->b), 0);
 	ncap = 0;
 	fsw_input_qp(e->sw, ql, pkt, n);
 	assert_int_equal(ncap, 0);
