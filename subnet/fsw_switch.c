@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/counters.h"
 #include "inet/byteorder.h"
 #include "subnet/fsw.h"
 #include "subnet/fsw_sa.h"
@@ -1013,43 +1014,65 @@ static size_t append(char *buf, size_t cap, size_t off, const char *fmt, ...)
 	return off + (size_t)n >= cap ? cap - 1 : off + (size_t)n;
 }
 
+static const char *stats_drop_reason(unsigned int i)
+{
+	return drop_names[i];
+}
+
+/* ibfabricctl stats, in ibfabricd(8)'s words. */
+static const struct counter_desc fsw_counters[] = {
+	COUNTER("rx_packets", struct fsw_stats, rx_packets,
+		"Packets into the switch."),
+	COUNTER("rx_bytes", struct fsw_stats, rx_bytes,
+		"Bytes of packets into the switch."),
+	COUNTER("delivered", struct fsw_stats, delivered,
+		"Packets handed to receiving queue pairs."),
+	COUNTER("delivered_bytes", struct fsw_stats, delivered_bytes,
+		"Bytes of packets handed to receiving queue pairs."),
+	COUNTER("fault_dup", struct fsw_stats, fault_dup,
+		"Packets duplicated by the fault injector."),
+	COUNTER("fault_reorder", struct fsw_stats, fault_reorder,
+		"Packets held back by the fault injector."),
+	COUNTER("ctl_malformed", struct fsw_stats, ctl_malformed,
+		"Malformed requests on the control socket."),
+	COUNTER("mcast_no_receivers", struct fsw_stats, mcast_no_receivers,
+		"Multicast packets to a known MLID with no attached QP."),
+	COUNTER("sa_requests", struct fsw_stats, sa_requests,
+		"MADs the SA answered."),
+	COUNTER("sa_errors", struct fsw_stats, sa_errors,
+		"SA answers with a non-zero status."),
+	COUNTER("sa_joins", struct fsw_stats, sa_joins,
+		"MCMemberRecord joins."),
+	COUNTER("sa_leaves", struct fsw_stats, sa_leaves,
+		"MCMemberRecord leaves."),
+	COUNTER("sa_path_queries", struct fsw_stats, sa_path_queries,
+		"PathRecord queries."),
+	COUNTER("sm_traps", struct fsw_stats, sm_traps,
+		"Reports sent to subscribers."),
+	COUNTER("sm_acks", struct fsw_stats, sm_acks,
+		"ReportResp answers taken from subscribers."),
+	COUNTER("events", struct fsw_stats, events,
+		"Port events raised to nodes."),
+	COUNTER_ARRAY("drop", struct fsw_stats, drop, stats_drop_reason,
+		      "Packets the switch dropped, by reason."),
+	COUNTERS_END
+};
+
 static size_t report_stats(struct fsw *sw, char *buf, size_t cap)
 {
+	struct counter_buf cb = { buf, 0, cap };
+	struct counter_out o = { counter_buf_vprintf, &cb };
 	const struct fsw_stats *s = &sw->stats;
 	uint64_t total = 0;
-	size_t off = 0;
 	int i;
 
 	for (i = 0; i < FSW_DROP_MAX; i++)
 		total += s->drop[i];
-	off = append(buf, cap, off, "rx_packets %llu\nrx_bytes %llu\n"
-		     "delivered %llu\ndelivered_bytes %llu\ndropped %llu\n"
-		     "fault_dup %llu\nfault_reorder %llu\nctl_malformed %llu\n",
-		     (unsigned long long)s->rx_packets,
-		     (unsigned long long)s->rx_bytes,
-		     (unsigned long long)s->delivered,
-		     (unsigned long long)s->delivered_bytes,
-		     (unsigned long long)total,
-		     (unsigned long long)s->fault_dup,
-		     (unsigned long long)s->fault_reorder,
-		     (unsigned long long)s->ctl_malformed);
-	off = append(buf, cap, off, "mcast_no_receivers %llu\n"
-		     "sa_requests %llu\nsa_errors %llu\nsa_joins %llu\n"
-		     "sa_leaves %llu\nsa_path_queries %llu\nsm_traps %llu\n"
-		     "sm_acks %llu\nevents %llu\n",
-		     (unsigned long long)s->mcast_no_receivers,
-		     (unsigned long long)s->sa_requests,
-		     (unsigned long long)s->sa_errors,
-		     (unsigned long long)s->sa_joins,
-		     (unsigned long long)s->sa_leaves,
-		     (unsigned long long)s->sa_path_queries,
-		     (unsigned long long)s->sm_traps,
-		     (unsigned long long)s->sm_acks,
-		     (unsigned long long)s->events);
-	for (i = 0; i < FSW_DROP_MAX; i++)
-		off = append(buf, cap, off, "drop.%s %llu\n", drop_names[i],
-			     (unsigned long long)s->drop[i]);
-	return off;
+	/* the sum of the drops, which no entry of the table holds */
+	cb.len = append(buf, cap, 0, "dropped %llu\n",
+			(unsigned long long)total);
+	counters_text(&o, fsw_counters, s, "", 0);
+	return cb.len;
 }
 
 static size_t report_nodes(struct fsw *sw, char *buf, size_t cap)

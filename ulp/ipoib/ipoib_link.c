@@ -686,6 +686,46 @@ int ipoib_link_carrier(const struct ipoib_link *l)
 	return l->carrier;
 }
 
+static const char *link_drop_reason(unsigned int i)
+{
+	return ipoib_drop_name((enum ipoib_drop)i);
+}
+
+const struct counter_desc ipoib_link_counters[] = {
+	COUNTER("tx_packets", struct ipoib_link_stats, tx_packets,
+		"IP packets sent on the IPoIB link."),
+	COUNTER("tx_bytes", struct ipoib_link_stats, tx_bytes,
+		"Bytes of IP packets sent on the IPoIB link."),
+	COUNTER("rx_packets", struct ipoib_link_stats, rx_packets,
+		"IP packets received on the IPoIB link."),
+	COUNTER("rx_bytes", struct ipoib_link_stats, rx_bytes,
+		"Bytes of IP packets received on the IPoIB link."),
+	COUNTER("arp_tx", struct ipoib_link_stats, arp_tx,
+		"ARP packets sent."),
+	COUNTER("arp_rx", struct ipoib_link_stats, arp_rx,
+		"ARP packets received."),
+	COUNTER("nd_tx", struct ipoib_link_stats, nd_tx,
+		"Neighbour Discovery packets sent."),
+	COUNTER("nd_rx", struct ipoib_link_stats, nd_rx,
+		"Neighbour Discovery packets received."),
+	COUNTER("icmp_too_big", struct ipoib_link_stats, icmp_too_big,
+		"ICMP Fragmentation Needed / Packet Too Big sent to the host."),
+	COUNTER("joins", struct ipoib_link_stats, joins,
+		"Multicast joins sent to the SA."),
+	COUNTER("join_failures", struct ipoib_link_stats, join_failures,
+		"Multicast joins the SA refused or did not answer."),
+	COUNTER("path_queries", struct ipoib_link_stats, path_queries,
+		"PathRecord queries sent to the SA."),
+	COUNTER("path_failures", struct ipoib_link_stats, path_failures,
+		"PathRecord queries refused or not answered."),
+	COUNTER("rejoins", struct ipoib_link_stats, rejoins,
+		"Rejoins of every group after CLIENT_REREGISTER and the like."),
+	COUNTER_ARRAY("drop", struct ipoib_link_stats, drop,
+		      link_drop_reason,
+		      "Packets the IPoIB link dropped, by reason."),
+	COUNTERS_END
+};
+
 size_t ipoib_link_report(const struct ipoib_link *l, const char *what,
 			 char *buf, size_t cap)
 {

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "conf/counters.h"
 #include "fabric/fabric.h"
 #include "inet/addr.h"
 #include "ulp/ipoib/ipoib_wire.h"
@@ -88,50 +89,9 @@ struct ipoib_link_stats {
 
 const char *ipoib_drop_name(enum ipoib_drop d);
 
-#include "conf/counters.h"	/* here, to keep the table's lines together */
-
-static inline const char *ipoib_link_drop_reason(unsigned int i)
-{
-	return ipoib_drop_name((enum ipoib_drop)i);
-}
-
-/* The counters as ipoibd's SIGUSR1 report, ibgwctl show stats and ibgwd's
- * metrics name them.  Static here, beside the struct, until the table
- * can have a home in the link's .c files (each user keeps a copy). */
-static const struct counter_desc ipoib_link_counters[] = {
-	COUNTER("tx_packets", struct ipoib_link_stats, tx_packets,
-		"IP packets sent on the IPoIB link."),
-	COUNTER("tx_bytes", struct ipoib_link_stats, tx_bytes,
-		"Bytes of IP packets sent on the IPoIB link."),
-	COUNTER("rx_packets", struct ipoib_link_stats, rx_packets,
-		"IP packets received on the IPoIB link."),
-	COUNTER("rx_bytes", struct ipoib_link_stats, rx_bytes,
-		"Bytes of IP packets received on the IPoIB link."),
-	COUNTER("arp_tx", struct ipoib_link_stats, arp_tx,
-		"ARP packets sent."),
-	COUNTER("arp_rx", struct ipoib_link_stats, arp_rx,
-		"ARP packets received."),
-	COUNTER("nd_tx", struct ipoib_link_stats, nd_tx,
-		"Neighbour Discovery packets sent."),
-	COUNTER("nd_rx", struct ipoib_link_stats, nd_rx,
-		"Neighbour Discovery packets received."),
-	COUNTER("icmp_too_big", struct ipoib_link_stats, icmp_too_big,
-		"ICMP Fragmentation Needed / Packet Too Big sent to the host."),
-	COUNTER("joins", struct ipoib_link_stats, joins,
-		"Multicast joins sent to the SA."),
-	COUNTER("join_failures", struct ipoib_link_stats, join_failures,
-		"Multicast joins the SA refused or did not answer."),
-	COUNTER("path_queries", struct ipoib_link_stats, path_queries,
-		"PathRecord queries sent to the SA."),
-	COUNTER("path_failures", struct ipoib_link_stats, path_failures,
-		"PathRecord queries refused or not answered."),
-	COUNTER("rejoins", struct ipoib_link_stats, rejoins,
-		"Rejoins of every group after CLIENT_REREGISTER and the like."),
-	COUNTER_ARRAY("drop", struct ipoib_link_stats, drop,
-		      ipoib_link_drop_reason,
-		      "Packets the IPoIB link dropped, by reason."),
-	COUNTERS_END
-};
+/* The counters' names and help, as ipoibd's SIGUSR1 report, ibgwctl show
+ * stats and ibgwd's metrics give them (conf/counters.h). */
+extern const struct counter_desc ipoib_link_counters[];
 
 struct ipoib_link *ipoib_link_new(struct event_base *base,
 				  struct fab_dev *dev,
