@@ -79,6 +79,8 @@ struct mem_dev {
 	unsigned int ngroups;
 	struct mem_path paths[MEM_PATHS_MAX];
 	unsigned int npaths;
+	int any_path;		/* answer a path to any GID */
+	unsigned int nah;	/* address handles alive */
 };
 
 static const struct fab_provider mem_provider;
@@ -371,12 +373,24 @@ static struct fab_ah *mem_ah_create(struct fab_dev *dev,
 		return NULL;
 	ah->dev = dev;
 	ah->attr = *attr;
+	mem_dev_of(dev)->nah++;
 	return ah;
 }
 
 static void mem_ah_destroy(struct fab_ah *ah)
 {
+	mem_dev_of(ah->dev)->nah--;
 	free(ah);
+}
+
+unsigned int mem_ah_live(struct fab_dev *dev)
+{
+	return mem_dev_of(dev)->nah;
+}
+
+void mem_sa_any_path(struct fab_dev *dev, int on)
+{
+	mem_dev_of(dev)->any_path = on;
 }
 
 unsigned int mem_sent_count(struct fab_dev *dev)
@@ -488,18 +502,21 @@ static void mem_sa_answer(struct mem_dev *md, struct mem_sa_req *r)
 		return;
 	}
 	mode = md->path_mode;
-	for (i = 0; i < md->npaths && mode != MEM_SA_REFUSE; i++) {
+	for (i = 0; i < md->npaths; i++)
+		if (!memcmp(md->paths[i].gid.raw, r->rec.path.dgid.raw, 16))
+			break;
+	if (mode != MEM_SA_REFUSE && (i < md->npaths || md->any_path)) {
 		struct sa_path p;
 
-		if (memcmp(md->paths[i].gid.raw, r->rec.path.dgid.raw, 16))
-			continue;
 		memset(&p, 0, sizeof(p));
 		p.dgid = r->rec.path.dgid;
 		p.sgid = r->rec.path.sgid;
-		p.dlid = md->paths[i].lid;
+		/* a port the test added, or any: LID from the last byte */
+		p.dlid = i < md->npaths ? md->paths[i].lid :
+			 (uint16_t)(0x100 | p.dgid.raw[15]);
 		p.slid = md->pa.lid;
 		p.pkey = r->rec.path.pkey;
-		p.sl = md->paths[i].sl;
+		p.sl = i < md->npaths ? md->paths[i].sl : 0;
 		p.mtu_sel = SA_SEL_EQ;
 		p.mtu = MEM_MTU;
 		p.rate_sel = SA_SEL_EQ;

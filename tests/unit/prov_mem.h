@@ -78,6 +78,10 @@ void mem_sa_release(struct fab_dev *dev);
 /* A port the SA knows a path to. */
 void mem_sa_add_path(struct fab_dev *dev, const union fab_gid *gid,
 		     uint16_t lid, uint8_t sl);
+/* Paths to GIDs never added answered too (LID 0x100 | last GID byte). */
+void mem_sa_any_path(struct fab_dev *dev, int on);
+/* Address handles created and not yet destroyed. */
+unsigned int mem_ah_live(struct fab_dev *dev);
 /* The MLID the SA gave mgid, 0 if never joined. */
 uint16_t mem_sa_mlid(struct fab_dev *dev, const union fab_gid *mgid);
 /* Requests seen since the last clear; count of those with method and

@@ -429,6 +429,49 @@ static void test_arp_resolution(void **state)
 	assert_int_equal(st->arp_tx, arp0 + 1);
 }
 
+/* Peers that come and go (or a hostile one claiming new GIDs) cost no
+ * more than the neighbour table: a path and its address handle go with
+ * the last neighbour using them. */
+static void test_paths_bounded(void **state)
+{
+	struct ipoib_link_cfg cfg = { .pkey = 0xffff, .neigh_max = 8 };
+	struct t *t = *state;
+	const struct mem_pkt *p;
+	struct in_addr me4, peer4;
+	struct ipoib_addr peer;
+	uint8_t buf[IPOIB_ARP_LEN];
+	unsigned int i, ah0;
+	size_t len;
+
+	ipoib_link_free(t->l, 0);
+	t->l = ipoib_link_new(t->base, t->dev, &cfg, &host_ops, t);
+	assert_non_null(t->l);
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sa_any_path(t->dev, 1);
+	ah0 = mem_ah_live(t->dev);
+	inet_pton(AF_INET, "10.0.0.1", &me4);
+	for (i = 0; i < 200; i++) {
+		peer = t->peer;
+		peer.qpn = 0x1000 + i;
+		peer.gid.raw[14] = (uint8_t)(i >> 8);
+		peer.gid.raw[15] = (uint8_t)i;
+		peer4.s_addr = htonl(0x0a000100 + i);	/* 10.0.1.i */
+		len = ipoib_arp_build_request(&peer, &peer4, &me4, buf,
+					      sizeof(buf));
+		mem_sent_clear(t->dev);
+		mem_sa_clear(t->dev);
+		from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+		/* every one answered, through a path of its own */
+		assert_int_equal(mem_sent_count(t->dev), 1);
+		p = mem_sent(t->dev, 0);
+		assert_int_equal(p->qpn, peer.qpn);
+		assert_int_equal(p->ah.dlid, 0x100 | (i & 0xff));
+		assert_true(mem_ah_live(t->dev) - ah0 <= cfg.neigh_max);
+	}
+	assert_int_equal(ipoib_link_stats(t->l)->path_queries, 200);
+}
+
 /* While the PathRecord is held, the packets keep waiting; a refused
  * path drops them as path failures. */
 static void test_arp_path_refused(void **state)
@@ -833,6 +876,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_arp_resolution, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_arp_path_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_paths_bounded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_arp_answer_own, setup,
 						teardown),

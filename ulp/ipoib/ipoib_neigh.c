@@ -35,6 +35,9 @@ static struct neigh *neigh_find(struct ipoib_link *l, const struct inet_addr *a)
 	return NULL;
 }
 
+static void neigh_set_path(struct ipoib_link *l, struct neigh *n,
+			   struct path *p);
+
 static void ipoib_neigh_free(struct ipoib_link *l, struct neigh *n)
 {
 	struct neigh **pp;
@@ -46,6 +49,7 @@ static void ipoib_neigh_free(struct ipoib_link *l, struct neigh *n)
 		}
 	}
 	fq_drain(&n->q);
+	neigh_set_path(l, n, NULL);
 	l->nneigh--;
 	free(n);
 }
@@ -62,6 +66,39 @@ static void neigh_flush(struct ipoib_link *l, struct neigh *n)
 }
 
 static void path_done(void *arg, const struct sa_result *res);
+
+/* A path lives as long as a neighbour uses it, so that the list stays as
+ * short as the neighbour table (neigh_max) whatever GIDs peers claim. */
+static void path_free(struct ipoib_link *l, struct path *p)
+{
+	struct path **pp;
+
+	for (pp = &l->paths; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	if (p->req)
+		sa_cancel(l->sa, p->req);
+	if (p->ah)
+		fab_ah_destroy(p->ah);
+	free(p);
+}
+
+static void neigh_set_path(struct ipoib_link *l, struct neigh *n,
+			   struct path *p)
+{
+	struct path *old = n->path;
+
+	if (old == p)
+		return;
+	n->path = p;
+	if (p)
+		p->refs++;
+	if (old && !--old->refs)
+		path_free(l, old);
+}
 
 static void path_query(struct ipoib_link *l, struct path *p)
 {
@@ -106,13 +143,14 @@ static struct path *path_get(struct ipoib_link *l, const union fab_gid *dgid)
 static void path_done(void *arg, const struct sa_result *res)
 {
 	struct path *p = arg;
-	struct ipoib_link *l = p->l;
+	struct ipoib_link *l;
 	struct fab_ah_attr aa;
 	unsigned int i;
 	struct neigh *n, *next;
 
 	if (res->err == SA_CLIENT_CANCELLED)
 		return;
+	l = p->l;
 	p->req = 0;
 	if (p->ah) {
 		fab_ah_destroy(p->ah);
@@ -139,10 +177,13 @@ static void path_done(void *arg, const struct sa_result *res)
 			} else {
 				l->st.drop[IPOIB_DROP_PATH_FAILED] +=
 					fq_drain(&n->q);
-				n->path = NULL;
+				n->path = NULL;	/* p freed below, once */
+				p->refs--;
 			}
 		}
 	}
+	if (!p->refs)
+		path_free(l, p);
 }
 
 /* The neighbour learned its link address (ARP, NA or NS with option). */
@@ -158,7 +199,7 @@ static void neigh_set_hw(struct ipoib_link *l, struct neigh *n,
 	n->have_hw = 1;
 	n->confirmed = now_s();
 	n->probes = 0;
-	n->path = path_get(l, &hw->gid);
+	neigh_set_path(l, n, path_get(l, &hw->gid));
 	if (n->path && n->path->st == PATH_OK)
 		neigh_flush(l, n);
 }
@@ -257,7 +298,7 @@ void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 		return;
 	}
 	if (n->have_hw && (!n->path || n->path->st == PATH_FAILED))
-		n->path = path_get(l, &n->hw.gid);
+		neigh_set_path(l, n, path_get(l, &n->hw.gid));
 	if (n->q.n >= NEIGH_QUEUE_MAX || !(f = frame_new(ethertype, pkt, len))) {
 		drop(l, IPOIB_DROP_NEIGH_QUEUE);
 		return;
@@ -434,20 +475,13 @@ void ipoib_neigh_flush_paths(struct ipoib_link *l)
 	struct neigh *n;
 	unsigned int i;
 
-	for (p = l->paths; p; p = p->next) {
-		if (p->req)
-			sa_cancel(l->sa, p->req);
-		p->req = 0;
-		if (p->ah)
-			fab_ah_destroy(p->ah);
-		p->ah = NULL;
-		p->st = PATH_NONE;
-	}
 	/* neighbours keep their link address and ask for a path again on
-	 * their next packet */
+	 * their next packet; the paths go with their last user */
 	for (i = 0; i < NEIGH_HASH; i++)
 		for (n = l->neigh[i]; n; n = n->next)
-			n->path = NULL;
+			neigh_set_path(l, n, NULL);
+	while ((p = l->paths))		/* none should be left */
+		path_free(l, p);
 }
 
 /* Once a second: neighbours that never answered are retried, then given
@@ -482,10 +516,6 @@ void ipoib_neigh_free_all(struct ipoib_link *l)
 	for (i = 0; i < NEIGH_HASH; i++)
 		while (l->neigh[i])
 			ipoib_neigh_free(l, l->neigh[i]);
-	while ((p = l->paths)) {
-		l->paths = p->next;
-		if (p->ah)
-			fab_ah_destroy(p->ah);
-		free(p);
-	}
+	while ((p = l->paths))
+		path_free(l, p);
 }

@@ -67,6 +67,7 @@ struct path {
 	uint32_t req;
 	struct fab_ah *ah;
 	time_t updated;
+	unsigned int refs;	/* neighbours using it; freed at 0 */
 	struct path *next;
 };
 
