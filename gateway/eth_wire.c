@@ -4,7 +4,7 @@
 
 #include "inet/byteorder.h"
 #include "gateway/eth_wire.h"
-#include "inet/gso.h"
+#include "inet/csum.h"
 
 enum eth_err eth_parse(const uint8_t *f, size_t len, struct eth_hdr *h)
 {
@@ -127,12 +127,8 @@ size_t eth_arp_build(uint8_t *out, size_t cap, const struct eth_arp *a)
 
 static uint16_t icmp6_csum(const uint8_t *ip6, size_t plen)
 {
-	uint8_t ph[8] = { 0 };
-
-	be32_put(ph, (uint32_t)plen);
-	ph[7] = 58;
-	return gso_csum_fold(gso_csum_add(gso_csum_add(
-		gso_csum_add(0, ip6 + 8, 32), ph, 8), ip6 + 40, plen));
+	return inet_csum_fold(inet_csum_add(
+		inet_csum_pseudo6(ip6 + 8, ip6 + 24, 58, plen), ip6 + 40, plen));
 }
 
 enum eth_err eth_nd_parse(const uint8_t *buf, size_t len, struct eth_nd *nd)
@@ -270,7 +266,7 @@ int eth_ipv4_fragment(const uint8_t *pkt, size_t len, unsigned int mtu,
 					   ((off + n < data) ? 0x2000 :
 					    (frag & 0x2000))));
 		f[10] = f[11] = 0;
-		c = gso_csum_fold(gso_csum_add(0, f, hl));
+		c = inet_csum_fold(inet_csum_add(0, f, hl));
 		memcpy(f + 10, &c, 2);
 		emit(arg, f, hl + n);
 		count++;
