@@ -4,7 +4,6 @@
 
 #include "inet/byteorder.h"
 #include "gateway/eth_wire.h"
-#include "inet/gso.h"
 
 enum eth_err eth_parse(const uint8_t *f, size_t len, struct eth_hdr *h)
 {
@@ -125,155 +124,33 @@ size_t eth_arp_build(uint8_t *out, size_t cap, const struct eth_arp *a)
 	return ETH_ARP_LEN;
 }
 
-static uint16_t icmp6_csum(const uint8_t *ip6, size_t plen)
+enum inet_err eth_nd_decode(const uint8_t *buf, size_t len,
+			    struct eth_nd *nd)
 {
-	uint8_t ph[8] = { 0 };
+	enum inet_err err;
 
-	be32_put(ph, (uint32_t)plen);
-	ph[7] = 58;
-	return gso_csum_fold(gso_csum_add(gso_csum_add(
-		gso_csum_add(0, ip6 + 8, 32), ph, 8), ip6 + 40, plen));
+	err = inet_nd_parse(buf, len, ETH_ND_LLA_UNITS, &nd->nd);
+	nd->has_slla = err == INET_OK && nd->nd.slla;
+	nd->has_tlla = err == INET_OK && nd->nd.tlla;
+	if (nd->has_slla)
+		memcpy(nd->slla, nd->nd.slla, ETH_ALEN_);
+	if (nd->has_tlla)
+		memcpy(nd->tlla, nd->nd.tlla, ETH_ALEN_);
+	return err;
 }
 
-enum eth_err eth_nd_parse(const uint8_t *buf, size_t len, struct eth_nd *nd)
+size_t eth_nd_build_ns(const struct in6_addr *src, const struct in6_addr *dst,
+		       const struct in6_addr *target, const uint8_t *slla,
+		       uint8_t *out, size_t cap)
 {
-	size_t plen, o;
-	const uint8_t *m;
-
-	if (len < 40 || buf[0] >> 4 != 6 || buf[6] != 58)
-		return ETH_NOT_ND;
-	plen = be16_get(buf + 4);
-	if (40 + plen > len || plen < 24)
-		return ETH_NOT_ND;
-	m = buf + 40;
-	if (m[0] != 135 && m[0] != 136)
-		return ETH_NOT_ND;
-	if (buf[7] != 255 || m[1] != 0)
-		return ETH_BAD;
-	if (icmp6_csum(buf, plen) != 0)
-		return ETH_BAD;
-	nd->type = m[0];
-	memcpy(&nd->src, buf + 8, 16);
-	memcpy(&nd->dst, buf + 24, 16);
-	memcpy(&nd->target, m + 8, 16);
-	if (nd->target.s6_addr[0] == 0xff)
-		return ETH_BAD;
-	nd->na_flags = m[0] == 136 ? m[4] & 0xe0 : 0;
-	nd->has_lla = 0;
-	for (o = 24; o < plen;) {
-		size_t olen;
-
-		if (o + 2 > plen)
-			return ETH_BAD;
-		olen = (size_t)m[o + 1] * 8;
-		if (!olen || o + olen > plen)
-			return ETH_BAD;
-		/* the option the type carries, first one wins; 8 bytes on
-		 * Ethernet, any other length ignored (as Linux does) */
-		if (!nd->has_lla && olen == 8 &&
-		    m[o] == (nd->type == 135 ? 1 : 2)) {
-			nd->has_lla = 1;
-			memcpy(nd->lla, m + o + 2, 6);
-		}
-		o += olen;
-	}
-	return ETH_OK;
+	return inet_nd_build_ns(src, dst, target, slla, ETH_ND_LLA_UNITS, out,
+				cap);
 }
 
-size_t eth_nd_build(uint8_t *out, size_t cap, uint8_t type,
-		    const struct in6_addr *src, const struct in6_addr *dst,
-		    const struct in6_addr *target, uint8_t na_flags,
-		    const uint8_t *lla)
+size_t eth_nd_build_na(const struct in6_addr *src, const struct in6_addr *dst,
+		       const struct in6_addr *target, uint8_t flags,
+		       const uint8_t *tlla, uint8_t *out, size_t cap)
 {
-	size_t plen = 24 + (lla ? 8 : 0);
-	uint8_t *m = out + 40;
-	uint16_t c;
-
-	if (cap < 40 + plen)
-		return 0;
-	memset(out, 0, 40 + plen);
-	out[0] = 0x60;
-	be16_put(out + 4, (uint16_t)plen);
-	out[6] = 58;
-	out[7] = 255;
-	memcpy(out + 8, src, 16);
-	memcpy(out + 24, dst, 16);
-	m[0] = type;
-	if (type == 136)
-		m[4] = na_flags & 0xe0;
-	memcpy(m + 8, target, 16);
-	if (lla) {
-		m[24] = type == 135 ? 1 : 2;
-		m[25] = 1;
-		memcpy(m + 26, lla, 6);
-	}
-	c = icmp6_csum(out, plen);
-	memcpy(m + 2, &c, 2);
-	return 40 + plen;
-}
-
-int eth_ipv4_fragment(const uint8_t *pkt, size_t len, unsigned int mtu,
-		      void (*emit)(void *arg, const uint8_t *frag, size_t n),
-		      void *arg)
-{
-	uint8_t f[65536], opts[60];
-	size_t ihl, olen = 0, off, data, unit, hl, n, o;
-	uint16_t frag, c;
-	int count = 0;
-
-	if (len < 20 || pkt[0] >> 4 != 4)
-		return -1;
-	ihl = (size_t)(pkt[0] & 0x0f) * 4;
-	if (ihl < 20 || ihl > len || be16_get(pkt + 2) != len)
-		return -1;
-	frag = be16_get(pkt + 6);
-	if (frag & 0x4000)
-		return -1;			/* DF: not ours to cut */
-	/* options that later fragments carry: those with the copy bit */
-	for (o = 20; o < ihl;) {
-		uint8_t t = pkt[o], l;
-
-		if (t == 0)
-			break;
-		if (t == 1) {
-			o++;
-			continue;
-		}
-		if (o + 1 >= ihl || (l = pkt[o + 1]) < 2 || o + l > ihl)
-			return -1;
-		if (t & 0x80) {
-			memcpy(opts + olen, pkt + o, l);
-			olen += l;
-		}
-		o += l;
-	}
-	while (olen & 3)
-		opts[olen++] = 0;		/* end of options */
-	data = len - ihl;
-	for (off = 0; off < data; off += n) {
-		hl = off ? 20 + olen : ihl;
-		if (mtu <= hl + 8)
-			return -1;
-		unit = ((mtu - hl) / 8) * 8;
-		n = data - off > unit ? unit : data - off;
-		if (off) {
-			memcpy(f, pkt, 20);
-			memcpy(f + 20, opts, olen);
-			f[0] = (uint8_t)(0x40 | (hl / 4));
-		} else {
-			memcpy(f, pkt, ihl);
-		}
-		memcpy(f + hl, pkt + ihl + off, n);
-		be16_put(f + 2, (uint16_t)(hl + n));
-		/* offsets add to those of a packet already a fragment */
-		be16_put(f + 6, (uint16_t)(((frag & 0x1fff) + off / 8) |
-					   ((off + n < data) ? 0x2000 :
-					    (frag & 0x2000))));
-		f[10] = f[11] = 0;
-		c = gso_csum_fold(gso_csum_add(0, f, hl));
-		memcpy(f + 10, &c, 2);
-		emit(arg, f, hl + n);
-		count++;
-	}
-	return count;
+	return inet_nd_build_na(src, dst, target, flags, tlla,
+				ETH_ND_LLA_UNITS, out, cap);
 }

@@ -2,18 +2,21 @@
 /*
  * The Ethernet side of the gateway on the wire: Ethernet II and 802.1Q
  * headers, ARP for IPv4 over Ethernet (RFC 826), IPv6 neighbour discovery
- * with 6-byte link-layer options (RFC 4861), multicast MACs (RFC 1112,
- * RFC 2464), the MACs the gateway gives InfiniBand hosts, and IPv4
- * fragmentation.  Every parser is bounds-checked and fuzzed
- * (tests/fuzz/fuzz_eth_wire.c).
+ * with the 6-byte link-layer option (RFC 2464 section 6, around
+ * inet/nd.c), multicast MACs (RFC 1112, RFC 2464) and the MACs the gateway
+ * gives InfiniBand hosts.  Every parser is bounds-checked and fuzzed
+ * through the bridge (tests/fuzz/fuzz_gw_bridge.c; the ND validator also
+ * on its own, tests/fuzz/fuzz_inet_nd.c).
  */
 #ifndef IBGW_ETH_WIRE_H
 #define IBGW_ETH_WIRE_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "inet/nd.h"
 #include "ulp/ipoib/ipoib_wire.h"
 
 #define ETH_ALEN_	6
@@ -24,7 +27,9 @@
 #define ETH_P_8021Q_	0x8100
 #define ETH_P_IPV6_	0x86dd
 #define ETH_ARP_LEN	28
-#define ETH_ND_LEN	(40 + 24 + 8)	/* NS/NA with one 8-byte option */
+#define ETH_ND_LLA_UNITS	1	/* type, len 1, MAC */
+/* NS/NA with the Ethernet option */
+#define ETH_ND_LEN	(INET_IPV6_HDR_LEN + INET_ND_NS_NA_MSG_LEN + 8)
 
 struct eth_hdr {
 	uint8_t dst[6], src[6];
@@ -39,7 +44,6 @@ enum eth_err {
 	ETH_OK = 0,
 	ETH_TRUNCATED,
 	ETH_BAD,		/* a field with a value the format forbids */
-	ETH_NOT_ND,		/* ICMPv6 but not NS/NA (or not ICMPv6) */
 };
 
 enum eth_err eth_parse(const uint8_t *f, size_t len, struct eth_hdr *h);
@@ -75,34 +79,25 @@ struct eth_arp {
 enum eth_err eth_arp_parse(const uint8_t *p, size_t len, struct eth_arp *a);
 size_t eth_arp_build(uint8_t *out, size_t cap, const struct eth_arp *a);
 
-/* NS and NA over Ethernet, with the 6-byte link-layer options. */
+/* ND over Ethernet: inet_nd_parse() with the 6-byte MAC options. */
 struct eth_nd {
-	uint8_t type;		/* 135 NS, 136 NA */
-	struct in6_addr src, dst, target;
-	uint8_t na_flags;	/* R 0x80, S 0x40, O 0x20 */
-	int has_lla;		/* source (NS) or target (NA) option */
-	uint8_t lla[6];
+	struct inet_nd nd;	/* type, addresses, flags, target */
+	bool has_slla;		/* source link-layer option */
+	bool has_tlla;		/* target link-layer option */
+	uint8_t slla[ETH_ALEN_];
+	uint8_t tlla[ETH_ALEN_];
 };
 
-/* buf is an IPv6 packet: ETH_NOT_ND unless it is an NS or NA that parses
- * (hop limit 255, code 0, checksum right, options well-formed). */
-enum eth_err eth_nd_parse(const uint8_t *buf, size_t len, struct eth_nd *nd);
-/* An NS (lla: the source option, may be NULL) or NA (lla: the target
- * option) as an IPv6 packet; returns its length or 0. */
-size_t eth_nd_build(uint8_t *out, size_t cap, uint8_t type,
-		    const struct in6_addr *src, const struct in6_addr *dst,
-		    const struct in6_addr *target, uint8_t na_flags,
-		    const uint8_t *lla);
-
-/*
- * Cut the IPv4 packet pkt (len bytes, no DF) into fragments of at most mtu
- * bytes (RFC 791: offsets in units of 8, options copied only when their
- * copy flag says so), calling emit for each.  Returns the number of
- * fragments, or -1 (a bad header, or an mtu too small for one 8-byte
- * unit).
- */
-int eth_ipv4_fragment(const uint8_t *pkt, size_t len, unsigned int mtu,
-		      void (*emit)(void *arg, const uint8_t *frag, size_t n),
-		      void *arg);
+/* buf is an IPv6 packet; results as inet_nd_parse() */
+enum inet_err eth_nd_decode(const uint8_t *buf, size_t len,
+			    struct eth_nd *nd);
+/* inet_nd_build_ns() / _na() with a MAC option (NULL: none); returns the
+ * length (at most ETH_ND_LEN) or 0. */
+size_t eth_nd_build_ns(const struct in6_addr *src, const struct in6_addr *dst,
+		       const struct in6_addr *target, const uint8_t *slla,
+		       uint8_t *out, size_t cap);
+size_t eth_nd_build_na(const struct in6_addr *src, const struct in6_addr *dst,
+		       const struct in6_addr *target, uint8_t flags,
+		       const uint8_t *tlla, uint8_t *out, size_t cap);
 
 #endif

@@ -6,6 +6,10 @@
 #include <string.h>
 
 #include "inet/byteorder.h"
+#include "inet/frag.h"
+#include "inet/icmp.h"
+#include "inet/ip.h"
+#include "inet/nd.h"
 #include "gateway/gw_bridge.h"
 #include "inet/tcp_mss.h"
 
@@ -279,9 +283,9 @@ static void probe(struct gw_bridge *b, struct eneigh *n)
 		eth_out(b, bcast, b->cfg.mac, ETH_P_ARP_, p, len);
 		return;
 	}
-	ipoib_solicited_node(&n->ip.v6, &sn);
-	len = eth_nd_build(p, sizeof(p), 135, &b->ll, &sn, &n->ip.v6, 0,
-			   b->cfg.mac);
+	inet_solicited_node(&n->ip.v6, &sn);
+	len = eth_nd_build_ns(&b->ll, &sn, &n->ip.v6, b->cfg.mac, p,
+			      sizeof(p));
 	eth_mcast_mac_v6(&sn, mac);
 	b->st.nd_asked++;
 	eth_out(b, mac, b->cfg.mac, ETH_P_IPV6_, p, len);
@@ -418,13 +422,13 @@ static int too_big(struct gw_bridge *b, const uint8_t *pkt, size_t len,
 		   unsigned int mtu, struct frag_ctx *c, uint8_t *out,
 		   size_t cap, size_t *olen)
 {
-	enum ipoib_wire_err e;
+	enum inet_err e;
 
 	if (pkt[0] >> 4 == 4) {
 		struct in_addr src;
 
-		if (!ipoib_ipv4_df(pkt, len)) {
-			if (eth_ipv4_fragment(pkt, len, mtu, frag_out, c) > 0) {
+		if (!inet_ipv4_df(pkt, len)) {
+			if (inet_frag_ipv4(pkt, len, mtu, frag_out, c) > 0) {
 				b->st.fragmented++;
 				return 1;
 			}
@@ -432,17 +436,17 @@ static int too_big(struct gw_bridge *b, const uint8_t *pkt, size_t len,
 			return -1;
 		}
 		memcpy(&src, pkt + 16, 4);
-		e = ipoib_icmp4_frag_needed(pkt, len, &src, (uint16_t)mtu,
-					    ++b->icmp_id, out, cap, olen);
+		e = inet_icmp4_frag_needed(pkt, len, &src, (uint16_t)mtu,
+					   ++b->icmp_id, out, cap, olen);
 	} else {
 		struct in6_addr src;
 
 		memcpy(&src, pkt + 24, 16);
-		e = ipoib_icmp6_pkt_too_big(pkt, len, &src, mtu, out, cap,
-					    olen);
+		e = inet_icmp6_pkt_too_big(pkt, len, &src, mtu, out, cap,
+					   olen);
 	}
 	drop(b, GW_DROP_TOO_BIG);
-	if (e != IPOIB_WIRE_OK)
+	if (e != INET_OK)
 		return -1;
 	b->st.icmp_too_big++;
 	return 0;
@@ -523,27 +527,29 @@ static int eth_nd(struct gw_bridge *b, const uint8_t *smac, const uint8_t *p,
 	struct ipoib_addr hw;
 	struct ibmac *m;
 	uint8_t out[ETH_ND_LEN], dmac[6];
-	enum eth_err e;
+	enum inet_err e;
 	size_t n;
 
-	e = eth_nd_parse(p, len, &nd);
-	if (e == ETH_NOT_ND)
+	e = eth_nd_decode(p, len, &nd);
+	if (e == INET_NOT_ND)
 		return 0;
-	if (e != ETH_OK) {
+	if (e != INET_OK) {
 		drop(b, GW_DROP_ETH_MALFORMED);
 		return 1;
 	}
-	ip_v6(&src, &nd.src);
-	ip_v6(&tgt, &nd.target);
-	if (nd.type == 136) {
-		if (nd.has_lla)
-			learn(b, &tgt, nd.lla);
+	if (nd.nd.type != INET_ND_NS && nd.nd.type != INET_ND_NA)
+		return 0;	/* RS/RA/Redirect: passed on as before */
+	ip_v6(&src, &nd.nd.ip.src);
+	ip_v6(&tgt, &nd.nd.target);
+	if (nd.nd.type == INET_ND_NA) {
+		if (nd.has_tlla)
+			learn(b, &tgt, nd.tlla);
 		return 1;
 	}
-	if (IN6_IS_ADDR_UNSPECIFIED(&nd.src))
+	if (IN6_IS_ADDR_UNSPECIFIED(&nd.nd.ip.src))
 		return 1;	/* DAD: not answered for IB hosts */
-	if (nd.has_lla)
-		learn(b, &src, nd.lla);
+	if (nd.has_slla)
+		learn(b, &src, nd.slla);
 	if (on_ethernet(b, &tgt))
 		return 1;
 	if (b->ops.ib_neigh(b->arg, &tgt, &hw) < 0) {
@@ -553,9 +559,10 @@ static int eth_nd(struct gw_bridge *b, const uint8_t *smac, const uint8_t *p,
 	m = mac_of(b, &hw, &tgt);
 	if (!m)
 		return 1;
-	n = eth_nd_build(out, sizeof(out), 136, &nd.target, &nd.src,
-			 &nd.target, 0x40, m->mac);	/* S, not O */
-	memcpy(dmac, nd.has_lla ? nd.lla : smac, 6);
+	n = eth_nd_build_na(&nd.nd.target, &nd.nd.ip.src, &nd.nd.target,
+			    INET_NA_FLAG_SOLICITED, m->mac, out,
+			    sizeof(out));	/* S, not O: a proxy */
+	memcpy(dmac, nd.has_slla ? nd.slla : smac, 6);
 	b->st.nd_answered++;
 	eth_out(b, dmac, m->mac, ETH_P_IPV6_, out, n);
 	return 1;
@@ -598,9 +605,9 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 	memset(&dst, 0, sizeof(dst));
 	memset(&src, 0, sizeof(src));
 	if (h.type == ETH_P_IP_) {
-		struct ipoib_ipv4_info ip;
+		struct inet_ipv4_info ip;
 
-		if (ipoib_ipv4_check(p, len, &ip) != IPOIB_WIRE_OK) {
+		if (inet_ipv4_check(p, len, &ip) != INET_OK) {
 			drop(b, GW_DROP_ETH_MALFORMED);
 			return;
 		}
@@ -611,9 +618,9 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 			(!memcmp(h.dst, "\xff\xff\xff\xff\xff\xff", 6) &&
 			 (ntohl(ip.dst.s_addr) >> 28) != 0xe);
 	} else if (h.type == ETH_P_IPV6_) {
-		struct ipoib_ipv6_info ip;
+		struct inet_ipv6_info ip;
 
-		if (ipoib_ipv6_check(p, len, &ip) != IPOIB_WIRE_OK) {
+		if (inet_ipv6_check(p, len, &ip) != INET_OK) {
 			drop(b, GW_DROP_ETH_MALFORMED);
 			return;
 		}
@@ -680,9 +687,9 @@ void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
 	size_t olen;
 
 	if (len >= 20 && pkt[0] >> 4 == 4) {
-		struct ipoib_ipv4_info ip;
+		struct inet_ipv4_info ip;
 
-		if (ipoib_ipv4_check(pkt, len, &ip) != IPOIB_WIRE_OK) {
+		if (inet_ipv4_check(pkt, len, &ip) != INET_OK) {
 			drop(b, GW_DROP_IB_MALFORMED);
 			return;
 		}
@@ -698,9 +705,9 @@ void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
 			multi = 1;
 		}
 	} else if (len >= 40 && pkt[0] >> 4 == 6) {
-		struct ipoib_ipv6_info ip;
+		struct inet_ipv6_info ip;
 
-		if (ipoib_ipv6_check(pkt, len, &ip) != IPOIB_WIRE_OK) {
+		if (inet_ipv6_check(pkt, len, &ip) != INET_OK) {
 			drop(b, GW_DROP_IB_MALFORMED);
 			return;
 		}

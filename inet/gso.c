@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "inet/byteorder.h"
+#include "inet/csum.h"
 #include "inet/gso.h"
 
 #define TCP_FIN		0x01
@@ -58,136 +59,13 @@ void gso_hdr_put(uint8_t *p, const struct gso_vnet_hdr *h)
 	memcpy(p + 8, &h->csum_offset, 2);
 }
 
-/*
- * Ones' complement sum, eight bytes a step with the carry folded back in;
- * the sum of native 16-bit words is the byte-swapped sum of big-endian
- * ones where the machine is little-endian, and storing the result natively
- * swaps it back (RFC 1071, "byte order independence").  With AVX2, 64
- * bytes a step: 32-bit words summed into 64-bit lanes (2^32 = 1 modulo
- * 2^16 - 1, so 32-bit words sum as their 16-bit halves do), which cannot
- * overflow below 2^32 steps.
- */
-static inline uint64_t add_carry(uint64_t sum, uint64_t w)
-{
-	sum += w;
-	return sum + (sum < w);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define HAVE_AVX2_CSUM 1
-
-static int avx2_ok = -1;
-
-__attribute__((target("avx2")))
-static uint64_t csum_avx2(uint64_t sum, uint8_t *dst, const uint8_t *p,
-			  size_t n)
-{
-	const __m256i zero = _mm256_setzero_si256();
-	__m256i a0 = zero, a1 = zero;
-	uint64_t lanes[8];
-	int i;
-
-	for (; n >= 64; n -= 64, p += 64) {
-		__m256i x = _mm256_loadu_si256((const __m256i *)p);
-		__m256i y = _mm256_loadu_si256((const __m256i *)(p + 32));
-
-		if (dst) {
-			_mm256_storeu_si256((__m256i *)dst, x);
-			_mm256_storeu_si256((__m256i *)(dst + 32), y);
-			dst += 64;
-		}
-		a0 = _mm256_add_epi64(a0, _mm256_unpacklo_epi32(x, zero));
-		a1 = _mm256_add_epi64(a1, _mm256_unpackhi_epi32(x, zero));
-		a0 = _mm256_add_epi64(a0, _mm256_unpacklo_epi32(y, zero));
-		a1 = _mm256_add_epi64(a1, _mm256_unpackhi_epi32(y, zero));
-	}
-	_mm256_storeu_si256((__m256i *)lanes, a0);
-	_mm256_storeu_si256((__m256i *)(lanes + 4), a1);
-	for (i = 0; i < 8; i++)
-		sum = add_carry(sum, lanes[i]);
-	return sum;
-}
-
-static int use_avx2(void)
-{
-	if (avx2_ok < 0) {
-		__builtin_cpu_init();
-		avx2_ok = __builtin_cpu_supports("avx2");
-	}
-	return avx2_ok;
-}
-#endif
-
-static uint64_t csum_run(uint64_t sum, uint8_t *dst, const uint8_t *p,
-			 size_t len)
-{
-	uint64_t w;
-
-#ifdef HAVE_AVX2_CSUM
-	if (len >= 128 && use_avx2()) {
-		size_t n = len & ~(size_t)63;
-
-		sum = csum_avx2(sum, dst, p, n);
-		p += n;
-		dst = dst ? dst + n : NULL;
-		len -= n;
-	}
-#endif
-	while (len >= 8) {
-		memcpy(&w, p, 8);
-		if (dst) {
-			memcpy(dst, &w, 8);
-			dst += 8;
-		}
-		sum = add_carry(sum, w);
-		p += 8;
-		len -= 8;
-	}
-	if (len) {
-		w = 0;
-		memcpy(&w, p, len);
-		if (dst)
-			memcpy(dst, p, len);
-		sum = add_carry(sum, w);
-	}
-	return sum;
-}
-
-uint64_t gso_csum_add(uint64_t sum, const uint8_t *p, size_t len)
-{
-	return csum_run(sum, NULL, p, len);
-}
-
-/* The same, copying the bytes to dst in the same pass. */
-uint64_t gso_csum_copy(uint64_t sum, uint8_t *dst, const uint8_t *p,
-		       size_t len)
-{
-	return csum_run(sum, dst, p, len);
-}
-
-uint16_t gso_csum_fold(uint64_t sum)
-{
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* The TCP pseudo-header's sum for a segment of tcp_len bytes. */
 static uint64_t pseudo_sum(const uint8_t *ip, int v6, size_t tcp_len)
 {
-	uint8_t t[8] = { 0 };
-
-	if (v6) {
-		be32_put(t, (uint32_t)tcp_len);
-		t[7] = IPPROTO_TCP_;
-		return gso_csum_add(gso_csum_add(0, ip + 8, 32), t, 8);
-	}
-	t[1] = IPPROTO_TCP_;
-	be16_put(t + 2, (uint16_t)tcp_len);
-	return gso_csum_add(gso_csum_add(0, ip + 12, 8), t, 4);
+	if (v6)
+		return inet_csum_pseudo6(ip + 8, ip + 24, IPPROTO_TCP_,
+					 tcp_len);
+	return inet_csum_pseudo4(ip + 12, ip + 16, IPPROTO_TCP_, tcp_len);
 }
 
 static void ipv4_fix(uint8_t *ip, size_t tot_len)
@@ -196,8 +74,8 @@ static void ipv4_fix(uint8_t *ip, size_t tot_len)
 
 	be16_put(ip + 2, (uint16_t)tot_len);
 	ip[10] = ip[11] = 0;
-	c = gso_csum_fold(gso_csum_add(0, ip, (size_t)(ip[0] & 0x0f) * 4));
-	memcpy(ip + 10, &c, 2);
+	c = inet_csum_fold(inet_csum_add(0, ip, (size_t)(ip[0] & 0x0f) * 4));
+	inet_csum_put(ip + 10, c);
 }
 
 /* IP and TCP header lengths of a TCP packet, or -1. */
@@ -251,11 +129,11 @@ enum gso_err gso_segment(const struct gso_vnet_hdr *h, uint8_t *pkt,
 			off = (size_t)h->csum_start + h->csum_offset;
 			if (h->csum_start >= len || off + 2 > len)
 				return GSO_BAD_HEADER;
-			c = gso_csum_fold(gso_csum_add(0, pkt + h->csum_start,
+			c = inet_csum_fold(inet_csum_add(0, pkt + h->csum_start,
 						       len - h->csum_start));
 			if (!c)
 				c = 0xffff;	/* 0 means "none" in UDP */
-			memcpy(pkt + off, &c, 2);
+			inet_csum_put(pkt + off, c);
 		}
 		emit(arg, pkt, len);
 		return GSO_OK;
@@ -295,9 +173,9 @@ enum gso_err gso_segment(const struct gso_vnet_hdr *h, uint8_t *pkt,
 			ipv4_fix(seg, hlen + n);
 		}
 		tcp[16] = tcp[17] = 0;
-		c = gso_csum_fold(gso_csum_add(pseudo_sum(seg, v6, tcp_len),
+		c = inet_csum_fold(inet_csum_add(pseudo_sum(seg, v6, tcp_len),
 					       tcp, tcp_len));
-		memcpy(tcp + 16, &c, 2);
+		inet_csum_put(tcp + 16, c);
 		emit(arg, seg, hlen + n);
 		off += n;
 		i++;
@@ -332,7 +210,7 @@ static int gro_candidate(const uint8_t *pkt, size_t len, struct seg *s)
 			 TCP_CWR)))
 		return -1;
 	s->seq = be32_get(pkt + s->iphl + 4);
-	if (!s->v6 && gso_csum_fold(gso_csum_add(0, pkt, 20)) != 0)
+	if (!s->v6 && inet_csum_fold(inet_csum_add(0, pkt, 20)) != 0)
 		return -2;
 	return 0;
 }
@@ -344,9 +222,9 @@ static int gro_take(const uint8_t *pkt, const struct seg *s, uint8_t *dst)
 	uint64_t sum;
 
 	sum = pseudo_sum(pkt, s->v6, s->hlen - s->iphl + s->payload);
-	sum = gso_csum_add(sum, pkt + s->iphl, s->hlen - s->iphl);
-	sum = gso_csum_copy(sum, dst, pkt + s->hlen, s->payload);
-	return gso_csum_fold(sum) ? -2 : 0;
+	sum = inet_csum_add(sum, pkt + s->iphl, s->hlen - s->iphl);
+	sum = inet_csum_copy(sum, dst, pkt + s->hlen, s->payload);
+	return inet_csum_fold(sum) ? -2 : 0;
 }
 
 /* Does the segment continue the pending train? */
@@ -399,9 +277,9 @@ void gso_gro_flush(struct gso_gro *g, gso_out_fn out, void *arg)
 	/* a partial checksum: the pseudo-header's sum, as a NIC that
 	 * checked every segment hands it up (CHECKSUM_PARTIAL counts as
 	 * verified in the kernel) */
-	c = (uint16_t)~gso_csum_fold(pseudo_sum(g->pkt, g->v6,
+	c = (uint16_t)~inet_csum_fold(pseudo_sum(g->pkt, g->v6,
 						g->len - iphl));
-	memcpy(g->pkt + iphl + 16, &c, 2);
+	inet_csum_put(g->pkt + iphl + 16, c);
 	memset(&h, 0, sizeof(h));
 	h.flags = GSO_F_NEEDS_CSUM;
 	h.gso_type = g->v6 ? GSO_TYPE_TCPV6 : GSO_TYPE_TCPV4;

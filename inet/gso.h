@@ -53,14 +53,6 @@ const char *gso_strerror(enum gso_err e);
 void gso_hdr_get(struct gso_vnet_hdr *h, const uint8_t *p);
 void gso_hdr_put(uint8_t *p, const struct gso_vnet_hdr *h);
 
-/* Internet checksum helpers: a running sum over bytes at even offsets of
- * the checksummed range, and its folded, complemented 16 bits as they are
- * stored (native byte order of the stored field). */
-uint64_t gso_csum_add(uint64_t sum, const uint8_t *p, size_t len);
-uint64_t gso_csum_copy(uint64_t sum, uint8_t *dst, const uint8_t *p,
-		       size_t len);
-uint16_t gso_csum_fold(uint64_t sum);
-
 typedef void (*gso_emit_fn)(void *arg, const uint8_t *pkt, size_t len);
 
 /*

@@ -3,19 +3,8 @@
 #include <string.h>
 
 #include "inet/byteorder.h"
+#include "inet/csum.h"
 #include "inet/tcp_mss.h"
-
-/* RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m') for one 16-bit word. */
-static uint16_t csum_replace16(uint16_t hc, uint16_t old, uint16_t new)
-{
-	uint32_t s = (uint16_t)~hc;
-
-	s += (uint16_t)~old;
-	s += new;
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
 
 int tcp_mss_clamp(uint8_t *pkt, size_t len, unsigned int mtu)
 {
@@ -72,16 +61,16 @@ int tcp_mss_clamp(uint8_t *pkt, size_t len, unsigned int mtu)
 			/* the option starts at an even offset or not: the
 			 * sum sees the two bytes in the word they sit in */
 			if (!(o & 1)) {
-				c = csum_replace16(c, cur, want);
+				c = inet_csum_replace16(c, cur, want);
 			} else {
-				c = csum_replace16(c, (uint16_t)(tcp[o + 1] << 8 |
-							       cur >> 8),
-						   (uint16_t)(tcp[o + 1] << 8 |
-							      want >> 8));
-				c = csum_replace16(c, (uint16_t)((cur & 0xff) << 8 |
-							       tcp[o + 4]),
-						   (uint16_t)((want & 0xff) << 8 |
-							      tcp[o + 4]));
+				uint8_t l = tcp[o + 1], n = tcp[o + 4];
+
+				c = inet_csum_replace16(c,
+					(uint16_t)(l << 8 | cur >> 8),
+					(uint16_t)(l << 8 | want >> 8));
+				c = inet_csum_replace16(c,
+					(uint16_t)((cur & 0xff) << 8 | n),
+					(uint16_t)((want & 0xff) << 8 | n));
 			}
 			be16_put(tcp + 16, c);
 			return 1;

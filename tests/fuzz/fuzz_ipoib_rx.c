@@ -11,6 +11,9 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "inet/icmp.h"
+#include "inet/ip.h"
+#include "inet/nd.h"
 #include "ulp/ipoib/ipoib_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -83,20 +86,20 @@ static void rx_arp(const uint8_t *p, size_t n)
 
 static void rx_ipv4(const uint8_t *p, size_t n)
 {
-	static uint8_t out[IPOIB_ICMP4_MAX_LEN];
-	struct ipoib_ipv4_info ip, icmp_ip;
+	static uint8_t out[INET_ICMP4_MAX_LEN];
+	struct inet_ipv4_info ip, icmp_ip;
 	struct in_addr gw = { .s_addr = htonl(0x0a0000fe) };
 	const uint8_t *d;
 	union fab_gid bc, mgid;
-	enum ipoib_wire_err err;
+	enum inet_err err;
 	size_t len = 0, quote;
 
-	if (ipoib_ipv4_check(p, n, &ip) != IPOIB_WIRE_OK) {
-		CHECK(!ipoib_ipv4_df(p, n));
+	if (inet_ipv4_check(p, n, &ip) != INET_OK) {
+		CHECK(!inet_ipv4_df(p, n));
 		return;
 	}
 	CHECK(ip.hdr_len >= 20 && ip.hdr_len <= ip.tot_len && ip.tot_len <= n);
-	CHECK(ipoib_ipv4_df(p, n) == !!(ip.frag & 0x4000));
+	CHECK(inet_ipv4_df(p, n) == !!(ip.frag & 0x4000));
 
 	d = (const uint8_t *)&ip.dst.s_addr;
 	if (d[0] >= 224 && d[0] < 240) {
@@ -107,25 +110,25 @@ static void rx_ipv4(const uint8_t *p, size_t n)
 		CHECK(ipoib_mgid_joinable(&mgid, &bc));
 	}
 
-	err = ipoib_icmp4_frag_needed(p, n, &gw, 2044, 0x4242, out,
+	err = inet_icmp4_frag_needed(p, n, &gw, 2044, 0x4242, out,
 				      sizeof(out), &len);
-	if (err != IPOIB_WIRE_OK) {
+	if (err != INET_OK) {
 		/* a refusal, never a lack of room in the documented maximum */
 		CHECK(len == 0);
-		CHECK(err == IPOIB_WIRE_ICMP_FRAGMENT ||
-		      err == IPOIB_WIRE_ICMP_BAD_ADDR ||
-		      err == IPOIB_WIRE_ICMP_ABOUT_ERROR);
-		if (err == IPOIB_WIRE_ICMP_FRAGMENT)
+		CHECK(err == INET_ICMP_FRAGMENT ||
+		      err == INET_ICMP_BAD_ADDR ||
+		      err == INET_ICMP_ABOUT_ERROR);
+		if (err == INET_ICMP_FRAGMENT)
 			CHECK(ip.frag & 0x1fff);
-		if (err == IPOIB_WIRE_ICMP_ABOUT_ERROR)
+		if (err == INET_ICMP_ABOUT_ERROR)
 			CHECK(ip.proto == 1);
 		return;
 	}
 	CHECK((ip.frag & 0x1fff) == 0);
-	CHECK(len >= 28 && len <= IPOIB_ICMP4_MAX_LEN);
-	CHECK(ipoib_ipv4_check(out, len, &icmp_ip) == IPOIB_WIRE_OK);
+	CHECK(len >= 28 && len <= INET_ICMP4_MAX_LEN);
+	CHECK(inet_ipv4_check(out, len, &icmp_ip) == INET_OK);
 	CHECK(icmp_ip.tot_len == len && icmp_ip.proto == 1);
-	CHECK(ipoib_ipv4_hdr_csum_ok(out));
+	CHECK(inet_ipv4_hdr_csum_ok(out));
 	CHECK(fz_csum(out, 20, 0) == 0);
 	CHECK(fz_csum(out + 20, len - 20, 0) == 0);
 	CHECK(icmp_ip.dst.s_addr == ip.src.s_addr);
@@ -146,31 +149,31 @@ static void rx_nd(const uint8_t *p, size_t n, const struct ipoib_nd *nd)
 		text_roundtrip(&nd->slla);
 	if (nd->has_tlla)
 		text_roundtrip(&nd->tlla);
-	CHECK(nd->ip.hop_limit == IPOIB_ND_HOP_LIMIT);
+	CHECK(nd->ip.hop_limit == INET_ND_HOP_LIMIT);
 	CHECK(icmp6_csum_good(p));
 	(void)n;
 
 	/* NS and NA rebuild from what was parsed and parse back the same */
 	switch (nd->type) {
-	case IPOIB_ND_NS:
+	case INET_ND_NS:
 		len = ipoib_nd_build_ns(&nd->ip.src, &nd->ip.dst, &nd->target,
 					nd->has_slla ? &nd->slla : NULL, out,
 					sizeof(out));
 		CHECK(len == IPOIB_ND_NS_NA_LEN - (nd->has_slla ? 0 : 24));
-		CHECK(ipoib_nd_parse(out, len, &again) == IPOIB_WIRE_OK);
-		CHECK(again.type == IPOIB_ND_NS);
+		CHECK(ipoib_nd_decode(out, len, &again) == INET_OK);
+		CHECK(again.type == INET_ND_NS);
 		CHECK(again.has_slla == nd->has_slla && !again.has_tlla);
 		if (nd->has_slla)
 			CHECK(addr_eq(&again.slla, &nd->slla));
 		break;
-	case IPOIB_ND_NA:
+	case INET_ND_NA:
 		len = ipoib_nd_build_na(&nd->ip.src, &nd->ip.dst, &nd->target,
 					nd->flags,
 					nd->has_tlla ? &nd->tlla : NULL, out,
 					sizeof(out));
 		CHECK(len == IPOIB_ND_NS_NA_LEN - (nd->has_tlla ? 0 : 24));
-		CHECK(ipoib_nd_parse(out, len, &again) == IPOIB_WIRE_OK);
-		CHECK(again.type == IPOIB_ND_NA && again.flags == nd->flags);
+		CHECK(ipoib_nd_decode(out, len, &again) == INET_OK);
+		CHECK(again.type == INET_ND_NA && again.flags == nd->flags);
 		CHECK(again.has_tlla == nd->has_tlla && !again.has_slla);
 		if (nd->has_tlla)
 			CHECK(addr_eq(&again.tlla, &nd->tlla));
@@ -186,20 +189,20 @@ static void rx_nd(const uint8_t *p, size_t n, const struct ipoib_nd *nd)
 
 static void rx_ipv6(const uint8_t *p, size_t n)
 {
-	static uint8_t out[IPOIB_ICMP6_MAX_LEN];
-	struct ipoib_ipv6_info ip, icmp_ip;
+	static uint8_t out[INET_ICMP6_MAX_LEN];
+	struct inet_ipv6_info ip, icmp_ip;
 	struct in6_addr gw = { .s6_addr = { 0x20, 0x01, 0x0d, 0xb8,
 					    [15] = 0xfe } };
 	union fab_gid bc, mgid;
 	struct ipoib_nd nd;
-	enum ipoib_wire_err err;
+	enum inet_err err;
 	size_t len = 0, quote;
 
-	err = ipoib_nd_parse(p, n, &nd);
-	if (err == IPOIB_WIRE_OK)
+	err = ipoib_nd_decode(p, n, &nd);
+	if (err == INET_OK)
 		rx_nd(p, n, &nd);
-	if (ipoib_ipv6_check(p, n, &ip) != IPOIB_WIRE_OK) {
-		CHECK(err != IPOIB_WIRE_OK && err != IPOIB_WIRE_NOT_ND);
+	if (inet_ipv6_check(p, n, &ip) != INET_OK) {
+		CHECK(err != INET_OK && err != INET_NOT_ND);
 		return;
 	}
 	CHECK(40u + ip.payload_len <= n);
@@ -213,19 +216,19 @@ static void rx_ipv6(const uint8_t *p, size_t n)
 		CHECK(ipoib_mgid_joinable(&mgid, &bc));
 	}
 
-	err = ipoib_icmp6_pkt_too_big(p, n, &gw, 2044, out, sizeof(out),
+	err = inet_icmp6_pkt_too_big(p, n, &gw, 2044, out, sizeof(out),
 				      &len);
-	if (err != IPOIB_WIRE_OK) {
+	if (err != INET_OK) {
 		CHECK(len == 0);
-		CHECK(err == IPOIB_WIRE_ICMP_BAD_ADDR ||
-		      err == IPOIB_WIRE_ICMP_ABOUT_ERROR);
-		if (err == IPOIB_WIRE_ICMP_BAD_ADDR)
+		CHECK(err == INET_ICMP_BAD_ADDR ||
+		      err == INET_ICMP_ABOUT_ERROR);
+		if (err == INET_ICMP_BAD_ADDR)
 			CHECK(ip.src.s6_addr[0] == 0xff ||
 			      IN6_IS_ADDR_UNSPECIFIED(&ip.src));
 		return;
 	}
-	CHECK(len >= 48 && len <= IPOIB_ICMP6_MAX_LEN);
-	CHECK(ipoib_ipv6_check(out, len, &icmp_ip) == IPOIB_WIRE_OK);
+	CHECK(len >= 48 && len <= INET_ICMP6_MAX_LEN);
+	CHECK(inet_ipv6_check(out, len, &icmp_ip) == INET_OK);
 	CHECK(40u + icmp_ip.payload_len == len && icmp_ip.next_hdr == 58);
 	CHECK(memcmp(&icmp_ip.dst, &ip.src, 16) == 0);
 	CHECK(out[40] == 2 && out[41] == 0);
@@ -244,17 +247,17 @@ static void rx_ipv6(const uint8_t *p, size_t n)
 static void rx_ipv6_resealed(const uint8_t *p, size_t n)
 {
 	static uint8_t copy[4096];
-	struct ipoib_ipv6_info ip;
+	struct inet_ipv6_info ip;
 	uint32_t sum = 0, len;
 	uint16_t c;
 	size_t i;
 
-	if (n > sizeof(copy) || ipoib_ipv6_check(p, n, &ip) != IPOIB_WIRE_OK ||
+	if (n > sizeof(copy) || inet_ipv6_check(p, n, &ip) != INET_OK ||
 	    ip.next_hdr != 58 || ip.payload_len < 4 || p[40] < 133 ||
 	    p[40] > 137)
 		return;
 	memcpy(copy, p, n);
-	copy[7] = IPOIB_ND_HOP_LIMIT;
+	copy[7] = INET_ND_HOP_LIMIT;
 	copy[42] = copy[43] = 0;
 	len = ip.payload_len;
 	for (i = 8; i < 40; i += 2)

@@ -491,22 +491,22 @@ static void test_nd(void **state)
 	fk.know_a = 1;
 	inet_pton(AF_INET6, "fd09::50", &l6);
 	inet_pton(AF_INET6, "fd09::1", &a6);
-	ipoib_solicited_node(&a6, &sn);
+	inet_solicited_node(&a6, &sn);
 	n = eth_hdr(f, (const uint8_t[6]){ 0x33, 0x33, 0xff, 0, 0, 1 }, LMAC,
 		    0, 0x86dd);
-	n += eth_nd_build(f + n, sizeof(f) - n, 135, &l6, &sn, &a6, 0, LMAC);
+	n += eth_nd_build_ns(&l6, &sn, &a6, LMAC, f + n, sizeof(f) - n);
 	gw_bridge_eth_rx(b, f, n);
 	assert_int_equal(fk.neth, 1);
 	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
 	assert_memory_equal(h.dst, LMAC, 6);
-	assert_int_equal(eth_nd_parse(fk.eth[0].data + 14,
-				      fk.eth[0].len - 14, &nd), ETH_OK);
-	assert_int_equal(nd.type, 136);
-	assert_int_equal(nd.na_flags, 0x40);	/* solicited, no override */
-	assert_memory_equal(&nd.target, &a6, 16);
+	assert_int_equal(eth_nd_decode(fk.eth[0].data + 14,
+				       fk.eth[0].len - 14, &nd), INET_OK);
+	assert_int_equal(nd.nd.type, 136);
+	assert_int_equal(nd.nd.flags, 0x40);	/* solicited, no override */
+	assert_memory_equal(&nd.nd.target, &a6, 16);
 	eth_mac_of_ib(&fk.a_hw, mac);
-	assert_true(nd.has_lla);
-	assert_memory_equal(nd.lla, mac, 6);
+	assert_true(nd.has_tlla);
+	assert_memory_equal(nd.tlla, mac, 6);
 	assert_int_equal(gw_bridge_stats(b)->nd_answered, 1);
 	gw_bridge_free(b);
 }

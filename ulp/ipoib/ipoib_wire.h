@@ -3,18 +3,19 @@
  * IPoIB link codec (RFC 4391, RFC 4392; the Linux driver
  * drivers/infiniband/ulp/ipoib as the behaviour real IB hosts show): the one
  * place where the encapsulation header, the 20-byte link address, ARP over
- * InfiniBand, the IPv6 ND link-layer address option for IB, the
- * multicast-to-MGID mapping and the ICMP errors for oversize packets are laid
- * out.  Used by ipoibd and the gateway.
+ * InfiniBand, the IPv6 ND link-layer address option for IB and the
+ * multicast-to-MGID mapping are laid out.  Used by ipoibd and the gateway.
+ * What is IP whatever the link (header checks, ND, ICMP errors, checksums)
+ * is in inet/; the ND here only reads and writes the IB link-layer option
+ * around inet/nd.h.
  *
  * Pure and allocation-free: no I/O, no logging, no global state.
  *
  * Parsers take (buf, len), never read past len, and return an
- * ipoib_wire_err naming the first thing wrong; the reasons are meant to be
- * drop counters, ipoib_wire_strerror() gives their names.  Builders that can
- * only fail for lack of room return the bytes written, 0 when cap is too
- * small; builders that may refuse for other reasons return an ipoib_wire_err
- * and the length through *out_len.
+ * ipoib_wire_err naming the first thing wrong (ipoib_nd_decode() an
+ * inet_err: what can be wrong with ND is IP's); the reasons are meant to be
+ * drop counters, ipoib_wire_strerror() gives their names.  Builders return
+ * the bytes written, 0 when cap is too small.
  *
  * Byte order: IPv4/IPv6 addresses are struct in_addr / struct in6_addr
  * (network order, as in the packet); every other field is in host order.
@@ -33,6 +34,7 @@
 #include <stdint.h>
 
 #include "fabric/fabric.h"
+#include "inet/nd.h"
 
 /* --- constants --------------------------------------------------------- */
 
@@ -68,28 +70,13 @@
 #define IPOIB_ARPOP_REQUEST	1
 #define IPOIB_ARPOP_REPLY	2
 
-/* IPv6 ND (RFC 4861) with the IB link-layer option (RFC 4391 9.1.1) */
-#define IPOIB_IPV6_HDR_LEN	40
-#define IPOIB_ND_OPT_SLLA	1	/* source link-layer address */
-#define IPOIB_ND_OPT_TLLA	2	/* target link-layer address */
-#define IPOIB_ND_LLA_OPT_LEN	24	/* type, len 3, 2 pad, address */
-#define IPOIB_ND_RS		133
-#define IPOIB_ND_RA		134
-#define IPOIB_ND_NS		135
-#define IPOIB_ND_NA		136
-#define IPOIB_ND_REDIRECT	137
-#define IPOIB_ND_HOP_LIMIT	255
-#define IPOIB_NA_FLAG_ROUTER	0x80
-#define IPOIB_NA_FLAG_SOLICITED	0x40
-#define IPOIB_NA_FLAG_OVERRIDE	0x20
+/* The IPv6 ND link-layer address option for IB (RFC 4391 9.1.1) */
+#define IPOIB_ND_LLA_UNITS	3	/* type, len 3, 2 pad, address */
+#define IPOIB_ND_LLA_OPT_LEN	(IPOIB_ND_LLA_UNITS * 8)
+#define IPOIB_ND_LLA_PAD	2	/* ndisc_addr_option_pad() */
 /* NS or NA with the IB option: IPv6 header + 24-byte message + option */
 #define IPOIB_ND_NS_NA_LEN	\
-	(IPOIB_IPV6_HDR_LEN + 24 + IPOIB_ND_LLA_OPT_LEN)
-
-/* ICMP errors for oversize packets */
-#define IPOIB_ICMP4_MAX_LEN	576	/* RFC 1812 4.3.2.3 */
-#define IPOIB_ICMP6_MAX_LEN	1280	/* RFC 4443 2.4 (c) */
-#define IPOIB_ICMP_TTL		64	/* Linux ip_default_ttl */
+	(INET_IPV6_HDR_LEN + INET_ND_NS_NA_MSG_LEN + IPOIB_ND_LLA_OPT_LEN)
 
 /* --- errors ------------------------------------------------------------ */
 
@@ -103,26 +90,9 @@ enum ipoib_wire_err {
 	IPOIB_WIRE_ARP_BAD_HLEN,	/* hardware length not 20 */
 	IPOIB_WIRE_ARP_BAD_PLEN,	/* protocol length not 4 */
 	IPOIB_WIRE_ARP_BAD_OP,		/* neither request nor reply */
-	IPOIB_WIRE_IP_BAD_VERSION,	/* version nibble not 4 (6) */
-	IPOIB_WIRE_IP_BAD_HDR_LEN,	/* IHL < 5, or past the buffer */
-	IPOIB_WIRE_IP_BAD_LEN,		/* total/payload length wrong */
-	IPOIB_WIRE_NOT_ND,		/* IPv6 but not ND: no drop */
-	IPOIB_WIRE_ND_BAD_HOP_LIMIT,	/* ND not sent with hop limit 255 */
-	IPOIB_WIRE_ND_BAD_CODE,		/* ICMPv6 code not 0 */
-	IPOIB_WIRE_ND_BAD_CSUM,		/* ICMPv6 checksum wrong */
-	IPOIB_WIRE_ND_SHORT,		/* shorter than its fixed part */
-	IPOIB_WIRE_ND_OPT_ZERO_LEN,	/* an option of length 0 */
-	IPOIB_WIRE_ND_OPT_OVERRUN,	/* an option running past the end */
-	IPOIB_WIRE_ND_BAD_LLA_LEN,	/* IB link-layer option not 3 units */
-	IPOIB_WIRE_ND_MCAST_TARGET,	/* NS/NA target is multicast */
-	IPOIB_WIRE_ND_BAD_DAD,		/* DAD NS to a non solicited-node
-					 * address, or with a source option */
-	IPOIB_WIRE_ND_MCAST_SOLICITED,	/* solicited NA to multicast */
-	IPOIB_WIRE_ND_BAD_SOURCE,	/* RA/Redirect not from link-local */
-	IPOIB_WIRE_NO_ROOM,		/* output buffer too small */
-	IPOIB_WIRE_ICMP_ABOUT_ERROR,	/* original is an ICMP error */
-	IPOIB_WIRE_ICMP_FRAGMENT,	/* original is a non-first fragment */
-	IPOIB_WIRE_ICMP_BAD_ADDR,	/* original src/dst may not get one */
+	/* BEGIN inet-compat */
+	IPOIB_WIRE_NOT_ND,		/* the old ipoib_nd_parse(): not ND */
+	/* END inet-compat */
 	IPOIB_WIRE_BAD_SYNTAX,		/* text address not parseable */
 	IPOIB_WIRE_ERR_MAX
 };
@@ -217,52 +187,12 @@ size_t ipoib_arp_build_announce(const struct ipoib_addr *sha,
 				const struct in_addr *ip, uint8_t *out,
 				size_t cap);
 
-/* --- IPv4 / IPv6 headers ----------------------------------------------- */
-
-struct ipoib_ipv4_info {
-	uint8_t hdr_len;	/* bytes, 20..60 */
-	uint8_t tos;
-	uint16_t tot_len;	/* from the header; <= the buffer */
-	uint16_t id;
-	uint16_t frag;		/* DF 0x4000, MF 0x2000, offset */
-	uint8_t ttl;
-	uint8_t proto;
-	struct in_addr src;
-	struct in_addr dst;
-};
-
-/*
- * Version 4, IHL >= 5 with the header inside len, IHL*4 <= total length
- * <= len (link padding after the total length is allowed).  The header
- * checksum is not checked here: see ipoib_ipv4_hdr_csum_ok().
- */
-enum ipoib_wire_err ipoib_ipv4_check(const uint8_t *buf, size_t len,
-				     struct ipoib_ipv4_info *ip);
-/* The header checksum of a packet that passed ipoib_ipv4_check() */
-bool ipoib_ipv4_hdr_csum_ok(const uint8_t *buf);
-/* DF set in a valid IPv4 header (false for anything ipv4_check refuses) */
-bool ipoib_ipv4_df(const uint8_t *buf, size_t len);
-
-struct ipoib_ipv6_info {
-	uint8_t tclass;
-	uint32_t flow;		/* 20 bits */
-	uint16_t payload_len;	/* 40 + payload_len <= the buffer */
-	uint8_t next_hdr;
-	uint8_t hop_limit;
-	struct in6_addr src;
-	struct in6_addr dst;
-};
-
-/* Version 6, 40-byte header and payload length inside len. */
-enum ipoib_wire_err ipoib_ipv6_check(const uint8_t *buf, size_t len,
-				     struct ipoib_ipv6_info *ip);
-
-/* --- IPv6 neighbour discovery ------------------------------------------ */
+/* --- IPv6 neighbour discovery with the IB option ----------------------- */
 
 struct ipoib_nd {
-	struct ipoib_ipv6_info ip;
-	uint8_t type;			/* IPOIB_ND_RS .. _REDIRECT */
-	uint8_t flags;			/* NA: R/S/O (IPOIB_NA_FLAG_*);
+	struct inet_ipv6_info ip;
+	uint8_t type;			/* INET_ND_RS .. _REDIRECT */
+	uint8_t flags;			/* NA: R/S/O (INET_NA_FLAG_*);
 					 * RA: M 0x80, O 0x40; else 0 */
 	struct in6_addr target;		/* NS, NA, Redirect */
 	struct in6_addr redirect_dst;	/* Redirect destination */
@@ -273,52 +203,32 @@ struct ipoib_nd {
 };
 
 /*
- * An IPv6 packet (after the IPoIB header) carrying RS/RA/NS/NA/Redirect
- * directly after the IPv6 header.  Returns IPOIB_WIRE_NOT_ND for any other
- * IPv6 packet (pass it on, do not count a drop).  Checks, as RFC 4861 and
- * Linux ndisc_rcv() do: hop limit 255, ICMPv6 checksum, code 0, the
- * type's minimum length, options (none of length 0, none past the end),
- * NS/NA target not multicast, DAD NS (source ::) only to a solicited-node
- * address and without a source option, no solicited NA to multicast, RA and
- * Redirect only from link-local sources.  The link-layer option the type
- * uses (source for RS/RA/NS, target for NA/Redirect) must be the 24-byte IB
- * form; the other one is taken only if it is, and ignored otherwise (as
- * Linux does).  The first of duplicated options wins (ndisc_parse_options).
- * Unknown options are skipped.  Pad bytes of the option are not checked.
+ * inet_nd_parse() with the 24-byte IB link-layer option, its addresses
+ * decoded (the pad bytes are not checked); same results.
  */
-enum ipoib_wire_err ipoib_nd_parse(const uint8_t *buf, size_t len,
-				   struct ipoib_nd *nd);
+enum inet_err ipoib_nd_decode(const uint8_t *buf, size_t len,
+			      struct ipoib_nd *nd);
 
 /*
- * Neighbour Solicitation for target from src, with hop limit 255, traffic
- * class 0 and a correct checksum.  dst NULL means the solicited-node
- * multicast address of target (address resolution); give the target for a
- * unicast probe.  slla NULL, or src unspecified (DAD), leaves the source
- * link-layer option out (RFC 4861 7.2.2, Linux ndisc_ns_create).  Returns
- * the length (IPOIB_ND_NS_NA_LEN, or 24 less) or 0 when cap is too small.
+ * inet_nd_build_ns() / inet_nd_build_na() with the IB option for slla /
+ * tlla (NULL: none).  Return IPOIB_ND_NS_NA_LEN, or 24 less without the
+ * option, or 0 when cap is too small.
  */
 size_t ipoib_nd_build_ns(const struct in6_addr *src,
 			 const struct in6_addr *dst,
 			 const struct in6_addr *target,
 			 const struct ipoib_addr *slla, uint8_t *out,
 			 size_t cap);
-/*
- * Neighbour Advertisement for target, flags IPOIB_NA_FLAG_*, with the target
- * link-layer option when tlla is not NULL.  Same conventions as above.
- */
 size_t ipoib_nd_build_na(const struct in6_addr *src,
 			 const struct in6_addr *dst,
 			 const struct in6_addr *target, uint8_t flags,
 			 const struct ipoib_addr *tlla, uint8_t *out,
 			 size_t cap);
 
-/* ff02::1:ffXX:XXXX from the low 24 bits of addr (RFC 4291 2.7.1) */
-void ipoib_solicited_node(const struct in6_addr *addr, struct in6_addr *out);
 /* The IPv6 link-local address of a port, as Linux IPoIB makes it
  * (addrconf_ifid_infiniband): fe80::/64 and the port GUID (GID bytes
  * 8..15) with the universal/local bit set. */
 void ipoib_link_local(const union fab_gid *gid, struct in6_addr *out);
-bool ipoib_is_solicited_node(const struct in6_addr *addr);
 
 /* --- multicast mapping (RFC 4391 section 4, Linux ip_ib_mc_map and
  *     ipv6_ib_mc_map) ---------------------------------------------------- */
@@ -346,43 +256,72 @@ void ipoib_mcast_addr(const union fab_gid *mgid, struct ipoib_addr *a);
 bool ipoib_mgid_joinable(const union fab_gid *mgid,
 			 const union fab_gid *bcast);
 
-/* --- ICMP errors for oversize packets ---------------------------------- */
+/* BEGIN inet-compat: the names call sites outside the codec used before
+ * the IP-generic code moved to inet/; removed, and the call sites renamed,
+ * by the sed script in the message of the commit that deletes this block. */
+#include "inet/icmp.h"
 
-/*
- * ICMP Destination Unreachable / Fragmentation Needed (type 3, code 4,
- * next-hop MTU in the low 16 bits of the second word, RFC 1191) about the
- * IPv4 packet orig, from src to the packet's source.  It quotes the
- * original from its IP header on, up to its total length, with the whole
- * message at most 576 bytes (RFC 1812 4.3.2.3, as Linux __icmp_send); IP
- * header without options, TOS (orig & 0x1e) | 0xc0, DF clear, TTL 64, the
- * given id, correct header and ICMP checksums.  DF of the original is not
- * looked at: whether to fragment instead is the caller's choice (see
- * ipoib_ipv4_df()).  Refuses, as RFC 1122 3.2.2 / RFC 1812 4.3.2.7 and Linux
- * do: originals that are ICMP errors (or unknown ICMP types, or too short
- * to tell), non-first fragments, and sources that are not one host (0/8,
- * 127/8, multicast, 240/4 and broadcast) or destinations that were
- * multicast or 255.255.255.255.
- */
-enum ipoib_wire_err ipoib_icmp4_frag_needed(const uint8_t *orig,
-					    size_t orig_len,
-					    const struct in_addr *src,
-					    uint16_t mtu, uint16_t ip_id,
-					    uint8_t *out, size_t cap,
-					    size_t *out_len);
+#define ipoib_ipv4_info		inet_ipv4_info
+#define ipoib_ipv6_info		inet_ipv6_info
+#define IPOIB_IPV6_HDR_LEN	INET_IPV6_HDR_LEN
+#define IPOIB_ICMP4_MAX_LEN	INET_ICMP4_MAX_LEN
+#define IPOIB_ICMP6_MAX_LEN	INET_ICMP6_MAX_LEN
+#define IPOIB_ND_NS		INET_ND_NS
+#define IPOIB_ND_NA		INET_ND_NA
+#define IPOIB_NA_FLAG_SOLICITED	INET_NA_FLAG_SOLICITED
+#define IPOIB_NA_FLAG_OVERRIDE	INET_NA_FLAG_OVERRIDE
 
-/*
- * ICMPv6 Packet Too Big (type 2, code 0, 32-bit MTU) about the IPv6 packet
- * orig, from src to its source, quoting as much of it as keeps the message
- * within 1280 bytes (RFC 4443 2.4 (c)); hop limit 64, traffic class and flow
- * label 0.  Refuses originals whose source is :: or multicast, and ICMPv6
- * errors (found after any extension headers, as Linux is_ineligible()).  A
- * multicast destination is allowed: RFC 4443 2.4 (e.2) makes Packet Too Big
- * the exception.
- */
-enum ipoib_wire_err ipoib_icmp6_pkt_too_big(const uint8_t *orig,
-					    size_t orig_len,
-					    const struct in6_addr *src,
-					    uint32_t mtu, uint8_t *out,
-					    size_t cap, size_t *out_len);
+/* the callers only tell success and "not ND" apart */
+static inline enum ipoib_wire_err ipoib_wire_compat(enum inet_err e)
+{
+	if (e == INET_OK)
+		return IPOIB_WIRE_OK;
+	return e == INET_NOT_ND ? IPOIB_WIRE_NOT_ND : IPOIB_WIRE_TRUNCATED;
+}
 
+static inline enum ipoib_wire_err
+ipoib_ipv4_check(const uint8_t *buf, size_t len, struct inet_ipv4_info *ip)
+{
+	return ipoib_wire_compat(inet_ipv4_check(buf, len, ip));
+}
+
+static inline enum ipoib_wire_err
+ipoib_ipv6_check(const uint8_t *buf, size_t len, struct inet_ipv6_info *ip)
+{
+	return ipoib_wire_compat(inet_ipv6_check(buf, len, ip));
+}
+
+static inline enum ipoib_wire_err
+ipoib_nd_parse(const uint8_t *buf, size_t len, struct ipoib_nd *nd)
+{
+	return ipoib_wire_compat(ipoib_nd_decode(buf, len, nd));
+}
+
+static inline enum ipoib_wire_err
+ipoib_icmp4_frag_needed(const uint8_t *orig, size_t orig_len,
+			const struct in_addr *src, uint16_t mtu,
+			uint16_t ip_id, uint8_t *out, size_t cap,
+			size_t *out_len)
+{
+	return ipoib_wire_compat(inet_icmp4_frag_needed(orig, orig_len, src,
+							mtu, ip_id, out, cap,
+							out_len));
+}
+
+static inline enum ipoib_wire_err
+ipoib_icmp6_pkt_too_big(const uint8_t *orig, size_t orig_len,
+			const struct in6_addr *src, uint32_t mtu,
+			uint8_t *out, size_t cap, size_t *out_len)
+{
+	return ipoib_wire_compat(inet_icmp6_pkt_too_big(orig, orig_len, src,
+							mtu, out, cap,
+							out_len));
+}
+
+static inline void ipoib_solicited_node(const struct in6_addr *addr,
+					struct in6_addr *out)
+{
+	inet_solicited_node(addr, out);
+}
+/* END inet-compat */
 #endif /* IBGW_IPOIB_WIRE_H */
