@@ -18,6 +18,7 @@
 #include <event2/event.h>
 
 #include "fabric/sa_mad.h"
+#include "inet/nd.h"
 #include "tests/unit/prov_mem.h"
 #include "ulp/ipoib/ipoib_link.h"
 
@@ -582,10 +583,10 @@ static void test_nd_resolution(void **state)
 	p = mem_sent(t->dev, 0);
 	assert_to_group(t, p, &sn);
 	assert_int_equal(pkt_ethertype(p), IPOIB_ETH_P_IPV6);
-	assert_int_equal(ipoib_nd_parse(p->data + IPOIB_HDR_LEN,
+	assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
 					p->len - IPOIB_HDR_LEN, &nd),
 			 IPOIB_WIRE_OK);
-	assert_int_equal(nd.type, IPOIB_ND_NS);
+	assert_int_equal(nd.type, INET_ND_NS);
 	inet_pton(AF_INET6, "2001:db8::1", &me6);
 	inet_pton(AF_INET6, "2001:db8::2", &peer6);
 	assert_memory_equal(&nd.target, &peer6, 16);
@@ -598,8 +599,8 @@ static void test_nd_resolution(void **state)
 	/* the NA: path query, then the three waiting packets */
 	mem_sent_clear(t->dev);
 	len = ipoib_nd_build_na(&peer6, &me6, &peer6,
-				IPOIB_NA_FLAG_SOLICITED |
-				IPOIB_NA_FLAG_OVERRIDE, &t->peer, buf,
+				INET_NA_FLAG_SOLICITED |
+				INET_NA_FLAG_OVERRIDE, &t->peer, buf,
 				sizeof(buf));
 	assert_int_not_equal(len, 0);
 	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
@@ -643,14 +644,14 @@ static void test_nd_answer_own(void **state)
 	assert_int_equal(mem_sent_count(t->dev), 1);
 	p = mem_sent(t->dev, 0);
 	assert_to_peer(p);
-	assert_int_equal(ipoib_nd_parse(p->data + IPOIB_HDR_LEN,
+	assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
 					p->len - IPOIB_HDR_LEN, &nd),
 			 IPOIB_WIRE_OK);
-	assert_int_equal(nd.type, IPOIB_ND_NA);
+	assert_int_equal(nd.type, INET_ND_NA);
 	assert_memory_equal(&nd.target, &me6, 16);
 	assert_memory_equal(&nd.ip.dst, &peer6, 16);
-	assert_int_equal(nd.flags, IPOIB_NA_FLAG_SOLICITED |
-				   IPOIB_NA_FLAG_OVERRIDE);
+	assert_int_equal(nd.flags, INET_NA_FLAG_SOLICITED |
+				   INET_NA_FLAG_OVERRIDE);
 	assert_true(nd.has_tlla);
 	assert_int_equal(nd.tlla.qpn, t->me.qpn);
 	assert_int_equal(t->nrx, 0);

@@ -26,6 +26,9 @@
 
 #include "fabric/fabric_prov.h"	/* fab_set_error */
 #include "fabric/sa_client.h"
+#include "inet/icmp.h"
+#include "inet/ip.h"
+#include "inet/nd.h"
 #include "ulp/ipoib/ipoib_priv.h"
 
 static const char *const drop_names[IPOIB_DROP_MAX] = {
@@ -156,7 +159,7 @@ static void to_host(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 /* Skip IPv6 extension headers: the upper-layer header's offset or 0. */
 static size_t ipv6_upper(const uint8_t *pkt, size_t len, uint8_t *proto)
 {
-	size_t off = IPOIB_IPV6_HDR_LEN;
+	size_t off = INET_IPV6_HDR_LEN;
 	uint8_t nh = pkt[6];
 
 	while (nh == 0 || nh == 43 || nh == 60) {	/* HBH, routing, dst */
@@ -181,26 +184,26 @@ static size_t ipv6_upper(const uint8_t *pkt, size_t len, uint8_t *proto)
  */
 static void too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 {
-	uint8_t out[IPOIB_ICMP6_MAX_LEN];
+	uint8_t out[INET_ICMP6_MAX_LEN];
 	size_t olen = 0;
-	enum ipoib_wire_err e;
+	enum inet_err e;
 
 	drop(l, IPOIB_DROP_TOO_BIG);
 	if ((pkt[0] >> 4) == 4) {
 		struct in_addr src;
 
 		memcpy(&src, pkt + 16, 4);
-		e = ipoib_icmp4_frag_needed(pkt, len, &src,
-					    (uint16_t)l->mtu, ++l->icmp_id,
-					    out, sizeof(out), &olen);
+		e = inet_icmp4_frag_needed(pkt, len, &src,
+					   (uint16_t)l->mtu, ++l->icmp_id,
+					   out, sizeof(out), &olen);
 	} else {
 		struct in6_addr src;
 
 		memcpy(&src, pkt + 24, 16);
-		e = ipoib_icmp6_pkt_too_big(pkt, len, &src, l->mtu, out,
-					    sizeof(out), &olen);
+		e = inet_icmp6_pkt_too_big(pkt, len, &src, l->mtu, out,
+					   sizeof(out), &olen);
 	}
-	if (e == IPOIB_WIRE_OK) {
+	if (e == INET_OK) {
 		l->st.icmp_too_big++;
 		to_host(l, out, olen);
 	}
@@ -219,9 +222,9 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 	}
 	memset(&dst, 0, sizeof(dst));
 	if (len >= 20 && (pkt[0] >> 4) == 4) {
-		struct ipoib_ipv4_info ip;
+		struct inet_ipv4_info ip;
 
-		if (ipoib_ipv4_check(pkt, len, &ip) != IPOIB_WIRE_OK) {
+		if (inet_ipv4_check(pkt, len, &ip) != INET_OK) {
 			drop(l, IPOIB_DROP_BAD_PACKET);
 			return;
 		}
@@ -252,16 +255,16 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 			ipoib_mcast_send(l, &l->bcast_mgid, et, pkt, len);
 			return;
 		}
-	} else if (len >= IPOIB_IPV6_HDR_LEN && (pkt[0] >> 4) == 6) {
-		struct ipoib_ipv6_info ip;
+	} else if (len >= INET_IPV6_HDR_LEN && (pkt[0] >> 4) == 6) {
+		struct inet_ipv6_info ip;
 		size_t up;
 		uint8_t proto;
 
-		if (ipoib_ipv6_check(pkt, len, &ip) != IPOIB_WIRE_OK) {
+		if (inet_ipv6_check(pkt, len, &ip) != INET_OK) {
 			drop(l, IPOIB_DROP_BAD_PACKET);
 			return;
 		}
-		len = IPOIB_IPV6_HDR_LEN + ip.payload_len;
+		len = INET_IPV6_HDR_LEN + ip.payload_len;
 		if (len > l->mtu) {
 			too_big(l, pkt, len);
 			return;
@@ -354,23 +357,23 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 			if (et == IPOIB_ETH_P_ARP) {
 				ipoib_neigh_rx_arp(l, p, len);
 			} else if (et == IPOIB_ETH_P_IP) {
-				struct ipoib_ipv4_info ip;
+				struct inet_ipv4_info ip;
 
-				if (ipoib_ipv4_check(p, len, &ip) !=
-				    IPOIB_WIRE_OK) {
+				if (inet_ipv4_check(p, len, &ip) !=
+				    INET_OK) {
 					drop(l, IPOIB_DROP_RX_MALFORMED);
 					continue;
 				}
 				to_host(l, p, ip.tot_len);
 			} else if (et == IPOIB_ETH_P_IPV6) {
-				struct ipoib_ipv6_info ip;
+				struct inet_ipv6_info ip;
 
-				if (ipoib_ipv6_check(p, len, &ip) !=
-				    IPOIB_WIRE_OK) {
+				if (inet_ipv6_check(p, len, &ip) !=
+				    INET_OK) {
 					drop(l, IPOIB_DROP_RX_MALFORMED);
 					continue;
 				}
-				len = IPOIB_IPV6_HDR_LEN + ip.payload_len;
+				len = INET_IPV6_HDR_LEN + ip.payload_len;
 				if (!ipoib_neigh_rx_nd(l, p, len))
 					to_host(l, p, len);
 			} else {
@@ -571,7 +574,7 @@ int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p)
 	l->addrs[l->naddrs++] = *p;
 	if (l->carrier) {
 		if (a->family == AF_INET6) {
-			ipoib_solicited_node(&a->v6, &sn);
+			inet_solicited_node(&a->v6, &sn);
 			ipoib_mcast_mgid6(l, &sn, &mgid);
 			ipoib_mcast_own(l, &mgid);
 		}

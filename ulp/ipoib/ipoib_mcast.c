@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inet/byteorder.h"
 #include "fabric/sa_client.h"
+#include "inet/byteorder.h"
+#include "inet/nd.h"
 #include "ulp/ipoib/ipoib_priv.h"
 
 struct mc *ipoib_mcast_find(struct ipoib_link *l, const union fab_gid *mgid)
@@ -322,7 +323,7 @@ void ipoib_mcast_join_listen(struct ipoib_link *l)
 	for (i = 0; i < l->naddrs; i++) {
 		if (l->addrs[i].addr.family != AF_INET6)
 			continue;
-		ipoib_solicited_node(&l->addrs[i].addr.v6, &sn);
+		inet_solicited_node(&l->addrs[i].addr.v6, &sn);
 		ipoib_mcast_mgid6(l, &sn, &mgid);
 		ipoib_mcast_own(l, &mgid);
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fabric/sa_client.h"
+#include "inet/nd.h"
 #include "ulp/ipoib/ipoib_priv.h"
 
 static unsigned int ip_hash(const struct inet_addr *a)
@@ -260,7 +261,7 @@ void ipoib_neigh_solicit(struct ipoib_link *l, struct neigh *n)
 
 		if (!src)
 			return;
-		ipoib_solicited_node(&n->ip.v6, &sn);
+		inet_solicited_node(&n->ip.v6, &sn);
 		len = ipoib_nd_build_ns(&src->v6, NULL, &n->ip.v6, &me, buf,
 					sizeof(buf));
 		if (len) {
@@ -398,18 +399,18 @@ int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 	struct inet_addr src, tgt;
 	struct ipoib_addr me;
 	struct neigh *n;
-	enum ipoib_wire_err e;
+	enum inet_err e;
 	uint8_t buf[128], flags;
 	size_t blen;
 
-	e = ipoib_nd_parse(p, len, &nd);
-	if (e == IPOIB_WIRE_NOT_ND)
+	e = ipoib_nd_decode(p, len, &nd);
+	if (e == INET_NOT_ND)
 		return 0;
-	if (e != IPOIB_WIRE_OK) {
+	if (e != INET_OK) {
 		drop(l, IPOIB_DROP_RX_MALFORMED);
 		return 1;
 	}
-	if (nd.type != IPOIB_ND_NS && nd.type != IPOIB_ND_NA)
+	if (nd.type != INET_ND_NS && nd.type != INET_ND_NA)
 		return 0;	/* RS/RA/Redirect: the host's business */
 	l->st.nd_rx++;
 	memset(&src, 0, sizeof(src));
@@ -417,7 +418,7 @@ int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 	src.family = tgt.family = AF_INET6;
 	src.v6 = nd.ip.src;
 	tgt.v6 = nd.target;
-	if (nd.type == IPOIB_ND_NA) {
+	if (nd.type == INET_ND_NA) {
 		n = neigh_find(l, &tgt);
 		if (n && nd.has_tlla)
 			neigh_set_hw(l, n, &nd.tlla);
@@ -428,9 +429,9 @@ int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 	if (IN6_IS_ADDR_UNSPECIFIED(&nd.ip.src))
 		return 1;	/* DAD: we do not defend, nor proxies */
 	if (ipoib_link_is_local(l, &tgt))
-		flags = IPOIB_NA_FLAG_SOLICITED | IPOIB_NA_FLAG_OVERRIDE;
+		flags = INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE;
 	else if (l->ops.proxy && l->ops.proxy(l->arg, &tgt))
-		flags = IPOIB_NA_FLAG_SOLICITED;
+		flags = INET_NA_FLAG_SOLICITED;
 	else
 		return 1;
 	n = neigh_find(l, &src);

@@ -22,9 +22,6 @@ static const char *const ipoib_errstr[IPOIB_WIRE_ERR_MAX] = {
 	[IPOIB_WIRE_ARP_BAD_HLEN] = "arp_bad_hlen",
 	[IPOIB_WIRE_ARP_BAD_PLEN] = "arp_bad_plen",
 	[IPOIB_WIRE_ARP_BAD_OP] = "arp_bad_op",
-	/* BEGIN inet-compat */
-	[IPOIB_WIRE_NOT_ND] = "not_nd",
-	/* END inet-compat */
 	[IPOIB_WIRE_BAD_SYNTAX] = "bad_syntax",
 };
 

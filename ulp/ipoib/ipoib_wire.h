@@ -90,9 +90,6 @@ enum ipoib_wire_err {
 	IPOIB_WIRE_ARP_BAD_HLEN,	/* hardware length not 20 */
 	IPOIB_WIRE_ARP_BAD_PLEN,	/* protocol length not 4 */
 	IPOIB_WIRE_ARP_BAD_OP,		/* neither request nor reply */
-	/* BEGIN inet-compat */
-	IPOIB_WIRE_NOT_ND,		/* the old ipoib_nd_parse(): not ND */
-	/* END inet-compat */
 	IPOIB_WIRE_BAD_SYNTAX,		/* text address not parseable */
 	IPOIB_WIRE_ERR_MAX
 };
@@ -256,72 +253,4 @@ void ipoib_mcast_addr(const union fab_gid *mgid, struct ipoib_addr *a);
 bool ipoib_mgid_joinable(const union fab_gid *mgid,
 			 const union fab_gid *bcast);
 
-/* BEGIN inet-compat: the names call sites outside the codec used before
- * the IP-generic code moved to inet/; removed, and the call sites renamed,
- * by the sed script in the message of the commit that deletes this block. */
-#include "inet/icmp.h"
-
-#define ipoib_ipv4_info		inet_ipv4_info
-#define ipoib_ipv6_info		inet_ipv6_info
-#define IPOIB_IPV6_HDR_LEN	INET_IPV6_HDR_LEN
-#define IPOIB_ICMP4_MAX_LEN	INET_ICMP4_MAX_LEN
-#define IPOIB_ICMP6_MAX_LEN	INET_ICMP6_MAX_LEN
-#define IPOIB_ND_NS		INET_ND_NS
-#define IPOIB_ND_NA		INET_ND_NA
-#define IPOIB_NA_FLAG_SOLICITED	INET_NA_FLAG_SOLICITED
-#define IPOIB_NA_FLAG_OVERRIDE	INET_NA_FLAG_OVERRIDE
-
-/* the callers only tell success and "not ND" apart */
-static inline enum ipoib_wire_err ipoib_wire_compat(enum inet_err e)
-{
-	if (e == INET_OK)
-		return IPOIB_WIRE_OK;
-	return e == INET_NOT_ND ? IPOIB_WIRE_NOT_ND : IPOIB_WIRE_TRUNCATED;
-}
-
-static inline enum ipoib_wire_err
-ipoib_ipv4_check(const uint8_t *buf, size_t len, struct inet_ipv4_info *ip)
-{
-	return ipoib_wire_compat(inet_ipv4_check(buf, len, ip));
-}
-
-static inline enum ipoib_wire_err
-ipoib_ipv6_check(const uint8_t *buf, size_t len, struct inet_ipv6_info *ip)
-{
-	return ipoib_wire_compat(inet_ipv6_check(buf, len, ip));
-}
-
-static inline enum ipoib_wire_err
-ipoib_nd_parse(const uint8_t *buf, size_t len, struct ipoib_nd *nd)
-{
-	return ipoib_wire_compat(ipoib_nd_decode(buf, len, nd));
-}
-
-static inline enum ipoib_wire_err
-ipoib_icmp4_frag_needed(const uint8_t *orig, size_t orig_len,
-			const struct in_addr *src, uint16_t mtu,
-			uint16_t ip_id, uint8_t *out, size_t cap,
-			size_t *out_len)
-{
-	return ipoib_wire_compat(inet_icmp4_frag_needed(orig, orig_len, src,
-							mtu, ip_id, out, cap,
-							out_len));
-}
-
-static inline enum ipoib_wire_err
-ipoib_icmp6_pkt_too_big(const uint8_t *orig, size_t orig_len,
-			const struct in6_addr *src, uint32_t mtu,
-			uint8_t *out, size_t cap, size_t *out_len)
-{
-	return ipoib_wire_compat(inet_icmp6_pkt_too_big(orig, orig_len, src,
-							mtu, out, cap,
-							out_len));
-}
-
-static inline void ipoib_solicited_node(const struct in6_addr *addr,
-					struct in6_addr *out)
-{
-	inet_solicited_node(addr, out);
-}
-/* END inet-compat */
 #endif /* IBGW_IPOIB_WIRE_H */
