@@ -82,6 +82,48 @@ const char *gw_drop_name(enum gw_drop d)
 	return d < GW_DROP_MAX ? drop_names[d] : "?";
 }
 
+static const char *bridge_drop_reason(unsigned int i)
+{
+	return gw_drop_name((enum gw_drop)i);
+}
+
+const struct counter_desc gw_bridge_counters[] = {
+	COUNTER("rx_frames", struct gw_bridge_stats, eth_rx_frames,
+		"Frames received from the Ethernet segment."),
+	COUNTER("rx_bytes", struct gw_bridge_stats, eth_rx_bytes,
+		"Bytes of frames received from the Ethernet segment."),
+	COUNTER("tx_frames", struct gw_bridge_stats, eth_tx_frames,
+		"Frames sent to the Ethernet segment."),
+	COUNTER("tx_bytes", struct gw_bridge_stats, eth_tx_bytes,
+		"Bytes of frames sent to the Ethernet segment."),
+	COUNTER("to_ib_packets", struct gw_bridge_stats, to_ib_packets,
+		"IP packets bridged to the IPoIB link."),
+	COUNTER("to_ib_bytes", struct gw_bridge_stats, to_ib_bytes,
+		"Bytes of IP packets bridged to the IPoIB link."),
+	COUNTER("from_ib_packets", struct gw_bridge_stats, from_ib_packets,
+		"IP packets bridged from the IPoIB link."),
+	COUNTER("from_ib_bytes", struct gw_bridge_stats, from_ib_bytes,
+		"Bytes of IP packets bridged from the IPoIB link."),
+	COUNTER("arp_answered", struct gw_bridge_stats, arp_answered,
+		"ARP requests answered on Ethernet for IB hosts."),
+	COUNTER("nd_answered", struct gw_bridge_stats, nd_answered,
+		"Neighbour Solicitations answered on Ethernet for IB hosts."),
+	COUNTER("arp_asked", struct gw_bridge_stats, arp_asked,
+		"ARP requests sent on Ethernet for IB hosts."),
+	COUNTER("nd_asked", struct gw_bridge_stats, nd_asked,
+		"Neighbour Solicitations sent on Ethernet for IB hosts."),
+	COUNTER("fragmented", struct gw_bridge_stats, fragmented,
+		"IPv4 packets fragmented to fit the other side's MTU."),
+	COUNTER("icmp_too_big", struct gw_bridge_stats, icmp_too_big,
+		"ICMP Fragmentation Needed / Packet Too Big sent to Ethernet."),
+	COUNTER("mss_clamped", struct gw_bridge_stats, mss_clamped,
+		"TCP SYNs whose MSS was lowered."),
+	COUNTER_ARRAY("drop", struct gw_bridge_stats, drop,
+		      bridge_drop_reason,
+		      "Frames the bridge dropped, by reason."),
+	COUNTERS_END
+};
+
 static void drop(struct gw_bridge *b, enum gw_drop d)
 {
 	b->st.drop[d]++;

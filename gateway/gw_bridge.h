@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "conf/counters.h"
 #include "gateway/eth_wire.h"
 #include "ulp/ipoib/ipoib_link.h"
 
@@ -102,6 +103,8 @@ struct gw_bridge_stats {
 	uint64_t fragmented, icmp_too_big, mss_clamped;
 	uint64_t drop[GW_DROP_MAX];
 };
+/* Their names and help, for every output (conf/counters.h). */
+extern const struct counter_desc gw_bridge_counters[];
 
 struct gw_bridge *gw_bridge_new(const struct gw_bridge_cfg *cfg,
 				const struct gw_bridge_ops *ops, void *arg);

@@ -22,7 +22,6 @@
 #include <event2/event.h>
 
 #include "conf/log.h"
-#include "gateway/gw_counters.h"
 #include "gateway/ibgwd.h"
 
 #define GW_CTL_MAX	(256 * 1024)
@@ -49,6 +48,21 @@ struct out {
 	char *buf;
 	size_t len, cap;
 	int json, cut;
+};
+
+/* The transparent partition's own: its tap or trunk side. */
+const struct counter_desc gw_part_counters[] = {
+	COUNTER("drop.tx_error", struct part, eth_tx_errors,
+		"Frames the tap or the trunk refused."),
+	COUNTER("drop.tap_offload_bad", struct part, tap_offload_bad,
+		"Frames from the tap whose virtio-net header was unusable."),
+	COUNTERS_END
+};
+
+const struct counter_desc gw_trunk_counters[] = {
+	COUNTER("drop.unmapped_vlan", struct ibgwd, trunk_unmapped,
+		"Frames on the trunk no partition maps the VLAN of."),
+	COUNTERS_END
 };
 
 static void out_vprintf(void *arg, const char *fmt, va_list ap)

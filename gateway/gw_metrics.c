@@ -18,7 +18,6 @@
 #include <event2/http.h>
 
 #include "conf/log.h"
-#include "gateway/gw_counters.h"
 #include "gateway/ibgwd.h"
 
 struct gw_metrics {

@@ -55,7 +55,7 @@ struct ibgwd {
 	unsigned int nparts;		/* slots up to the last one used */
 	int trunk_fd, trunk_ifindex;
 	struct event *trunk_ev;
-	uint64_t trunk_unmapped, trunk_errors;
+	uint64_t trunk_unmapped;
 	uint64_t fab_events[FAB_EV_DEVICE_FATAL + 1];	/* port events seen */
 	struct event *dev_ev, *mon_ev, *tick_ev, *sig_ev[4];
 	int ready, foreground, verbose, exit_code;
@@ -90,6 +90,11 @@ void gw_ctl_close(struct gw_ctl *c);
 /* The text of ibgwctl show WHAT (stats, neighbors, groups) into buf. */
 size_t gw_ctl_render(struct ibgwd *d, const char *what, char *buf,
 		     size_t cap);
+/* ibgwd's own counters, as ibgwctl(8) names them (gw_ctl.c): a transparent
+ * partition's tap or trunk side (struct part), and the trunk's (struct
+ * ibgwd). */
+extern const struct counter_desc gw_part_counters[];
+extern const struct counter_desc gw_trunk_counters[];
 
 /* Least privilege (gw_caps.c): keep CAP_NET_ADMIN (and CAP_IPC_LOCK if
  * asked), drop the rest everywhere.  0, or -1 with err. */
