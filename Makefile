@@ -142,10 +142,12 @@ $(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(DAEMON_LIBS)
 
 # The IPoIB link's tests run over the in-memory provider.
 $(BUILD)/tests/test_ipoib_link: $(BUILD)/tests/unit/test_ipoib_link.o \
-                                $(BUILD)/tests/unit/prov_mem.o $(TEST_LIBS)
+                                $(BUILD)/tests/unit/prov_mem.o \
+                                $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TEST_LIBS)
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/vectors.o \
+                      $(TEST_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
 
 # --- tests -------------------------------------------------------------------

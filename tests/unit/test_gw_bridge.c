@@ -15,6 +15,7 @@
 
 #include "gateway/eth_wire.h"
 #include "gateway/gw_bridge.h"
+#include "tests/unit/vectors.h"
 
 /* ---- a fake IPoIB link and segment -------------------------------------- */
 
@@ -138,17 +139,6 @@ static void wr16(uint8_t *p, unsigned int v)
 	p[1] = (uint8_t)v;
 }
 
-static uint16_t ref_csum(const uint8_t *p, size_t n, uint32_t s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		s += (i & 1) ? p[i] : (uint32_t)p[i] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
 static size_t eth_hdr(uint8_t *f, const uint8_t *dst, const uint8_t *src,
 		      uint16_t vid, uint16_t type)
 {
@@ -198,7 +188,7 @@ static size_t ipv4(uint8_t *p, const char *src, const char *dst,
 	p[9] = proto;
 	inet_pton(AF_INET, src, p + 12);
 	inet_pton(AF_INET, dst, p + 16);
-	wr16(p + 10, ref_csum(p, 20, 0));
+	wr16(p + 10, tv_csum(p, 20, 0));
 	for (i = 0; i < pay; i++)
 		p[20 + i] = (uint8_t)i;
 	return 20 + pay;
@@ -418,7 +408,7 @@ static void test_mtu(void **state)
 	assert_int_equal(fk.ib[0].data[21], 4);
 	assert_int_equal(rd16(fk.ib[0].data + 26), 1500);
 	assert_memory_equal(fk.ib[0].data + 12, p + 16, 4);
-	assert_int_equal(ref_csum(fk.ib[0].data, 20, 0), 0);
+	assert_int_equal(tv_csum(fk.ib[0].data, 20, 0), 0);
 	n = ipv4(p, "10.9.0.1", "10.9.0.50", 17, 0, 1980);
 	gw_bridge_ib_rx(b, p, n);
 	assert_int_equal(fk.neth, 2);
@@ -426,7 +416,7 @@ static void test_mtu(void **state)
 		const uint8_t *ip = fk.eth[i].data + 14;
 
 		assert_true(fk.eth[i].len - 14 <= 1500);
-		assert_int_equal(ref_csum(ip, 20, 0), 0);
+		assert_int_equal(tv_csum(ip, 20, 0), 0);
 		assert_int_equal((rd16(ip + 6) & 0x1fff) * 8, data);
 		assert_int_equal(!!(rd16(ip + 6) & 0x2000), i == 0);
 		assert_memory_equal(ip + 20, p + 20 + data,
@@ -467,7 +457,7 @@ static void test_mss(void **state)
 		ph[8] = 0;
 		ph[9] = 6;
 		wr16(ph + 10, 24);
-		c = ref_csum(t, 24, (uint32_t)(~ref_csum(ph, 12, 0) & 0xffff));
+		c = tv_csum(t, 24, (uint32_t)(~tv_csum(ph, 12, 0) & 0xffff));
 		wr16(t + 16, c);
 	}
 	gw_bridge_eth_rx(b, f, h + n);

@@ -9,23 +9,7 @@
 #include <cmocka.h>
 
 #include "fabric/ib_pkt.h"
-
-static size_t unhex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = 0;
-	unsigned int v;
-
-	while (s[0] && s[1] && n < cap) {
-		if (s[0] == ' ') {
-			s++;
-			continue;
-		}
-		sscanf(s, "%2x", &v);
-		out[n++] = (uint8_t)v;
-		s += 2;
-	}
-	return n;
-}
+#include "tests/unit/vectors.h"
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -187,7 +171,7 @@ static void test_crc_clmul256(void **state)
 static void test_icrc_rocev2_hw_capture(void **state)
 {
 	uint8_t f[128];
-	size_t n = unhex("e41d2dab2bc27cfe90643b32080045c2003c718c40004011"
+	size_t n = tv_unhex("e41d2dab2bc27cfe90643b32080045c2003c718c40004011"
 			 "91610a0011010a001201000012b7002800008100ffff4000"
 			 "0118000000000000000000000000000000000000000082fd"
 			 "002a", f, sizeof(f));
@@ -202,7 +186,7 @@ static void test_icrc_rocev2_hw_capture(void **state)
 static void test_icrc_rocev2_uc_send(void **state)
 {
 	uint8_t f[128];
-	size_t n = unhex("45010040047840004011b4d5c0a80007c0a80007c00012b7"
+	size_t n = tv_unhex("45010040047840004011b4d5c0a80007c0a80007c00012b7"
 			 "002caca22460ffff000000d300cf17104630818be28935d9"
 			 "0e9a95505401be885e50000078f353f3", f, sizeof(f));
 
@@ -217,7 +201,7 @@ static void test_icrc_rocev2_uc_send(void **state)
 static void test_native_local_capture(void **state)
 {
 	uint8_t f[64];
-	size_t n = unhex("00020004000700011140ffff0087040800d40a551f000001"
+	size_t n = tv_unhex("00020004000700011140ffff0087040800d40a551f000001"
 			 "a80355503081", f, sizeof(f));
 	uint16_t vcrc;
 
@@ -232,7 +216,7 @@ static void test_native_local_capture(void **state)
 static void test_native_vl_masked(void **state)
 {
 	uint8_t f[96];
-	size_t n = unhex("7012375c000e17d20a20248700 87b1b3000dec2a01710a1c01"
+	size_t n = tv_unhex("7012375c000e17d20a20248700 87b1b3000dec2a01710a1c01"
 			 "5d400238f27a050000000ebb884d85fd5cfba4728bc0690e"
 			 "d400009625b75a", f, sizeof(f));
 
@@ -251,7 +235,7 @@ static const char *grh_frame =
 static void test_native_grh_capture(void **state)
 {
 	uint8_t f[160];
-	size_t n = unhex(grh_frame, f, sizeof(f));
+	size_t n = tv_unhex(grh_frame, f, sizeof(f));
 	struct ib_ud u;
 
 	(void)state;

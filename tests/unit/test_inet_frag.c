@@ -15,22 +15,11 @@
 #include <cmocka.h>
 
 #include "inet/frag.h"
+#include "tests/unit/vectors.h"
 
 static unsigned int rd16(const uint8_t *p)
 {
 	return (unsigned int)p[0] << 8 | p[1];
-}
-
-static uint16_t ref_csum(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		s += (i & 1) ? p[i] : (uint32_t)p[i] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
 }
 
 /* the fragments as they come, and the payload put back together */
@@ -48,7 +37,7 @@ static void collect(void *arg, const uint8_t *f, size_t n)
 
 	(void)arg;
 	assert_true(got.n < 8);
-	assert_int_equal(ref_csum(f, hl), 0);
+	assert_int_equal(tv_csum(f, hl, 0), 0);
 	assert_int_equal(rd16(f + 2), n);
 	memcpy(got.hdr[got.n], f, hl);
 	got.hl[got.n] = hl;
@@ -85,7 +74,7 @@ static size_t sample(uint8_t *p, const uint8_t *opts, size_t olen,
 		memcpy(p + 20, opts, olen);
 	for (i = 0; i < pay; i++)
 		p[hl + i] = (uint8_t)(i * 7 + 1);
-	c = ref_csum(p, hl);
+	c = tv_csum(p, hl, 0);
 	p[10] = (uint8_t)(c >> 8);
 	p[11] = (uint8_t)c;
 	return hl + pay;

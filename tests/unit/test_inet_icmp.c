@@ -16,75 +16,7 @@
 
 #include "inet/icmp.h"
 #include "inet/ip.h"
-
-static size_t unhex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = 0;
-	unsigned int v;
-
-	while (s[0] && n < cap) {
-		if (s[0] == ' ' || s[0] == '|') {
-			s++;
-			continue;
-		}
-		if (sscanf(s, "%2x", &v) != 1)
-			break;
-		out[n++] = (uint8_t)v;
-		s += 2;
-	}
-	return n;
-}
-
-/* RFC 1071 the slow way: add 16-bit words, fold, complement. */
-static uint16_t ref_csum(const uint8_t *p, size_t n, uint32_t start)
-{
-	uint64_t sum = start;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		sum += (i % 2 == 0) ? (uint32_t)p[i] << 8 : p[i];
-	while (sum > 0xffff)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/* sum (not complemented) of the IPv6 pseudo-header for ICMPv6 */
-static uint32_t ref_pseudo6(const uint8_t *ip6, uint32_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 8; i < 40; i += 2)	/* source and destination */
-		sum += (uint32_t)ip6[i] << 8 | ip6[i + 1];
-	sum += len >> 16;
-	sum += len & 0xffff;
-	sum += 58;
-	return sum;
-}
-
-/* an ICMPv6 message in a full IPv6 packet sums to 0 with its pseudo-header */
-static int icmp6_csum_good(const uint8_t *ip6)
-{
-	uint32_t len = (uint32_t)(ip6[4] << 8 | ip6[5]);
-
-	return ref_csum(ip6 + 40, len, ref_pseudo6(ip6, len)) == 0;
-}
-
-static struct in_addr ip4(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return a;
-}
-
-static struct in6_addr ip6(const char *s)
-{
-	struct in6_addr a;
-
-	assert_int_equal(inet_pton(AF_INET6, s, &a), 1);
-	return a;
-}
+#include "tests/unit/vectors.h"
 
 /* A 1500-byte UDP datagram with DF, 10.0.0.1 -> 10.0.1.2, TOS 0xb8 (EF) */
 static size_t sample_ipv4(uint8_t *p, size_t total, uint8_t proto)
@@ -92,13 +24,13 @@ static size_t sample_ipv4(uint8_t *p, size_t total, uint8_t proto)
 	size_t i;
 	uint16_t c;
 
-	unhex("45b80000 abcd4000 4000 0000 0a000001 0a000102", p, 20);
+	tv_unhex("45b80000 abcd4000 4000 0000 0a000001 0a000102", p, 20);
 	p[2] = (uint8_t)(total >> 8);
 	p[3] = (uint8_t)total;
 	p[9] = proto;
 	for (i = 20; i < total; i++)
 		p[i] = (uint8_t)(i * 7 + 3);
-	c = ref_csum(p, 20, 0);
+	c = tv_csum(p, 20, 0);
 	p[10] = (uint8_t)(c >> 8);
 	p[11] = (uint8_t)c;
 	return total;
@@ -109,7 +41,7 @@ static size_t sample_ipv6(uint8_t *p, uint16_t payload_len, uint8_t nh)
 {
 	size_t i;
 
-	unhex("60000000 0000 00 40"
+	tv_unhex("60000000 0000 00 40"
 	      "20010db8000000000000000000000001"
 	      "20010db8000100000000000000000002", p, 40);
 	p[4] = (uint8_t)(payload_len >> 8);
@@ -123,7 +55,7 @@ static size_t sample_ipv6(uint8_t *p, uint16_t payload_len, uint8_t nh)
 static void test_icmp4_frag_needed(void **state)
 {
 	static uint8_t orig[1500], out[1024];
-	struct in_addr gw = ip4("10.0.0.254");
+	struct in_addr gw = tv_ip4("10.0.0.254");
 	size_t n = 0;
 
 	(void)state;
@@ -145,7 +77,7 @@ static void test_icmp4_frag_needed(void **state)
 	assert_int_equal(out[9], 1);
 	assert_memory_equal(out + 12, &gw, 4);
 	assert_memory_equal(out + 16, orig + 12, 4);	/* back to source */
-	assert_int_equal(ref_csum(out, 20, 0), 0);
+	assert_int_equal(tv_csum(out, 20, 0), 0);
 	/* ICMP: 3/4, unused 0, next-hop MTU, the original's first 548 */
 	assert_int_equal(out[20], 3);
 	assert_int_equal(out[21], 4);
@@ -153,7 +85,7 @@ static void test_icmp4_frag_needed(void **state)
 	assert_int_equal(out[25], 0);
 	assert_int_equal(out[26] << 8 | out[27], 2044);
 	assert_memory_equal(out + 28, orig, 548);
-	assert_int_equal(ref_csum(out + 20, 556, 0), 0);
+	assert_int_equal(tv_csum(out + 20, 556, 0), 0);
 
 	/* output too small for 576 */
 	assert_int_equal(inet_icmp4_frag_needed(orig, 1500, &gw, 2044, 1,
@@ -165,7 +97,7 @@ static void test_icmp4_frag_needed(void **state)
 static void test_icmp4_small_original(void **state)
 {
 	uint8_t orig[128], out[256];
-	struct in_addr gw = ip4("10.0.0.254");
+	struct in_addr gw = tv_ip4("10.0.0.254");
 	size_t n = 0;
 
 	(void)state;
@@ -179,8 +111,8 @@ static void test_icmp4_small_original(void **state)
 	assert_int_equal(out[2] << 8 | out[3], 128);
 	assert_int_equal(out[26] << 8 | out[27], 1500);
 	assert_memory_equal(out + 28, orig, 100);
-	assert_int_equal(ref_csum(out, 20, 0), 0);
-	assert_int_equal(ref_csum(out + 20, 108, 0), 0);
+	assert_int_equal(tv_csum(out, 20, 0), 0);
+	assert_int_equal(tv_csum(out + 20, 108, 0), 0);
 	/* an echo request is answered too */
 	sample_ipv4(orig, 100, 1);
 	orig[20] = 8;
@@ -192,7 +124,7 @@ static void test_icmp4_small_original(void **state)
 static void test_icmp4_refusals(void **state)
 {
 	uint8_t orig[128], out[600];
-	struct in_addr gw = ip4("10.0.0.254");
+	struct in_addr gw = tv_ip4("10.0.0.254");
 	size_t n = 99;
 
 	(void)state;
@@ -266,7 +198,7 @@ static void test_icmp4_refusals(void **state)
 static void test_icmp6_pkt_too_big(void **state)
 {
 	static uint8_t orig[1500], out[1400];
-	struct in6_addr gw = ip6("2001:db8::fe");
+	struct in6_addr gw = tv_ip6("2001:db8::fe");
 	size_t n = 0;
 
 	(void)state;
@@ -292,7 +224,7 @@ static void test_icmp6_pkt_too_big(void **state)
 	assert_int_equal(out[45], 0);
 	assert_int_equal(out[46] << 8 | out[47], 2044);
 	assert_memory_equal(out + 48, orig, 1232);
-	assert_true(icmp6_csum_good(out));
+	assert_true(tv_icmp6_csum_good(out));
 
 	assert_int_equal(inet_icmp6_pkt_too_big(orig, 1500, &gw, 2044, out,
 						1279, &n),
@@ -308,13 +240,13 @@ static void test_icmp6_pkt_too_big(void **state)
 	assert_memory_equal(out + 48, orig, 140);
 	assert_int_equal(out[44] << 24 | out[45] << 16 | out[46] << 8 | out[47],
 			 1280);
-	assert_true(icmp6_csum_good(out));
+	assert_true(tv_icmp6_csum_good(out));
 }
 
 static void test_icmp6_refusals(void **state)
 {
 	uint8_t orig[256], out[512];
-	struct in6_addr gw = ip6("2001:db8::fe");
+	struct in6_addr gw = tv_ip6("2001:db8::fe");
 	size_t n = 99;
 
 	(void)state;

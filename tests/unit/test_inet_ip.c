@@ -15,45 +15,7 @@
 #include <cmocka.h>
 
 #include "inet/ip.h"
-
-static size_t unhex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = 0;
-	unsigned int v;
-
-	while (s[0] && n < cap) {
-		if (s[0] == ' ' || s[0] == '|') {
-			s++;
-			continue;
-		}
-		if (sscanf(s, "%2x", &v) != 1)
-			break;
-		out[n++] = (uint8_t)v;
-		s += 2;
-	}
-	return n;
-}
-
-/* RFC 1071 the slow way: add 16-bit words, fold, complement. */
-static uint16_t ref_csum(const uint8_t *p, size_t n, uint32_t start)
-{
-	uint64_t sum = start;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		sum += (i % 2 == 0) ? (uint32_t)p[i] << 8 : p[i];
-	while (sum > 0xffff)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-static struct in6_addr ip6(const char *s)
-{
-	struct in6_addr a;
-
-	assert_int_equal(inet_pton(AF_INET6, s, &a), 1);
-	return a;
-}
+#include "tests/unit/vectors.h"
 
 #define A_LL	"fe80000000000000 0202c903000ab1c1"
 #define B_LL	"fe80000000000000 0202c903000ab2d1"
@@ -66,9 +28,9 @@ static void test_ipv4_check(void **state)
 
 	(void)state;
 	/* UDP 10.0.0.1 -> 10.0.1.2, DF, ttl 64, 36 bytes, checksum 0x0981 */
-	unhex("45000024 1c464000 4011 0981 0a000001 0a000102"
+	tv_unhex("45000024 1c464000 4011 0981 0a000001 0a000102"
 	      "04d2 162e 0010 0000 6162636465666768", p, sizeof(p));
-	assert_int_equal(ref_csum(p, 20, 0), 0);
+	assert_int_equal(tv_csum(p, 20, 0), 0);
 	assert_int_equal(inet_ipv4_check(p, 36, &ip), INET_OK);
 	assert_true(inet_ipv4_hdr_csum_ok(p));
 	assert_int_equal(ip.hdr_len, 20);
@@ -115,11 +77,11 @@ static void test_ipv6_check(void **state)
 {
 	uint8_t p[64];
 	struct inet_ipv6_info ip;
-	struct in6_addr a = ip6("fe80::202:c903:a:b1c1");
+	struct in6_addr a = tv_ip6("fe80::202:c903:a:b1c1");
 	size_t n;
 
 	(void)state;
-	unhex("6b812345 0008 11 40" A_LL B_LL "1234 5678 0008 0000",
+	tv_unhex("6b812345 0008 11 40" A_LL B_LL "1234 5678 0008 0000",
 	      p, sizeof(p));
 	assert_int_equal(inet_ipv6_check(p, 48, &ip), INET_OK);
 	assert_int_equal(ip.tclass, 0xb8);

@@ -16,59 +16,7 @@
 #include <cmocka.h>
 
 #include "inet/nd.h"
-
-static size_t unhex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = 0;
-	unsigned int v;
-
-	while (s[0] && n < cap) {
-		if (s[0] == ' ' || s[0] == '|') {
-			s++;
-			continue;
-		}
-		if (sscanf(s, "%2x", &v) != 1)
-			break;
-		out[n++] = (uint8_t)v;
-		s += 2;
-	}
-	return n;
-}
-
-/* RFC 1071 the slow way: add 16-bit words, fold, complement. */
-static uint16_t ref_csum(const uint8_t *p, size_t n, uint32_t start)
-{
-	uint64_t sum = start;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		sum += (i % 2 == 0) ? (uint32_t)p[i] << 8 : p[i];
-	while (sum > 0xffff)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/* sum (not complemented) of the IPv6 pseudo-header for ICMPv6 */
-static uint32_t ref_pseudo6(const uint8_t *ip6, uint32_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 8; i < 40; i += 2)	/* source and destination */
-		sum += (uint32_t)ip6[i] << 8 | ip6[i + 1];
-	sum += len >> 16;
-	sum += len & 0xffff;
-	sum += 58;
-	return sum;
-}
-
-/* an ICMPv6 message in a full IPv6 packet sums to 0 with its pseudo-header */
-static int icmp6_csum_good(const uint8_t *ip6)
-{
-	uint32_t len = (uint32_t)(ip6[4] << 8 | ip6[5]);
-
-	return ref_csum(ip6 + 40, len, ref_pseudo6(ip6, len)) == 0;
-}
+#include "tests/unit/vectors.h"
 
 /* rewrite the ICMPv6 checksum of a packet after a test edited it */
 static void icmp6_reseal(uint8_t *ip6)
@@ -77,17 +25,9 @@ static void icmp6_reseal(uint8_t *ip6)
 	uint16_t c;
 
 	ip6[42] = ip6[43] = 0;
-	c = ref_csum(ip6 + 40, len, ref_pseudo6(ip6, len));
+	c = tv_csum(ip6 + 40, len, tv_pseudo6(ip6, len, 58));
 	ip6[42] = (uint8_t)(c >> 8);
 	ip6[43] = (uint8_t)c;
-}
-
-static struct in6_addr ip6(const char *s)
-{
-	struct in6_addr a;
-
-	assert_int_equal(inet_pton(AF_INET6, s, &a), 1);
-	return a;
 }
 
 #define A_HW	"80 000048 fe80000000000000 0002c903000ab1c1"
@@ -160,7 +100,7 @@ static void test_nd_truncated(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		unhex(vec[i], pkt, sizeof(pkt));
+		tv_unhex(vec[i], pkt, sizeof(pkt));
 		/* short of a header, or a payload cut short */
 		for (n = 0; n < 88; n++)
 			check_cut(pkt + 4, n, IB_UNITS,
@@ -175,10 +115,10 @@ static void test_nd_hop_limit(void **state)
 	struct inet_nd nd;
 
 	(void)state;
-	unhex(ns_hex, pkt, sizeof(pkt));
+	tv_unhex(ns_hex, pkt, sizeof(pkt));
 	pkt[4 + 7] = 64;	/* forwarded by a router: not on-link */
 	/* hop limit is outside the pseudo-header: checksum still right */
-	assert_true(icmp6_csum_good(pkt + 4));
+	assert_true(tv_icmp6_csum_good(pkt + 4));
 	assert_int_equal(nd_ib(pkt + 4, 88, &nd),
 			 INET_ND_BAD_HOP_LIMIT);
 	pkt[4 + 7] = 254;
@@ -192,16 +132,16 @@ static void test_nd_bad_checksum(void **state)
 	struct inet_nd nd;
 
 	(void)state;
-	unhex(na_hex, pkt, sizeof(pkt));
+	tv_unhex(na_hex, pkt, sizeof(pkt));
 	pkt[4 + 43] ^= 0x01;		/* the checksum itself */
-	assert_false(icmp6_csum_good(pkt + 4));
+	assert_false(tv_icmp6_csum_good(pkt + 4));
 	assert_int_equal(nd_ib(pkt + 4, 88, &nd),
 			 INET_ND_BAD_CSUM);
-	unhex(na_hex, pkt, sizeof(pkt));
+	tv_unhex(na_hex, pkt, sizeof(pkt));
 	pkt[4 + 87] ^= 0x80;		/* last byte of the GID */
 	assert_int_equal(nd_ib(pkt + 4, 88, &nd),
 			 INET_ND_BAD_CSUM);
-	unhex(na_hex, pkt, sizeof(pkt));
+	tv_unhex(na_hex, pkt, sizeof(pkt));
 	pkt[4 + 39] ^= 0x01;		/* destination: pseudo-header */
 	assert_int_equal(nd_ib(pkt + 4, 88, &nd),
 			 INET_ND_BAD_CSUM);
@@ -214,21 +154,21 @@ static void test_nd_options(void **state)
 
 	(void)state;
 	/* zero-length option (RFC 4861 4.6: MUST silently discard) */
-	unhex(ns_hex, pkt, sizeof(pkt));
+	tv_unhex(ns_hex, pkt, sizeof(pkt));
 	pkt[4 + 65] = 0;
 	icmp6_reseal(pkt + 4);
 	assert_int_equal(nd_ib(pkt + 4, 88, &nd),
 			 INET_ND_OPT_ZERO_LEN);
 
 	/* an option claiming 32 bytes where 24 are left */
-	unhex(ns_hex, pkt, sizeof(pkt));
+	tv_unhex(ns_hex, pkt, sizeof(pkt));
 	pkt[4 + 65] = 4;
 	icmp6_reseal(pkt + 4);
 	assert_int_equal(nd_ib(pkt + 4, 88, &nd),
 			 INET_ND_OPT_OVERRUN);
 
 	/* one stray byte after the option */
-	unhex(ns_hex, pkt, sizeof(pkt));
+	tv_unhex(ns_hex, pkt, sizeof(pkt));
 	pkt[4 + 5] = 49;
 	pkt[4 + 88] = 0x01;
 	icmp6_reseal(pkt + 4);
@@ -236,7 +176,7 @@ static void test_nd_options(void **state)
 			 INET_ND_OPT_OVERRUN);
 
 	/* an Ethernet-sized source option (length 1) on IPoIB */
-	unhex("60000000 0020 3a ff" A_LL "ff02000000000000 00000001ff0ab2d1"
+	tv_unhex("60000000 0020 3a ff" A_LL "ff02000000000000 00000001ff0ab2d1"
 	      "87 00 0000 00000000" B_LL
 	      "01 01 020000000001", pkt, sizeof(pkt));
 	icmp6_reseal(pkt);
@@ -250,7 +190,7 @@ static void test_nd_options(void **state)
 	assert_null(nd.slla);
 
 	/* unknown option (nonce, type 14) skipped; duplicate: first wins */
-	unhex("60000000 0050 3a ff" A_LL "ff02000000000000 00000001ff0ab2d1"
+	tv_unhex("60000000 0050 3a ff" A_LL "ff02000000000000 00000001ff0ab2d1"
 	      "87 00 0000 00000000" B_LL
 	      "0e 01 112233445566"
 	      "01 03 0000" A_HW
@@ -266,17 +206,17 @@ static void test_nd_semantics(void **state)
 	uint8_t pkt[128], got[128];
 	uint8_t body[22] = { 0 };
 	struct inet_nd nd;
-	struct in6_addr any = ip6("::"), tgt = ip6("fe80::202:c903:a:b2d1");
+	struct in6_addr any = tv_ip6("::"), tgt = tv_ip6("fe80::202:c903:a:b2d1");
 
 	(void)state;
 	/* DAD: from ::, to the solicited-node address, no source option */
-	unhex("60000000 0018 3a ff 00000000000000000000000000000000"
+	tv_unhex("60000000 0018 3a ff 00000000000000000000000000000000"
 	      "ff02000000000000 00000001ff0ab2d1"
 	      "87 00 0000 00000000" B_LL, pkt, sizeof(pkt));
 	icmp6_reseal(pkt);
 	assert_int_equal(nd_ib(pkt, 64, &nd), INET_OK);
 	/* the builder leaves the option out of a DAD probe by itself */
-	unhex(A_HW, body + 2, 20);
+	tv_unhex(A_HW, body + 2, 20);
 	memset(got, 0xee, sizeof(got));
 	assert_int_equal(inet_nd_build_ns(&any, NULL, &tgt, body, IB_UNITS,
 					  got, 128),
@@ -288,21 +228,21 @@ static void test_nd_semantics(void **state)
 	icmp6_reseal(pkt);
 	assert_int_equal(nd_ib(pkt, 64, &nd), INET_ND_BAD_DAD);
 	/* DAD with a source option */
-	unhex("60000000 0030 3a ff 00000000000000000000000000000000"
+	tv_unhex("60000000 0030 3a ff 00000000000000000000000000000000"
 	      "ff02000000000000 00000001ff0ab2d1"
 	      "87 00 0000 00000000" B_LL "01 03 0000" A_HW, pkt, sizeof(pkt));
 	icmp6_reseal(pkt);
 	assert_int_equal(nd_ib(pkt, 88, &nd), INET_ND_BAD_DAD);
 
 	/* NS for a multicast target */
-	unhex(ns_hex, pkt, sizeof(pkt));
+	tv_unhex(ns_hex, pkt, sizeof(pkt));
 	pkt[4 + 48] = 0xff;
 	icmp6_reseal(pkt + 4);
 	assert_int_equal(nd_ib(pkt + 4, 88, &nd),
 			 INET_ND_MCAST_TARGET);
 
 	/* solicited NA to all-nodes; unsolicited is fine */
-	unhex("60000000 0030 3a ff" B_LL "ff020000000000000000000000000001"
+	tv_unhex("60000000 0030 3a ff" B_LL "ff020000000000000000000000000001"
 	      "88 00 0000 60000000" B_LL "02 03 0000" B_HW, pkt, sizeof(pkt));
 	icmp6_reseal(pkt);
 	assert_int_equal(nd_ib(pkt, 88, &nd),
@@ -312,14 +252,14 @@ static void test_nd_semantics(void **state)
 	assert_int_equal(nd_ib(pkt, 88, &nd), INET_OK);
 
 	/* code not 0 */
-	unhex(ns_hex, pkt, sizeof(pkt));
+	tv_unhex(ns_hex, pkt, sizeof(pkt));
 	pkt[4 + 41] = 1;
 	icmp6_reseal(pkt + 4);
 	assert_int_equal(nd_ib(pkt + 4, 88, &nd),
 			 INET_ND_BAD_CODE);
 
 	/* an NS whose payload stops inside the target */
-	unhex("60000000 0010 3a ff" A_LL "ff02000000000000 00000001ff0ab2d1"
+	tv_unhex("60000000 0010 3a ff" A_LL "ff02000000000000 00000001ff0ab2d1"
 	      "87 00 0000 00000000 fe800000 00000000", pkt, sizeof(pkt));
 	icmp6_reseal(pkt);
 	assert_int_equal(nd_ib(pkt, 56, &nd), INET_ND_SHORT);
@@ -329,11 +269,11 @@ static void test_nd_router_messages(void **state)
 {
 	uint8_t pkt[160];
 	struct inet_nd nd;
-	struct in6_addr dst = ip6("2001:db8::1");
+	struct in6_addr dst = tv_ip6("2001:db8::1");
 
 	(void)state;
 	/* RS from A to all-routers with its source option */
-	unhex("60000000 0020 3a ff" A_LL "ff020000000000000000000000000002"
+	tv_unhex("60000000 0020 3a ff" A_LL "ff020000000000000000000000000002"
 	      "85 00 0000 00000000" "01 03 0000" A_HW, pkt, sizeof(pkt));
 	icmp6_reseal(pkt);
 	assert_int_equal(nd_ib(pkt, 72, &nd), INET_OK);
@@ -342,7 +282,7 @@ static void test_nd_router_messages(void **state)
 	assert_int_equal(body_qpn(nd.slla), 0x48);
 
 	/* RA from B: managed flag, router lifetime 1800, source option */
-	unhex("60000000 0028 3a ff" B_LL "ff020000000000000000000000000001"
+	tv_unhex("60000000 0028 3a ff" B_LL "ff020000000000000000000000000001"
 	      "86 00 0000 40 80 0708 00000000 00000000"
 	      "01 03 0000" B_HW, pkt, sizeof(pkt));
 	icmp6_reseal(pkt);
@@ -358,7 +298,7 @@ static void test_nd_router_messages(void **state)
 			 INET_ND_BAD_SOURCE);
 
 	/* Redirect from B: better first hop A for 2001:db8::1 */
-	unhex("60000000 0040 3a ff" B_LL A_LL
+	tv_unhex("60000000 0040 3a ff" B_LL A_LL
 	      "89 00 0000 00000000" A_LL "20010db8000000000000000000000001"
 	      "02 03 0000" A_HW, pkt, sizeof(pkt));
 	icmp6_reseal(pkt);
@@ -376,32 +316,32 @@ static void test_nd_not_nd(void **state)
 
 	(void)state;
 	/* UDP */
-	unhex("60000000 0008 11 40" A_LL B_LL "1234 5678 0008 0000",
+	tv_unhex("60000000 0008 11 40" A_LL B_LL "1234 5678 0008 0000",
 	      pkt, sizeof(pkt));
 	assert_int_equal(nd_ib(pkt, 48, &nd), INET_NOT_ND);
 	/* ICMPv6 echo request, hop limit 64: not ND, not an error */
-	unhex("60000000 0008 3a 40" A_LL B_LL "80 00 0000 0001 0001",
+	tv_unhex("60000000 0008 3a 40" A_LL B_LL "80 00 0000 0001 0001",
 	      pkt, sizeof(pkt));
 	assert_int_equal(nd_ib(pkt, 48, &nd), INET_NOT_ND);
 	/* IPv4 where IPv6 was announced */
-	unhex("45000014 00000000 4011 0000 0a000001 0a000002", pkt, 20);
+	tv_unhex("45000014 00000000 4011 0000 0a000001 0a000002", pkt, 20);
 	assert_int_equal(nd_ib(pkt, 20, &nd),
 			 INET_IP_BAD_VERSION);
 }
 
 static void test_solicited_node(void **state)
 {
-	struct in6_addr a = ip6("2001:db8::202:c903:a:b2d1"), s;
-	struct in6_addr want = ip6("ff02::1:ff0a:b2d1");
+	struct in6_addr a = tv_ip6("2001:db8::202:c903:a:b2d1"), s;
+	struct in6_addr want = tv_ip6("ff02::1:ff0a:b2d1");
 
 	(void)state;
 	inet_solicited_node(&a, &s);
 	assert_memory_equal(&s, &want, 16);
 	assert_true(inet_is_solicited_node(&s));
 	assert_false(inet_is_solicited_node(&a));
-	s = ip6("ff02::1");
+	s = tv_ip6("ff02::1");
 	assert_false(inet_is_solicited_node(&s));
-	s = ip6("ff05::1:ff0a:b2d1");	/* site scope is not it */
+	s = tv_ip6("ff05::1:ff0a:b2d1");	/* site scope is not it */
 	assert_false(inet_is_solicited_node(&s));
 }
 
@@ -412,7 +352,7 @@ static const uint8_t lan_mac[6] = { 0x02, 0x00, 0x5e, 0x10, 0x00, 0x50 };
 /* An NS from fd09::50 for fd09::1 as the gateway's builder sends it */
 static size_t eth_ns(uint8_t *pkt, size_t cap)
 {
-	struct in6_addr src = ip6("fd09::50"), tgt = ip6("fd09::1");
+	struct in6_addr src = tv_ip6("fd09::50"), tgt = tv_ip6("fd09::1");
 
 	return inet_nd_build_ns(&src, NULL, &tgt, lan_mac, ETH_UNITS, pkt,
 				cap);
@@ -420,15 +360,15 @@ static size_t eth_ns(uint8_t *pkt, size_t cap)
 
 static void test_eth_ns_na(void **state)
 {
-	struct in6_addr src = ip6("fd09::50"), tgt = ip6("fd09::1");
-	struct in6_addr snm = ip6("ff02::1:ff00:1");
+	struct in6_addr src = tv_ip6("fd09::50"), tgt = tv_ip6("fd09::1");
+	struct in6_addr snm = tv_ip6("ff02::1:ff00:1");
 	uint8_t pkt[128];
 	struct inet_nd nd;
 
 	(void)state;
 	assert_int_equal(eth_ns(pkt, 72), 72);
 	assert_int_equal(eth_ns(pkt, 71), 0);
-	assert_true(icmp6_csum_good(pkt));
+	assert_true(tv_icmp6_csum_good(pkt));
 	assert_memory_equal(pkt + 24, &snm, 16);
 	assert_int_equal(pkt[64], INET_ND_OPT_SLLA);
 	assert_int_equal(pkt[65], 1);
@@ -452,7 +392,7 @@ static void test_eth_ns_na(void **state)
 					  INET_NA_FLAG_SOLICITED | 0x1f,
 					  lan_mac, ETH_UNITS, pkt,
 					  sizeof(pkt)), 72);
-	assert_true(icmp6_csum_good(pkt));
+	assert_true(tv_icmp6_csum_good(pkt));
 	assert_int_equal(pkt[44], INET_NA_FLAG_SOLICITED);
 	assert_int_equal(inet_nd_parse(pkt, 72, ETH_UNITS, &nd), INET_OK);
 	assert_int_equal(nd.type, INET_ND_NA);
@@ -465,7 +405,7 @@ static void test_eth_ns_na(void **state)
 /* what the Ethernet validator refused, and what it let through before */
 static void test_eth_negative(void **state)
 {
-	struct in6_addr any = ip6("::"), tgt = ip6("fd09::1");
+	struct in6_addr any = tv_ip6("::"), tgt = tv_ip6("fd09::1");
 	uint8_t pkt[128];
 	struct inet_nd nd;
 

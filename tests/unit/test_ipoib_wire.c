@@ -16,59 +16,7 @@
 #include <cmocka.h>
 
 #include "ulp/ipoib/ipoib_wire.h"
-
-static size_t unhex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = 0;
-	unsigned int v;
-
-	while (s[0] && n < cap) {
-		if (s[0] == ' ' || s[0] == '|') {
-			s++;
-			continue;
-		}
-		if (sscanf(s, "%2x", &v) != 1)
-			break;
-		out[n++] = (uint8_t)v;
-		s += 2;
-	}
-	return n;
-}
-
-/* RFC 1071 the slow way: add 16-bit words, fold, complement. */
-static uint16_t ref_csum(const uint8_t *p, size_t n, uint32_t start)
-{
-	uint64_t sum = start;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		sum += (i % 2 == 0) ? (uint32_t)p[i] << 8 : p[i];
-	while (sum > 0xffff)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/* sum (not complemented) of the IPv6 pseudo-header for ICMPv6 */
-static uint32_t ref_pseudo6(const uint8_t *ip6, uint32_t len)
-{
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 8; i < 40; i += 2)	/* source and destination */
-		sum += (uint32_t)ip6[i] << 8 | ip6[i + 1];
-	sum += len >> 16;
-	sum += len & 0xffff;
-	sum += 58;
-	return sum;
-}
-
-/* an ICMPv6 message in a full IPv6 packet sums to 0 with its pseudo-header */
-static int icmp6_csum_good(const uint8_t *ip6)
-{
-	uint32_t len = (uint32_t)(ip6[4] << 8 | ip6[5]);
-
-	return ref_csum(ip6 + 40, len, ref_pseudo6(ip6, len)) == 0;
-}
+#include "tests/unit/vectors.h"
 
 /*
  * The first n bytes of pkt, twice: in a heap block of exactly n bytes (so
@@ -114,22 +62,6 @@ static void check_cut(enum cut_parser which, const uint8_t *pkt, size_t n,
 static void gid_str(const char *s, union fab_gid *g)
 {
 	assert_int_equal(inet_pton(AF_INET6, s, g->raw), 1);
-}
-
-static struct in_addr ip4(const char *s)
-{
-	struct in_addr a;
-
-	assert_int_equal(inet_pton(AF_INET, s, &a), 1);
-	return a;
-}
-
-static struct in6_addr ip6(const char *s)
-{
-	struct in6_addr a;
-
-	assert_int_equal(inet_pton(AF_INET6, s, &a), 1);
-	return a;
 }
 
 /*
@@ -187,7 +119,7 @@ static void test_addr_codec(void **state)
 	struct ipoib_addr a, ref;
 
 	(void)state;
-	assert_int_equal(unhex(A_HW, want, sizeof(want)), 20);
+	assert_int_equal(tv_unhex(A_HW, want, sizeof(want)), 20);
 	ipoib_addr_decode(want, &a);
 	host_a(&ref);
 	assert_int_equal(a.flags, 0x80);
@@ -264,18 +196,18 @@ static void test_bcast_addr(void **state)
 	union fab_gid g;
 
 	(void)state;
-	unhex("00 ffffff ff12 401b ffff 0000 0000 0000 ffff ffff", want, 20);
+	tv_unhex("00 ffffff ff12 401b ffff 0000 0000 0000 ffff ffff", want, 20);
 	ipoib_bcast_addr(0xffff, IPOIB_SCOPE_LINK, &a);
 	ipoib_addr_encode(&a, got);
 	assert_memory_equal(got, want, 20);
 
 	/* limited member P_Key 0x0001 joins as full member 0x8001 */
 	ipoib_bcast_mgid(0x0001, 2, &g);
-	unhex("ff12 401b 8001 0000 0000 0000 ffff ffff", want, 16);
+	tv_unhex("ff12 401b 8001 0000 0000 0000 ffff ffff", want, 16);
 	assert_memory_equal(g.raw, want, 16);
 
 	ipoib_bcast_mgid(0x7fff, 5, &g);
-	unhex("ff15 401b ffff 0000 0000 0000 ffff ffff", want, 16);
+	tv_unhex("ff15 401b ffff 0000 0000 0000 ffff ffff", want, 16);
 	assert_memory_equal(g.raw, want, 16);
 }
 
@@ -297,19 +229,19 @@ static void test_hdr(void **state)
 		assert_int_equal(ipoib_hdr_parse(b, 4, &et), IPOIB_WIRE_OK);
 		assert_int_equal(et, ok[i]);
 	}
-	unhex("0800 0001", b, 4);
+	tv_unhex("0800 0001", b, 4);
 	assert_int_equal(ipoib_hdr_parse(b, 4, &et), IPOIB_WIRE_BAD_RESERVED);
-	unhex("0800 8000", b, 4);
+	tv_unhex("0800 8000", b, 4);
 	assert_int_equal(ipoib_hdr_parse(b, 4, &et), IPOIB_WIRE_BAD_RESERVED);
-	unhex("88b5 0000", b, 4);	/* local experimental ethertype */
+	tv_unhex("88b5 0000", b, 4);	/* local experimental ethertype */
 	assert_int_equal(ipoib_hdr_parse(b, 4, &et),
 			 IPOIB_WIRE_BAD_ETHERTYPE);
 	assert_int_equal(et, 0x88b5);
-	unhex("8100 0000", b, 4);	/* no VLAN tags on IPoIB */
+	tv_unhex("8100 0000", b, 4);	/* no VLAN tags on IPoIB */
 	assert_int_equal(ipoib_hdr_parse(b, 4, &et),
 			 IPOIB_WIRE_BAD_ETHERTYPE);
 
-	unhex("86dd 0000", b, 4);
+	tv_unhex("86dd 0000", b, 4);
 	for (n = 0; n < 4; n++)
 		check_cut(CUT_HDR, b, n, IPOIB_WIRE_TRUNCATED);
 
@@ -352,11 +284,11 @@ static void test_arp_request_as_linux(void **state)
 	uint8_t pkt[64], got[64];
 	struct ipoib_addr a, b, zero;
 	struct ipoib_arp arp;
-	struct in_addr spa = ip4("192.168.1.1"), tpa = ip4("192.168.1.2");
+	struct in_addr spa = tv_ip4("192.168.1.1"), tpa = tv_ip4("192.168.1.2");
 	uint16_t et;
 
 	(void)state;
-	assert_int_equal(unhex(arp_request_hex, pkt, sizeof(pkt)), 60);
+	assert_int_equal(tv_unhex(arp_request_hex, pkt, sizeof(pkt)), 60);
 	assert_int_equal(ipoib_hdr_parse(pkt, 60, &et), IPOIB_WIRE_OK);
 	assert_int_equal(et, IPOIB_ETH_P_ARP);
 	assert_int_equal(ipoib_arp_parse(pkt + 4, 56, &arp), IPOIB_WIRE_OK);
@@ -391,10 +323,10 @@ static void test_arp_reply(void **state)
 	uint8_t pkt[64], got[64];
 	struct ipoib_addr a, b;
 	struct ipoib_arp arp;
-	struct in_addr ia = ip4("192.168.1.1"), ib = ip4("192.168.1.2");
+	struct in_addr ia = tv_ip4("192.168.1.1"), ib = tv_ip4("192.168.1.2");
 
 	(void)state;
-	assert_int_equal(unhex(arp_reply_hex, pkt, sizeof(pkt)), 60);
+	assert_int_equal(tv_unhex(arp_reply_hex, pkt, sizeof(pkt)), 60);
 	assert_int_equal(ipoib_arp_parse(pkt + 4, 56, &arp), IPOIB_WIRE_OK);
 	host_a(&a);
 	host_b(&b);
@@ -419,10 +351,10 @@ static void test_arp_announce(void **state)
 	uint8_t pkt[64], got[64];
 	struct ipoib_addr a;
 	struct ipoib_arp arp;
-	struct in_addr ia = ip4("192.168.1.1");
+	struct in_addr ia = tv_ip4("192.168.1.1");
 
 	(void)state;
-	assert_int_equal(unhex(arp_announce_hex, pkt, sizeof(pkt)), 60);
+	assert_int_equal(tv_unhex(arp_announce_hex, pkt, sizeof(pkt)), 60);
 	assert_int_equal(ipoib_arp_parse(pkt + 4, 56, &arp), IPOIB_WIRE_OK);
 	assert_int_equal(arp.op, IPOIB_ARPOP_REQUEST);
 	assert_int_equal(arp.spa.s_addr, arp.tpa.s_addr);
@@ -440,7 +372,7 @@ static void test_arp_truncated(void **state)
 	size_t n;
 
 	(void)state;
-	unhex(arp_request_hex, pkt, sizeof(pkt));
+	tv_unhex(arp_request_hex, pkt, sizeof(pkt));
 	/* the whole datagram cut anywhere before its end */
 	for (n = 0; n < 60; n++) {
 		if (n < 4) {
@@ -478,7 +410,7 @@ static void test_arp_bad_fields(void **state)
 	size_t i;
 
 	(void)state;
-	unhex(arp_request_hex, pkt, sizeof(pkt));
+	tv_unhex(arp_request_hex, pkt, sizeof(pkt));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memcpy(m, pkt + 4, 56);
 		m[cases[i].off] = cases[i].val;
@@ -513,15 +445,15 @@ static void test_nd_ns_vector(void **state)
 {
 	uint8_t pkt[96], got[96];
 	struct ipoib_addr a, b;
-	struct in6_addr src = ip6("fe80::202:c903:a:b1c1");
-	struct in6_addr tgt = ip6("fe80::202:c903:a:b2d1");
-	struct in6_addr snm = ip6("ff02::1:ff0a:b2d1");
+	struct in6_addr src = tv_ip6("fe80::202:c903:a:b1c1");
+	struct in6_addr tgt = tv_ip6("fe80::202:c903:a:b2d1");
+	struct in6_addr snm = tv_ip6("ff02::1:ff0a:b2d1");
 	struct ipoib_nd nd;
 	uint16_t et;
 
 	(void)state;
-	assert_int_equal(unhex(ns_hex, pkt, sizeof(pkt)), 92);
-	assert_true(icmp6_csum_good(pkt + 4));
+	assert_int_equal(tv_unhex(ns_hex, pkt, sizeof(pkt)), 92);
+	assert_true(tv_icmp6_csum_good(pkt + 4));
 	assert_int_equal(ipoib_hdr_parse(pkt, 92, &et), IPOIB_WIRE_OK);
 	assert_int_equal(et, IPOIB_ETH_P_IPV6);
 	assert_int_equal(ipoib_nd_decode(pkt + 4, 88, &nd), INET_OK);
@@ -549,25 +481,25 @@ static void test_nd_ns_vector(void **state)
 	host_b(&b);
 	assert_int_equal(ipoib_nd_build_ns(&src, &tgt, &tgt, &a, got, 88), 88);
 	assert_memory_equal(got + 24, &tgt, 16);
-	assert_true(icmp6_csum_good(got));
+	assert_true(tv_icmp6_csum_good(got));
 	/* no option asked for: 24 bytes of message only */
 	assert_int_equal(ipoib_nd_build_ns(&src, NULL, &tgt, NULL, got, 88),
 			 64);
 	assert_int_equal(got[5], 24);
-	assert_true(icmp6_csum_good(got));
+	assert_true(tv_icmp6_csum_good(got));
 }
 
 static void test_nd_na_vector(void **state)
 {
 	uint8_t pkt[96], got[96];
 	struct ipoib_addr b;
-	struct in6_addr src = ip6("fe80::202:c903:a:b2d1");
-	struct in6_addr dst = ip6("fe80::202:c903:a:b1c1");
+	struct in6_addr src = tv_ip6("fe80::202:c903:a:b2d1");
+	struct in6_addr dst = tv_ip6("fe80::202:c903:a:b1c1");
 	struct ipoib_nd nd;
 
 	(void)state;
-	assert_int_equal(unhex(na_hex, pkt, sizeof(pkt)), 92);
-	assert_true(icmp6_csum_good(pkt + 4));
+	assert_int_equal(tv_unhex(na_hex, pkt, sizeof(pkt)), 92);
+	assert_true(tv_icmp6_csum_good(pkt + 4));
 	assert_int_equal(ipoib_nd_decode(pkt + 4, 88, &nd), INET_OK);
 	assert_int_equal(nd.type, INET_ND_NA);
 	assert_int_equal(nd.flags,
@@ -592,7 +524,7 @@ static void test_nd_na_vector(void **state)
 					   INET_NA_FLAG_ROUTER, NULL, got,
 					   sizeof(got)), 64);
 	assert_int_equal(got[44], 0x80);
-	assert_true(icmp6_csum_good(got));
+	assert_true(tv_icmp6_csum_good(got));
 	assert_int_equal(ipoib_nd_decode(got, 64, &nd), INET_OK);
 	assert_int_equal(nd.flags, INET_NA_FLAG_ROUTER);
 	assert_false(nd.has_tlla);
@@ -617,7 +549,7 @@ static void check_mgid4(const char *group, uint16_t pkey, uint8_t scope,
 			const char *want)
 {
 	union fab_gid bc, got, w;
-	struct in_addr g = ip4(group);
+	struct in_addr g = tv_ip4(group);
 
 	ipoib_bcast_mgid(pkey, scope, &bc);
 	ipoib_mcast_mgid_ipv4(&g, &bc, &got);
@@ -629,7 +561,7 @@ static void check_mgid6(const char *group, const union fab_gid *bc,
 			const char *want)
 {
 	union fab_gid got, w;
-	struct in6_addr g = ip6(group);
+	struct in6_addr g = tv_ip6(group);
 
 	ipoib_mcast_mgid_ipv6(&g, bc, &got);
 	gid_str(want, &w);
@@ -641,7 +573,7 @@ static void test_mcast_ipv4(void **state)
 	struct ipoib_addr a;
 	union fab_gid bc, m;
 	uint8_t raw[20], want[20];
-	struct in_addr g = ip4("224.0.0.1");
+	struct in_addr g = tv_ip4("224.0.0.1");
 
 	(void)state;
 	check_mgid4("224.0.0.1", 0xffff, 2, "ff12:401b:ffff::1");
@@ -660,7 +592,7 @@ static void test_mcast_ipv4(void **state)
 	ipoib_mcast_mgid_ipv4(&g, &bc, &m);
 	ipoib_mcast_addr(&m, &a);
 	ipoib_addr_encode(&a, raw);
-	unhex("00 ffffff ff12 401b ffff 0000 0000 0000 0000 0001", want, 20);
+	tv_unhex("00 ffffff ff12 401b ffff 0000 0000 0000 0000 0001", want, 20);
 	assert_memory_equal(raw, want, 20);
 }
 
@@ -691,8 +623,8 @@ static void test_mcast_ipv6(void **state)
 static void test_mgid_joinable(void **state)
 {
 	union fab_gid bc, m;
-	struct in_addr g4 = ip4("239.1.2.3");
-	struct in6_addr g6 = ip6("ff02::1:ff00:1");
+	struct in_addr g4 = tv_ip4("239.1.2.3");
+	struct in6_addr g6 = tv_ip6("ff02::1:ff00:1");
 
 	(void)state;
 	ipoib_bcast_mgid(0xffff, 2, &bc);

@@ -14,30 +14,11 @@
 #include <cmocka.h>
 
 #include "fabric/sa_mad.h"
-
-/* hex digits, spaces ignored; the rest of out (up to cap) zeroed */
-static size_t unhex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = 0;
-	unsigned int v;
-
-	memset(out, 0, cap);
-	while (s[0] && n < cap) {
-		if (s[0] == ' ') {
-			s++;
-			continue;
-		}
-		if (!s[1] || sscanf(s, "%2x", &v) != 1)
-			fail_msg("bad hex at \"%s\"", s);
-		out[n++] = (uint8_t)v;
-		s += 2;
-	}
-	return n;
-}
+#include "tests/unit/vectors.h"
 
 static void gid_hex(const char *s, union fab_gid *g)
 {
-	assert_int_equal(unhex(s, g->raw, sizeof(g->raw)), 16);
+	assert_int_equal(tv_unhex(s, g->raw, sizeof(g->raw)), 16);
 }
 
 /* ff12:401b:ffff::ffff:ffff, the IPoIB broadcast group of P_Key ffff */
@@ -103,7 +84,7 @@ static void test_mcmember_join_request(void **state)
 	const uint8_t *rec;
 
 	(void)state;
-	assert_int_equal(unhex(join_req_hex, want, sizeof(want)), 108);
+	assert_int_equal(tv_unhex(join_req_hex, want, sizeof(want)), 108);
 	assert_int_equal(sa_mad_parse(want, MAD_LEN, &h), SA_MAD_OK);
 	assert_int_equal(h.mad.method, MAD_METHOD_SET);
 	assert_int_equal(h.mad.status, 0);
@@ -151,7 +132,7 @@ static void test_rmpp_and_sa_header_offsets(void **state)
 	struct sa_hdr h;
 
 	(void)state;
-	unhex("01 03 02 92  0001 8000  0123456789abcdef"
+	tv_unhex("01 03 02 92  0001 8000  0123456789abcdef"
 	      "0035 0000  deadbeef"
 	      "01 01 f5 00  00000001 000000c8"
 	      "1122334455667788  0008 0000  00000000 0000340c", m, sizeof(m));
@@ -196,7 +177,7 @@ static void test_mcmember_getresp_opensm(void **state)
 	const uint8_t *rec;
 
 	(void)state;
-	assert_int_equal(unhex(join_resp_hex, want, sizeof(want)), 108);
+	assert_int_equal(tv_unhex(join_resp_hex, want, sizeof(want)), 108);
 	assert_int_equal(sa_mad_parse(want, MAD_LEN, &h), SA_MAD_OK);
 	assert_int_equal(h.mad.method, MAD_METHOD_GET_RESP);
 	assert_true(h.mad.method & MAD_METHOD_RESP);
@@ -243,7 +224,7 @@ static void test_mcmember_bit_fields(void **state)
 	struct sa_mcmember r;
 
 	(void)state;
-	unhex(BCAST_MGID PORT_GID
+	tv_unhex(BCAST_MGID PORT_GID
 	      /* 32 */ "80010000 fffe 7f 99"
 	      /* 40 */ "7fff c0 15 a543217e"
 	      /* 48 */ "ef 80 0000", p, sizeof(p));
@@ -304,7 +285,7 @@ static void test_path_record_request_response(void **state)
 	(void)state;
 	gid_hex(PEER_GID, &dgid);
 	gid_hex(PORT_GID, &sgid);
-	assert_int_equal(unhex(
+	assert_int_equal(tv_unhex(
 		/*  0 */ "01 03 02 01  0000 0000  00000001 0000002b"
 		/* 16 */ "0035 0000  00000000  00 00 00 00  00000000 00000000"
 		/* 36 */ "00000000 00000000  0000 0000  00000000 0000340c"
@@ -330,7 +311,7 @@ static void test_path_record_request_response(void **state)
 	req[45] = 8;
 	assert_memory_equal(got, req, MAD_LEN);
 
-	assert_int_equal(unhex(
+	assert_int_equal(tv_unhex(
 		/*  0 */ "01 03 02 81  0000 0000  00000001 0000002b"
 		/* 16 */ "0035 0000  00000000  00 00 00 00  00000000 00000000"
 		/* 36 */ "00000000 00000000  0008 0000  00000000 0000340c"
@@ -367,7 +348,7 @@ static void test_path_record_bit_fields(void **state)
 	struct sa_path r;
 
 	(void)state;
-	unhex(/*  0 */ "0000000000010050" PEER_GID PORT_GID
+	tv_unhex(/*  0 */ "0000000000010050" PEER_GID PORT_GID
 	      /* 40 */ "1234 abcd  8abcde40  5a ff 8001"
 	      /* 52 */ "fedc c5 50 3f 77  000000000000", p, sizeof(p));
 	sa_path_decode(p, &r);
@@ -410,7 +391,7 @@ static void test_inform_info_roundtrip(void **state)
 	const uint8_t *rec;
 
 	(void)state;
-	assert_int_equal(unhex(
+	assert_int_equal(tv_unhex(
 		/*  0 */ "01 03 02 02  0000 0000  00000001 00000030"
 		/* 16 */ "0003 0000  00000000  00 00 00 00  00000000 00000000"
 		/* 36 */ "00000000 00000000  0005 0000  00000000 00000000"
@@ -442,7 +423,7 @@ static void test_inform_info_roundtrip(void **state)
 	assert_memory_equal(got, m, MAD_LEN);
 
 	/* vendor form; reserved bits (20-21, 31 bits 7-5, 32) are dropped */
-	unhex(PEER_GID "0001 00ff  ffff  00 00  ffff 1234  000001ff  ff0002c9",
+	tv_unhex(PEER_GID "0001 00ff  ffff  00 00  ffff 1234  000001ff  ff0002c9",
 	      m, SA_INFORM_INFO_LEN);
 	sa_inform_info_decode(m, &r);
 	assert_int_equal(r.lid_range_begin, 1);
@@ -474,7 +455,7 @@ static void test_notice_roundtrip(void **state)
 
 	(void)state;
 	gid_hex(BCAST_MGID, &mgid);
-	assert_int_equal(unhex(
+	assert_int_equal(tv_unhex(
 		/*  0 */ "01 03 02 06  0000 0000  00000000 00001234"
 		/* 16 */ "0002 0000  00000000  00 00 00 00  00000000 00000000"
 		/* 36 */ "00000000 00000000  000a 0000  00000000 00000000"
@@ -508,7 +489,7 @@ static void test_notice_roundtrip(void **state)
 	assert_memory_equal(got, m, MAD_LEN);
 
 	/* vendor notice: IsGeneric 0, Type 0x7f, 24-bit vendor id */
-	unhex("7f 123456  beef  fffe  7fff", m, 10);
+	tv_unhex("7f 123456  beef  fffe  7fff", m, 10);
 	sa_notice_decode(m, &r);
 	assert_int_equal(r.is_generic, 0);
 	assert_int_equal(r.type, 0x7f);
@@ -609,7 +590,7 @@ static void test_parse_rejects(void **state)
 	struct sa_hdr h;
 
 	(void)state;
-	unhex(join_resp_hex, m, sizeof(m));
+	tv_unhex(join_resp_hex, m, sizeof(m));
 	assert_int_equal(sa_mad_parse(m, 0, &h), SA_MAD_TRUNCATED);
 	assert_int_equal(sa_mad_parse(m, 23, &h), SA_MAD_TRUNCATED);
 	assert_int_equal(sa_mad_parse(m, MAD_HDR_LEN, &h), SA_MAD_TRUNCATED);
@@ -641,7 +622,7 @@ static void test_record_rejects(void **state)
 	enum sa_mad_err err;
 
 	(void)state;
-	unhex(join_resp_hex, m, sizeof(m));
+	tv_unhex(join_resp_hex, m, sizeof(m));
 	assert_int_equal(sa_mad_parse(m, MAD_LEN, &h), SA_MAD_OK);
 
 	/* record cut short: 52 bytes needed after the 56 */
@@ -722,7 +703,7 @@ static void test_get_table_records(void **state)
 	unsigned int n;
 
 	(void)state;
-	unhex("01 03 02 92  0000 0000  0000000000000001"
+	tv_unhex("01 03 02 92  0000 0000  0000000000000001"
 	      "0035 0000 00000000  01 01 04 00  00000001 000000c0"
 	      "0000000000000000  0008 0000  0000000000000000", m, sizeof(m));
 	/* record n: DLID (low byte at 41) n + 1, Preference (57) 0x10 * n */
