@@ -103,6 +103,7 @@ struct gw_bridge_stats {
 	uint64_t drop[GW_DROP_MAX];
 };
 
+/* NULL with errno ENOMEM, its only failure (so no error buffer). */
 struct gw_bridge *gw_bridge_new(const struct gw_bridge_cfg *cfg,
 				const struct gw_bridge_ops *ops, void *arg);
 void gw_bridge_free(struct gw_bridge *b);
