@@ -9,21 +9,17 @@
 
 #include "fabric/fabric_prov.h"
 
-static __thread char fab_errbuf[256];
-
-int fab_set_error(const char *fmt, ...)
+int fab_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(fab_errbuf, sizeof(fab_errbuf), fmt, ap);
-	va_end(ap);
+	if (err && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	errno = e;
 	return -1;
-}
-
-const char *fab_strerror(void)
-{
-	return fab_errbuf[0] ? fab_errbuf : "no error";
 }
 
 static const struct fab_provider *const providers[] = {
@@ -39,35 +35,41 @@ static unsigned int nregistered;
 
 int fab_provider_register(const struct fab_provider *prov)
 {
-	if (nregistered == sizeof(registered) / sizeof(registered[0]))
-		return fab_set_error("provider table full, '%s' not added",
-				     prov->name);
+	if (nregistered == sizeof(registered) / sizeof(registered[0])) {
+		errno = ENOSPC;
+		return -1;
+	}
 	registered[nregistered++] = prov;
 	return 0;
 }
 
-int fab_open(const char *spec, const char *node, struct fab_dev **out)
+struct fab_dev *fab_open(const char *spec, const char *node, char *err,
+			 size_t errlen)
 {
 	const char *colon = strchr(spec, ':');
 	size_t plen, i;
 
-	*out = NULL;
-	if (!colon)
-		return fab_set_error("fabric spec '%s': expected soft:PATH or "
-				     "verbs:DEVICE[:PORT]", spec);
+	if (!colon) {
+		fab_fail(err, errlen, EINVAL, "fabric spec '%s': expected "
+			 "soft:PATH or verbs:DEVICE[:PORT]", spec);
+		return NULL;
+	}
 	plen = (size_t)(colon - spec);
 	for (i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
 		if (strlen(providers[i]->name) == plen &&
 		    !strncmp(spec, providers[i]->name, plen))
-			return providers[i]->open(colon + 1, node, out);
+			return providers[i]->open(colon + 1, node, err, errlen);
 	}
 	for (i = 0; i < nregistered; i++) {
 		if (strlen(registered[i]->name) == plen &&
 		    !strncmp(spec, registered[i]->name, plen))
-			return registered[i]->open(colon + 1, node, out);
+			return registered[i]->open(colon + 1, node, err,
+						   errlen);
 	}
-	return fab_set_error("fabric spec '%s': unknown provider '%.*s'", spec,
-			     (int)plen, spec);
+	fab_fail(err, errlen, EPROTONOSUPPORT,
+		 "fabric spec '%s': unknown provider '%.*s'", spec, (int)plen,
+		 spec);
+	return NULL;
 }
 
 void fab_close(struct fab_dev *dev)
@@ -76,9 +78,10 @@ void fab_close(struct fab_dev *dev)
 		dev->prov->close(dev);
 }
 
-int fab_query_port(struct fab_dev *dev, struct fab_port_attr *attr)
+int fab_query_port(struct fab_dev *dev, struct fab_port_attr *attr,
+		   char *err, size_t errlen)
 {
-	return dev->prov->query_port(dev, attr);
+	return dev->prov->query_port(dev, attr, err, errlen);
 }
 
 int fab_dev_fd(struct fab_dev *dev)
@@ -107,13 +110,15 @@ const char *fab_event_name(enum fab_event_type type)
 }
 
 struct fab_qp *fab_qp_create(struct fab_dev *dev,
-			     const struct fab_qp_init *init)
+			     const struct fab_qp_init *init, char *err,
+			     size_t errlen)
 {
 	if (init->type != FAB_QPT_UD) {
-		fab_set_error("unsupported QP type %d", init->type);
+		fab_fail(err, errlen, EINVAL, "unsupported QP type %d",
+			 init->type);
 		return NULL;
 	}
-	return dev->prov->qp_create(dev, init);
+	return dev->prov->qp_create(dev, init, err, errlen);
 }
 
 void fab_qp_destroy(struct fab_qp *qp)
@@ -143,26 +148,28 @@ int fab_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 }
 
 int fab_attach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
-		     uint16_t mlid)
+		     uint16_t mlid, char *err, size_t errlen)
 {
 	if (mgid->raw[0] != 0xff)
-		return fab_set_error("attach: not a multicast GID");
+		return fab_fail(err, errlen, EINVAL,
+				"attach: not a multicast GID");
 	if (mlid < FAB_LID_MCAST_MIN || mlid > FAB_LID_MCAST_MAX)
-		return fab_set_error("attach: MLID 0x%04x outside "
-				     "0xc000-0xfffe", mlid);
-	return qp->dev->prov->attach(qp, mgid, mlid);
+		return fab_fail(err, errlen, EINVAL, "attach: MLID 0x%04x "
+				"outside 0xc000-0xfffe", mlid);
+	return qp->dev->prov->attach(qp, mgid, mlid, err, errlen);
 }
 
 int fab_detach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
-		     uint16_t mlid)
+		     uint16_t mlid, char *err, size_t errlen)
 {
-	return qp->dev->prov->detach(qp, mgid, mlid);
+	return qp->dev->prov->detach(qp, mgid, mlid, err, errlen);
 }
 
 struct fab_ah *fab_ah_create(struct fab_dev *dev,
-			     const struct fab_ah_attr *attr)
+			     const struct fab_ah_attr *attr, char *err,
+			     size_t errlen)
 {
-	return dev->prov->ah_create(dev, attr);
+	return dev->prov->ah_create(dev, attr, err, errlen);
 }
 
 void fab_ah_destroy(struct fab_ah *ah)
@@ -172,18 +179,20 @@ void fab_ah_destroy(struct fab_ah *ah)
 }
 
 int fab_parse_dev_port(const char *prov, const char *arg, char *name,
-		       size_t name_len, uint8_t *port)
+		       size_t name_len, uint8_t *port, char *err,
+		       size_t errlen)
 {
 	const char *colon;
 	size_t len;
 
 	if (!arg || !*arg)
-		return fab_set_error("%s: expected DEVICE[:PORT]", prov);
+		return fab_fail(err, errlen, EINVAL,
+				"%s: expected DEVICE[:PORT]", prov);
 	colon = strchr(arg, ':');
 	len = colon ? (size_t)(colon - arg) : strlen(arg);
 	if (len == 0 || len >= name_len)
-		return fab_set_error("%s: bad device name in \"%s\"", prov,
-				     arg);
+		return fab_fail(err, errlen, EINVAL,
+				"%s: bad device name in \"%s\"", prov, arg);
 	memcpy(name, arg, len);
 	name[len] = '\0';
 	*port = 1;
@@ -194,21 +203,22 @@ int fab_parse_dev_port(const char *prov, const char *arg, char *name,
 		errno = 0;
 		v = strtoul(colon + 1, &end, 10);
 		if (errno || end == colon + 1 || *end || v < 1 || v > 255)
-			return fab_set_error("%s: bad port in \"%s\"", prov,
-					     arg);
+			return fab_fail(err, errlen, EINVAL,
+					"%s: bad port in \"%s\"", prov, arg);
 		*port = (uint8_t)v;
 	}
 	return 0;
 }
 
-int fab_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
-		 struct fab_mad_agent **out)
+struct fab_mad_agent *fab_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
+				   char *err, size_t errlen)
 {
-	*out = NULL;
-	if (!dev->prov->mad_open)
-		return fab_set_error("%s provider has no MAD interface",
-				     dev->prov->name);
-	return dev->prov->mad_open(dev, mgmt_class, out);
+	if (!dev->prov->mad_open) {
+		fab_fail(err, errlen, EOPNOTSUPP,
+			 "%s provider has no MAD interface", dev->prov->name);
+		return NULL;
+	}
+	return dev->prov->mad_open(dev, mgmt_class, err, errlen);
 }
 
 void fab_mad_close(struct fab_mad_agent *agent)
@@ -225,8 +235,10 @@ int fab_mad_fd(struct fab_mad_agent *agent)
 int fab_mad_send(struct fab_mad_agent *agent, const struct fab_mad_addr *to,
 		 const void *mad, size_t len)
 {
-	if (len != 256)
-		return fab_set_error("a MAD is 256 bytes, not %zu", len);
+	if (len != 256) {	/* a MAD is 256 bytes */
+		errno = EINVAL;
+		return -1;
+	}
 	return agent->dev->prov->mad_send(agent, to, mad, len);
 }
 

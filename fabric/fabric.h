@@ -16,8 +16,29 @@
  *   umad:DEVICE[:PORT]      MADs only, through libibumad (no queue pairs):
  *                           for SA clients, and for OpenSM on ibsim
  *
- * Functions return 0 (or a count) on success and -1 on failure; the reason is
- * then in fab_strerror(), a thread-local one-line message.  Nothing here logs.
+ * Error conventions, as netlink/nl_link.h: functions return 0 (or a count)
+ * on success and -1 -- NULL for a constructor -- on failure, with errno set.
+ * Constructors and set-up calls (fab_open, fab_query_port, fab_qp_create,
+ * fab_ah_create, fab_attach_mcast, fab_detach_mcast, fab_mad_open) also
+ * fill err with a one-line reason that names the provider ("soft: connect
+ * to ibfabricd at PATH: No such file or directory"); err may be NULL, and
+ * when errlen > 0 it is always NUL-terminated.  The per-packet calls
+ * (fab_qp_send, fab_qp_recv, fab_mad_send, fab_mad_recv, fab_get_event)
+ * set errno only, as read(2) does.  The errno values callers may act on:
+ *   EPROTONOSUPPORT  no provider of that name
+ *   EINVAL           a bad spec, argument or attribute (P_Key index ...)
+ *   ENAMETOOLONG     a node name or socket path too long
+ *   ENOENT, ECONNREFUSED  no ibfabricd at the socket path
+ *   ECONNRESET       the fabric is gone (ibfabricd exited, the HCA died):
+ *                    a FAB_EV_DEVICE_FATAL event follows
+ *   ETIMEDOUT        ibfabricd did not answer a request in time
+ *   EPROTO           ibfabricd's answer did not make sense
+ *   EOPNOTSUPP       the provider has no such object (umad: queue pairs)
+ *   EMSGSIZE         a datagram larger than the port MTU
+ *   EAGAIN           a MAD send queue is full
+ *   ENOMEM           out of memory
+ * and what ibfabricd or the kernel refused a request with.  Nothing here
+ * logs.
  */
 #ifndef IBGW_FABRIC_H
 #define IBGW_FABRIC_H
@@ -34,6 +55,7 @@
 #define FAB_LID_MCAST_MIN	0xC000
 #define FAB_LID_MCAST_MAX	0xFFFE
 #define FAB_LID_PERMISSIVE	0xFFFF
+#define FAB_ERRLEN		256	/* a comfortable err size */
 
 union fab_gid {
 	uint8_t raw[16];
@@ -133,40 +155,46 @@ struct fab_recv {
 	uint8_t truncated;	/* payload did not fit buf_len */
 };
 
-const char *fab_strerror(void);
-
 /* Open a port.  node names the software node (soft provider); verbs
- * ignores it. */
-int fab_open(const char *spec, const char *node, struct fab_dev **out);
+ * ignores it.  NULL with errno: EPROTONOSUPPORT for an unknown provider,
+ * EINVAL for a spec without one, else the provider's. */
+struct fab_dev *fab_open(const char *spec, const char *node, char *err,
+			 size_t errlen);
 void fab_close(struct fab_dev *dev);
-int fab_query_port(struct fab_dev *dev, struct fab_port_attr *attr);
+int fab_query_port(struct fab_dev *dev, struct fab_port_attr *attr,
+		   char *err, size_t errlen);
 /* Readable when fab_get_event() may return an event. */
 int fab_dev_fd(struct fab_dev *dev);
-/* 1: *ev filled; 0: no event pending; -1: error. */
+/* 1: *ev filled; 0: no event pending; -1: error (errno). */
 int fab_get_event(struct fab_dev *dev, struct fab_event *ev);
 const char *fab_event_name(enum fab_event_type type);
 
 struct fab_qp *fab_qp_create(struct fab_dev *dev,
-			     const struct fab_qp_init *init);
+			     const struct fab_qp_init *init, char *err,
+			     size_t errlen);
 void fab_qp_destroy(struct fab_qp *qp);
 uint32_t fab_qp_num(const struct fab_qp *qp);
 /* Readable when fab_qp_recv() may return completions. */
 int fab_qp_fd(struct fab_qp *qp);
 /* Send n datagrams; returns how many were accepted (may be < n when the
- * send queue is full), or -1. */
+ * send queue is full, or when wr[k] is refused after k were accepted), or
+ * -1 with errno when the first is refused (EMSGSIZE: larger than the
+ * port MTU). */
 int fab_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n);
-/* Non-blocking; returns 0..n completions filled, or -1.  Fewer than n
+/* Non-blocking; returns 0..n completions filled, or -1 with errno
+ * (ECONNRESET: the fabric is gone).  Fewer than n
  * only when nothing is left (a CQ polled empty), which re-arms the file
  * descriptor; a caller that stops after a full batch must call again
  * without waiting for the descriptor. */
 int fab_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n);
 int fab_attach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
-		     uint16_t mlid);
+		     uint16_t mlid, char *err, size_t errlen);
 int fab_detach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
-		     uint16_t mlid);
+		     uint16_t mlid, char *err, size_t errlen);
 
 struct fab_ah *fab_ah_create(struct fab_dev *dev,
-			     const struct fab_ah_attr *attr);
+			     const struct fab_ah_attr *attr, char *err,
+			     size_t errlen);
 void fab_ah_destroy(struct fab_ah *ah);
 
 /*
@@ -186,15 +214,18 @@ struct fab_mad_addr {
 	uint8_t sl;
 };
 
-int fab_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
-		 struct fab_mad_agent **out);
+/* NULL with errno EOPNOTSUPP when the provider has no MAD interface. */
+struct fab_mad_agent *fab_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
+				   char *err, size_t errlen);
 void fab_mad_close(struct fab_mad_agent *agent);
 /* Readable when fab_mad_recv() may return a MAD. */
 int fab_mad_fd(struct fab_mad_agent *agent);
-/* Send one MAD (256 bytes) to 'to'. */
+/* Send one MAD (256 bytes) to 'to'.  -1 with errno: EINVAL for another
+ * length, EAGAIN when the send queue is full. */
 int fab_mad_send(struct fab_mad_agent *agent, const struct fab_mad_addr *to,
 		 const void *mad, size_t len);
-/* Non-blocking: the MAD's length, 0 if none is pending, or -1. */
+/* Non-blocking: the MAD's length, 0 if none is pending, or -1 with errno
+ * (ECONNRESET: the fabric is gone). */
 int fab_mad_recv(struct fab_mad_agent *agent, void *buf, size_t cap,
 		 struct fab_mad_addr *from);
 

@@ -2,6 +2,8 @@
 /*
  * What a fabric provider implements.  Provider objects embed the base
  * structs below as their first member; fabric.c dispatches through ops.
+ * The ops fail as fabric.h's calls do: -1 or NULL with errno set, and the
+ * reason in err (which may be NULL) for those that take one.
  */
 #ifndef IBGW_FABRIC_PROV_H
 #define IBGW_FABRIC_PROV_H
@@ -10,26 +12,31 @@
 
 struct fab_provider {
 	const char *name;	/* prefix of the spec string */
-	int (*open)(const char *arg, const char *node, struct fab_dev **out);
+	struct fab_dev *(*open)(const char *arg, const char *node, char *err,
+				size_t errlen);
 	void (*close)(struct fab_dev *dev);
-	int (*query_port)(struct fab_dev *dev, struct fab_port_attr *attr);
+	int (*query_port)(struct fab_dev *dev, struct fab_port_attr *attr,
+			  char *err, size_t errlen);
 	int (*dev_fd)(struct fab_dev *dev);
 	int (*get_event)(struct fab_dev *dev, struct fab_event *ev);
 	struct fab_qp *(*qp_create)(struct fab_dev *dev,
-				    const struct fab_qp_init *init);
+				    const struct fab_qp_init *init, char *err,
+				    size_t errlen);
 	void (*qp_destroy)(struct fab_qp *qp);
 	int (*qp_fd)(struct fab_qp *qp);
 	int (*qp_send)(struct fab_qp *qp, const struct fab_send_wr *wr, int n);
 	int (*qp_recv)(struct fab_qp *qp, struct fab_recv *rc, int n);
 	int (*attach)(struct fab_qp *qp, const union fab_gid *mgid,
-		      uint16_t mlid);
+		      uint16_t mlid, char *err, size_t errlen);
 	int (*detach)(struct fab_qp *qp, const union fab_gid *mgid,
-		      uint16_t mlid);
+		      uint16_t mlid, char *err, size_t errlen);
 	struct fab_ah *(*ah_create)(struct fab_dev *dev,
-				    const struct fab_ah_attr *attr);
+				    const struct fab_ah_attr *attr, char *err,
+				    size_t errlen);
 	void (*ah_destroy)(struct fab_ah *ah);
-	int (*mad_open)(struct fab_dev *dev, uint8_t mgmt_class,
-			struct fab_mad_agent **out);
+	struct fab_mad_agent *(*mad_open)(struct fab_dev *dev,
+					  uint8_t mgmt_class, char *err,
+					  size_t errlen);
 	void (*mad_close)(struct fab_mad_agent *agent);
 	int (*mad_fd)(struct fab_mad_agent *agent);
 	int (*mad_send)(struct fab_mad_agent *agent,
@@ -64,18 +71,21 @@ struct fab_mad_agent {
 /*
  * The DEVICE[:PORT] argument of the hardware providers: the device name
  * into name (name_len with the NUL), the port (1..255, default 1).  0, or
- * -1 with "PROV: ..." in fab_strerror().
+ * -1 with errno EINVAL and "PROV: ..." in err.
  */
 int fab_parse_dev_port(const char *prov, const char *arg, char *name,
-		       size_t name_len, uint8_t *port);
+		       size_t name_len, uint8_t *port, char *err,
+		       size_t errlen);
 
-/* Record the reason of a failure for fab_strerror(); returns -1. */
-int fab_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A failure: errno = e and the formatted reason into err (NULL is fine);
+ * returns -1, so that a provider can say `return fab_fail(...)`. */
+int fab_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /*
  * Add a provider at run time (the unit tests' in-memory fabric): fab_open()
  * then finds it by name after the built-in ones.  prov must outlive its
- * use.  0, or -1 when the small table is full.
+ * use.  0, or -1 with errno ENOSPC when the small table is full.
  */
 int fab_provider_register(const struct fab_provider *prov);
 

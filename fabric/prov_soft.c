@@ -125,10 +125,12 @@ static void close_fds(int *fd)
 			close(fd[i]);
 }
 
-/* Synchronous request: returns the reply body length or -1. */
+/* Synchronous request: returns the reply body length, or -1 with errno
+ * (ibfabricd's status when it refused) and the reason in err. */
 /* fds: NULL, or room for FSP_FDS_MAX passed descriptors (-1: none). */
 static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
-			 size_t reqlen, void *rep, size_t repcap, int *fds)
+			 size_t reqlen, void *rep, size_t repcap, int *fds,
+			 char *err, size_t errlen)
 {
 	static __thread uint8_t buf[FSP_MSG_MAX];
 	struct fsp_hdr h;
@@ -141,10 +143,12 @@ static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
 	for (i = 0; fds && i < FSP_FDS_MAX; i++)
 		fds[i] = -1;
 	if (d->dead)
-		return fab_set_error("soft: fabric connection lost");
+		return fab_fail(err, errlen, ECONNRESET,
+				"soft: fabric connection lost");
 	if (fsp_send(d->fd, type, seq, 0, req, reqlen, -1) < 0)
-		return fab_set_error("soft: send to ibfabricd: %s",
-				     strerror(errno));
+		return fab_fail(err, errlen, errno == EPIPE ? ECONNRESET :
+				errno, "soft: send to ibfabricd: %s",
+				strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		int r = poll(&pfd, 1, left);
@@ -152,27 +156,27 @@ static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			return fab_set_error("soft: ibfabricd did not answer "
-					     "within %d ms",
-					     SOFT_CALL_TIMEOUT_MS);
+			return fab_fail(err, errlen, r < 0 ? errno : ETIMEDOUT,
+					"soft: ibfabricd did not answer "
+					"within %d ms", SOFT_CALL_TIMEOUT_MS);
 		n = fsp_recv_fds(d->fd, &h, buf, sizeof(buf), fd, FSP_FDS_MAX);
 		if (n < 0 && errno == EAGAIN)
 			goto again;
-		if (n < 0) {
-			if (errno == EPIPE)
-				d->dead = 1;
-			return fab_set_error("soft: receive from ibfabricd: %s",
-					     errno == EPIPE ? "connection closed"
-					     : strerror(errno));
+		if (n < 0 && errno == EPIPE) {
+			d->dead = 1;
+			return fab_fail(err, errlen, ECONNRESET, "soft: receive "
+					"from ibfabricd: connection closed");
 		}
+		if (n < 0)
+			return fab_fail(err, errlen, errno, "soft: receive from "
+					"ibfabricd: %s", strerror(errno));
 		if (h.type == FSP_REPLY && h.seq == seq) {
 			if (h.status) {
 				close_fds(fd);
-				fab_set_error("ibfabricd: %.*s",
-					      (int)(n > 200 ? 200 : n),
-					      (const char *)buf);
-				errno = h.status;
-				return -1;
+				return fab_fail(err, errlen, (int)h.status,
+						"ibfabricd: %.*s",
+						(int)(n > 200 ? 200 : n),
+						(const char *)buf);
 			}
 			if ((size_t)n > repcap)
 				n = (ssize_t)repcap;
@@ -196,21 +200,24 @@ again:
 	}
 }
 
-static int soft_refresh(struct soft_dev *d)
+static int soft_refresh(struct soft_dev *d, char *err, size_t errlen)
 {
 	struct fsp_port_info pi;
 	ssize_t n;
 
-	n = soft_call(d, FSP_PORT_QUERY, NULL, 0, &pi, sizeof(pi), NULL);
+	n = soft_call(d, FSP_PORT_QUERY, NULL, 0, &pi, sizeof(pi), NULL, err,
+		      errlen);
 	if (n < 0)
 		return -1;
 	if ((size_t)n != sizeof(pi))
-		return fab_set_error("soft: short port info from ibfabricd");
+		return fab_fail(err, errlen, EPROTO,
+				"soft: short port info from ibfabricd");
 	port_info_to_attr(&pi, &d->attr);
 	return 0;
 }
 
-static int soft_open(const char *arg, const char *node, struct fab_dev **out)
+static struct fab_dev *soft_open(const char *arg, const char *node,
+				 char *err, size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct fsp_hello hello = { .version = FSP_VERSION };
@@ -218,18 +225,28 @@ static int soft_open(const char *arg, const char *node, struct fab_dev **out)
 	struct soft_dev *d;
 	const char *path = *arg ? arg : FAB_DEFAULT_SOFT_PATH, *env;
 	ssize_t n;
+	int e;
 
-	if (!node || !*node)
-		return fab_set_error("soft: a node name is required");
-	if (strlen(node) >= FSP_NODE_MAX)
-		return fab_set_error("soft: node name '%s' longer than %d",
-				     node, FSP_NODE_MAX - 1);
-	if (strlen(path) >= sizeof(sun.sun_path))
-		return fab_set_error("soft: socket path '%s' too long", path);
+	if (!node || !*node) {
+		fab_fail(err, errlen, EINVAL, "soft: a node name is required");
+		return NULL;
+	}
+	if (strlen(node) >= FSP_NODE_MAX) {
+		fab_fail(err, errlen, ENAMETOOLONG, "soft: node name '%s' "
+			 "longer than %d", node, FSP_NODE_MAX - 1);
+		return NULL;
+	}
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		fab_fail(err, errlen, ENAMETOOLONG,
+			 "soft: socket path '%s' too long", path);
+		return NULL;
+	}
 	strcpy(sun.sun_path, path);
 	d = calloc(1, sizeof(*d));
-	if (!d)
-		return fab_set_error("soft: out of memory");
+	if (!d) {
+		fab_fail(err, errlen, ENOMEM, "soft: out of memory");
+		return NULL;
+	}
 	d->base.prov = &fab_soft_provider;
 	/* IBGW_SOFT_RINGS=0: QP sockets carry the packets (bursts) instead
 	 * of shared rings; for comparisons and for tests of that path */
@@ -237,34 +254,37 @@ static int soft_open(const char *arg, const char *node, struct fab_dev **out)
 	d->rings = !(env && !strcmp(env, "0"));
 	d->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (d->fd < 0) {
-		fab_set_error("soft: socket: %s", strerror(errno));
+		fab_fail(err, errlen, errno, "soft: socket: %s",
+			 strerror(errno));
 		goto fail;
 	}
 	if (connect(d->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		fab_set_error("soft: connect to ibfabricd at %s: %s", path,
-			      strerror(errno));
+		fab_fail(err, errlen, errno, "soft: connect to ibfabricd at "
+			 "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (!strcmp(node, FAB_SOFT_OBSERVER))
 		hello.flags |= FSP_HELLO_OBSERVER;
 	snprintf(hello.node, sizeof(hello.node), "%s", node);
 	n = soft_call(d, FSP_HELLO, &hello, sizeof(hello), &pi, sizeof(pi),
-		      NULL);
+		      NULL, err, errlen);
 	if (n < 0)
 		goto fail;
 	if ((size_t)n != sizeof(pi)) {
-		fab_set_error("soft: short port info from ibfabricd");
+		fab_fail(err, errlen, EPROTO,
+			 "soft: short port info from ibfabricd");
 		goto fail;
 	}
 	port_info_to_attr(&pi, &d->attr);
 	fcntl(d->fd, F_SETFL, fcntl(d->fd, F_GETFL) | O_NONBLOCK);
-	*out = &d->base;
-	return 0;
+	return &d->base;
 fail:
+	e = errno;
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);
-	return -1;
+	errno = e;
+	return NULL;
 }
 
 static void soft_close(struct fab_dev *dev)
@@ -275,11 +295,12 @@ static void soft_close(struct fab_dev *dev)
 	free(d);
 }
 
-static int soft_query_port(struct fab_dev *dev, struct fab_port_attr *attr)
+static int soft_query_port(struct fab_dev *dev, struct fab_port_attr *attr,
+			   char *err, size_t errlen)
 {
 	struct soft_dev *d = to_sdev(dev);
 
-	if (soft_refresh(d) < 0)
+	if (soft_refresh(d, err, errlen) < 0)
 		return -1;
 	*attr = d->attr;
 	return 0;
@@ -317,7 +338,7 @@ static int soft_get_event(struct fab_dev *dev, struct fab_event *ev)
 		    ev->type == FAB_EV_PORT_ACTIVE ||
 		    ev->type == FAB_EV_SM_CHANGE ||
 		    ev->type == FAB_EV_GID_CHANGE)
-			soft_refresh(d);
+			soft_refresh(d, NULL, 0);
 		return 1;
 	}
 	if (d->dead && !d->dead_reported) {
@@ -337,17 +358,21 @@ static void setbufs(int fd)
 }
 
 /* Map the rings ibfabricd passed (the memfd is closed here). */
-static int map_rings(struct soft_qp *q, int mfd)
+static int map_rings(struct soft_qp *q, int mfd, char *err, size_t errlen)
 {
 	struct stat st;
 	void *m = MAP_FAILED;
+	int e = EPROTO;	/* not the size ibfabricd should have made */
 
-	if (fstat(mfd, &st) == 0 && st.st_size == (off_t)FSP_SHM_BYTES)
+	if (fstat(mfd, &st) == 0 && st.st_size == (off_t)FSP_SHM_BYTES) {
 		m = mmap(NULL, FSP_SHM_BYTES, PROT_READ | PROT_WRITE,
 			 MAP_SHARED, mfd, 0);
+		e = errno;
+	}
 	close(mfd);
 	if (m == MAP_FAILED)
-		return fab_set_error("soft: cannot map the QP rings");
+		return fab_fail(err, errlen, e,
+				"soft: cannot map the QP rings");
 	q->shm = m;
 	soft_ring_attach(q->shm, 1, &q->tx, &q->rx);
 	q->armed = 1;	/* the RX ring starts out asking for a kick */
@@ -355,7 +380,8 @@ static int map_rings(struct soft_qp *q, int mfd)
 }
 
 static struct fab_qp *soft_qp_create(struct fab_dev *dev,
-				     const struct fab_qp_init *init)
+				     const struct fab_qp_init *init,
+				     char *err, size_t errlen)
 {
 	struct soft_dev *d = to_sdev(dev);
 	struct fsp_qp_create req = {
@@ -365,31 +391,32 @@ static struct fab_qp *soft_qp_create(struct fab_dev *dev,
 	};
 	struct fsp_qp_ref ref;
 	struct soft_qp *q;
-	int fds[FSP_FDS_MAX], fd;
+	int fds[FSP_FDS_MAX], fd, e;
 
 	if (init->pkey_index >= d->attr.npkeys ||
 	    !d->attr.pkeys[init->pkey_index]) {
-		fab_set_error("soft: P_Key index %u is not in the port's "
-			      "table", init->pkey_index);
+		fab_fail(err, errlen, EINVAL, "soft: P_Key index %u is not in "
+			 "the port's table", init->pkey_index);
 		return NULL;
 	}
 	q = calloc(1, sizeof(*q));
 	if (!q || !(q->rxbuf = malloc(FSP_BURST_MAX))) {
 		free(q);
-		fab_set_error("soft: out of memory");
+		fab_fail(err, errlen, ENOMEM, "soft: out of memory");
 		return NULL;
 	}
 	if (soft_call(d, FSP_QP_CREATE, &req, sizeof(req), &ref, sizeof(ref),
-		      fds) < 0)
+		      fds, err, errlen) < 0)
 		goto fail;
 	fd = fds[0];
 	if (fd < 0) {
 		if (fds[1] >= 0)
 			close(fds[1]);
-		fab_set_error("soft: ibfabricd sent no QP socket");
+		fab_fail(err, errlen, EPROTO,
+			 "soft: ibfabricd sent no QP socket");
 		goto fail;
 	}
-	if (fds[1] >= 0 && map_rings(q, fds[1]) < 0) {
+	if (fds[1] >= 0 && map_rings(q, fds[1], err, errlen) < 0) {
 		close(fd);
 		goto fail;
 	}
@@ -404,8 +431,10 @@ static struct fab_qp *soft_qp_create(struct fab_dev *dev,
 	q->pkey = d->attr.pkeys[init->pkey_index];
 	return &q->base;
 fail:
+	e = errno;
 	free(q->rxbuf);
 	free(q);
+	errno = e;
 	return NULL;
 }
 
@@ -417,7 +446,7 @@ static void soft_qp_destroy(struct fab_qp *qp)
 	/* closing the socketpair alone is enough; the request makes the
 	 * release synchronous for the caller */
 	soft_call(to_sdev(qp->dev), FSP_QP_DESTROY, &ref, sizeof(ref), NULL, 0,
-		  NULL);
+		  NULL, NULL, 0);
 	close(q->fd);
 	if (q->shm)
 		munmap(q->shm, FSP_SHM_BYTES);
@@ -479,10 +508,10 @@ static int ring_send(struct soft_qp *q, const struct fab_send_wr *wr, int n)
 
 	for (i = 0; i < n; i++) {
 		if (wr[i].len > mtu) {	/* a UD message is at most one MTU */
-			if (i == 0)
-				return fab_set_error("soft: datagram of %u "
-						     "bytes exceeds the port "
-						     "MTU", wr[i].len);
+			if (i == 0) {
+				errno = EMSGSIZE;
+				return -1;
+			}
 			break;
 		}
 		if (!(slot = soft_ring_reserve(&q->tx, IB_MAX_PKT)))
@@ -537,11 +566,10 @@ static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 			      ib_ud_build(&u, bursts[nb] + off + FSP_BURST_REC,
 					  IB_MAX_PKT);
 			if (!len) {
-				if (i == 0)
-					return fab_set_error("soft: datagram of "
-							     "%u bytes exceeds "
-							     "the port MTU",
-							     w->len);
+				if (i == 0) {
+					errno = EMSGSIZE;
+					return -1;
+				}
 				n = i;	/* send what came before it */
 				break;
 			}
@@ -567,7 +595,9 @@ static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 				break;	/* send queue full */
 			if (done)
 				break;
-			return fab_set_error("soft: send: %s", strerror(errno));
+			if (errno == EPIPE)	/* ibfabricd is gone */
+				errno = ECONNRESET;
+			return -1;
 		}
 		for (b = 0; b < sent; b++)
 			done += count[b];
@@ -667,8 +697,8 @@ static int ring_recv(struct soft_qp *q, struct fab_recv *rc, int n)
 		if (got == 0 || (got < 0 && errno != EAGAIN &&
 				 errno != EINTR)) {
 			d->dead = 1;	/* a DEVICE_FATAL event follows */
-			return fab_set_error("soft: QP 0x%06x: fabric "
-					     "connection lost", q->base.qpn);
+			errno = ECONNRESET;
+			return -1;
 		}
 	}
 	while (out < n) {
@@ -717,14 +747,13 @@ static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 			d->dead = 1;	/* a DEVICE_FATAL event follows */
 			if (out)
 				break;
-			return fab_set_error("soft: QP 0x%06x: fabric "
-					     "connection lost", qp->qpn);
+			errno = ECONNRESET;
+			return -1;
 		}
 		if (r < 0) {
 			if (out)
 				break;
-			return fab_set_error("soft: receive: %s",
-					     strerror(errno));
+			return -1;	/* recv's errno */
 		}
 		out += complete(q, pkt, plen, rv);
 	}
@@ -732,44 +761,47 @@ static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 }
 
 static int soft_mcast(struct fab_qp *qp, uint16_t type,
-		      const union fab_gid *mgid, uint16_t mlid)
+		      const union fab_gid *mgid, uint16_t mlid, char *err,
+		      size_t errlen)
 {
 	struct fsp_mcast m = { .qpn = qp->qpn, .mlid = mlid };
 
 	memcpy(m.mgid, mgid->raw, 16);
 	return soft_call(to_sdev(qp->dev), type, &m, sizeof(m), NULL, 0,
-			 NULL) < 0 ? -1 : 0;
+			 NULL, err, errlen) < 0 ? -1 : 0;
 }
 
 static int soft_attach(struct fab_qp *qp, const union fab_gid *mgid,
-		       uint16_t mlid)
+		       uint16_t mlid, char *err, size_t errlen)
 {
-	return soft_mcast(qp, FSP_MCAST_ATTACH, mgid, mlid);
+	return soft_mcast(qp, FSP_MCAST_ATTACH, mgid, mlid, err, errlen);
 }
 
 static int soft_detach(struct fab_qp *qp, const union fab_gid *mgid,
-		       uint16_t mlid)
+		       uint16_t mlid, char *err, size_t errlen)
 {
-	return soft_mcast(qp, FSP_MCAST_DETACH, mgid, mlid);
+	return soft_mcast(qp, FSP_MCAST_DETACH, mgid, mlid, err, errlen);
 }
 
 static struct fab_ah *soft_ah_create(struct fab_dev *dev,
-				     const struct fab_ah_attr *attr)
+				     const struct fab_ah_attr *attr,
+				     char *err, size_t errlen)
 {
 	struct fab_ah *ah;
 
 	if (attr->dlid == 0 || attr->dlid == FAB_LID_PERMISSIVE) {
-		fab_set_error("soft: address handle with DLID 0x%04x",
-			      attr->dlid);
+		fab_fail(err, errlen, EINVAL, "soft: address handle with "
+			 "DLID 0x%04x", attr->dlid);
 		return NULL;
 	}
 	if (attr->dlid >= FAB_LID_MCAST_MIN && attr->dgid.raw[0] != 0xff) {
-		fab_set_error("soft: multicast DLID needs a multicast DGID");
+		fab_fail(err, errlen, EINVAL,
+			 "soft: multicast DLID needs a multicast DGID");
 		return NULL;
 	}
 	ah = calloc(1, sizeof(*ah));
 	if (!ah) {
-		fab_set_error("soft: out of memory");
+		fab_fail(err, errlen, ENOMEM, "soft: out of memory");
 		return NULL;
 	}
 	ah->dev = dev;
@@ -782,12 +814,14 @@ static void soft_ah_destroy(struct fab_ah *ah)
 	free(ah);
 }
 
-int fab_soft_inject(struct fab_dev *dev, const void *pkt, size_t len)
+int fab_soft_inject(struct fab_dev *dev, const void *pkt, size_t len,
+		    char *err, size_t errlen)
 {
 	if (dev->prov != &fab_soft_provider)
-		return fab_set_error("inject: not a soft fabric");
-	return soft_call(to_sdev(dev), FSP_INJECT, pkt, len, NULL, 0, NULL) < 0
-	       ? -1 : 0;
+		return fab_fail(err, errlen, EOPNOTSUPP,
+				"inject: not a soft fabric");
+	return soft_call(to_sdev(dev), FSP_INJECT, pkt, len, NULL, 0, NULL,
+			 err, errlen) < 0 ? -1 : 0;
 }
 
 void *fab_soft_qp_rings(struct fab_qp *qp)
@@ -797,22 +831,25 @@ void *fab_soft_qp_rings(struct fab_qp *qp)
 	return to_sqp(qp)->shm;
 }
 
-int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap)
+int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap,
+		 char *err, size_t errlen)
 {
 	ssize_t n;
 
 	if (dev->prov != &fab_soft_provider)
-		return fab_set_error("ctl: not a soft fabric");
+		return fab_fail(err, errlen, EOPNOTSUPP,
+				"ctl: not a soft fabric");
 	n = soft_call(to_sdev(dev), FSP_CTL, cmd, strlen(cmd), out, cap - 1,
-		      NULL);
+		      NULL, err, errlen);
 	if (n < 0)
 		return -1;
 	out[n] = '\0';
 	return 0;
 }
 
-static int soft_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
-			 struct fab_mad_agent **out)
+static struct fab_mad_agent *soft_mad_open(struct fab_dev *dev,
+					   uint8_t mgmt_class, char *err,
+					   size_t errlen)
 {
 	struct soft_dev *d = to_sdev(dev);
 	struct fsp_qp_create req = {
@@ -823,27 +860,30 @@ static int soft_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
 	struct soft_mad *m = calloc(1, sizeof(*m));
 	int fds[FSP_FDS_MAX], fd;
 
-	if (!m)
-		return fab_set_error("soft: out of memory");
+	if (!m) {
+		fab_fail(err, errlen, ENOMEM, "soft: out of memory");
+		return NULL;
+	}
 	if (soft_call(d, FSP_QP_CREATE, &req, sizeof(req), &ref, sizeof(ref),
-		      fds) < 0) {
+		      fds, err, errlen) < 0) {
 		free(m);
-		return -1;
+		return NULL;
 	}
 	fd = fds[0];
 	if (fds[1] >= 0)
 		close(fds[1]);
 	if (fd < 0) {
 		free(m);
-		return fab_set_error("soft: ibfabricd sent no MAD socket");
+		fab_fail(err, errlen, EPROTO,
+			 "soft: ibfabricd sent no MAD socket");
+		return NULL;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	m->fd = fd;
 	m->agent = ref.qpn;
 	m->base.dev = dev;
 	m->base.mgmt_class = mgmt_class;
-	*out = &m->base;
-	return 0;
+	return &m->base;
 }
 
 static void soft_mad_close(struct fab_mad_agent *agent)
@@ -852,7 +892,7 @@ static void soft_mad_close(struct fab_mad_agent *agent)
 	struct fsp_qp_ref ref = { .qpn = m->agent };
 
 	soft_call(to_sdev(agent->dev), FSP_QP_DESTROY, &ref, sizeof(ref), NULL,
-		  0, NULL);
+		  0, NULL, NULL, 0);
 	close(m->fd);
 	free(m);
 }
@@ -871,11 +911,13 @@ static int soft_mad_send(struct fab_mad_agent *agent,
 	uint8_t pkt[IB_MAX_PKT], tmp[256];
 	struct ib_ud u;
 	size_t plen;
+	ssize_t n;
 
 	if (to->pkey_index >= d->attr.npkeys ||
-	    !d->attr.pkeys[to->pkey_index])
-		return fab_set_error("soft: P_Key index %u is not in the "
-				     "port's table", to->pkey_index);
+	    !d->attr.pkeys[to->pkey_index]) {
+		errno = EINVAL;	/* not in the port's P_Key table */
+		return -1;
+	}
 	memcpy(tmp, mad, len);
 	/* the high half of the TID routes the response back to us */
 	be32_put(tmp + 8, m->agent);
@@ -891,11 +933,13 @@ static int soft_mad_send(struct fab_mad_agent *agent,
 	u.payload = tmp;
 	u.payload_len = len;
 	plen = ib_ud_build(&u, pkt, sizeof(pkt));
-	if (send(m->fd, pkt, plen, MSG_NOSIGNAL | MSG_DONTWAIT) !=
-	    (ssize_t)plen)
-		return fab_set_error("soft: MAD send: %s",
-				     errno == EAGAIN ? "queue full" :
-				     strerror(errno));
+	n = send(m->fd, pkt, plen, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n < 0)
+		return -1;	/* EAGAIN: the queue is full */
+	if (n != (ssize_t)plen) {
+		errno = EIO;
+		return -1;
+	}
 	return 0;
 }
 
@@ -912,12 +956,11 @@ static int soft_mad_recv(struct fab_mad_agent *agent, void *buf, size_t cap,
 	for (;;) {
 		n = recv(m->fd, pkt, sizeof(pkt), MSG_DONTWAIT);
 		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 :
-			       fab_set_error("soft: MAD receive: %s",
-					     strerror(errno));
-		if (n == 0)
-			return fab_set_error("soft: MAD agent: fabric "
-					     "connection lost");
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		if (n == 0) {	/* the fabric is gone */
+			errno = ECONNRESET;
+			return -1;
+		}
 		if (ib_ud_parse(pkt, (size_t)n, &u) == IB_PKT_OK)
 			break;
 	}

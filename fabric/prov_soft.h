@@ -10,10 +10,13 @@
 /* Open with node "-" to attach as an observer holding no port. */
 #define FAB_SOFT_OBSERVER "-"
 
-/* Switch a raw packet as if this node had sent it (pcap replay). */
-int fab_soft_inject(struct fab_dev *dev, const void *pkt, size_t len);
+/* Switch a raw packet as if this node had sent it (pcap replay).  Both
+ * fail as fabric.h's set-up calls do; EOPNOTSUPP on another provider. */
+int fab_soft_inject(struct fab_dev *dev, const void *pkt, size_t len,
+		    char *err, size_t errlen);
 /* Run a text command in ibfabricd ("stats", "nodes" ...). */
-int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap);
+int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap,
+		 char *err, size_t errlen);
 /* A QP's shared rings (FSP_SHM_BYTES, layout in soft_ring.h), or NULL when
  * it has none; for tests that write garbage into them. */
 void *fab_soft_qp_rings(struct fab_qp *qp);

@@ -110,11 +110,11 @@ static struct pu_agent *pu_agent_of(struct fab_mad_agent *agent)
 }
 
 /* libibumad returns -errno from most calls and sets errno as well. */
-static int pu_fail(const char *call, int ret)
+static int pu_fail(char *err, size_t errlen, const char *call, int ret)
 {
-	int err = ret < -1 ? -ret : (errno ? errno : EIO);
+	int e = ret < -1 ? -ret : (errno ? errno : EIO);
 
-	return fab_set_error("umad: %s: %s", call, strerror(err));
+	return fab_fail(err, errlen, e, "umad: %s: %s", call, strerror(e));
 }
 
 /*
@@ -122,21 +122,22 @@ static int pu_fail(const char *call, int ret)
  * any sysfs), so look for the ABI file ourselves.  Through open(), which
  * umad2sim redirects to its ./sys-<pid> copy (access() it does not).
  */
-static int pu_init(void)
+static int pu_init(char *err, size_t errlen)
 {
 	int fd = open(IB_UMAD_ABI_DIR "/" IB_UMAD_ABI_FILE, O_RDONLY);
 
 	if (fd < 0)
-		return fab_set_error("umad: %s/%s: %s: no ib_umad module "
-				     "(or, for ibsim, no umad2sim preload)",
-				     IB_UMAD_ABI_DIR, IB_UMAD_ABI_FILE,
-				     strerror(errno));
+		return fab_fail(err, errlen, errno, "umad: %s/%s: %s: no "
+				"ib_umad module (or, for ibsim, no umad2sim "
+				"preload)", IB_UMAD_ABI_DIR, IB_UMAD_ABI_FILE,
+				strerror(errno));
 	close(fd);
 	umad_init();
 	return 0;
 }
 
-static int pu_no_port(const char *ca, uint8_t port, int ret)
+static int pu_no_port(const char *ca, uint8_t port, int ret, char *err,
+		      size_t errlen)
 {
 	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
 	char list[160] = "";
@@ -148,9 +149,9 @@ static int pu_no_port(const char *ca, uint8_t port, int ret)
 		used += (size_t)snprintf(list + used, sizeof(list) - used,
 					 "%s%.*s", i ? ", " : "",
 					 UMAD_CA_NAME_LEN, names[i]);
-	return fab_set_error("umad: no port %u on device \"%s\" (%s; "
-			     "devices: %s)", port, ca, strerror(-ret),
-			     n > 0 ? list : "none");
+	return fab_fail(err, errlen, -ret, "umad: no port %u on device \"%s\" "
+			"(%s; devices: %s)", port, ca, strerror(-ret),
+			n > 0 ? list : "none");
 }
 
 static enum fab_port_state pu_port_state(unsigned int st)
@@ -171,7 +172,8 @@ static enum fab_port_state pu_port_state(unsigned int st)
 
 /* ---- device ------------------------------------------------------------- */
 
-static int pu_query_port(struct fab_dev *base, struct fab_port_attr *attr)
+static int pu_query_port(struct fab_dev *base, struct fab_port_attr *attr,
+			 char *err, size_t errlen)
 {
 	struct pu_dev *dev = pu_dev_of(base);
 	umad_port_t up;
@@ -182,11 +184,11 @@ static int pu_query_port(struct fab_dev *base, struct fab_port_attr *attr)
 	memset(&up, 0, sizeof(up));
 	ret = umad_get_port(dev->ca, dev->port, &up);
 	if (ret < 0)
-		return pu_no_port(dev->ca, dev->port, ret);
+		return pu_no_port(dev->ca, dev->port, ret, err, errlen);
 	if (strcmp(up.link_layer, "InfiniBand") &&
 	    strcmp(up.link_layer, "IB")) {
-		fab_set_error("umad: %s port %u is not InfiniBand (%s)",
-			      dev->ca, dev->port, up.link_layer);
+		fab_fail(err, errlen, EOPNOTSUPP, "umad: %s port %u is not "
+			 "InfiniBand (%s)", dev->ca, dev->port, up.link_layer);
 		umad_release_port(&up);
 		return -1;
 	}
@@ -236,20 +238,25 @@ static void pu_close(struct fab_dev *base)
 	free(dev);
 }
 
-static int pu_open(const char *arg, const char *node, struct fab_dev **out)
+static struct fab_dev *pu_open(const char *arg, const char *node, char *err,
+			       size_t errlen)
 {
 	struct fab_port_attr check;
 	struct pu_dev *dev;
+	int e;
 
 	(void)node;	/* the port is the node (under ibsim: SIM_HOST) */
-	*out = NULL;
 	dev = calloc(1, sizeof(*dev));
-	if (!dev)
-		return fab_set_error("umad: %s", strerror(errno));
+	if (!dev) {
+		fab_fail(err, errlen, ENOMEM, "umad: %s", strerror(ENOMEM));
+		return NULL;
+	}
 	dev->base.prov = &fab_umad_provider;
 	dev->evfd = -1;
-	if (fab_parse_dev_port("umad", arg, dev->ca, sizeof(dev->ca), &dev->port) < 0 ||
-	    pu_init() < 0 || pu_query_port(&dev->base, &check) < 0)
+	if (fab_parse_dev_port("umad", arg, dev->ca, sizeof(dev->ca),
+			       &dev->port, err, errlen) < 0 ||
+	    pu_init(err, errlen) < 0 ||
+	    pu_query_port(&dev->base, &check, err, errlen) < 0)
 		goto fail;
 
 	/*
@@ -260,14 +267,16 @@ static int pu_open(const char *arg, const char *node, struct fab_dev **out)
 	 */
 	dev->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (dev->evfd < 0) {
-		fab_set_error("umad: eventfd: %s", strerror(errno));
+		fab_fail(err, errlen, errno, "umad: eventfd: %s",
+			 strerror(errno));
 		goto fail;
 	}
-	*out = &dev->base;
-	return 0;
+	return &dev->base;
 fail:
+	e = errno;
 	pu_close(&dev->base);
-	return -1;
+	errno = e;
+	return NULL;
 }
 
 static int pu_dev_fd(struct fab_dev *base)
@@ -284,18 +293,19 @@ static int pu_get_event(struct fab_dev *base, struct fab_event *ev)
 
 /* ---- no queue pairs ----------------------------------------------------- */
 
-static int pu_no_qp(void)
+static int pu_no_qp(char *err, size_t errlen)
 {
-	return fab_set_error("umad provider has no queue pairs: use "
-			     "verbs:DEVICE[:PORT] for datagrams");
+	return fab_fail(err, errlen, EOPNOTSUPP, "umad provider has no queue "
+			"pairs: use verbs:DEVICE[:PORT] for datagrams");
 }
 
 static struct fab_qp *pu_qp_create(struct fab_dev *dev,
-				   const struct fab_qp_init *init)
+				   const struct fab_qp_init *init, char *err,
+				   size_t errlen)
 {
 	(void)dev;
 	(void)init;
-	pu_no_qp();
+	pu_no_qp(err, errlen);
 	return NULL;
 }
 
@@ -307,7 +317,7 @@ static void pu_qp_destroy(struct fab_qp *qp)
 static int pu_qp_fd(struct fab_qp *qp)
 {
 	(void)qp;
-	return pu_no_qp();
+	return pu_no_qp(NULL, 0);
 }
 
 static int pu_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
@@ -315,7 +325,7 @@ static int pu_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 	(void)qp;
 	(void)wr;
 	(void)n;
-	return pu_no_qp();
+	return pu_no_qp(NULL, 0);
 }
 
 static int pu_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
@@ -323,24 +333,25 @@ static int pu_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 	(void)qp;
 	(void)rc;
 	(void)n;
-	return pu_no_qp();
+	return pu_no_qp(NULL, 0);
 }
 
 static int pu_mcast(struct fab_qp *qp, const union fab_gid *mgid,
-		    uint16_t mlid)
+		    uint16_t mlid, char *err, size_t errlen)
 {
 	(void)qp;
 	(void)mgid;
 	(void)mlid;
-	return pu_no_qp();
+	return pu_no_qp(err, errlen);
 }
 
 static struct fab_ah *pu_ah_create(struct fab_dev *dev,
-				   const struct fab_ah_attr *attr)
+				   const struct fab_ah_attr *attr, char *err,
+				   size_t errlen)
 {
 	(void)dev;
 	(void)attr;
-	pu_no_qp();
+	pu_no_qp(err, errlen);
 	return NULL;
 }
 
@@ -351,22 +362,27 @@ static void pu_ah_destroy(struct fab_ah *ah)
 
 /* ---- MAD agents (shared with the verbs provider) ------------------------ */
 
-int fab_umad_agent_open(struct fab_dev *dev, const char *ca_name,
-			uint8_t port, uint8_t mgmt_class,
-			struct fab_mad_agent **out)
+struct fab_mad_agent *fab_umad_agent_open(struct fab_dev *dev,
+					  const char *ca_name, uint8_t port,
+					  uint8_t mgmt_class, char *err,
+					  size_t errlen)
 {
 	struct pu_agent *a;
-	int ret;
+	int ret, e;
 
-	*out = NULL;
-	if (mgmt_class == PU_CLASS_SUBN_LID || mgmt_class == PU_CLASS_SUBN_DR)
-		return fab_set_error("umad: class 0x%02x is for SMPs on QP0, "
-				     "not for a GSI agent", mgmt_class);
-	if (pu_init() < 0)
-		return -1;
+	if (mgmt_class == PU_CLASS_SUBN_LID ||
+	    mgmt_class == PU_CLASS_SUBN_DR) {
+		fab_fail(err, errlen, EINVAL, "umad: class 0x%02x is for SMPs "
+			 "on QP0, not for a GSI agent", mgmt_class);
+		return NULL;
+	}
+	if (pu_init(err, errlen) < 0)
+		return NULL;
 	a = calloc(1, sizeof(*a));
-	if (!a)
-		return fab_set_error("umad: %s", strerror(errno));
+	if (!a) {
+		fab_fail(err, errlen, ENOMEM, "umad: %s", strerror(ENOMEM));
+		return NULL;
+	}
 	a->fd = -1;
 	a->id = -1;
 	/* Not umad_size(): it is 8 bytes less until umad_open_port() has
@@ -374,13 +390,13 @@ int fab_umad_agent_open(struct fab_dev *dev, const char *ca_name,
 	 * new_user_mad_api), and then it grows. */
 	a->umad = calloc(1, sizeof(struct ib_user_mad) + PU_MAD_LEN);
 	if (!a->umad) {
-		fab_set_error("umad: %s", strerror(errno));
+		fab_fail(err, errlen, ENOMEM, "umad: %s", strerror(ENOMEM));
 		goto fail;
 	}
 
 	ret = umad_open_port(ca_name, port);
 	if (ret < 0) {
-		pu_fail("umad_open_port", ret);
+		pu_fail(err, errlen, "umad_open_port", ret);
 		goto fail;
 	}
 	a->fd = ret;
@@ -389,19 +405,20 @@ int fab_umad_agent_open(struct fab_dev *dev, const char *ca_name,
 	ret = umad_register(a->fd, mgmt_class,
 			    mgmt_class == PU_CLASS_SUBN_ADM ? 2 : 1, 0, NULL);
 	if (ret < 0) {
-		fab_set_error("umad: cannot register an agent for class "
-			      "0x%02x on %s port %u", mgmt_class, ca_name,
-			      port);
+		fab_fail(err, errlen, ret < -1 ? -ret : EIO, "umad: cannot "
+			 "register an agent for class 0x%02x on %s port %u",
+			 mgmt_class, ca_name, port);
 		goto fail;
 	}
 	a->id = ret;
 	a->base.dev = dev;
 	a->base.mgmt_class = mgmt_class;
-	*out = &a->base;
-	return 0;
+	return &a->base;
 fail:
+	e = errno;
 	fab_umad_agent_close(&a->base);
-	return -1;
+	errno = e;
+	return NULL;
 }
 
 void fab_umad_agent_close(struct fab_mad_agent *base)
@@ -436,9 +453,10 @@ int fab_umad_agent_send(struct fab_mad_agent *base,
 	struct pu_agent *a = pu_agent_of(base);
 	int ret;
 
-	if (len != PU_MAD_LEN)
-		return fab_set_error("umad: a MAD is %d bytes, not %zu",
-				     PU_MAD_LEN, len);
+	if (len != PU_MAD_LEN) {
+		errno = EINVAL;
+		return -1;
+	}
 	memset(a->umad, 0, umad_size());
 	memcpy(umad_get_mad(a->umad), mad, len);
 	/* umad_set_addr() takes the 32-bit Q_Key as an int; the _net
@@ -449,7 +467,7 @@ int fab_umad_agent_send(struct fab_mad_agent *base,
 	ret = umad_send(a->fd, a->id, a->umad, (int)len,
 			pu_is_response(mad) ? 0 : PU_REQ_TIMEOUT_MS, 0);
 	if (ret < 0)
-		return pu_fail("umad_send", ret);
+		return pu_fail(NULL, 0, "umad_send", ret);
 	return 0;
 }
 
@@ -458,9 +476,10 @@ int fab_umad_agent_recv(struct fab_mad_agent *base, void *buf, size_t cap,
 {
 	struct pu_agent *a = pu_agent_of(base);
 
-	if (cap < PU_MAD_LEN)
-		return fab_set_error("umad: receive buffer of %zu bytes, a "
-				     "MAD needs %d", cap, PU_MAD_LEN);
+	if (cap < PU_MAD_LEN) {	/* a MAD needs 256 bytes */
+		errno = EINVAL;
+		return -1;
+	}
 	for (;;) {
 		const ib_mad_addr_t *ma;
 		int len = PU_MAD_LEN;
@@ -472,7 +491,7 @@ int fab_umad_agent_recv(struct fab_mad_agent *base, void *buf, size_t cap,
 		if (ret == -EAGAIN || ret == -EWOULDBLOCK)
 			return 0;
 		if (ret < 0)
-			return pu_fail("umad_recv", ret);
+			return pu_fail(NULL, 0, "umad_recv", ret);
 		if (umad_status(a->umad)) {
 			/* A request of ours, back unanswered (ETIMEDOUT). */
 			a->unanswered++;
@@ -498,12 +517,14 @@ int fab_umad_agent_recv(struct fab_mad_agent *base, void *buf, size_t cap,
 	}
 }
 
-static int pu_mad_open(struct fab_dev *base, uint8_t mgmt_class,
-		       struct fab_mad_agent **out)
+static struct fab_mad_agent *pu_mad_open(struct fab_dev *base,
+					 uint8_t mgmt_class, char *err,
+					 size_t errlen)
 {
 	struct pu_dev *dev = pu_dev_of(base);
 
-	return fab_umad_agent_open(base, dev->ca, dev->port, mgmt_class, out);
+	return fab_umad_agent_open(base, dev->ca, dev->port, mgmt_class, err,
+				   errlen);
 }
 
 const struct fab_provider fab_umad_provider = {

@@ -14,9 +14,10 @@
 
 #include "fabric/fabric.h"
 
-int fab_umad_agent_open(struct fab_dev *dev, const char *ca_name,
-			uint8_t port, uint8_t mgmt_class,
-			struct fab_mad_agent **out);
+struct fab_mad_agent *fab_umad_agent_open(struct fab_dev *dev,
+					  const char *ca_name, uint8_t port,
+					  uint8_t mgmt_class, char *err,
+					  size_t errlen);
 void fab_umad_agent_close(struct fab_mad_agent *agent);
 int fab_umad_agent_fd(struct fab_mad_agent *agent);
 int fab_umad_agent_send(struct fab_mad_agent *agent,

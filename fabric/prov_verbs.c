@@ -101,23 +101,23 @@ static struct pv_qp *pv_qp_of(struct fab_qp *qp)
  * event readers return -1 with errno set, and a few providers return
  * -errno.  Accept all three.
  */
-static int pv_fail(const char *call, int ret)
+static int pv_fail(char *err, size_t errlen, const char *call, int ret)
 {
-	int err;
+	int e;
 
 	if (ret > 0)
-		err = ret;
+		e = ret;
 	else if (ret < -1)
-		err = -ret;
+		e = -ret;
 	else
-		err = errno ? errno : EIO;
-	return fab_set_error("verbs: %s: %s", call, strerror(err));
+		e = errno ? errno : EIO;
+	return fab_fail(err, errlen, e, "verbs: %s: %s", call, strerror(e));
 }
 
 /* For calls that return NULL with errno set. */
-static int pv_fail_null(const char *call)
+static int pv_fail_null(char *err, size_t errlen, const char *call)
 {
-	return pv_fail(call, -1);
+	return pv_fail(err, errlen, call, -1);
 }
 
 static int pv_set_nonblock(int fd)
@@ -148,7 +148,8 @@ static enum fab_port_state pv_port_state(enum ibv_port_state st)
 
 /* ---- device ------------------------------------------------------------- */
 
-static int pv_query_port(struct fab_dev *base, struct fab_port_attr *attr)
+static int pv_query_port(struct fab_dev *base, struct fab_port_attr *attr,
+			 char *err, size_t errlen)
 {
 	struct pv_dev *dev = pv_dev_of(base);
 	struct ibv_port_attr pa;
@@ -158,10 +159,10 @@ static int pv_query_port(struct fab_dev *base, struct fab_port_attr *attr)
 
 	ret = ibv_query_port(dev->ctx, dev->port, &pa);
 	if (ret)
-		return pv_fail("ibv_query_port", ret);
+		return pv_fail(err, errlen, "ibv_query_port", ret);
 	ret = ibv_query_gid(dev->ctx, dev->port, 0, &gid);
 	if (ret)
-		return pv_fail("ibv_query_gid", ret);
+		return pv_fail(err, errlen, "ibv_query_gid", ret);
 
 	memset(attr, 0, sizeof(*attr));
 	attr->state = pv_port_state(pa.state);
@@ -190,7 +191,7 @@ static int pv_query_port(struct fab_dev *base, struct fab_port_attr *attr)
 
 		ret = ibv_query_pkey(dev->ctx, dev->port, (int)i, &pkey);
 		if (ret)
-			return pv_fail("ibv_query_pkey", ret);
+			return pv_fail(err, errlen, "ibv_query_pkey", ret);
 		host = be16toh(pkey);
 		if ((host & 0x7fff) == 0)
 			continue;
@@ -213,7 +214,8 @@ static void pv_close(struct fab_dev *base)
 	free(dev);
 }
 
-static struct ibv_context *pv_open_by_name(const char *name)
+static struct ibv_context *pv_open_by_name(const char *name, char *err,
+					   size_t errlen)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
@@ -221,7 +223,7 @@ static struct ibv_context *pv_open_by_name(const char *name)
 
 	list = ibv_get_device_list(&num);
 	if (!list) {
-		pv_fail_null("ibv_get_device_list");
+		pv_fail_null(err, errlen, "ibv_get_device_list");
 		return NULL;
 	}
 	for (i = 0; i < num; i++) {
@@ -229,16 +231,17 @@ static struct ibv_context *pv_open_by_name(const char *name)
 			break;
 	}
 	if (i == num)
-		fab_set_error("verbs: no RDMA device \"%s\" (%d found)",
-			      name, num);
+		fab_fail(err, errlen, ENODEV, "verbs: no RDMA device \"%s\" "
+			 "(%d found)", name, num);
 	else if (!(ctx = ibv_open_device(list[i])))
-		pv_fail_null("ibv_open_device");
+		pv_fail_null(err, errlen, "ibv_open_device");
 	/* The context stays valid after the list is freed. */
 	ibv_free_device_list(list);
 	return ctx;
 }
 
-static int pv_open(const char *arg, const char *node, struct fab_dev **out)
+static struct fab_dev *pv_open(const char *arg, const char *node, char *err,
+			       size_t errlen)
 {
 	char name[IBV_SYSFS_NAME_MAX];
 	struct ibv_device_attr da;
@@ -246,63 +249,67 @@ static int pv_open(const char *arg, const char *node, struct fab_dev **out)
 	struct fab_port_attr check;
 	struct pv_dev *dev;
 	uint8_t port;
-	int ret;
+	int ret, e;
 
 	(void)node;	/* a real HCA has its own identity */
-	*out = NULL;
-	if (fab_parse_dev_port("verbs", arg, name, sizeof(name), &port) < 0)
-		return -1;
+	if (fab_parse_dev_port("verbs", arg, name, sizeof(name), &port, err,
+			       errlen) < 0)
+		return NULL;
 
 	dev = calloc(1, sizeof(*dev));
-	if (!dev)
-		return fab_set_error("verbs: %s", strerror(errno));
+	if (!dev) {
+		fab_fail(err, errlen, ENOMEM, "verbs: %s", strerror(ENOMEM));
+		return NULL;
+	}
 	dev->base.prov = &fab_verbs_provider;
 	dev->port = port;
 
-	dev->ctx = pv_open_by_name(name);
+	dev->ctx = pv_open_by_name(name, err, errlen);
 	if (!dev->ctx)
 		goto fail;
 
 	ret = ibv_query_port(dev->ctx, port, &pa);
 	if (ret) {
-		pv_fail("ibv_query_port", ret);
+		pv_fail(err, errlen, "ibv_query_port", ret);
 		goto fail;
 	}
 	/* Old kernels report UNSPECIFIED for InfiniBand ports. */
 	if (pa.link_layer != IBV_LINK_LAYER_INFINIBAND &&
 	    pa.link_layer != IBV_LINK_LAYER_UNSPECIFIED) {
-		fab_set_error("verbs: %s port %u is not InfiniBand "
-			      "(RoCE/iWARP are not supported)", name, port);
+		fab_fail(err, errlen, EOPNOTSUPP, "verbs: %s port %u is not "
+			 "InfiniBand (RoCE/iWARP are not supported)", name,
+			 port);
 		goto fail;
 	}
 
 	ret = ibv_query_device(dev->ctx, &da);
 	if (ret) {
-		pv_fail("ibv_query_device", ret);
+		pv_fail(err, errlen, "ibv_query_device", ret);
 		goto fail;
 	}
 	dev->node_guid = be64toh(da.node_guid);
 
 	dev->pd = ibv_alloc_pd(dev->ctx);
 	if (!dev->pd) {
-		pv_fail_null("ibv_alloc_pd");
+		pv_fail_null(err, errlen, "ibv_alloc_pd");
 		goto fail;
 	}
 
 	if (pv_set_nonblock(dev->ctx->async_fd) < 0) {
-		pv_fail_null("async_fd O_NONBLOCK");
+		pv_fail_null(err, errlen, "async_fd O_NONBLOCK");
 		goto fail;
 	}
 
 	/* Fail now, not at first use, if GID or P_Key table cannot be read. */
-	if (pv_query_port(&dev->base, &check) < 0)
+	if (pv_query_port(&dev->base, &check, err, errlen) < 0)
 		goto fail;
 
-	*out = &dev->base;
-	return 0;
+	return &dev->base;
 fail:
+	e = errno;
 	pv_close(&dev->base);
-	return -1;
+	errno = e;
+	return NULL;
 }
 
 static int pv_dev_fd(struct fab_dev *base)
@@ -359,7 +366,7 @@ static int pv_get_event(struct fab_dev *base, struct fab_event *ev)
 		if (ibv_get_async_event(dev->ctx, &ae) < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
-			return pv_fail_null("ibv_get_async_event");
+			return pv_fail_null(NULL, 0, "ibv_get_async_event");
 		}
 		ours = pv_event_type(dev, &ae, &type);
 		/* Every get must be acked, or destroying the object hangs. */
@@ -400,7 +407,7 @@ static void pv_recv_wr(struct pv_qp *qp, uint32_t slot,
 
 /* Post the slots in wrs[0..n) as one chain. */
 static int pv_post_recv_chain(struct pv_qp *qp, struct ibv_recv_wr *wrs,
-			      unsigned int n)
+			      unsigned int n, char *err, size_t errlen)
 {
 	struct ibv_recv_wr *bad = NULL;
 	unsigned int i;
@@ -415,13 +422,13 @@ static int pv_post_recv_chain(struct pv_qp *qp, struct ibv_recv_wr *wrs,
 	if (ret) {
 		/* Everything before bad went in. */
 		qp->recv_posted += bad ? (uint32_t)(bad - wrs) : 0;
-		return pv_fail("ibv_post_recv", ret);
+		return pv_fail(err, errlen, "ibv_post_recv", ret);
 	}
 	qp->recv_posted += n;
 	return 0;
 }
 
-static int pv_post_all_recv(struct pv_qp *qp)
+static int pv_post_all_recv(struct pv_qp *qp, char *err, size_t errlen)
 {
 	struct ibv_recv_wr wrs[PV_BATCH];
 	struct ibv_sge sges[PV_BATCH];
@@ -434,23 +441,24 @@ static int pv_post_all_recv(struct pv_qp *qp)
 			pv_recv_wr(qp, slot++, &wrs[n], &sges[n]);
 			n++;
 		}
-		if (pv_post_recv_chain(qp, wrs, n) < 0)
+		if (pv_post_recv_chain(qp, wrs, n, err, errlen) < 0)
 			return -1;
 	}
 	return 0;
 }
 
 static int pv_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
-		     const char *what)
+		     const char *what, char *err, size_t errlen)
 {
 	int ret = ibv_modify_qp(qp, a, mask);
 
 	if (ret)
-		return pv_fail(what, ret);
+		return pv_fail(err, errlen, what, ret);
 	return 0;
 }
 
-static int pv_qp_to_rts(struct pv_qp *qp, const struct fab_qp_init *init)
+static int pv_qp_to_rts(struct pv_qp *qp, const struct fab_qp_init *init,
+			char *err, size_t errlen)
 {
 	struct ibv_qp_attr a;
 
@@ -461,23 +469,24 @@ static int pv_qp_to_rts(struct pv_qp *qp, const struct fab_qp_init *init)
 	a.qkey = init->qkey;
 	if (pv_modify(qp->qp, &a,
 		      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		      IBV_QP_QKEY, "ibv_modify_qp INIT") < 0)
+		      IBV_QP_QKEY, "ibv_modify_qp INIT", err, errlen) < 0)
 		return -1;
 
 	/* Receives go in before RTR so that nothing arriving is dropped. */
-	if (pv_post_all_recv(qp) < 0)
+	if (pv_post_all_recv(qp, err, errlen) < 0)
 		return -1;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	if (pv_modify(qp->qp, &a, IBV_QP_STATE, "ibv_modify_qp RTR") < 0)
+	if (pv_modify(qp->qp, &a, IBV_QP_STATE, "ibv_modify_qp RTR", err,
+		      errlen) < 0)
 		return -1;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0;	/* UD: no PSN checking at the receiver */
 	return pv_modify(qp->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN,
-			 "ibv_modify_qp RTS");
+			 "ibv_modify_qp RTS", err, errlen);
 }
 
 static void pv_qp_destroy(struct fab_qp *base)
@@ -502,7 +511,8 @@ static void pv_qp_destroy(struct fab_qp *base)
 	free(qp);
 }
 
-static int pv_qp_buffers(struct pv_qp *qp, const struct ibv_port_attr *pa)
+static int pv_qp_buffers(struct pv_qp *qp, const struct ibv_port_attr *pa,
+			 char *err, size_t errlen)
 {
 	int active = fab_mtu_to_bytes((uint8_t)pa->active_mtu);
 	int max = fab_mtu_to_bytes((uint8_t)pa->max_mtu);
@@ -510,8 +520,9 @@ static int pv_qp_buffers(struct pv_qp *qp, const struct ibv_port_attr *pa)
 	void *mem;
 
 	if (active <= 0 || max <= 0)
-		return fab_set_error("verbs: port reports unknown MTU %d/%d",
-				     (int)pa->active_mtu, (int)pa->max_mtu);
+		return fab_fail(err, errlen, EIO, "verbs: port reports "
+				"unknown MTU %d/%d", (int)pa->active_mtu,
+				(int)pa->max_mtu);
 	/*
 	 * Receive slots take the port's max MTU, not the active one, so a
 	 * link that retrains to a larger MTU cannot deliver a datagram
@@ -526,19 +537,19 @@ static int pv_qp_buffers(struct pv_qp *qp, const struct ibv_port_attr *pa)
 	if (page <= 0)
 		page = 4096;
 	if (posix_memalign(&mem, (size_t)page, qp->buf_len))
-		return fab_set_error("verbs: cannot allocate %zu bytes",
-				     qp->buf_len);
+		return fab_fail(err, errlen, ENOMEM, "verbs: cannot allocate "
+				"%zu bytes", qp->buf_len);
 	qp->buf = mem;
 	memset(qp->buf, 0, qp->buf_len);
 
 	qp->mr = ibv_reg_mr(qp->dev->pd, qp->buf, qp->buf_len,
 			    IBV_ACCESS_LOCAL_WRITE);
 	if (!qp->mr)
-		return pv_fail_null("ibv_reg_mr");
+		return pv_fail_null(err, errlen, "ibv_reg_mr");
 	return 0;
 }
 
-static int pv_qp_queues(struct pv_qp *qp)
+static int pv_qp_queues(struct pv_qp *qp, char *err, size_t errlen)
 {
 	struct ibv_context *ctx = qp->dev->ctx;
 	struct ibv_qp_init_attr ia;
@@ -546,9 +557,9 @@ static int pv_qp_queues(struct pv_qp *qp)
 
 	qp->channel = ibv_create_comp_channel(ctx);
 	if (!qp->channel)
-		return pv_fail_null("ibv_create_comp_channel");
+		return pv_fail_null(err, errlen, "ibv_create_comp_channel");
 	if (pv_set_nonblock(qp->channel->fd) < 0)
-		return pv_fail_null("completion channel O_NONBLOCK");
+		return pv_fail_null(err, errlen, "completion channel O_NONBLOCK");
 
 	/*
 	 * Only receive completions wake the caller.  Send completions are
@@ -557,10 +568,10 @@ static int pv_qp_queues(struct pv_qp *qp)
 	 */
 	qp->recv_cq = ibv_create_cq(ctx, (int)qp->nrecv, qp, qp->channel, 0);
 	if (!qp->recv_cq)
-		return pv_fail_null("ibv_create_cq (recv)");
+		return pv_fail_null(err, errlen, "ibv_create_cq (recv)");
 	qp->send_cq = ibv_create_cq(ctx, (int)qp->nsend, qp, NULL, 0);
 	if (!qp->send_cq)
-		return pv_fail_null("ibv_create_cq (send)");
+		return pv_fail_null(err, errlen, "ibv_create_cq (send)");
 
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_context = qp;
@@ -580,49 +591,52 @@ static int pv_qp_queues(struct pv_qp *qp)
 		qp->qp = ibv_create_qp(qp->dev->pd, &ia);
 	}
 	if (!qp->qp)
-		return pv_fail_null("ibv_create_qp");
+		return pv_fail_null(err, errlen, "ibv_create_qp");
 	/* ibv_create_qp writes back what the device actually gave. */
 	qp->max_inline = ia.cap.max_inline_data;
 
 	ret = ibv_req_notify_cq(qp->recv_cq, 0);
 	if (ret)
-		return pv_fail("ibv_req_notify_cq", ret);
+		return pv_fail(err, errlen, "ibv_req_notify_cq", ret);
 	return 0;
 }
 
 static struct fab_qp *pv_qp_create(struct fab_dev *base,
-				   const struct fab_qp_init *init)
+				   const struct fab_qp_init *init, char *err,
+				   size_t errlen)
 {
 	struct pv_dev *dev = pv_dev_of(base);
 	struct ibv_port_attr pa;
 	struct pv_qp *qp;
-	int ret;
+	int ret, e;
 
 	if (init->type != FAB_QPT_UD) {
-		fab_set_error("verbs: only UD queue pairs are supported");
+		fab_fail(err, errlen, EINVAL,
+			 "verbs: only UD queue pairs are supported");
 		return NULL;
 	}
 	ret = ibv_query_port(dev->ctx, dev->port, &pa);
 	if (ret) {
-		pv_fail("ibv_query_port", ret);
+		pv_fail(err, errlen, "ibv_query_port", ret);
 		return NULL;
 	}
 
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
-		fab_set_error("verbs: %s", strerror(errno));
+		fab_fail(err, errlen, ENOMEM, "verbs: %s", strerror(ENOMEM));
 		return NULL;
 	}
 	qp->dev = dev;
 	qp->nsend = init->max_send ? init->max_send : PV_DEFAULT_SEND;
 	qp->nrecv = init->max_recv ? init->max_recv : PV_DEFAULT_RECV;
 	if (qp->nsend > INT32_MAX || qp->nrecv > INT32_MAX) {
-		fab_set_error("verbs: queue depth too large");
+		fab_fail(err, errlen, EINVAL, "verbs: queue depth too large");
 		goto fail;
 	}
 
-	if (pv_qp_buffers(qp, &pa) < 0 || pv_qp_queues(qp) < 0 ||
-	    pv_qp_to_rts(qp, init) < 0)
+	if (pv_qp_buffers(qp, &pa, err, errlen) < 0 ||
+	    pv_qp_queues(qp, err, errlen) < 0 ||
+	    pv_qp_to_rts(qp, init, err, errlen) < 0)
 		goto fail;
 
 	qp->base.dev = base;
@@ -632,7 +646,9 @@ static struct fab_qp *pv_qp_create(struct fab_dev *base,
 	qp->base.pkey_index = init->pkey_index;
 	return &qp->base;
 fail:
+	e = errno;
 	pv_qp_destroy(&qp->base);
+	errno = e;
 	return NULL;
 }
 
@@ -650,7 +666,7 @@ static int pv_send_reap(struct pv_qp *qp)
 	do {
 		got = ibv_poll_cq(qp->send_cq, PV_BATCH, wc);
 		if (got < 0)
-			return fab_set_error("verbs: ibv_poll_cq (send)");
+			return pv_fail(NULL, 0, "ibv_poll_cq (send)", got);
 		for (i = 0; i < got; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
 				qp->send_errors++;
@@ -661,18 +677,19 @@ static int pv_send_reap(struct pv_qp *qp)
 	return 0;
 }
 
-/* 0 if w can be posted on qp, else -1 with the reason recorded. */
+/* 0 if w can be posted on qp, else -1 with errno: EMSGSIZE for more than
+ * the port MTU, EINVAL without an address handle of this device or from
+ * NULL. */
 static int pv_send_check(const struct pv_qp *qp, const struct fab_send_wr *w)
 {
-	if (!w->ah || w->ah->dev != qp->base.dev)
-		return fab_set_error("verbs: send without an address handle "
-				     "of this device");
-	if (w->len > qp->send_slot)
-		return fab_set_error("verbs: send of %u bytes exceeds the "
-				     "port MTU of %u", w->len, qp->send_slot);
-	if (!w->buf && w->len)
-		return fab_set_error("verbs: send of %u bytes from NULL",
-				     w->len);
+	if (!w->ah || w->ah->dev != qp->base.dev || (!w->buf && w->len)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (w->len > qp->send_slot) {
+		errno = EMSGSIZE;
+		return -1;
+	}
 	return 0;
 }
 
@@ -748,7 +765,7 @@ static int pv_qp_send(struct fab_qp *base, const struct fab_send_wr *wr,
 		done += k;
 		if (ret) {
 			if (done == 0)
-				return pv_fail("ibv_post_send", ret);
+				return pv_fail(NULL, 0, "ibv_post_send", ret);
 			break;
 		}
 	}
@@ -792,7 +809,7 @@ static int pv_recv_poll(struct pv_qp *qp, struct fab_recv *rc, int n)
 
 		got = ibv_poll_cq(qp->recv_cq, want, wc);
 		if (got < 0)
-			return fab_set_error("verbs: ibv_poll_cq (recv)");
+			return pv_fail(NULL, 0, "ibv_poll_cq (recv)", got);
 		for (i = 0; i < got; i++) {
 			uint32_t slot = (uint32_t)wc[i].wr_id;
 
@@ -813,7 +830,7 @@ static int pv_recv_poll(struct pv_qp *qp, struct fab_recv *rc, int n)
 			pv_recv_wr(qp, slot, &wrs[repost], &sges[repost]);
 			repost++;
 		}
-		if (pv_post_recv_chain(qp, wrs, repost) < 0)
+		if (pv_post_recv_chain(qp, wrs, repost, NULL, 0) < 0)
 			return filled ? filled : -1;
 		if (got < want)
 			break;
@@ -842,15 +859,15 @@ static int pv_qp_recv(struct fab_qp *base, struct fab_recv *rc, int n)
 	if (ibv_get_cq_event(qp->channel, &ev_cq, &ev_ctx) == 0)
 		ibv_ack_cq_events(ev_cq, 1);
 	else if (errno != EAGAIN && errno != EWOULDBLOCK)
-		return pv_fail_null("ibv_get_cq_event");
+		return pv_fail_null(NULL, 0, "ibv_get_cq_event");
 	ret = ibv_req_notify_cq(qp->recv_cq, 0);
 	if (ret)
-		return pv_fail("ibv_req_notify_cq", ret);
+		return pv_fail(NULL, 0, "ibv_req_notify_cq", ret);
 	return pv_recv_poll(qp, rc, n);
 }
 
 static int pv_mcast(struct fab_qp *base, const union fab_gid *mgid,
-		    uint16_t mlid, int attach)
+		    uint16_t mlid, int attach, char *err, size_t errlen)
 {
 	struct pv_qp *qp = pv_qp_of(base);
 	union ibv_gid gid;
@@ -862,27 +879,28 @@ static int pv_mcast(struct fab_qp *base, const union fab_gid *mgid,
 	else
 		ret = ibv_detach_mcast(qp->qp, &gid, mlid);
 	if (ret)
-		return pv_fail(attach ? "ibv_attach_mcast" : "ibv_detach_mcast",
-			       ret);
+		return pv_fail(err, errlen, attach ? "ibv_attach_mcast" :
+			       "ibv_detach_mcast", ret);
 	return 0;
 }
 
 static int pv_attach(struct fab_qp *base, const union fab_gid *mgid,
-		     uint16_t mlid)
+		     uint16_t mlid, char *err, size_t errlen)
 {
-	return pv_mcast(base, mgid, mlid, 1);
+	return pv_mcast(base, mgid, mlid, 1, err, errlen);
 }
 
 static int pv_detach(struct fab_qp *base, const union fab_gid *mgid,
-		     uint16_t mlid)
+		     uint16_t mlid, char *err, size_t errlen)
 {
-	return pv_mcast(base, mgid, mlid, 0);
+	return pv_mcast(base, mgid, mlid, 0, err, errlen);
 }
 
 /* ---- address handles ---------------------------------------------------- */
 
 static struct fab_ah *pv_ah_create(struct fab_dev *base,
-				   const struct fab_ah_attr *attr)
+				   const struct fab_ah_attr *attr, char *err,
+				   size_t errlen)
 {
 	struct pv_dev *dev = pv_dev_of(base);
 	struct ibv_ah_attr a;
@@ -904,12 +922,12 @@ static struct fab_ah *pv_ah_create(struct fab_dev *base,
 
 	ah = calloc(1, sizeof(*ah));
 	if (!ah) {
-		fab_set_error("verbs: %s", strerror(errno));
+		fab_fail(err, errlen, ENOMEM, "verbs: %s", strerror(ENOMEM));
 		return NULL;
 	}
 	ah->ah = ibv_create_ah(dev->pd, &a);
 	if (!ah->ah) {
-		pv_fail_null("ibv_create_ah");
+		pv_fail_null(err, errlen, "ibv_create_ah");
 		free(ah);
 		return NULL;
 	}
@@ -931,13 +949,14 @@ static void pv_ah_destroy(struct fab_ah *base)
 /* ---- MAD agents --------------------------------------------------------- */
 
 /* QP1 of this port through its umad device (libibumad, prov_umad.c). */
-static int pv_mad_open(struct fab_dev *base, uint8_t mgmt_class,
-		       struct fab_mad_agent **out)
+static struct fab_mad_agent *pv_mad_open(struct fab_dev *base,
+					 uint8_t mgmt_class, char *err,
+					 size_t errlen)
 {
 	struct pv_dev *dev = pv_dev_of(base);
 
 	return fab_umad_agent_open(base, ibv_get_device_name(dev->ctx->device),
-				   dev->port, mgmt_class, out);
+				   dev->port, mgmt_class, err, errlen);
 }
 
 const struct fab_provider fab_verbs_provider = {

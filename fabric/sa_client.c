@@ -49,7 +49,7 @@ static int refresh_sm(struct sa_client *c)
 {
 	struct fab_port_attr pa;
 
-	if (fab_query_port(c->dev, &pa) < 0)
+	if (fab_query_port(c->dev, &pa, NULL, 0) < 0)
 		return -1;
 	c->sm_lid = pa.sm_lid;
 	c->sm_sl = pa.sm_sl;
@@ -117,6 +117,8 @@ static void timeout_cb(evutil_socket_t fd, short what, void *arg)
 	memset(&res, 0, sizeof(res));
 	res.err = r->tries > r->c->cfg.retries ? SA_CLIENT_TIMEOUT :
 		  SA_CLIENT_SEND;
+	if (res.err == SA_CLIENT_SEND)
+		res.errnum = errno;
 	finish(r, &res);
 }
 
@@ -226,12 +228,15 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 struct sa_client *sa_client_new(struct event_base *base, struct fab_dev *dev,
-				const struct sa_client_cfg *cfg)
+				const struct sa_client_cfg *cfg, char *err,
+				size_t errlen)
 {
 	struct sa_client *c = calloc(1, sizeof(*c));
+	char why[FAB_ERRLEN];
+	int e;
 
 	if (!c) {
-		fab_set_error("SA client: out of memory");
+		fab_fail(err, errlen, ENOMEM, "SA client: out of memory");
 		return NULL;
 	}
 	c->base = base;
@@ -245,8 +250,11 @@ struct sa_client *sa_client_new(struct event_base *base, struct fab_dev *dev,
 	/* TIDs differ between runs, so a late answer to an earlier process
 	 * is not taken for ours */
 	c->next_id = (uint32_t)time(NULL) << 12 ^ (uint32_t)getpid();
-	if (fab_mad_open(dev, MAD_CLASS_SUBN_ADM, &c->agent) < 0) {
+	c->agent = fab_mad_open(dev, MAD_CLASS_SUBN_ADM, why, sizeof(why));
+	if (!c->agent) {
+		e = errno;
 		free(c);
+		fab_fail(err, errlen, e, "SA client: %s", why);
 		return NULL;
 	}
 	c->rx = event_new(base, fab_mad_fd(c->agent), EV_READ | EV_PERSIST,
@@ -256,7 +264,9 @@ struct sa_client *sa_client_new(struct event_base *base, struct fab_dev *dev,
 			event_free(c->rx);
 		fab_mad_close(c->agent);
 		free(c);
-		fab_set_error("SA client: cannot watch the MAD agent");
+		/* libevent fails for want of memory only */
+		fab_fail(err, errlen, ENOMEM,
+			 "SA client: cannot watch the MAD agent");
 		return NULL;
 	}
 	return c;
@@ -284,9 +294,10 @@ static uint32_t submit(struct sa_client *c, uint8_t method, uint16_t attr,
 {
 	struct sa_req *r = calloc(1, sizeof(*r));
 	struct sa_hdr h;
+	int e;
 
 	if (!r) {
-		fab_set_error("SA client: out of memory");
+		errno = ENOMEM;
 		return 0;
 	}
 	do
@@ -307,14 +318,16 @@ static uint32_t submit(struct sa_client *c, uint8_t method, uint16_t attr,
 	r->timer = evtimer_new(c->base, timeout_cb, r);
 	if (!r->timer) {
 		free(r);
-		fab_set_error("SA client: no timer");
+		errno = ENOMEM;
 		return 0;
 	}
 	r->next = c->reqs;
 	c->reqs = r;
 	c->npending++;
 	if (send_req(r) < 0) {
+		e = errno;
 		req_unlink(c, r);
+		errno = e;
 		return 0;
 	}
 	return r->id;
@@ -423,7 +436,7 @@ const char *sa_result_str(const struct sa_result *r, char *buf, size_t len)
 		break;
 	case SA_CLIENT_SEND:
 		snprintf(buf, len, "cannot send to the SA: %s",
-			 fab_strerror());
+			 strerror(r->errnum));
 		break;
 	case SA_CLIENT_BAD_ANSWER:
 		snprintf(buf, len, "malformed answer from the SA");

@@ -35,6 +35,7 @@ enum sa_client_err {
 
 struct sa_result {
 	enum sa_client_err err;
+	int errnum;		/* errno when err == SA_CLIENT_SEND */
 	uint16_t status;	/* MAD status when err == SA_CLIENT_OK */
 	uint8_t method;		/* of the answer */
 	uint16_t attr_id;
@@ -62,16 +63,21 @@ struct sa_client_cfg {
 	uint16_t pkey_index;		/* for MADs to the SM; default 0 */
 };
 
+/* NULL with errno (the fabric's, from fab_mad_open) and the reason in err,
+ * "SA client: ...". */
 struct sa_client *sa_client_new(struct event_base *base, struct fab_dev *dev,
-				const struct sa_client_cfg *cfg);
+				const struct sa_client_cfg *cfg, char *err,
+				size_t errlen);
 /* Pending callbacks run with SA_CLIENT_CANCELLED before it returns. */
 void sa_client_free(struct sa_client *c);
 
 /*
- * Requests return a non-zero request id (for sa_cancel), or 0 with the
- * reason in fab_strerror() when nothing was sent (callback not called).
- * mask is the SA ComponentMask; the record's fields outside it are sent
- * as given.
+ * Requests return a non-zero request id (for sa_cancel), or 0 -- an id
+ * is never 0, so it plays NULL's part -- with errno set when nothing was
+ * sent (callback not called): ENOMEM, or the fabric's errno for the MAD
+ * send (EAGAIN: the queue is full; ECONNRESET: the fabric is gone).  Like
+ * fabric.h's per-packet calls they fill no error buffer.  mask is the SA
+ * ComponentMask; the record's fields outside it are sent as given.
  */
 uint32_t sa_mcm_join(struct sa_client *c, const struct sa_mcmember *rec,
 		     uint64_t mask, sa_cb cb, void *arg);
@@ -89,7 +95,7 @@ void sa_cancel(struct sa_client *c, uint32_t id);
 unsigned int sa_pending(const struct sa_client *c);
 /* The client remembers where the SM is; call this after the port's
  * SM_CHANGE, LID_CHANGE, CLIENT_REREGISTER or PORT_ACTIVE events (retries
- * ask again by themselves).  0, or -1 with fab_strerror(). */
+ * ask again by themselves).  0, or -1 with errno. */
 int sa_client_refresh(struct sa_client *c);
 /* Notices (Reports from the SM) go to cb; the client acknowledges them. */
 void sa_client_on_notice(struct sa_client *c, sa_notice_cb cb, void *arg);

@@ -106,6 +106,7 @@ struct gw_bridge_stats {
 /* Their names and help, for every output (conf/counters.h). */
 extern const struct counter_desc gw_bridge_counters[];
 
+/* NULL with errno ENOMEM, its only failure (so no error buffer). */
 struct gw_bridge *gw_bridge_new(const struct gw_bridge_cfg *cfg,
 				const struct gw_bridge_ops *ops, void *arg);
 void gw_bridge_free(struct gw_bridge *b);

@@ -123,6 +123,22 @@ static void check_ready(struct ibgwd *d)
 		log_warnx("%s", err);
 }
 
+static void tun_carrier(void *arg, struct ipoib_tun *t, int up,
+			unsigned int mtu)
+{
+	(void)arg;
+	log_info("%s: carrier %s, MTU %u", ipoib_tun_ifname(t),
+		 up ? "up" : "down", mtu);
+}
+
+/* Set-up steps that failed without stopping the interface. */
+static void tun_error(void *arg, struct ipoib_tun *t, const char *msg)
+{
+	(void)arg;
+	(void)t;
+	log_warnx("%s", msg);
+}
+
 static void tun_ready(void *arg, struct ipoib_tun *t)
 {
 	struct part *p = arg;
@@ -521,7 +537,9 @@ static int open_trunk(struct ibgwd *d, char *err, size_t errlen)
 
 static int start_router(struct part *p, char *err, size_t errlen)
 {
-	static const struct ipoib_tun_ops tops = { .ready = tun_ready };
+	static const struct ipoib_tun_ops tops = { .ready = tun_ready,
+						   .carrier = tun_carrier,
+						   .error = tun_error };
 	struct ipoib_tun_cfg tc;
 	unsigned int i;
 
@@ -595,6 +613,7 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 	struct gw_bridge_cfg bc;
 	struct ipoib_addr me;
 	struct inet_prefix ll;
+	char why[FAB_ERRLEN];
 
 	memset(&bc, 0, sizeof(bc));
 	/* the gateway's MAC on the segment: stable across restarts, from
@@ -609,12 +628,13 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 	bc.neigh_max = p->d->conf.neigh_max;
 	p->br = gw_bridge_new(&bc, &bops, p);
 	if (!p->br) {
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "out of memory");	/* ENOMEM */
 		return -1;
 	}
-	p->link = ipoib_link_new(p->d->base, p->d->dev, &lc, &lops, p);
+	p->link = ipoib_link_new(p->d->base, p->d->dev, &lc, &lops, p, why,
+				 sizeof(why));
 	if (!p->link) {
-		snprintf(err, errlen, "IPoIB link: %s", fab_strerror());
+		snprintf(err, errlen, "IPoIB link: %s", why);
 		return -1;
 	}
 	/* an IPv6 link-local address, as IPoIB makes it from the port GUID,
@@ -625,7 +645,10 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 	ll.addr.family = AF_INET6;
 	ipoib_link_local(&p->d->pa.gid, &ll.addr.v6);
 	ll.plen = 64;
-	ipoib_link_add_addr(p->link, &ll);
+	if (ipoib_link_add_addr(p->link, &ll, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "IPoIB link: %s", why);
+		return -1;
+	}
 	if (p->pc->tap[0] && open_tap(p, err, errlen) < 0)
 		return -1;
 	return 0;
@@ -828,10 +851,13 @@ static struct part *part_new(struct ibgwd *d, const struct gw_part_conf *pc,
 
 static void part_go(struct part *p)
 {
-	if (p->tun)
-		ipoib_tun_start(p->tun);
-	else
-		ipoib_link_start(p->link);
+	char err[FAB_ERRLEN];
+
+	if (p->tun ? ipoib_tun_start(p->tun, err, sizeof(err)) :
+	    ipoib_link_start(p->link, err, sizeof(err))) {
+		log_warnx("partition %s: %s", p->pc->name, err);
+		return;
+	}
 	log_info("partition %s: P_Key 0x%04x, %s, joining the broadcast group",
 		 p->pc->name, p->pc->pkey | 0x8000, gw_mode_name(p->pc->mode));
 }
@@ -1119,12 +1145,13 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	d.trunk_fd = -1;
-	if (fab_open(d.conf.fabric, d.conf.node, &d.dev) < 0) {
-		log_warnx("%s: %s", d.conf.fabric, fab_strerror());
+	d.dev = fab_open(d.conf.fabric, d.conf.node, err, sizeof(err));
+	if (!d.dev) {
+		log_warnx("%s: %s", d.conf.fabric, err);
 		return 1;
 	}
-	if (fab_query_port(d.dev, &d.pa) < 0) {
-		log_warnx("%s: %s", d.conf.fabric, fab_strerror());
+	if (fab_query_port(d.dev, &d.pa, err, sizeof(err)) < 0) {
+		log_warnx("%s: %s", d.conf.fabric, err);
 		return 1;
 	}
 	d.nl = nl_ctx_open(err, sizeof(err));

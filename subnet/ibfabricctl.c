@@ -37,11 +37,12 @@ static void usage(FILE *f)
 static int open_fabric(const char *sock, const char *node,
 		       struct fab_dev **dev)
 {
-	char spec[256];
+	char spec[256], err[FAB_ERRLEN];
 
 	snprintf(spec, sizeof(spec), "soft:%s", sock);
-	if (fab_open(spec, node, dev) < 0) {
-		fprintf(stderr, "ibfabricctl: %s\n", fab_strerror());
+	*dev = fab_open(spec, node, err, sizeof(err));
+	if (!*dev) {
+		fprintf(stderr, "ibfabricctl: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -52,12 +53,12 @@ static int cmd_report(const char *sock, const char *what, const char *key)
 	static char out[FSP_MSG_MAX];
 	struct fab_dev *dev;
 	size_t klen;
-	char *line;
+	char *line, err[FAB_ERRLEN];
 
 	if (open_fabric(sock, FAB_SOFT_OBSERVER, &dev) < 0)
 		return 1;
-	if (fab_soft_ctl(dev, what, out, sizeof(out)) < 0) {
-		fprintf(stderr, "ibfabricctl: %s\n", fab_strerror());
+	if (fab_soft_ctl(dev, what, out, sizeof(out), err, sizeof(err)) < 0) {
+		fprintf(stderr, "ibfabricctl: %s\n", err);
 		fab_close(dev);
 		return 1;
 	}
@@ -97,9 +98,9 @@ static int cmd_replay(const char *sock, const char *file, const char *node)
 		return 1;
 	}
 	while ((rc = pcap_reader_next(r, &pkt, &len, err, sizeof(err))) == 1) {
-		if (fab_soft_inject(dev, pkt, len) < 0) {
+		if (fab_soft_inject(dev, pkt, len, err, sizeof(err)) < 0) {
 			fprintf(stderr, "ibfabricctl: packet %lu: %s\n", n + 1,
-				fab_strerror());
+				err);
 			rc = -2;
 			break;
 		}

@@ -350,7 +350,7 @@ static void submit_next(struct bench *b, struct slot *s)
 		if (send_req(b, s, s->idx))
 			return;
 		s->busy = 0;
-		phase_fail(ph, "not sent: %s", fab_strerror());
+		phase_fail(ph, "not sent: %s", strerror(errno));
 		ph->done++;
 	}
 }
@@ -469,7 +469,7 @@ static void attach_all(struct bench *b, struct phase *ph)
 	struct sa_client_cfg cfg = {
 		.timeout_ms = BENCH_TIMEOUT_MS, .retries = BENCH_RETRIES,
 	};
-	char spec[300], name[16];
+	char spec[300], name[16], err[FAB_ERRLEN];
 	double c0 = self_cpu(), s0 = srv_cpu(b), t;
 	unsigned int i;
 
@@ -486,11 +486,13 @@ static void attach_all(struct bench *b, struct phase *ph)
 		t = now();
 		snprintf(name, sizeof(name), "b%u", i);
 		nd->b = b;
-		if (fab_open(spec, name, &nd->dev) < 0 ||
-		    fab_query_port(nd->dev, &nd->pa) < 0 ||
-		    !(nd->sa = sa_client_new(b->base, nd->dev, &cfg))) {
+		nd->dev = fab_open(spec, name, err, sizeof(err));
+		if (!nd->dev ||
+		    fab_query_port(nd->dev, &nd->pa, err, sizeof(err)) < 0 ||
+		    !(nd->sa = sa_client_new(b->base, nd->dev, &cfg, err,
+					     sizeof(err)))) {
 			fprintf(stderr, "bench_sa: attach %s (%u attached): "
-				"%s\n", name, i, fab_strerror());
+				"%s\n", name, i, err);
 			exit(1);
 		}
 		if (fab_pkey_find(&nd->pa, BENCH_PKEY) < 0) {
@@ -511,14 +513,16 @@ static void attach_all(struct bench *b, struct phase *ph)
 static void raw_open(struct bench *b)
 {
 	unsigned int k;
+	char err[FAB_ERRLEN];
 
 	b->nraw = b->n < b->window ? b->n : b->window;
 	for (k = 0; k < b->nraw; k++) {
 		struct node *nd = &b->nodes[k];
 
-		if (fab_mad_open(nd->dev, MAD_CLASS_SUBN_ADM, &nd->raw) < 0) {
-			fprintf(stderr, "bench_sa: MAD agent: %s\n",
-				fab_strerror());
+		nd->raw = fab_mad_open(nd->dev, MAD_CLASS_SUBN_ADM, err,
+				       sizeof(err));
+		if (!nd->raw) {
+			fprintf(stderr, "bench_sa: MAD agent: %s\n", err);
 			exit(1);
 		}
 		nd->raw_ev = event_new(b->base, fab_mad_fd(nd->raw),
@@ -555,7 +559,7 @@ static int count_groups(struct fab_dev *obs, const char *arg, int *trunc)
 
 	snprintf(cmd, sizeof(cmd), "groups%s%s", arg ? " " : "",
 		 arg ? arg : "");
-	if (fab_soft_ctl(obs, cmd, buf, sizeof(buf)) < 0)
+	if (fab_soft_ctl(obs, cmd, buf, sizeof(buf), NULL, 0) < 0)
 		return -1;
 	len = strlen(buf);
 	if (trunc)
@@ -574,7 +578,7 @@ static unsigned long long stat_get(struct fab_dev *obs, const char *key)
 	size_t kl = strlen(key);
 	char *line, *save = NULL;
 
-	if (fab_soft_ctl(obs, "stats", buf, sizeof(buf)) < 0)
+	if (fab_soft_ctl(obs, "stats", buf, sizeof(buf), NULL, 0) < 0)
 		return 0;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
@@ -758,7 +762,7 @@ int main(int argc, char **argv)
 	unsigned long long err0, drop0, req0;
 	struct bench b;
 	struct fab_dev *obs;
-	char spec[300], mg[64];
+	char spec[300], mg[64], err[FAB_ERRLEN];
 	union fab_gid gid;
 	struct timeval one_s = { 1, 0 };
 	double t_start = now(), base_rate, base_p50;
@@ -793,8 +797,9 @@ int main(int argc, char **argv)
 	}
 	make_pairs(&b);
 	snprintf(spec, sizeof(spec), "soft:%s", b.sock);
-	if (fab_open(spec, FAB_SOFT_OBSERVER, &obs) < 0) {
-		fprintf(stderr, "bench_sa: %s\n", fab_strerror());
+	obs = fab_open(spec, FAB_SOFT_OBSERVER, err, sizeof(err));
+	if (!obs) {
+		fprintf(stderr, "bench_sa: %s\n", err);
 		return 1;
 	}
 	err0 = stat_get(obs, "sa_errors");

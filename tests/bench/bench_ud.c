@@ -39,9 +39,13 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The reason a set-up call gave; the per-packet calls give errno only. */
+static char fab_err[FAB_ERRLEN];
+
 static void die(const char *what)
 {
-	fprintf(stderr, "bench_ud: %s: %s\n", what, fab_strerror());
+	fprintf(stderr, "bench_ud: %s: %s\n", what,
+		fab_err[0] ? fab_err : strerror(errno));
 	exit(1);
 }
 
@@ -53,9 +57,10 @@ static struct fab_qp *open_qp(const char *sock, const char *node,
 	struct fab_qp *qp;
 
 	snprintf(spec, sizeof(spec), "soft:%s", sock);
-	if (fab_open(spec, node, dev) < 0 || fab_query_port(*dev, pa) < 0)
+	*dev = fab_open(spec, node, fab_err, sizeof(fab_err));
+	if (!*dev || fab_query_port(*dev, pa, fab_err, sizeof(fab_err)) < 0)
 		die("open");
-	qp = fab_qp_create(*dev, &init);
+	qp = fab_qp_create(*dev, &init, fab_err, sizeof(fab_err));
 	if (!qp)
 		die("create QP");
 	return qp;
@@ -119,7 +124,7 @@ static void fabric_sender(const char *sock, int rfd, size_t size,
 	if (read(rfd, addr, sizeof(addr)) != sizeof(addr))
 		exit(1);
 	aa.dlid = (uint16_t)addr[1];
-	ah = fab_ah_create(dev, &aa);
+	ah = fab_ah_create(dev, &aa, fab_err, sizeof(fab_err));
 	if (!ah)
 		die("address handle");
 	for (i = 0; i < BATCH; i++) {

@@ -55,7 +55,7 @@ static void fz_addr(int family, const char *s, unsigned int plen)
 	p.addr.family = family;
 	p.plen = plen;
 	if (inet_pton(family, s, p.addr.raw) != 1 ||
-	    ipoib_link_add_addr(fz_link, &p) < 0)
+	    ipoib_link_add_addr(fz_link, &p, NULL, 0) < 0)
 		abort();
 }
 
@@ -66,17 +66,20 @@ static void fz_init(void)
 
 	mem_register();
 	fz_base = event_base_new();
-	if (!fz_base || fab_open("mem:", NULL, &fz_dev) < 0)
+	if (fz_base)
+		fz_dev = fab_open("mem:", NULL, NULL, 0);
+	if (!fz_dev)
 		abort();
 	mem_port_gid(&peer);
 	peer.raw[15] ^= 1;
 	mem_sa_add_path(fz_dev, &peer, 7, 0);
-	fz_link = ipoib_link_new(fz_base, fz_dev, &cfg, &fz_ops, NULL);
+	fz_link = ipoib_link_new(fz_base, fz_dev, &cfg, &fz_ops, NULL, NULL,
+				 0);
 	if (!fz_link)
 		abort();
 	fz_addr(AF_INET, "10.0.0.1", 24);
 	fz_addr(AF_INET6, "2001:db8::1", 64);
-	ipoib_link_start(fz_link);
+	ipoib_link_start(fz_link, NULL, 0);
 	fz_pump();
 	if (!ipoib_link_carrier(fz_link))
 		abort();

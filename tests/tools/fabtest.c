@@ -76,10 +76,25 @@ struct opts {
 	uint64_t tid;
 };
 
+/* The reason a set-up call gave (fabric.h's err); the per-packet calls
+ * give errno only. */
+static char fab_err[FAB_ERRLEN];
+
 static void die(const char *what)
 {
-	fprintf(stderr, "fabtest: %s: %s\n", what, fab_strerror());
+	fprintf(stderr, "fabtest: %s: %s\n", what,
+		fab_err[0] ? fab_err : strerror(errno));
 	exit(1);
+}
+
+static void die_send(const struct fab_send_wr *wr)
+{
+	if (errno == EMSGSIZE) {
+		fprintf(stderr, "fabtest: send: a datagram of %u bytes "
+			"exceeds the port MTU\n", wr->len);
+		exit(1);
+	}
+	die("send");
 }
 
 static unsigned long long num(const char *opt, const char *s,
@@ -105,9 +120,10 @@ static struct fab_dev *open_dev(const struct opts *o,
 		snprintf(spec, sizeof(spec), "%s", o->spec);
 	else
 		snprintf(spec, sizeof(spec), "soft:%s", o->sock);
-	if (fab_open(spec, o->node, &dev) < 0)
+	dev = fab_open(spec, o->node, fab_err, sizeof(fab_err));
+	if (!dev)
 		die("open");
-	if (fab_query_port(dev, pa) < 0)
+	if (fab_query_port(dev, pa, fab_err, sizeof(fab_err)) < 0)
 		die("query port");
 	return dev;
 }
@@ -128,7 +144,7 @@ static struct fab_qp *make_qp(const struct opts *o, struct fab_dev *dev,
 		}
 	}
 	init.pkey_index = (uint16_t)idx;
-	qp = fab_qp_create(dev, &init);
+	qp = fab_qp_create(dev, &init, fab_err, sizeof(fab_err));
 	if (!qp)
 		die("create QP");
 	return qp;
@@ -200,14 +216,17 @@ static uint16_t join_groups(const struct opts *o, struct fab_dev *dev,
 {
 	struct join_ctx j = { .base = event_base_new() };
 	struct sa_client_cfg cfg = { .timeout_ms = 1000, .retries = 3 };
-	struct sa_client *sa = j.base ? sa_client_new(j.base, dev, &cfg) :
-			       NULL;
+	struct sa_client *sa = j.base ? sa_client_new(j.base, dev, &cfg,
+						      fab_err,
+						      sizeof(fab_err)) : NULL;
 	uint16_t first = 0;
 	char rs[96], gs[64];
 	int i;
 
-	if (!sa)
-		die("SA client");
+	if (!sa) {
+		fprintf(stderr, "fabtest: %s\n", fab_err);
+		exit(1);
+	}
 	for (i = 0; i < o->njoin; i++) {
 		struct sa_mcmember r;
 
@@ -231,8 +250,8 @@ static uint16_t join_groups(const struct opts *o, struct fab_dev *dev,
 		}
 		printf("joined %s mlid 0x%04x qkey 0x%08x\n", gs,
 		       j.res.rec.mcm[0].mlid, j.res.rec.mcm[0].qkey);
-		if (fab_attach_mcast(qp, &o->join[i],
-				     j.res.rec.mcm[0].mlid) < 0)
+		if (fab_attach_mcast(qp, &o->join[i], j.res.rec.mcm[0].mlid,
+				     fab_err, sizeof(fab_err)) < 0)
 			die("attach");
 		if (!first)
 			first = j.res.rec.mcm[0].mlid;
@@ -257,7 +276,8 @@ static int cmd_recv(const struct opts *o)
 	int i, n;
 
 	for (i = 0; i < o->nmc; i++)
-		if (fab_attach_mcast(qp, &o->mc[i].gid, o->mc[i].mlid) < 0)
+		if (fab_attach_mcast(qp, &o->mc[i].gid, o->mc[i].mlid,
+				     fab_err, sizeof(fab_err)) < 0)
 			die("attach");
 	if (o->njoin)
 		mlid = join_groups(o, dev, &pa, qp);
@@ -348,7 +368,7 @@ static int cmd_send(const struct opts *o)
 		aa.is_global = 1;
 		aa.dgid = o->mgid;
 	}
-	ah = fab_ah_create(dev, &aa);
+	ah = fab_ah_create(dev, &aa, fab_err, sizeof(fab_err));
 	if (!ah)
 		die("address handle");
 	seq_at = o->data ? strstr(o->data, "%n") : NULL;
@@ -379,7 +399,7 @@ static int cmd_send(const struct opts *o)
 		n = fab_qp_send(qp, &wr, 1);
 
 		if (n < 0)
-			die("send");
+			die_send(&wr);
 		if (n == 0) {
 			usleep(100);
 			continue;
@@ -463,7 +483,7 @@ static void send_text(struct fab_dev *dev, struct fab_qp *qp, uint16_t dlid,
 		      uint32_t dqpn, uint32_t qkey, const char *text)
 {
 	struct fab_ah_attr aa = { .dlid = dlid, .hop_limit = 0xff };
-	struct fab_ah *ah = fab_ah_create(dev, &aa);
+	struct fab_ah *ah = fab_ah_create(dev, &aa, fab_err, sizeof(fab_err));
 	struct fab_send_wr wr = {
 		.ah = ah, .remote_qpn = dqpn, .remote_qkey = qkey,
 		.buf = text, .len = (uint32_t)strlen(text),
@@ -476,7 +496,7 @@ static void send_text(struct fab_dev *dev, struct fab_qp *qp, uint16_t dlid,
 	while ((n = fab_qp_send(qp, &wr, 1)) == 0)
 		usleep(100);	/* the send queue is full */
 	if (n != 1)
-		die("send");
+		die_send(&wr);
 	fab_ah_destroy(ah);
 }
 
@@ -672,7 +692,8 @@ static int cmd_mad_ping(const struct opts *o)
 	uint32_t cap2_resp;
 
 	catch_stop_signals();
-	if (fab_mad_open(dev, 0x03, &agent) < 0)
+	agent = fab_mad_open(dev, 0x03, fab_err, sizeof(fab_err));
+	if (!agent)
 		die("MAD agent");
 	to.lid = o->dlid ? o->dlid : pa.sm_lid;
 	to.sl = pa.sm_sl;

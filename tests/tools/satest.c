@@ -265,7 +265,7 @@ static int run_op(struct sa_client *sa, struct ctx *x, const char *opstr,
 		return bad(opstr, "unknown op");
 	}
 	if (!id) {
-		printf("%s: error %s\n", opstr, fab_strerror());
+		printf("%s: error %s\n", opstr, strerror(errno));
 		return 1;
 	}
 	x->done = 0;
@@ -306,7 +306,7 @@ int main(int argc, char **argv)
 	struct sa_client *sa;
 	struct ctx x;
 	unsigned long v;
-	char gs[64];
+	char gs[64], err[FAB_ERRLEN];
 	int ch, i, rc = 0, r;
 
 	while ((ch = getopt_long(argc, argv, "F:s:h", lo, NULL)) != -1) {
@@ -341,9 +341,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: satest [-F SPEC | -s SOCK] NODE OP...\n");
 		return 2;
 	}
-	if (fab_open(spec, argv[optind], &dev) < 0 ||
-	    fab_query_port(dev, &pa) < 0) {
-		fprintf(stderr, "satest: %s\n", fab_strerror());
+	dev = fab_open(spec, argv[optind], err, sizeof(err));
+	if (!dev || fab_query_port(dev, &pa, err, sizeof(err)) < 0) {
+		fprintf(stderr, "satest: %s\n", err);
 		return 1;
 	}
 	memset(&x, 0, sizeof(x));
@@ -359,9 +359,12 @@ int main(int argc, char **argv)
 	} else {
 		x.base = event_base_new();
 	}
-	sa = x.base ? sa_client_new(x.base, dev, &cfg) : NULL;
+	if (!x.base)
+		snprintf(err, sizeof(err), "SA client: no event base");
+	sa = x.base ? sa_client_new(x.base, dev, &cfg, err, sizeof(err)) :
+		      NULL;
 	if (!sa) {
-		fprintf(stderr, "satest: SA client: %s\n", fab_strerror());
+		fprintf(stderr, "satest: %s\n", err);
 		return 1;
 	}
 	sa_client_on_notice(sa, notice_cb, NULL);

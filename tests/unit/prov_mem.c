@@ -118,18 +118,23 @@ void mem_port_gid(union fab_gid *gid)
 
 /* ---- device and events --------------------------------------------------- */
 
-static int mem_open(const char *arg, const char *node, struct fab_dev **out)
+static struct fab_dev *mem_open(const char *arg, const char *node, char *err,
+				size_t errlen)
 {
 	struct mem_dev *md = calloc(1, sizeof(*md));
 
 	(void)arg;
 	(void)node;
-	if (!md)
-		return fab_set_error("mem: out of memory");
+	if (!md) {
+		fab_fail(err, errlen, ENOMEM, "mem: out of memory");
+		return NULL;
+	}
 	md->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (md->efd < 0) {
+		fab_fail(err, errlen, errno, "mem: eventfd: %s",
+			 strerror(errno));
 		free(md);
-		return fab_set_error("mem: eventfd: %s", strerror(errno));
+		return NULL;
 	}
 	md->pa.state = FAB_PORT_ACTIVE;
 	md->pa.lid = MEM_LID;
@@ -143,8 +148,7 @@ static int mem_open(const char *arg, const char *node, struct fab_dev **out)
 	md->pa.pkeys[1] = 0x8001;
 	md->pa.npkeys = 2;
 	md->base.prov = &mem_provider;
-	*out = &md->base;
-	return 0;
+	return &md->base;
 }
 
 static void mem_close(struct fab_dev *dev)
@@ -155,8 +159,11 @@ static void mem_close(struct fab_dev *dev)
 	free(md);
 }
 
-static int mem_query_port(struct fab_dev *dev, struct fab_port_attr *attr)
+static int mem_query_port(struct fab_dev *dev, struct fab_port_attr *attr,
+			  char *err, size_t errlen)
 {
+	(void)err;
+	(void)errlen;
 	*attr = mem_dev_of(dev)->pa;
 	return 0;
 }
@@ -197,20 +204,25 @@ void mem_port_event(struct fab_dev *dev, enum fab_event_type type)
 /* ---- queue pairs ----------------------------------------------------------- */
 
 static struct fab_qp *mem_qp_create(struct fab_dev *dev,
-				    const struct fab_qp_init *init)
+				    const struct fab_qp_init *init, char *err,
+				    size_t errlen)
 {
 	struct mem_dev *md = mem_dev_of(dev);
 	struct mem_qp *q;
 
 	if (md->nqps == MEM_QPS_MAX) {
-		fab_set_error("mem: too many queue pairs");
+		fab_fail(err, errlen, ENOSPC, "mem: too many queue pairs");
 		return NULL;
 	}
 	q = calloc(1, sizeof(*q));
-	if (!q)
+	if (!q) {
+		fab_fail(err, errlen, ENOMEM, "mem: out of memory");
 		return NULL;
+	}
 	q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (q->efd < 0) {
+		fab_fail(err, errlen, errno, "mem: eventfd: %s",
+			 strerror(errno));
 		free(q);
 		return NULL;
 	}
@@ -318,11 +330,13 @@ void mem_inject(struct fab_dev *dev, uint16_t slid, uint32_t src_qp,
 }
 
 static int mem_attach(struct fab_qp *qp, const union fab_gid *mgid,
-		      uint16_t mlid)
+		      uint16_t mlid, char *err, size_t errlen)
 {
 	struct mem_qp *q = (struct mem_qp *)qp;
 
 	(void)mlid;
+	(void)err;
+	(void)errlen;
 	if (q->nattached == MEM_ATTACH_MAX)
 		mem_full("attach");
 	q->attached[q->nattached++] = *mgid;
@@ -330,7 +344,7 @@ static int mem_attach(struct fab_qp *qp, const union fab_gid *mgid,
 }
 
 static int mem_detach(struct fab_qp *qp, const union fab_gid *mgid,
-		      uint16_t mlid)
+		      uint16_t mlid, char *err, size_t errlen)
 {
 	struct mem_qp *q = (struct mem_qp *)qp;
 	unsigned int i;
@@ -342,7 +356,8 @@ static int mem_detach(struct fab_qp *qp, const union fab_gid *mgid,
 			return 0;
 		}
 	}
-	return fab_set_error("mem: detach of a group not attached");
+	return fab_fail(err, errlen, ENOENT,
+			"mem: detach of a group not attached");
 }
 
 int mem_attached(struct fab_dev *dev, const union fab_gid *mgid)
@@ -365,12 +380,15 @@ uint32_t mem_qpn(struct fab_dev *dev)
 }
 
 static struct fab_ah *mem_ah_create(struct fab_dev *dev,
-				    const struct fab_ah_attr *attr)
+				    const struct fab_ah_attr *attr, char *err,
+				    size_t errlen)
 {
 	struct fab_ah *ah = calloc(1, sizeof(*ah));
 
-	if (!ah)
+	if (!ah) {
+		fab_fail(err, errlen, ENOMEM, "mem: out of memory");
 		return NULL;
+	}
 	ah->dev = dev;
 	ah->attr = *attr;
 	mem_dev_of(dev)->nah++;
@@ -653,28 +671,34 @@ void mem_sa_clear(struct fab_dev *dev)
 
 /* ---- the MAD agent -------------------------------------------------------- */
 
-static int mem_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
-			struct fab_mad_agent **out)
+static struct fab_mad_agent *mem_mad_open(struct fab_dev *dev,
+					  uint8_t mgmt_class, char *err,
+					  size_t errlen)
 {
 	struct mem_dev *md = mem_dev_of(dev);
 	struct mem_agent *a;
 
-	if (md->agent)
-		return fab_set_error("mem: one MAD agent per port");
+	if (md->agent) {
+		fab_fail(err, errlen, EBUSY, "mem: one MAD agent per port");
+		return NULL;
+	}
 	a = calloc(1, sizeof(*a));
-	if (!a)
-		return fab_set_error("mem: out of memory");
+	if (!a) {
+		fab_fail(err, errlen, ENOMEM, "mem: out of memory");
+		return NULL;
+	}
 	a->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->efd < 0) {
+		fab_fail(err, errlen, errno, "mem: eventfd: %s",
+			 strerror(errno));
 		free(a);
-		return fab_set_error("mem: eventfd: %s", strerror(errno));
+		return NULL;
 	}
 	a->md = md;
 	a->base.dev = dev;
 	a->base.mgmt_class = mgmt_class;
 	md->agent = a;
-	*out = &a->base;
-	return 0;
+	return &a->base;
 }
 
 static void mem_mad_close(struct fab_mad_agent *agent)
@@ -711,8 +735,10 @@ static int mem_mad_recv(struct fab_mad_agent *agent, void *buf, size_t cap,
 
 	if (!a->n)
 		return 0;
-	if (cap < MAD_LEN)
-		return fab_set_error("mem: MAD buffer too small");
+	if (cap < MAD_LEN) {	/* a MAD buffer too small */
+		errno = EINVAL;
+		return -1;
+	}
 	memcpy(buf, a->mads[a->head], MAD_LEN);
 	a->head = (a->head + 1) % MEM_MADS_MAX;
 	if (!--a->n)

@@ -4,7 +4,7 @@
  * port with a scriptable subnet administrator behind it and nothing else
  * on the wire.  The test sees every datagram sent and every SA request,
  * and injects datagrams and port events.  Registered as "mem" through
- * fab_provider_register(); open it with fab_open("mem:", NULL, &dev).
+ * fab_provider_register(); open it with fab_open("mem:", NULL, err, errlen).
  *
  * Completion, MAD and event file descriptors are eventfds that stay
  * readable while something is queued, so libevent loops work unchanged.

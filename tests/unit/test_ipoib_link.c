@@ -7,6 +7,7 @@
  * the real sa_mad.c codec.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -97,7 +98,7 @@ static void addr4(struct ipoib_link *l, const char *s, unsigned int plen)
 	p.addr.family = AF_INET;
 	assert_int_equal(inet_pton(AF_INET, s, &p.addr.v4), 1);
 	p.plen = (uint8_t)plen;
-	assert_int_equal(ipoib_link_add_addr(l, &p), 0);
+	assert_int_equal(ipoib_link_add_addr(l, &p, NULL, 0), 0);
 }
 
 static void addr6(struct ipoib_link *l, const char *s, unsigned int plen)
@@ -108,7 +109,7 @@ static void addr6(struct ipoib_link *l, const char *s, unsigned int plen)
 	p.addr.family = AF_INET6;
 	assert_int_equal(inet_pton(AF_INET6, s, &p.addr.v6), 1);
 	p.plen = (uint8_t)plen;
-	assert_int_equal(ipoib_link_add_addr(l, &p), 0);
+	assert_int_equal(ipoib_link_add_addr(l, &p, NULL, 0), 0);
 }
 
 static int setup(void **state)
@@ -122,8 +123,9 @@ static int setup(void **state)
 	mem_register();
 	t->base = event_base_new();
 	assert_non_null(t->base);
-	assert_int_equal(fab_open("mem:", NULL, &t->dev), 0);
-	t->l = ipoib_link_new(t->base, t->dev, &cfg, &host_ops, t);
+	t->dev = fab_open("mem:", NULL, NULL, 0);
+	assert_non_null(t->dev);
+	t->l = ipoib_link_new(t->base, t->dev, &cfg, &host_ops, t, NULL, 0);
 	assert_non_null(t->l);
 	ipoib_bcast_mgid(0xffff, IPOIB_SCOPE_LINK, &t->bcast);
 	t->peer.qpn = PEER_QPN;
@@ -147,7 +149,7 @@ static int teardown(void **state)
 /* Start the link and let the broadcast join through. */
 static void bring_up(struct t *t)
 {
-	assert_int_equal(ipoib_link_start(t->l), 0);
+	assert_int_equal(ipoib_link_start(t->l, NULL, 0), 0);
 	pump(t);
 	assert_true(ipoib_link_carrier(t->l));
 	ipoib_link_hwaddr(t->l, &t->me);
@@ -271,7 +273,7 @@ static void test_bcast_join_carrier(void **state)
 	union fab_gid pg;
 
 	mem_sa_joins(t->dev, MEM_SA_HOLD);
-	assert_int_equal(ipoib_link_start(t->l), 0);
+	assert_int_equal(ipoib_link_start(t->l, NULL, 0), 0);
 	pump(t);
 	/* asked, not answered yet: no carrier */
 	j = join_of(t, &t->bcast);
@@ -301,7 +303,7 @@ static void test_bcast_refused_no_carrier(void **state)
 	struct t *t = *state;
 
 	mem_sa_joins(t->dev, MEM_SA_REFUSE);
-	assert_int_equal(ipoib_link_start(t->l), 0);
+	assert_int_equal(ipoib_link_start(t->l, NULL, 0), 0);
 	pump(t);
 	assert_false(ipoib_link_carrier(t->l));
 	assert_int_equal(t->carrier_ups, 0);
@@ -863,6 +865,120 @@ static void test_rx_to_host(void **state)
 	assert_int_equal(st->drop[IPOIB_DROP_RX_MALFORMED], 1);
 }
 
+/* ---- the error convention (fabric.h, ipoib_link.h) ------------------------- */
+
+static void test_err_unknown_provider(void **state)
+{
+	char err[FAB_ERRLEN] = "";
+
+	(void)state;
+	errno = 0;
+	assert_null(fab_open("nosuch:x", NULL, err, sizeof(err)));
+	assert_int_equal(errno, EPROTONOSUPPORT);
+	assert_non_null(strstr(err, "unknown provider 'nosuch'"));
+	/* no buffer is fine */
+	errno = 0;
+	assert_null(fab_open("nosuch:x", NULL, NULL, 0));
+	assert_int_equal(errno, EPROTONOSUPPORT);
+	errno = 0;
+	assert_null(fab_open("no-colon", NULL, err, sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err, "'no-colon'"));
+}
+
+static void test_err_soft_no_fabric(void **state)
+{
+	char err[FAB_ERRLEN] = "";
+
+	(void)state;
+	errno = 0;
+	assert_null(fab_open("soft:/nonexistent/fabric.sock", "h1", err,
+			     sizeof(err)));
+	assert_true(errno == ENOENT || errno == ECONNREFUSED);
+	assert_non_null(strstr(err, "soft: "));
+	assert_non_null(strstr(err, "/nonexistent/fabric.sock"));
+	errno = 0;
+	assert_null(fab_open("soft:/nonexistent/fabric.sock", "", err,
+			     sizeof(err)));
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err, "node name"));
+}
+
+static void test_err_fabric_objects(void **state)
+{
+	struct fab_qp_init qi = { .type = FAB_QPT_UD, .qkey = MEM_QKEY };
+	struct fab_mad_addr to = { .lid = MEM_SM_LID, .qpn = 1,
+				   .qkey = FAB_QP1_QKEY };
+	char err[FAB_ERRLEN] = "";
+	union fab_gid unicast = { .raw = { 0xfe, 0x80 } };
+	uint8_t mad[256] = { 0 };
+	struct fab_mad_agent *a;
+	struct fab_dev *dev;
+	struct fab_qp *qp;
+
+	(void)state;
+	mem_register();
+	dev = fab_open("mem:", NULL, err, sizeof(err));
+	assert_non_null(dev);
+	qp = fab_qp_create(dev, &qi, err, sizeof(err));
+	assert_non_null(qp);
+	errno = 0;
+	assert_int_equal(fab_attach_mcast(qp, &unicast, 0xc001, err,
+					  sizeof(err)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(err, "not a multicast GID"));
+	a = fab_mad_open(dev, 0x03, err, sizeof(err));
+	assert_non_null(a);
+	errno = 0;
+	assert_null(fab_mad_open(dev, 0x03, err, sizeof(err)));
+	assert_int_equal(errno, EBUSY);
+	assert_non_null(strstr(err, "mem: "));
+	/* a per-packet call: errno only */
+	errno = 0;
+	assert_int_equal(fab_mad_send(a, &to, mad, 100), -1);
+	assert_int_equal(errno, EINVAL);
+	fab_mad_close(a);
+	fab_qp_destroy(qp);
+	fab_close(dev);
+}
+
+/* A P_Key the port does not have: the link is refused, with the reason. */
+static void test_err_link_pkey_refused(void **state)
+{
+	struct t *t = *state;
+	struct ipoib_link_cfg cfg = { .pkey = 0x8002 };
+	char err[FAB_ERRLEN] = "";
+
+	errno = 0;
+	assert_null(ipoib_link_new(t->base, t->dev, &cfg, &host_ops, t, err,
+				   sizeof(err)));
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(err, "P_Key 0x8002 is not in the port's table");
+}
+
+/* More addresses than the link holds: ENOSPC, naming the address. */
+static void test_err_link_addr_full(void **state)
+{
+	struct t *t = *state;
+	struct inet_prefix p;
+	char err[FAB_ERRLEN] = "";
+	unsigned int i;
+
+	memset(&p, 0, sizeof(p));
+	p.addr.family = AF_INET;
+	p.plen = 24;
+	for (i = 0; i < 16; i++) {
+		p.addr.v4.s_addr = htonl(0x0a000001 + i);
+		assert_int_equal(ipoib_link_add_addr(t->l, &p, err,
+						     sizeof(err)), 0);
+	}
+	p.addr.v4.s_addr = htonl(0x0a000063);
+	errno = 0;
+	assert_int_equal(ipoib_link_add_addr(t->l, &p, err, sizeof(err)), -1);
+	assert_int_equal(errno, ENOSPC);
+	assert_non_null(strstr(err, "10.0.0.99/24"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -900,6 +1016,13 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rx_to_host, setup,
 						teardown),
+		cmocka_unit_test(test_err_unknown_provider),
+		cmocka_unit_test(test_err_soft_no_fabric),
+		cmocka_unit_test(test_err_fabric_objects),
+		cmocka_unit_test_setup_teardown(test_err_link_pkey_refused,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_err_link_addr_full,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@
 
 #include <event2/event.h>
 
-#include "fabric/fabric_prov.h"	/* fab_set_error */
+#include "fabric/fabric.h"
 #include "fabric/sa_client.h"
 #include "inet/icmp.h"
 #include "inet/ip.h"
@@ -50,6 +51,23 @@ static const char *const drop_names[IPOIB_DROP_MAX] = {
 const char *ipoib_drop_name(enum ipoib_drop d)
 {
 	return (unsigned int)d < IPOIB_DROP_MAX ? drop_names[d] : "unknown";
+}
+
+/* errno = e and the reason into err (NULL is fine); returns -1. */
+static int link_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int link_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	errno = e;
+	return -1;
 }
 
 static void tx_flush(struct ipoib_link *l)
@@ -425,7 +443,7 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 		qi.type = FAB_QPT_UD;
 		qi.qkey = l->bcast.qkey;
 		qi.pkey_index = (uint16_t)l->pkey_index;
-		l->qp = fab_qp_create(l->dev, &qi);
+		l->qp = fab_qp_create(l->dev, &qi, NULL, 0);
 		if (!l->qp) {
 			ipoib_mcast_failed(l, m);
 			return;
@@ -441,11 +459,11 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 	aa.dgid = l->bcast_mgid;
 	if (m->ah)
 		fab_ah_destroy(m->ah);
-	m->ah = fab_ah_create(l->dev, &aa);
+	m->ah = fab_ah_create(l->dev, &aa, NULL, 0);
 	m->mlid = l->bcast.mlid;
 	m->js = l->bcast.join_state;
 	if (!m->attached &&
-	    fab_attach_mcast(l->qp, &m->mgid, m->mlid) == 0)
+	    fab_attach_mcast(l->qp, &m->mgid, m->mlid, NULL, 0) == 0)
 		m->attached = 1;
 	m->st = MC_JOINED;
 	m->backoff_s = 0;
@@ -460,15 +478,19 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 		ipoib_neigh_announce(l, &l->addrs[i].addr);
 }
 
-static void bcast_join(struct ipoib_link *l)
+/* Failures of the join are retried after a backoff; -1 (ENOMEM) only
+ * when there is no group entry to retry with. */
+static int bcast_join(struct ipoib_link *l)
 {
 	struct sa_mcmember r;
 	struct mc *m = ipoib_mcast_find(l, &l->bcast_mgid);
 
 	if (!m) {
 		m = calloc(1, sizeof(*m));
-		if (!m)
-			return;
+		if (!m) {
+			errno = ENOMEM;
+			return -1;
+		}
 		m->l = l;
 		m->mgid = l->bcast_mgid;
 		m->full = 1;
@@ -477,10 +499,10 @@ static void bcast_join(struct ipoib_link *l)
 		l->mcs = m;
 	}
 	if (m->st == MC_JOINING)
-		return;
-	if (fab_query_port(l->dev, &l->pa) < 0) {
+		return 0;
+	if (fab_query_port(l->dev, &l->pa, NULL, 0) < 0) {
 		ipoib_mcast_failed(l, m);	/* try again after a backoff */
-		return;
+		return 0;
 	}
 	memset(&r, 0, sizeof(r));
 	r.mgid = l->bcast_mgid;
@@ -492,6 +514,7 @@ static void bcast_join(struct ipoib_link *l)
 		m->st = MC_IDLE;
 		ipoib_mcast_failed(l, m);
 	}
+	return 0;
 }
 
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -517,13 +540,17 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 struct ipoib_link *ipoib_link_new(struct event_base *base,
 				  struct fab_dev *dev,
 				  const struct ipoib_link_cfg *cfg,
-				  const struct ipoib_link_ops *ops, void *arg)
+				  const struct ipoib_link_ops *ops, void *arg,
+				  char *err, size_t errlen)
 {
 	struct ipoib_link *l = calloc(1, sizeof(*l));
 	struct timeval one = { 1, 0 };
+	int e;
 
-	if (!l)
+	if (!l) {
+		link_fail(err, errlen, ENOMEM, "out of memory");
 		return NULL;
+	}
 	l->base = base;
 	l->dev = dev;
 	l->cfg = *cfg;
@@ -535,42 +562,53 @@ struct ipoib_link *ipoib_link_new(struct event_base *base,
 		l->ops = *ops;
 	l->arg = arg;
 	l->pkey = cfg->pkey | 0x8000;
-	if (fab_query_port(dev, &l->pa) < 0)
+	if (fab_query_port(dev, &l->pa, err, errlen) < 0)
 		goto fail;
 	l->pkey_index = fab_pkey_find(&l->pa, l->pkey);
 	if (l->pkey_index < 0) {
-		fab_set_error("P_Key 0x%04x is not in the port's table",
-			      l->pkey);
+		link_fail(err, errlen, ENOENT,
+			  "P_Key 0x%04x is not in the port's table", l->pkey);
 		goto fail;
 	}
 	ipoib_bcast_mgid(l->pkey, IPOIB_SCOPE_LINK, &l->bcast_mgid);
-	l->sa = sa_client_new(base, dev, NULL);
+	l->sa = sa_client_new(base, dev, NULL, err, errlen);
 	if (!l->sa)
 		goto fail;
 	l->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, l);
-	if (!l->tick_ev)
+	if (!l->tick_ev) {
+		link_fail(err, errlen, ENOMEM, "out of memory");
 		goto fail;
+	}
 	event_add(l->tick_ev, &one);
 	return l;
 fail:
+	e = errno;
 	ipoib_link_free(l, 0);
+	errno = e;
 	return NULL;
 }
 
-int ipoib_link_start(struct ipoib_link *l)
+int ipoib_link_start(struct ipoib_link *l, char *err, size_t errlen)
 {
-	bcast_join(l);
+	if (bcast_join(l) < 0)
+		return link_fail(err, errlen, errno,
+				 "broadcast group: %s", strerror(errno));
 	return 0;
 }
 
-int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p)
+int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p,
+			char *err, size_t errlen)
 {
 	const struct inet_addr *a = &p->addr;
 	struct in6_addr sn;
 	union fab_gid mgid;
+	char s[INET_PREFIX_STRLEN];
 
 	if (l->naddrs == sizeof(l->addrs) / sizeof(l->addrs[0]))
-		return -1;
+		return link_fail(err, errlen, ENOSPC, "address %s: the link "
+				 "has %zu already", inet_prefix_str(p, s,
+				 sizeof(s)), sizeof(l->addrs) /
+				 sizeof(l->addrs[0]));
 	l->addrs[l->naddrs++] = *p;
 	if (l->carrier) {
 		if (a->family == AF_INET6) {

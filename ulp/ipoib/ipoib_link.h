@@ -93,19 +93,32 @@ const char *ipoib_drop_name(enum ipoib_drop d);
  * stats and ibgwd's metrics give them (conf/counters.h). */
 extern const struct counter_desc ipoib_link_counters[];
 
+/*
+ * Errors as fabric.h's: -1 or NULL with errno set and a one-line reason
+ * in err (NULL is fine).  ipoib_link_new fails with the fabric's errno
+ * and message when the port cannot be asked (ECONNRESET: the fabric is
+ * gone), ENOENT when cfg->pkey is not in the port's P_Key table ("P_Key
+ * 0x8001 is not in the port's table"), ENOMEM.  Nothing here logs: what
+ * happens later (joins refused, paths not found) is counted in the stats
+ * and told through ops->carrier.
+ */
 struct ipoib_link *ipoib_link_new(struct event_base *base,
 				  struct fab_dev *dev,
 				  const struct ipoib_link_cfg *cfg,
-				  const struct ipoib_link_ops *ops, void *arg);
+				  const struct ipoib_link_ops *ops, void *arg,
+				  char *err, size_t errlen);
 /* Leaves every group (SA leaves, waited for up to timeout_ms in all),
  * then frees. */
 void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms);
 
-/* Join the broadcast group (retried with backoff until it works). */
-int ipoib_link_start(struct ipoib_link *l);
+/* Join the broadcast group (retried with backoff until it works); -1
+ * (ENOMEM) only when not even the first try could be made. */
+int ipoib_link_start(struct ipoib_link *l, char *err, size_t errlen);
 /* A local address: answered in ARP/ND, source of ICMP errors; IPv6 ones
- * get their solicited-node group joined. */
-int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *a);
+ * get their solicited-node group joined.  -1 with ENOSPC when the link
+ * has as many as it can hold. */
+int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *a,
+			char *err, size_t errlen);
 
 /* An IP packet from the host.  Never fails: drops are counted. */
 void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len);

@@ -64,13 +64,13 @@ static void mc_joined(void *arg, const struct sa_result *res)
 	aa.dgid = m->mgid;
 	if (m->ah)
 		fab_ah_destroy(m->ah);
-	m->ah = fab_ah_create(l->dev, &aa);
+	m->ah = fab_ah_create(l->dev, &aa, NULL, 0);
 	if (!m->ah) {
 		ipoib_mcast_failed(l, m);
 		return;
 	}
 	if (m->full && l->qp && !m->attached &&
-	    fab_attach_mcast(l->qp, &m->mgid, m->mlid) == 0)
+	    fab_attach_mcast(l->qp, &m->mgid, m->mlid, NULL, 0) == 0)
 		m->attached = 1;
 	m->st = MC_JOINED;
 	m->backoff_s = 0;
@@ -211,7 +211,7 @@ void ipoib_mcast_free(struct ipoib_link *l, struct mc *m, int leave)
 	if (m->req)
 		sa_cancel(l->sa, m->req);
 	if (m->attached && l->qp)
-		fab_detach_mcast(l->qp, &m->mgid, m->mlid);
+		fab_detach_mcast(l->qp, &m->mgid, m->mlid, NULL, 0);
 	if (m->ah)
 		fab_ah_destroy(m->ah);
 	fq_drain(&m->q);

@@ -162,7 +162,7 @@ static void path_done(void *arg, const struct sa_result *res)
 		aa.dlid = res->rec.path[0].dlid;
 		aa.sl = res->rec.path[0].sl;
 		aa.static_rate = res->rec.path[0].rate;
-		p->ah = fab_ah_create(l->dev, &aa);
+		p->ah = fab_ah_create(l->dev, &aa, NULL, 0);
 	}
 	p->updated = now_s();
 	p->st = p->ah ? PATH_OK : PATH_FAILED;

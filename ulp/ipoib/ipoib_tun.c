@@ -4,6 +4,7 @@
  * ipoibd and ibgwd's router mode share.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,6 @@
 
 #include <event2/event.h>
 
-#include "conf/log.h"
 #include "fabric/fabric.h"
 #include "inet/gso.h"
 #include "ulp/ipoib/ipoib_tun.h"
@@ -48,6 +48,23 @@ struct ipoib_tun {
 	uint8_t buf[TUN_HEADROOM + GSO_VNET_HDR_LEN + GSO_MAX_PKT + 1]
 		__attribute__((aligned(16)));
 };
+
+/* errno = e and the reason into err (NULL is fine); returns -1. */
+static int tun_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int tun_fail(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	errno = e;
+	return -1;
+}
 
 /* ---- next hops ----------------------------------------------------------- */
 
@@ -121,7 +138,7 @@ static void tun_write(void *arg, const struct gso_vnet_hdr *h,
 
 	gso_hdr_put(vh, h);
 	if (writev(d->tun_fd, iov, 2) < 0 && errno != EAGAIN)
-		log_debug("%s: tun write: %s", d->ifname, strerror(errno));
+		d->st.rx_tun_write++;
 }
 
 /* A packet from the link for the host. */
@@ -144,7 +161,7 @@ static void rx(void *arg, const uint8_t *pkt, size_t len)
 		return;
 	}
 	if (write(d->tun_fd, pkt, len) < 0 && errno != EAGAIN)
-		log_debug("%s: tun write: %s", d->ifname, strerror(errno));
+		d->st.rx_tun_write++;
 }
 
 static void rx_done(void *arg)
@@ -196,16 +213,21 @@ static void tun_cb(evutil_socket_t fd, short what, void *arg)
 		} else {
 			e = GSO_BAD_HEADER;
 		}
-		if (e != GSO_OK) {
+		if (e != GSO_OK)
 			d->st.tx_offload_bad++;
-			log_debug("%s: dropped a packet from the kernel: %s",
-				  d->ifname, gso_strerror(e));
-		}
 	}
 	ipoib_link_tx_hold(d->link, 0);
 }
 
 /* ---- the interface ------------------------------------------------------- */
+
+/* A set-up step that failed but leaves the interface usable: the owner
+ * hears it (and logs it) through ops->error. */
+static void tun_error(struct ipoib_tun *d, const char *msg)
+{
+	if (d->ops.error)
+		d->ops.error(d->arg, d, msg);
+}
 
 /*
  * The IPv6 link-local address, as Linux IPoIB makes it
@@ -226,10 +248,11 @@ static void add_link_local(struct ipoib_tun *d)
 	p.plen = 64;
 	if (nl_ifaddr_add(d->nl, d->ifindex, &p, NL_ADDR_NODAD, err,
 			  sizeof(err)) < 0 && errno != EEXIST) {
-		log_warnx("%s", err);
+		tun_error(d, err);
 		return;
 	}
-	ipoib_link_add_addr(d->link, &p);
+	if (ipoib_link_add_addr(d->link, &p, err, sizeof(err)) < 0)
+		tun_error(d, err);
 }
 
 /* No kernel-made IPv6 link-local address on the interface. */
@@ -250,29 +273,25 @@ static void no_addr_gen(const char *ifname)
 static void carrier(void *arg, int up, unsigned int mtu)
 {
 	struct ipoib_tun *d = arg;
-	char err[NL_ERRLEN], p[INET_PREFIX_STRLEN];
+	char err[NL_ERRLEN];
 	unsigned int i;
 
-	log_info("%s: carrier %s, MTU %u", d->ifname, up ? "up" : "down",
-		 mtu);
+	if (d->ops.carrier)
+		d->ops.carrier(d->arg, d, up, mtu);
 	if (!up)
 		return;
 	if (nl_link_set_mtu(d->nl, d->ifindex, mtu, err, sizeof(err)) < 0)
-		log_warnx("%s", err);
+		tun_error(d, err);
 	if (!d->configured) {
 		for (i = 0; i < d->cfg.naddrs; i++) {
 			if (nl_ifaddr_add(d->nl, d->ifindex, &d->cfg.addrs[i],
 					  NL_ADDR_NODAD, err,
 					  sizeof(err)) < 0 && errno != EEXIST)
-				log_warnx("%s", err);
-			else
-				log_debug("%s: address %s", d->ifname,
-					  inet_prefix_str(&d->cfg.addrs[i], p,
-							sizeof(p)));
+				tun_error(d, err);
 		}
 		if (nl_link_set_up(d->nl, d->ifindex, 1, err,
 				   sizeof(err)) < 0)
-			log_warnx("%s", err);
+			tun_error(d, err);
 		add_link_local(d);
 		d->configured = 1;
 	}
@@ -293,11 +312,13 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 				       .carrier = carrier,
 				       .nexthop = nexthop };
 	struct ipoib_tun *d;
+	char why[FAB_ERRLEN], off[NL_ERRLEN + 32];
 	unsigned int i;
+	int e;
 
 	d = calloc(1, sizeof(*d));
 	if (!d) {
-		snprintf(err, errlen, "out of memory");
+		tun_fail(err, errlen, ENOMEM, "out of memory");
 		return NULL;
 	}
 	d->base = base;
@@ -317,36 +338,46 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 		return NULL;
 	}
 	d->vnet = 1;
-	if (nl_tun_set_offload(d->tun_fd, 1, err, errlen) < 0)
-		log_warnx("%s: packets go one by one", err);
 	if (!if_indextoname((unsigned int)d->ifindex, d->ifname))
 		snprintf(d->ifname, sizeof(d->ifname), "%s", cfg->ifname);
-	no_addr_gen(d->ifname);
-	d->link = ipoib_link_new(base, dev, &cfg->link, &lops, d);
-	if (!d->link) {
-		snprintf(err, errlen, "IPoIB link: %s", fab_strerror());
-		close(d->tun_fd);
-		free(d);
-		return NULL;
+	if (nl_tun_set_offload(d->tun_fd, 1, why, NL_ERRLEN) < 0) {
+		snprintf(off, sizeof(off), "%s: packets go one by one", why);
+		tun_error(d, off);
 	}
-	for (i = 0; i < cfg->naddrs; i++)
-		ipoib_link_add_addr(d->link, &cfg->addrs[i]);
+	no_addr_gen(d->ifname);
+	d->link = ipoib_link_new(base, dev, &cfg->link, &lops, d, why,
+				 sizeof(why));
+	if (!d->link) {
+		tun_fail(err, errlen, errno, "IPoIB link: %s", why);
+		goto fail;
+	}
+	for (i = 0; i < cfg->naddrs; i++) {
+		if (ipoib_link_add_addr(d->link, &cfg->addrs[i], why,
+					sizeof(why)) < 0) {
+			tun_fail(err, errlen, errno, "IPoIB link: %s", why);
+			goto fail;
+		}
+	}
 	d->tun_ev = event_new(base, d->tun_fd, EV_READ | EV_PERSIST, tun_cb,
 			      d);
 	if (!d->tun_ev) {
-		snprintf(err, errlen, "out of memory");
-		ipoib_link_free(d->link, 0);
-		close(d->tun_fd);
-		free(d);
-		return NULL;
+		tun_fail(err, errlen, ENOMEM, "out of memory");
+		goto fail;
 	}
 	event_add(d->tun_ev, NULL);
 	return d;
+fail:
+	e = errno;
+	ipoib_link_free(d->link, 0);
+	close(d->tun_fd);
+	free(d);
+	errno = e;
+	return NULL;
 }
 
-int ipoib_tun_start(struct ipoib_tun *t)
+int ipoib_tun_start(struct ipoib_tun *t, char *err, size_t errlen)
 {
-	return ipoib_link_start(t->link);
+	return ipoib_link_start(t->link, err, errlen);
 }
 
 void ipoib_tun_free(struct ipoib_tun *t, unsigned int timeout_ms)
@@ -398,6 +429,8 @@ const struct counter_desc ipoib_tun_counters[] = {
 		"TCP segments passed up unmerged: bad checksum."),
 	COUNTER("drop.tx_offload_bad", struct ipoib_tun_stats, tx_offload_bad,
 		"Super-packets from the TUN that could not be cut."),
+	COUNTER("drop.rx_tun_write", struct ipoib_tun_stats, rx_tun_write,
+		"Packets for the host the TUN refused (a write error)."),
 	COUNTERS_END
 };
 

@@ -40,20 +40,36 @@ struct ipoib_tun_cfg {
 	unsigned int mss_mtu;
 };
 
+/*
+ * What the owner hears; each may be NULL.  The module logs nothing: it
+ * reports here what a daemon logs.
+ */
 struct ipoib_tun_ops {
 	/* The carrier came up the first time and the interface is
 	 * configured: the ready moment. */
 	void (*ready)(void *arg, struct ipoib_tun *t);
+	/* Every carrier change, with the link MTU (before the interface
+	 * is configured for it). */
+	void (*carrier)(void *arg, struct ipoib_tun *t, int up,
+			unsigned int mtu);
+	/* A step that failed and left the interface usable, one line as
+	 * nl_link.h's err: offloads the kernel refused at creation
+	 * ("...: packets go one by one"), or the MTU, an address or the
+	 * link state when the carrier came. */
+	void (*error)(void *arg, struct ipoib_tun *t, const char *msg);
 };
 
-/* Create the TUN and the link (not started).  NULL with err set. */
+/* Create the TUN and the link (not started).  NULL with errno set and the
+ * reason in err: nl_tun_open's (EEXIST, EINVAL ...), or "IPoIB link: "
+ * and ipoib_link_new's (ENOENT: the P_Key is not in the port's table;
+ * the fabric's errno).  ops->error may be called before it returns. */
 struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 				struct nl_sock_ctx *nl,
 				const struct ipoib_tun_cfg *cfg,
 				const struct ipoib_tun_ops *ops, void *arg,
 				char *err, size_t errlen);
 /* Join the broadcast group and so on (ipoib_link_start). */
-int ipoib_tun_start(struct ipoib_tun *t);
+int ipoib_tun_start(struct ipoib_tun *t, char *err, size_t errlen);
 /* Leave the groups (waiting at most timeout_ms for the SA) and remove the
  * interface. */
 void ipoib_tun_free(struct ipoib_tun *t, unsigned int timeout_ms);
@@ -75,6 +91,7 @@ struct ipoib_tun_stats {
 	uint64_t rx_coalesced;		/* segments merged going up */
 	uint64_t rx_bad_csum;		/* segments passed up unmerged */
 	uint64_t mss_clamped;		/* SYNs whose MSS was lowered */
+	uint64_t rx_tun_write;		/* packets the TUN write refused */
 };
 
 void ipoib_tun_stats(const struct ipoib_tun *t, struct ipoib_tun_stats *st);

@@ -64,6 +64,22 @@ static void monitor_cb(evutil_socket_t fd, short what, void *arg)
 		ipoib_tun_routes_changed(d->tun);
 }
 
+static void tun_carrier(void *arg, struct ipoib_tun *t, int up,
+			unsigned int mtu)
+{
+	(void)arg;
+	log_info("%s: carrier %s, MTU %u", ipoib_tun_ifname(t),
+		 up ? "up" : "down", mtu);
+}
+
+/* Set-up steps that failed without stopping the interface. */
+static void tun_error(void *arg, struct ipoib_tun *t, const char *msg)
+{
+	(void)arg;
+	(void)t;
+	log_warnx("%s", msg);
+}
+
 static void ready(void *arg, struct ipoib_tun *t)
 {
 	struct ipoibd *d = arg;
@@ -135,7 +151,8 @@ int main(int argc, char **argv)
 	};
 	static struct ipoibd d;
 	static struct ipoib_tun_cfg tc = { .link = { .pkey = 0xffff } };
-	struct ipoib_tun_ops tops = { .ready = ready };
+	struct ipoib_tun_ops tops = { .ready = ready, .carrier = tun_carrier,
+				      .error = tun_error };
 	const char *spec = NULL, *node = NULL, *ifname = "ib%d", *why;
 	char err[NL_ERRLEN];
 	unsigned long long v;
@@ -215,8 +232,9 @@ int main(int argc, char **argv)
 	d.verbose = verbose;
 	signal(SIGPIPE, SIG_IGN);
 
-	if (fab_open(spec, node, &d.dev) < 0) {
-		log_warnx("%s: %s", spec, fab_strerror());
+	d.dev = fab_open(spec, node, err, sizeof(err));
+	if (!d.dev) {
+		log_warnx("%s: %s", spec, err);
 		return 1;
 	}
 	d.nl = nl_ctx_open(err, sizeof(err));
@@ -250,7 +268,10 @@ int main(int argc, char **argv)
 		d.sig_ev[i] = evsignal_new(d.base, sigs[i], signal_cb, &d);
 		event_add(d.sig_ev[i], NULL);
 	}
-	ipoib_tun_start(d.tun);
+	if (ipoib_tun_start(d.tun, err, sizeof(err)) < 0) {
+		log_warnx("%s: %s", ipoib_tun_ifname(d.tun), err);
+		return 1;
+	}
 	log_info("%s (ifindex %d): joining the broadcast group of P_Key "
 		 "0x%04x", ipoib_tun_ifname(d.tun), ipoib_tun_ifindex(d.tun),
 		 tc.link.pkey | 0x8000);
