@@ -447,7 +447,7 @@ static void test_paths_bounded(void **state)
 	size_t len;
 
 	ipoib_link_free(t->l, 0);
-	t->l = ipoib_link_new(t->base, t->dev, &cfg, &host_ops, t);
+	t->l = ipoib_link_new(t->base, t->dev, &cfg, &host_ops, t, NULL, 0);
 	assert_non_null(t->l);
 	addr4(t->l, "10.0.0.1", 24);
 	bring_up(t);
