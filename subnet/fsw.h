@@ -69,49 +69,16 @@ struct fsw_stats {
 	uint64_t drop[FSW_DROP_MAX];
 };
 
-struct fsw_qp;
+/* Opaque: the switch owns both; a caller holds handles, and keeps what
+ * it owns itself (its connection, its rings) behind the owner pointer it
+ * gives fsw_qp_create(). */
 struct fsw_node;
-
-struct fsw_mgroup {
-	uint16_t mlid;
-	union fab_gid mgid;
-	struct fsw_qp **members;
-	unsigned int nmembers, cap;
-};
-
-struct fsw_qp {
-	struct fsw_node *node;
-	void *owner;		/* ibfabricd's connection */
-	void *io;		/* ibfabricd's per-QP socket state */
-	uint32_t qpn;
-	uint32_t qkey;
-	uint16_t pkey_index;
-	uint16_t pkey;
-	int privileged;
-	int gsi;		/* a MAD agent on the node's QP1 */
-	uint8_t gsi_class;	/* its management class */
-	uint16_t *mlids;	/* groups this QP is attached to */
-	unsigned int nmlids, mlids_cap;
-	struct fsw_qp *next;	/* in node->qps */
-};
-
-struct fsw_node {
-	char name[FSP_NODE_MAX];
-	uint64_t node_guid;
-	uint64_t port_guid;
-	uint16_t lid;
-	int port_up;
-	unsigned int nprocs;	/* attached processes */
-	uint16_t pkeys[FAB_MAX_PKEYS];
-	unsigned int npkeys;
-	uint32_t next_qpn;
-	struct fsw_qp *qps;
-	uint64_t tx_packets, rx_packets;
-};
+struct fsw_qp;
 
 struct fsw_ops {
-	/* Hand a packet to a QP; 0, or -1 when its queue is full. */
-	int (*deliver)(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
+	/* Hand a packet to a QP, named by the owner it was made with; 0,
+	 * or -1 when its queue is full. */
+	int (*deliver)(void *ctx, void *owner, const uint8_t *pkt,
 		       size_t len);
 	/* Every packet entering the switch (--pcap). */
 	void (*capture)(void *ctx, const uint8_t *pkt, size_t len);
@@ -151,9 +118,13 @@ unsigned int fsw_client_reregister(struct fsw *sw);
 struct fsw_node *fsw_node_find(struct fsw *sw, const char *name);
 /* How many multicast groups the SA has the node's port in. */
 unsigned int fsw_node_groups(const struct fsw *sw, const struct fsw_node *node);
+/* What a process on the node sees of its port: LID, GUIDs, P_Keys. */
 void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 		   struct fsp_port_info *pi);
+const char *fsw_node_name(const struct fsw_node *node);
+uint16_t fsw_node_lid(const struct fsw_node *node);
 
+/* A UD QP; owner is the caller's, handed back by ops->deliver. */
 struct fsw_qp *fsw_qp_create(struct fsw *sw, struct fsw_node *node,
 			     void *owner, uint32_t qkey, uint16_t pkey_index,
 			     int privileged, char *err, size_t errlen);
@@ -162,6 +133,10 @@ struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,
 			      void *owner, uint8_t mgmt_class, char *err,
 			      size_t errlen);
 struct fsw_qp *fsw_qp_find(struct fsw_node *node, uint32_t qpn);
+uint32_t fsw_qp_qpn(const struct fsw_qp *qp);
+/* The P_Key at the QP's P_Key index, as it was made. */
+uint16_t fsw_qp_pkey(const struct fsw_qp *qp);
+struct fsw_node *fsw_qp_node(const struct fsw_qp *qp);
 void fsw_qp_destroy(struct fsw *sw, struct fsw_qp *qp);
 int fsw_mcast_attach(struct fsw *sw, struct fsw_qp *qp,
 		     const union fab_gid *mgid, uint16_t mlid, char *err,

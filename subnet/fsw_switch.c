@@ -30,6 +30,43 @@
 #define FSW_MLIDS	(FAB_LID_MCAST_MAX - FAB_LID_MCAST_MIN + 1)
 #define FSW_GUID_OUI	0x0002c9ull	/* looks like an HCA GUID */
 
+/* A multicast attachment: the QPs attached to an MLID. */
+struct fsw_mgroup {
+	uint16_t mlid;
+	union fab_gid mgid;
+	struct fsw_qp **members;
+	unsigned int nmembers, cap;
+};
+
+struct fsw_qp {
+	struct fsw_node *node;
+	void *owner;		/* the caller's, for ops->deliver */
+	uint32_t qpn;
+	uint32_t qkey;
+	uint16_t pkey_index;
+	uint16_t pkey;
+	int privileged;
+	int gsi;		/* a MAD agent on the node's QP1 */
+	uint8_t gsi_class;	/* its management class */
+	uint16_t *mlids;	/* groups this QP is attached to */
+	unsigned int nmlids, mlids_cap;
+	struct fsw_qp *next;	/* in node->qps */
+};
+
+struct fsw_node {
+	char name[FSP_NODE_MAX];
+	uint64_t node_guid;
+	uint64_t port_guid;
+	uint16_t lid;
+	int port_up;
+	unsigned int nprocs;	/* attached processes */
+	uint16_t pkeys[FAB_MAX_PKEYS];
+	unsigned int npkeys;
+	uint32_t next_qpn;
+	struct fsw_qp *qps;
+	uint64_t tx_packets, rx_packets;
+};
+
 struct fsw {
 	const struct prtn_conf *pc;
 	const struct fsw_ops *ops;
@@ -457,6 +494,16 @@ void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 		pi->pkeys[i] = node->pkeys[i];
 }
 
+const char *fsw_node_name(const struct fsw_node *node)
+{
+	return node->name;
+}
+
+uint16_t fsw_node_lid(const struct fsw_node *node)
+{
+	return node->lid;
+}
+
 struct fsw_qp *fsw_qp_find(struct fsw_node *node, uint32_t qpn)
 {
 	struct fsw_qp *q;
@@ -465,6 +512,21 @@ struct fsw_qp *fsw_qp_find(struct fsw_node *node, uint32_t qpn)
 		if (q->qpn == qpn)
 			return q;
 	return NULL;
+}
+
+uint32_t fsw_qp_qpn(const struct fsw_qp *qp)
+{
+	return qp->qpn;
+}
+
+uint16_t fsw_qp_pkey(const struct fsw_qp *qp)
+{
+	return qp->pkey;
+}
+
+struct fsw_node *fsw_qp_node(const struct fsw_qp *qp)
+{
+	return qp->node;
 }
 
 struct fsw_qp *fsw_qp_create(struct fsw *sw, struct fsw_node *node,
@@ -682,7 +744,7 @@ static int rx_accept(struct fsw *sw, const struct fsw_qp *qp, uint16_t pkey,
 static void deliver(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
 		    size_t len)
 {
-	if (sw->ops->deliver(sw->ctx, qp, pkt, len) < 0) {
+	if (sw->ops->deliver(sw->ctx, qp->owner, pkt, len) < 0) {
 		drop(sw, FSW_DROP_RX_OVERRUN);
 		return;
 	}

@@ -41,8 +41,11 @@
 struct fabd;
 struct conn;
 
+/* A QP as ibfabricd serves it: the switch's handle, and the socket and
+ * rings it is served through (the switch's owner pointer for the QP). */
 struct qpio {
 	struct fsw_qp *qp;
+	uint32_t qpn;
 	struct conn *conn;
 	int fd;
 	struct event *ev;
@@ -154,11 +157,11 @@ static void out_flush_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-static int fabd_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
+static int fabd_deliver(void *ctx, void *owner, const uint8_t *pkt,
 			size_t len)
 {
 	struct fabd *d = ctx;
-	struct qpio *io = qp->io;
+	struct qpio *io = owner;
 	uint8_t *slot;
 	ssize_t n;
 
@@ -216,7 +219,7 @@ static void fabd_event(void *ctx, struct fsw_node *node,
 	for (c = d->conns; c; c = c->next)
 		if (c->node == node)
 			fsp_send(c->fd, FSP_EVENT, 0, 0, &ev, sizeof(ev), -1);
-	log_info("node %s: %s", node->name, fab_event_name(type));
+	log_info("node %s: %s", fsw_node_name(node), fab_event_name(type));
 }
 
 static const struct fsw_ops fabd_ops = {
@@ -508,14 +511,14 @@ static void qp_read_cb(evutil_socket_t fd, short what, void *arg)
 		ring_drain(io, eof ? 0 : FABD_RX_BUDGET);
 		if (eof) {
 			log_debug("node %s: QP 0x%06x closed",
-				  io->qp->node->name, io->qp->qpn);
+				  fsw_node_name(io->conn->node), io->qpn);
 			qpio_free(io);
 		}
 		return;
 	}
 	if (qp_drain(io, FABD_RX_BUDGET)) {
-		log_debug("node %s: QP 0x%06x closed", io->qp->node->name,
-			  io->qp->qpn);
+		log_debug("node %s: QP 0x%06x closed",
+			  fsw_node_name(io->conn->node), io->qpn);
 		qpio_free(io);
 	}
 }
@@ -532,7 +535,8 @@ static void conn_free(struct conn *c)
 		qpio_free(c->qps);
 	}
 	if (c->node) {
-		log_debug("node %s: process detached", c->node->name);
+		log_debug("node %s: process detached",
+			  fsw_node_name(c->node));
 		fsw_node_detach(d->sw, c->node);
 	}
 	for (pp = &d->conns; *pp; pp = &(*pp)->next) {
@@ -570,7 +574,7 @@ static struct qpio *conn_qp(struct conn *c, uint32_t qpn)
 	struct qpio *io;
 
 	for (io = c->qps; io; io = io->next)
-		if (io->qp->qpn == qpn)
+		if (io->qpn == qpn)
 			return io;
 	return NULL;
 }
@@ -608,7 +612,7 @@ static int handle_hello(struct conn *c, const struct fsp_hdr *h,
 		}
 		fsw_port_info(c->d->sw, c->node, &pi);
 		log_debug("node %s (LID 0x%04x): process attached",
-			  c->node->name, c->node->lid);
+			  fsw_node_name(c->node), pi.lid);
 	}
 	fsp_send(c->fd, FSP_REPLY, h->seq, 0, &pi, sizeof(pi), -1);
 	return 0;
@@ -686,10 +690,10 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 		return 0;
 	}
 	if (req.flags & FSP_QP_GSI)
-		io->qp = fsw_gsi_create(d->sw, c->node, c, (uint8_t)req.qkey,
+		io->qp = fsw_gsi_create(d->sw, c->node, io, (uint8_t)req.qkey,
 					err, sizeof(err));
 	else
-		io->qp = fsw_qp_create(d->sw, c->node, c, req.qkey,
+		io->qp = fsw_qp_create(d->sw, c->node, io, req.qkey,
 				       req.pkey_index, 0, err, sizeof(err));
 	if (!io->qp) {
 		free(io);
@@ -713,7 +717,7 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 	}
 	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	io->qp->io = io;
+	io->qpn = fsw_qp_qpn(io->qp);
 	io->conn = c;
 	io->burst = !!(req.flags & FSP_QP_BURST);
 	io->fd = sv[0];
@@ -722,7 +726,7 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 	event_add(io->ev, NULL);
 	io->next = c->qps;
 	c->qps = io;
-	ref.qpn = io->qp->qpn;
+	ref.qpn = io->qpn;
 	fds[0] = sv[1];
 	fds[1] = mfd;
 	fsp_send_fds(c->fd, FSP_REPLY, h->seq, 0, &ref, sizeof(ref), fds,
@@ -731,7 +735,8 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 	if (mfd >= 0)
 		close(mfd);
 	log_debug("node %s: QP 0x%06x Q_Key 0x%08x P_Key 0x%04x",
-		  c->node->name, ref.qpn, req.qkey, io->qp->pkey);
+		  fsw_node_name(c->node), ref.qpn, req.qkey,
+		  fsw_qp_pkey(io->qp));
 	return 0;
 }
 
@@ -888,7 +893,8 @@ static void conn_read_cb(evutil_socket_t fd, short what, void *arg)
 			if (complain_ok(d))
 				log_warnx("%s: malformed control message, "
 					  "connection closed",
-					  c->node ? c->node->name : "client");
+					  c->node ? fsw_node_name(c->node) :
+					  "client");
 		}
 		conn_free(c);
 		return;

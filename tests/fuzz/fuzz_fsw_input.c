@@ -24,11 +24,11 @@ static struct fsw_node *nodes[3];
 static struct fsw_qp *agents[3];
 static uint64_t delivered;
 
-static int fz_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
+static int fz_deliver(void *ctx, void *owner, const uint8_t *pkt,
 		      size_t len)
 {
 	(void)ctx;
-	(void)qp;
+	(void)owner;
 	if (len < 26)
 		__builtin_trap();
 	delivered++;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -20,15 +21,55 @@ static struct fsw_qp *got[16];
 static unsigned int ngot;
 static int last_status = -1;	/* of the last MAD delivered */
 
-static int cap_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
+/* Every QP a test makes has its slot here as its owner, so that a
+ * delivery says which QP it went to. */
+static struct fsw_qp *slots[32];
+static unsigned int nslots;
+
+static struct fsw_qp *qp_create(struct fsw *sw, struct fsw_node *node,
+				uint32_t qkey, uint16_t pkey_index,
+				int privileged, char *err, size_t errlen)
+{
+	struct fsw_qp **slot;
+
+	assert_true(nslots < sizeof(slots) / sizeof(slots[0]));
+	slot = &slots[nslots++];
+	*slot = fsw_qp_create(sw, node, slot, qkey, pkey_index, privileged,
+			      err, errlen);
+	return *slot;
+}
+
+static struct fsw_qp *gsi_create(struct fsw *sw, struct fsw_node *node,
+				 uint8_t mgmt_class, char *err, size_t errlen)
+{
+	struct fsw_qp **slot;
+
+	assert_true(nslots < sizeof(slots) / sizeof(slots[0]));
+	slot = &slots[nslots++];
+	*slot = fsw_gsi_create(sw, node, slot, mgmt_class, err, errlen);
+	return *slot;
+}
+
+/* The port as a process on the node sees it. */
+static struct fsp_port_info port_info(struct fsw *sw,
+				      const struct fsw_node *n)
+{
+	struct fsp_port_info pi;
+
+	fsw_port_info(sw, n, &pi);
+	return pi;
+}
+
+static int cap_deliver(void *ctx, void *owner, const uint8_t *pkt,
 		       size_t len)
 {
 	struct ib_ud u;
 
 	(void)ctx;
 	if (ngot < 16)
-		got[ngot++] = qp;
-	if (qp->gsi && ib_ud_parse(pkt, len, &u) == IB_PKT_OK &&
+		got[ngot++] = *(struct fsw_qp **)owner;
+	/* to QP1: a MAD for an agent */
+	if (ib_ud_parse(pkt, len, &u) == IB_PKT_OK && u.bth.destqp == 1 &&
 	    u.payload_len >= MAD_HDR_LEN)
 		last_status = u.payload[4] << 8 | u.payload[5];
 	return 0;
@@ -53,6 +94,7 @@ static int setup(void **state)
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(prtn_conf_parse(conf, sizeof(conf) - 1, "t", &e.pc,
 					 err, sizeof(err)), 0);
+	nslots = 0;
 	e.sw = fsw_new(&e.pc, &ops, NULL);
 	assert_non_null(e.sw);
 	e.full1 = fsw_node_attach(e.sw, "full1", err, sizeof(err));
@@ -84,7 +126,7 @@ static size_t mkpkt(uint8_t *buf, const struct fsw_node *from, uint16_t dlid,
 
 	memset(&u, 0, sizeof(u));
 	u.lrh.dlid = dlid;
-	u.lrh.slid = from->lid;
+	u.lrh.slid = fsw_node_lid(from);
 	u.bth.pkey = pkey;
 	u.bth.destqp = dqpn;
 	u.deth.qkey = qkey;
@@ -104,8 +146,7 @@ static int sa_join(struct fsw *sw, struct fsw_node *n,
 		   const union fab_gid *mgid)
 {
 	char err[256];
-	struct fsw_qp *agent = fsw_gsi_create(sw, n, NULL, 0x03, err,
-					      sizeof(err));
+	struct fsw_qp *agent = gsi_create(sw, n, 0x03, err, sizeof(err));
 	struct sa_mcmember r;
 	struct sa_hdr h;
 	struct ib_ud u;
@@ -119,7 +160,8 @@ static int sa_join(struct fsw *sw, struct fsw_node *n,
 	r.port_gid.raw[0] = 0xfe;
 	r.port_gid.raw[1] = 0x80;
 	for (i = 0; i < 8; i++)
-		r.port_gid.raw[8 + i] = (uint8_t)(n->port_guid >> (56 - 8 * i));
+		r.port_gid.raw[8 + i] = (uint8_t)(port_info(sw, n).port_guid >>
+						  (56 - 8 * i));
 	r.join_state = SA_JOIN_FULL;
 	sa_mcmember_encode(&r, rec);
 	memset(&h, 0, sizeof(h));
@@ -127,13 +169,13 @@ static int sa_join(struct fsw *sw, struct fsw_node *n,
 	h.mad.mgmt_class = MAD_CLASS_SUBN_ADM;
 	h.mad.class_version = SA_CLASS_VERSION;
 	h.mad.method = MAD_METHOD_SET;
-	h.mad.tid = (uint64_t)agent->qpn << 32 | 7;
+	h.mad.tid = (uint64_t)fsw_qp_qpn(agent) << 32 | 7;
 	h.mad.attr_id = SA_ATTR_MCMEMBER_RECORD;
 	h.comp_mask = SA_MCM_MGID | SA_MCM_PORT_GID | SA_MCM_JOIN_STATE;
 	sa_mad_build(&h, rec, sizeof(rec), mad);
 	memset(&u, 0, sizeof(u));
 	u.lrh.dlid = 1;
-	u.lrh.slid = n->lid;
+	u.lrh.slid = fsw_node_lid(n);
 	u.bth.pkey = 0xffff;
 	u.bth.destqp = 1;
 	u.deth.qkey = FAB_QP1_QKEY;
@@ -153,26 +195,48 @@ static uint64_t drops(const struct fsw *sw, enum fsw_drop d)
 	return fsw_stats(sw)->drop[d];
 }
 
+/* The PROCS column of the node's line in the "nodes" report. */
+static unsigned int node_procs(struct fsw *sw, const char *name)
+{
+	static char buf[4096];
+	char who[64], state[16];
+	unsigned long long guid;
+	unsigned int lid, procs;
+	const char *line;
+
+	assert_true(fsw_report(sw, "nodes", buf, sizeof(buf)) > 0);
+	for (line = strchr(buf, '\n'); line; line = strchr(line, '\n')) {
+		line++;
+		if (sscanf(line, "%63s 0x%llx 0x%x %15s %u", who, &guid, &lid,
+			   state, &procs) == 5 && !strcmp(who, name))
+			return procs;
+	}
+	fail_msg("node %s not in the report", name);
+	return 0;
+}
+
 static void test_identity(void **state)
 {
 	struct env *e = *state;
+	struct fsp_port_info pi;
 	char err[256];
 
 	/* LIDs in attach order after the SM's, GUIDs stable per name */
-	assert_int_equal(e->full1->lid, 2);
-	assert_int_equal(e->out->lid, 6);
-	assert_int_equal(e->full1->port_guid, e->full1->node_guid | 1);
+	assert_int_equal(fsw_node_lid(e->full1), 2);
+	assert_int_equal(fsw_node_lid(e->out), 6);
+	pi = port_info(e->sw, e->full1);
+	assert_int_equal(pi.port_guid, pi.node_guid | 1);
 	assert_ptr_equal(fsw_node_attach(e->sw, "full1", err, sizeof(err)),
 			 e->full1);
-	assert_int_equal(e->full1->nprocs, 2);
+	assert_int_equal(node_procs(e->sw, "full1"), 2);
 	assert_null(fsw_node_attach(e->sw, "bad name", err, sizeof(err)));
 	assert_non_null(strstr(err, "invalid node name"));
 	/* P_Key tables: default first, then the partition by membership */
-	assert_int_equal(e->full1->npkeys, 2);
-	assert_int_equal(e->full1->pkeys[0], 0xffff);
-	assert_int_equal(e->full1->pkeys[1], 0x8001);
-	assert_int_equal(e->lim2->pkeys[1], 0x0001);
-	assert_int_equal(e->out->npkeys, 1);
+	assert_int_equal(pi.npkeys, 2);
+	assert_int_equal(pi.pkeys[0], 0xffff);
+	assert_int_equal(pi.pkeys[1], 0x8001);
+	assert_int_equal(port_info(e->sw, e->lim2).pkeys[1], 0x0001);
+	assert_int_equal(port_info(e->sw, e->out).npkeys, 1);
 }
 
 static void test_pkey_matrix(void **state)
@@ -193,15 +257,15 @@ static void test_pkey_matrix(void **state)
 
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
 		struct fsw_node *from = *m[i].from, *to = *m[i].to;
-		struct fsw_qp *rq = fsw_qp_create(e->sw, to, NULL, 0x11, 1, 0,
-						  err, sizeof(err));
+		struct fsw_qp *rq = qp_create(e->sw, to, 0x11, 1, 0, err,
+					      sizeof(err));
 		uint64_t before = drops(e->sw, FSW_DROP_PKEY_MISMATCH);
 		size_t n;
 
 		assert_non_null(rq);
-		fsw_qp_create(e->sw, from, NULL, 0x11, 1, 0, err, sizeof(err));
-		n = mkpkt(pkt, from, to->lid, rq->qpn, from->pkeys[1], 0x11,
-			  NULL);
+		qp_create(e->sw, from, 0x11, 1, 0, err, sizeof(err));
+		n = mkpkt(pkt, from, fsw_node_lid(to), fsw_qp_qpn(rq),
+			  port_info(e->sw, from).pkeys[1], 0x11, NULL);
 		ngot = 0;
 		fsw_input(e->sw, from, pkt, n);
 		assert_int_equal(ngot, m[i].delivered);
@@ -209,10 +273,10 @@ static void test_pkey_matrix(void **state)
 				 before + !m[i].delivered);
 	}
 	/* the outsider has no 0x8001 entry: no QP there, no forged sends */
-	assert_null(fsw_qp_create(e->sw, e->out, NULL, 0x11, 1, 0, err,
-				  sizeof(err)));
+	assert_null(qp_create(e->sw, e->out, 0x11, 1, 0, err, sizeof(err)));
 	ngot = 0;
-	fsw_input(e->sw, e->out, pkt, mkpkt(pkt, e->out, e->full2->lid, 0x48,
+	fsw_input(e->sw, e->out, pkt, mkpkt(pkt, e->out,
+					    fsw_node_lid(e->full2), 0x48,
 					    0x8001, 0x11, NULL));
 	assert_int_equal(ngot, 0);
 	assert_int_equal(drops(e->sw, FSW_DROP_SEND_PKEY), 1);
@@ -223,28 +287,29 @@ static void test_qkey_rules(void **state)
 	struct env *e = *state;
 	uint8_t pkt[IB_MAX_PKT];
 	char err[256];
-	struct fsw_qp *rq = fsw_qp_create(e->sw, e->full2, NULL, 0x22, 0, 0,
-					  err, sizeof(err));
+	struct fsw_qp *rq = qp_create(e->sw, e->full2, 0x22, 0, 0, err,
+				      sizeof(err));
+	uint16_t dlid = fsw_node_lid(e->full2);
+	uint32_t dqpn = fsw_qp_qpn(rq);
 
-	fsw_qp_create(e->sw, e->full1, NULL, 0x22, 0, 0, err, sizeof(err));
-	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, e->full2->lid,
-					      rq->qpn, 0xffff, 0x23, NULL));
+	qp_create(e->sw, e->full1, 0x22, 0, 0, err, sizeof(err));
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, dlid, dqpn,
+					      0xffff, 0x23, NULL));
 	assert_int_equal(ngot, 0);
 	assert_int_equal(drops(e->sw, FSW_DROP_QKEY_MISMATCH), 1);
-	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, e->full2->lid,
-					      rq->qpn, 0xffff, 0x80010000,
-					      NULL));
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, dlid, dqpn,
+					      0xffff, 0x80010000, NULL));
 	assert_int_equal(drops(e->sw, FSW_DROP_QKEY_PRIVILEGED), 1);
-	assert_null(fsw_qp_create(e->sw, e->full1, NULL, 0x80010000, 0, 0,
-				  err, sizeof(err)));
-	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, e->full2->lid,
-					      rq->qpn, 0xffff, 0x22, NULL));
+	assert_null(qp_create(e->sw, e->full1, 0x80010000, 0, 0, err,
+			      sizeof(err)));
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, dlid, dqpn,
+					      0xffff, 0x22, NULL));
 	assert_int_equal(ngot, 1);
 	assert_ptr_equal(got[0], rq);
 	/* an unknown QPN and an unknown LID are counted, not delivered */
-	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, e->full2->lid,
-					      0x777, 0xffff, 0x22, NULL));
-	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, 0x99, rq->qpn,
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, dlid, 0x777,
+					      0xffff, 0x22, NULL));
+	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, 0x99, dqpn,
 					      0xffff, 0x22, NULL));
 	assert_int_equal(drops(e->sw, FSW_DROP_UNKNOWN_QP), 1);
 	assert_int_equal(drops(e->sw, FSW_DROP_UNKNOWN_DLID), 1);
@@ -268,8 +333,8 @@ static void test_multicast(void **state)
 
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(sa_join(e->sw, nodes[i], &mgid), 0);
-		q[i] = fsw_qp_create(e->sw, nodes[i], NULL, 0x0b1b, 0, 0, err,
-				     sizeof(err));
+		q[i] = qp_create(e->sw, nodes[i], 0x0b1b, 0, 0, err,
+				 sizeof(err));
 		assert_int_equal(fsw_mcast_attach(e->sw, q[i], &mgid, 0xc000,
 						  err, sizeof(err)), 0);
 	}
@@ -315,7 +380,8 @@ static void test_spoofed_slid(void **state)
 {
 	struct env *e = *state;
 	uint8_t pkt[IB_MAX_PKT];
-	size_t n = mkpkt(pkt, e->full2, e->full1->lid, 0x48, 0xffff, 1, NULL);
+	size_t n = mkpkt(pkt, e->full2, fsw_node_lid(e->full1), 0x48, 0xffff,
+			 1, NULL);
 
 	fsw_input(e->sw, e->full1, pkt, n);	/* full1 claims full2's LID */
 	assert_int_equal(drops(e->sw, FSW_DROP_BAD_SLID), 1);

@@ -45,7 +45,7 @@
 /* ---- the switch's outputs ---------------------------------------------- */
 
 struct cap {
-	struct fsw_qp *qp;
+	struct fsw_qp *qp;	/* the owner's slot names it */
 	size_t len;
 	uint8_t pkt[IB_MAX_PKT];
 };
@@ -54,13 +54,54 @@ static struct cap caps[NCAP];
 static unsigned int ncap;	/* packets delivered since the last send */
 static unsigned int nrereg;	/* CLIENT_REREGISTER events */
 
-static int cap_deliver(void *ctx, struct fsw_qp *qp, const uint8_t *pkt,
+/* The switch under test, for the port helpers below. */
+static struct fsw *sut;
+
+/* The port as a process on the node sees it. */
+static struct fsp_port_info port_info(const struct fsw_node *n)
+{
+	struct fsp_port_info pi;
+
+	fsw_port_info(sut, n, &pi);
+	return pi;
+}
+
+/* Every QP a test makes has its slot here as its owner, so that a
+ * delivery says which QP it went to. */
+static struct fsw_qp *slots[32];
+static unsigned int nslots;
+
+static struct fsw_qp *qp_create(struct fsw *sw, struct fsw_node *node,
+				uint32_t qkey, uint16_t pkey_index,
+				int privileged, char *err, size_t errlen)
+{
+	struct fsw_qp **slot;
+
+	assert_true(nslots < sizeof(slots) / sizeof(slots[0]));
+	slot = &slots[nslots++];
+	*slot = fsw_qp_create(sw, node, slot, qkey, pkey_index, privileged,
+			      err, errlen);
+	return *slot;
+}
+
+static struct fsw_qp *gsi_create(struct fsw *sw, struct fsw_node *node,
+				 uint8_t mgmt_class, char *err, size_t errlen)
+{
+	struct fsw_qp **slot;
+
+	assert_true(nslots < sizeof(slots) / sizeof(slots[0]));
+	slot = &slots[nslots++];
+	*slot = fsw_gsi_create(sw, node, slot, mgmt_class, err, errlen);
+	return *slot;
+}
+
+static int cap_deliver(void *ctx, void *owner, const uint8_t *pkt,
 		       size_t len)
 {
 	(void)ctx;
 	if (ncap >= NCAP || len > IB_MAX_PKT)
 		fail_msg("more packets delivered than the test expects");
-	caps[ncap].qp = qp;
+	caps[ncap].qp = *(struct fsw_qp **)owner;
 	caps[ncap].len = len;
 	memcpy(caps[ncap].pkt, pkt, len);
 	ncap++;
@@ -104,8 +145,10 @@ static int setup(void **state)
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(prtn_conf_parse(conf, sizeof(conf) - 1, "t", &e.pc,
 					 err, sizeof(err)), 0);
+	nslots = 0;
 	e.sw = fsw_new(&e.pc, &cap_ops, NULL);
 	assert_non_null(e.sw);
+	sut = e.sw;
 	e.a = fsw_node_attach(e.sw, "a", err, sizeof(err));
 	e.b = fsw_node_attach(e.sw, "b", err, sizeof(err));
 	e.l = fsw_node_attach(e.sw, "l", err, sizeof(err));
@@ -114,22 +157,18 @@ static int setup(void **state)
 	assert_non_null(e.b);
 	assert_non_null(e.l);
 	assert_non_null(e.c);
-	e.ga = fsw_gsi_create(e.sw, e.a, NULL, MAD_CLASS_SUBN_ADM, err,
-			      sizeof(err));
-	e.gb = fsw_gsi_create(e.sw, e.b, NULL, MAD_CLASS_SUBN_ADM, err,
-			      sizeof(err));
-	e.gl = fsw_gsi_create(e.sw, e.l, NULL, MAD_CLASS_SUBN_ADM, err,
-			      sizeof(err));
-	e.gc = fsw_gsi_create(e.sw, e.c, NULL, MAD_CLASS_SUBN_ADM, err,
-			      sizeof(err));
+	e.ga = gsi_create(e.sw, e.a, MAD_CLASS_SUBN_ADM, err, sizeof(err));
+	e.gb = gsi_create(e.sw, e.b, MAD_CLASS_SUBN_ADM, err, sizeof(err));
+	e.gl = gsi_create(e.sw, e.l, MAD_CLASS_SUBN_ADM, err, sizeof(err));
+	e.gc = gsi_create(e.sw, e.c, MAD_CLASS_SUBN_ADM, err, sizeof(err));
 	assert_non_null(e.ga);
 	assert_non_null(e.gb);
 	assert_non_null(e.gl);
 	assert_non_null(e.gc);
 	/* the tables the tests rely on: Default at index 0 everywhere */
-	assert_int_equal(e.a->pkeys[0], 0xffff);
-	assert_int_equal(e.c->pkeys[0], 0xffff);
-	assert_int_equal(e.c->npkeys, 1);
+	assert_int_equal(port_info(e.a).pkeys[0], 0xffff);
+	assert_int_equal(port_info(e.c).pkeys[0], 0xffff);
+	assert_int_equal(port_info(e.c).npkeys, 1);
 	ncap = 0;
 	nrereg = 0;
 	*state = &e;
@@ -165,7 +204,8 @@ static union fab_gid port_gid(const struct fsw_node *n)
 	g.raw[0] = 0xfe;
 	g.raw[1] = 0x80;
 	for (i = 0; i < 8; i++)
-		g.raw[8 + i] = (uint8_t)(n->port_guid >> (56 - 8 * i));
+		g.raw[8 + i] = (uint8_t)(port_info(n).port_guid >>
+					 (56 - 8 * i));
 	return g;
 }
 
@@ -190,8 +230,8 @@ static void send_to_sm(struct env *e, struct fsw_qp *agent,
 
 	memset(&u, 0, sizeof(u));
 	u.lrh.dlid = 1;
-	u.lrh.slid = agent->node->lid;
-	u.bth.pkey = agent->node->pkeys[0];
+	u.lrh.slid = fsw_node_lid(fsw_qp_node(agent));
+	u.bth.pkey = port_info(fsw_qp_node(agent)).pkeys[0];
 	u.bth.destqp = 1;
 	u.bth.psn = ++psn & 0xffffff;
 	u.deth.qkey = qkey;
@@ -261,7 +301,7 @@ static void mad_header(struct sa_hdr *h, struct fsw_qp *agent, uint8_t method,
 	h->mad.class_version = SA_CLASS_VERSION;
 	h->mad.method = method;
 	/* the kernel puts the agent's number in the high half */
-	h->mad.tid = (uint64_t)agent->qpn << 32 | ++seq;
+	h->mad.tid = (uint64_t)fsw_qp_qpn(agent) << 32 | ++seq;
 	h->mad.attr_id = attr;
 	h->comp_mask = mask;
 	h->sm_key = sm_key;
@@ -284,7 +324,7 @@ static uint16_t sa_req(struct env *e, struct fsw_qp *agent, uint8_t method,
 	send_to_sm(e, agent, mad, MAD_LEN, FAB_QP1_QKEY);
 	assert_int_equal(got_for(agent, r), 1);
 	assert_int_equal(r->u.lrh.slid, 1);
-	assert_int_equal(r->u.lrh.dlid, agent->node->lid);
+	assert_int_equal(r->u.lrh.dlid, fsw_node_lid(fsw_qp_node(agent)));
 	assert_int_equal(r->u.bth.destqp, 1);
 	assert_int_equal(r->u.deth.srcqp, 1);
 	assert_int_equal(r->u.deth.qkey, FAB_QP1_QKEY);
@@ -335,7 +375,7 @@ static uint16_t mcm_join(struct env *e, struct fsw_qp *agent,
 {
 	struct sa_mcmember q;
 
-	mcm_init(&q, mgid, agent->node, join_state);
+	mcm_init(&q, mgid, fsw_qp_node(agent), join_state);
 	return mcm_req(e, agent, MAD_METHOD_SET, JOIN_MASK, 0, &q, out, NULL);
 }
 
@@ -346,7 +386,7 @@ static uint16_t mcm_create(struct env *e, struct fsw_qp *agent,
 {
 	struct sa_mcmember q;
 
-	mcm_init(&q, mgid, agent->node, join_state);
+	mcm_init(&q, mgid, fsw_qp_node(agent), join_state);
 	q.qkey = qkey;
 	q.pkey = pkey;
 	return mcm_req(e, agent, MAD_METHOD_SET, CREATE_MASK, 0, &q, out,
@@ -359,7 +399,7 @@ static uint16_t mcm_leave(struct env *e, struct fsw_qp *agent,
 {
 	struct sa_mcmember q;
 
-	mcm_init(&q, mgid, agent->node, join_state);
+	mcm_init(&q, mgid, fsw_qp_node(agent), join_state);
 	return mcm_req(e, agent, MAD_METHOD_DELETE, JOIN_MASK, 0, &q, out,
 		       NULL);
 }
@@ -702,14 +742,14 @@ static size_t mcast_pkt(uint8_t *buf, const struct fsw_qp *from,
 
 	memset(&u, 0, sizeof(u));
 	u.lrh.dlid = mlid;
-	u.lrh.slid = from->node->lid;
+	u.lrh.slid = fsw_node_lid(fsw_qp_node(from));
 	u.has_grh = 1;
 	u.grh.dgid = gid(mgid);
-	u.grh.sgid = port_gid(from->node);
+	u.grh.sgid = port_gid(fsw_qp_node(from));
 	u.bth.pkey = 0xffff;
 	u.bth.destqp = FAB_MCAST_QPN;
 	u.deth.qkey = IPOIB_QKEY;
-	u.deth.srcqp = from->qpn;
+	u.deth.srcqp = fsw_qp_qpn(from);
 	u.payload = (const uint8_t *)"arp who-has";
 	u.payload_len = 11;
 	return ib_ud_build(&u, buf, IB_MAX_PKT);
@@ -730,14 +770,10 @@ static void test_forwarding_by_membership(void **state)
 	assert_int_equal(mcm_join(e, e->gb, BCAST, SA_JOIN_SENDONLY_NON, &r),
 			 0);
 	assert_int_equal(r.join_state, SA_JOIN_SENDONLY_NON);
-	qa = fsw_qp_create(e->sw, e->a, NULL, IPOIB_QKEY, 0, 0, err,
-			   sizeof(err));
-	qb = fsw_qp_create(e->sw, e->b, NULL, IPOIB_QKEY, 0, 0, err,
-			   sizeof(err));
-	qc = fsw_qp_create(e->sw, e->c, NULL, IPOIB_QKEY, 0, 0, err,
-			   sizeof(err));
-	ql = fsw_qp_create(e->sw, e->l, NULL, IPOIB_QKEY, 0, 0, err,
-			   sizeof(err));
+	qa = qp_create(e->sw, e->a, IPOIB_QKEY, 0, 0, err, sizeof(err));
+	qb = qp_create(e->sw, e->b, IPOIB_QKEY, 0, 0, err, sizeof(err));
+	qc = qp_create(e->sw, e->c, IPOIB_QKEY, 0, 0, err, sizeof(err));
+	ql = qp_create(e->sw, e->l, IPOIB_QKEY, 0, 0, err, sizeof(err));
 	assert_non_null(qa);
 	assert_non_null(qb);
 	assert_non_null(qc);
@@ -887,8 +923,8 @@ static void test_path_record(void **state)
 	assert_int_equal(rp.h.attr_offset, 8);
 	assert_memory_equal(r.sgid.raw, ga.raw, 16);
 	assert_memory_equal(r.dgid.raw, gb.raw, 16);
-	assert_int_equal(r.dlid, e->b->lid);
-	assert_int_equal(r.slid, e->a->lid);
+	assert_int_equal(r.dlid, fsw_node_lid(e->b));
+	assert_int_equal(r.slid, fsw_node_lid(e->a));
 	/* no P_Key asked: the lowest key both share (OpenSM walks the
 	 * sorted P_Key maps, osm_physp_find_common_pkey()), here p1's, and
 	 * the partition's SL with it */
@@ -910,7 +946,7 @@ static void test_path_record(void **state)
 				  PR_MASK | SA_PR_PKEY, &q, &r, NULL), 0);
 	assert_int_equal(r.pkey, 0xffff);
 	assert_int_equal(r.sl, 0);
-	assert_int_equal(r.dlid, e->b->lid);
+	assert_int_equal(r.dlid, fsw_node_lid(e->b));
 
 	/* in p1 asked explicitly: its P_Key and its SL */
 	q.pkey = 0x8001;
@@ -918,7 +954,7 @@ static void test_path_record(void **state)
 				  PR_MASK | SA_PR_PKEY, &q, &r, NULL), 0);
 	assert_int_equal(r.pkey, 0x8001);
 	assert_int_equal(r.sl, 2);
-	assert_int_equal(r.dlid, e->b->lid);
+	assert_int_equal(r.dlid, fsw_node_lid(e->b));
 	assert_int_equal(r.mtu, 5);
 
 	/* a limited member reaches a full one in p1 */
@@ -926,13 +962,13 @@ static void test_path_record(void **state)
 	q.pkey = 0x0001;
 	assert_int_equal(path_get(e, e->gl, MAD_METHOD_GET,
 				  PR_MASK | SA_PR_PKEY, &q, &r, NULL), 0);
-	assert_int_equal(r.slid, e->l->lid);
+	assert_int_equal(r.slid, fsw_node_lid(e->l));
 	assert_int_equal(r.sl, 2);
 
 	/* by LIDs */
 	memset(&q, 0, sizeof(q));
-	q.slid = e->a->lid;
-	q.dlid = e->b->lid;
+	q.slid = fsw_node_lid(e->a);
+	q.dlid = fsw_node_lid(e->b);
 	assert_int_equal(path_get(e, e->ga, MAD_METHOD_GET,
 				  SA_PR_SLID | SA_PR_DLID, &q, &r, NULL), 0);
 	assert_memory_equal(r.dgid.raw, gb.raw, 16);
@@ -946,8 +982,8 @@ static void test_path_record(void **state)
 	/* but shares Default with a: 0xffff when no P_Key is asked */
 	assert_int_equal(path_get(e, e->ga, MAD_METHOD_GET, PR_MASK, &q, &r,
 				  NULL), 0);
-	assert_int_equal(r.dlid, e->c->lid);
-	assert_int_equal(r.slid, e->a->lid);
+	assert_int_equal(r.dlid, fsw_node_lid(e->c));
+	assert_int_equal(r.slid, fsw_node_lid(e->a));
 	assert_int_equal(r.pkey, 0xffff);
 	assert_int_equal(r.sl, 0);
 	assert_int_equal(r.mtu, 5);
@@ -1034,10 +1070,9 @@ static void test_agents(void **state)
 	char err[256];
 	uint64_t unk;
 
-	ga2 = fsw_gsi_create(e->sw, e->a, NULL, MAD_CLASS_SUBN_ADM, err,
-			     sizeof(err));
+	ga2 = gsi_create(e->sw, e->a, MAD_CLASS_SUBN_ADM, err, sizeof(err));
 	assert_non_null(ga2);
-	assert_int_not_equal(ga2->qpn, e->ga->qpn);
+	assert_int_not_equal(fsw_qp_qpn(ga2), fsw_qp_qpn(e->ga));
 
 	assert_int_equal(mcm_get(e, ga2, BCAST, &r), 0);
 	assert_int_equal(ncap, 1);		/* not to e->ga */
@@ -1368,12 +1403,12 @@ static void test_limited_requester_answered(void **state)
 	assert_int_equal(prtn_conf_parse(conf, sizeof(conf) - 1, "t", &pc,
 					 err, sizeof(err)), 0);
 	le.sw = fsw_new(&pc, &cap_ops, NULL);
+	sut = le.sw;
 	x = fsw_node_attach(le.sw, "x", err, sizeof(err));
 	assert_non_null(x);
 	/* OpenSM's implicit Default: ALL=limited, SELF=full */
-	assert_int_equal(x->pkeys[0], 0x7fff);
-	gx = fsw_gsi_create(le.sw, x, NULL, MAD_CLASS_SUBN_ADM, err,
-			    sizeof(err));
+	assert_int_equal(port_info(x).pkeys[0], 0x7fff);
+	gx = gsi_create(le.sw, x, MAD_CLASS_SUBN_ADM, err, sizeof(err));
 	assert_non_null(gx);
 	mcm_init(&q, "ff12:401b:8001::ffff:ffff", x, SA_JOIN_FULL);
 	sa_mcmember_encode(&q, rec);
@@ -1383,6 +1418,7 @@ static void test_limited_requester_answered(void **state)
 	assert_int_equal(rp.u.bth.pkey, 0xffff);	/* the full key */
 	assert_int_equal(drops(&le, FSW_DROP_PKEY_MISMATCH), 0);
 	fsw_free(le.sw);
+	sut = e->sw;
 	prtn_conf_free(&pc);
 }
 
