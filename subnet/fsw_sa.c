@@ -23,7 +23,6 @@
  * Multi-MAD (RMPP) answers are not implemented: a GetTable answer carries
  * the records that fit one MAD.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include "inet/byteorder.h"
 #include "fabric/ib_pkt.h"
 #include "fabric/sa_mad.h"
+#include "subnet/fsw_report.h"
 #include "subnet/fsw_sa.h"
 #include "subnet/partitions.h"
 
@@ -1579,23 +1579,6 @@ void fsw_sa_input(struct fsw_sa *sa, const struct ib_ud *u)
 
 /* ---- reports ------------------------------------------------------------- */
 
-static size_t app(char *buf, size_t cap, size_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static size_t app(char *buf, size_t cap, size_t off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (off >= cap)
-		return off;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + off, cap - off, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return off;
-	return off + (size_t)n >= cap ? cap - 1 : off + (size_t)n;
-}
-
 static const char *join_letters(uint8_t js, char *b)
 {
 	int k = 0;
@@ -1612,86 +1595,95 @@ static const char *join_letters(uint8_t js, char *b)
 	return b;
 }
 
-static size_t group_line(struct fsw_sa *sa, const struct sa_group *g,
-			 char *buf, size_t cap, size_t off)
+static void group_line(struct fsw_sa *sa, const struct sa_group *g,
+		       struct counter_buf *cb)
 {
 	struct fsw_sa_port n;
 	char gid[64], js[8];
 	unsigned int k;
 
 	fab_gid_to_str(&g->rec.mgid, gid, sizeof(gid));
-	off = app(buf, cap, off, "%-40s 0x%04x 0x%04x 0x%08x %-4d %-5u %-2u "
-		  "%-5u %-2s", gid, g->rec.mlid, g->rec.pkey, g->rec.qkey,
-		  fab_mtu_to_bytes(g->rec.mtu),
-		  sa_rate_tenths_gbps(g->rec.rate) / 10, g->rec.sl,
-		  g->rec.scope, g->well_known ? "wk" : "-");
+	fsw_report_printf(cb, "%-40s 0x%04x 0x%04x 0x%08x %-4d %-5u %-2u "
+			  "%-5u %-2s", gid, g->rec.mlid, g->rec.pkey,
+			  g->rec.qkey, fab_mtu_to_bytes(g->rec.mtu),
+			  sa_rate_tenths_gbps(g->rec.rate) / 10, g->rec.sl,
+			  g->rec.scope, g->well_known ? "wk" : "-");
 	for (k = 0; k < g->nm; k++)
-		off = app(buf, cap, off, "%s%s:%s", k ? "," : " ",
-			  sa->ops->port_by_lid(sa->ctx, g->m[k].lid, &n) ?
-			  "?" : n.name,
-			  join_letters(g->m[k].scope_state & 0xf, js));
-	return app(buf, cap, off, "\n");
+		fsw_report_printf(cb, "%s%s:%s", k ? "," : " ",
+				  sa->ops->port_by_lid(sa->ctx, g->m[k].lid,
+						       &n) ? "?" : n.name,
+				  join_letters(g->m[k].scope_state & 0xf, js));
+	fsw_report_printf(cb, "\n");
 }
 
 /* A partition and the attached ports in it. */
-static size_t partition_line(struct fsw_sa *sa, const struct prtn *p,
-			     char *buf, size_t cap, size_t off)
+static void partition_line(struct fsw_sa *sa, const struct prtn *p,
+			   struct counter_buf *cb)
 {
 	struct fsw_sa_port n;
 	unsigned int k;
 	int first = 1, pi;
 
-	off = app(buf, cap, off, "%-16s 0x%04x %-5s %-4d %-5u %-2u 0x%08x",
-		  p->name, p->pkey | 0x8000, p->ipoib ? "yes" : "no",
-		  fab_mtu_to_bytes(p->mtu), sa_rate_tenths_gbps(p->rate) / 10,
-		  p->sl, p->qkey);
+	fsw_report_printf(cb, "%-16s 0x%04x %-5s %-4d %-5u %-2u 0x%08x",
+			  p->name, p->pkey | 0x8000, p->ipoib ? "yes" : "no",
+			  fab_mtu_to_bytes(p->mtu),
+			  sa_rate_tenths_gbps(p->rate) / 10, p->sl, p->qkey);
 	for (k = 0; !sa->ops->port_at(sa->ctx, k, &n); k++) {
 		pi = port_pkey(&n, p->pkey);
 		if (pi < 0)
 			continue;
-		off = app(buf, cap, off, "%s%s:%s", first ? " " : ",", n.name,
-			  n.pkeys[pi] & 0x8000 ? "full" : "limited");
+		fsw_report_printf(cb, "%s%s:%s", first ? " " : ",", n.name,
+				  n.pkeys[pi] & 0x8000 ? "full" : "limited");
 		first = 0;
 	}
-	return app(buf, cap, off, "\n");
+	fsw_report_printf(cb, "\n");
+}
+
+static void report_groups(struct fsw_sa *sa, const union fab_gid *want,
+			  struct counter_buf *cb)
+{
+	unsigned int j;
+
+	fsw_report_printf(cb, "%-40s %-6s %-6s %-10s %-4s %-5s %-2s %-5s "
+			  "%-2s %s\n", "MGID", "MLID", "PKEY", "QKEY", "MTU",
+			  "GBPS", "SL", "SCOPE", "WK",
+			  "MEMBERS (F full, N non, s send-only non, "
+			  "S send-only full)");
+	for (j = 0; j < NMLIDS; j++) {
+		const struct sa_group *g = sa->by_mlid[j];
+
+		if (!g || (want && memcmp(g->rec.mgid.raw, want->raw, 16)))
+			continue;
+		group_line(sa, g, cb);
+	}
+}
+
+static void report_partitions(struct fsw_sa *sa, struct counter_buf *cb)
+{
+	size_t i;
+
+	fsw_report_printf(cb, "%-16s %-6s %-5s %-4s %-5s %-2s %-10s %s\n",
+			  "NAME", "PKEY", "IPOIB", "MTU", "GBPS", "SL", "QKEY",
+			  "ATTACHED MEMBERS (full/limited)");
+	for (i = 0; sa->pc && i < sa->pc->nparts; i++)
+		partition_line(sa, &sa->pc->parts[i], cb);
 }
 
 size_t fsw_sa_report(struct fsw_sa *sa, const char *what, const char *arg,
 		     char *buf, size_t cap)
 {
-	size_t off = 0, i;
-	unsigned int j;
+	struct counter_buf cb = { buf, 0, cap };
+	union fab_gid want;
 
 	if (!strcmp(what, "groups")) {
-		union fab_gid want;
-
 		if (arg && fab_gid_from_str(arg, &want) < 0)
-			return app(buf, cap, 0, "not a GID: '%.64s'\n", arg);
-		off = app(buf, cap, off, "%-40s %-6s %-6s %-10s %-4s %-5s %-2s "
-			  "%-5s %-2s %s\n", "MGID", "MLID", "PKEY", "QKEY",
-			  "MTU", "GBPS", "SL", "SCOPE", "WK",
-			  "MEMBERS (F full, N non, s send-only non, "
-			  "S send-only full)");
-		for (j = 0; j < NMLIDS; j++) {
-			const struct sa_group *g = sa->by_mlid[j];
-
-			if (!g || (arg && memcmp(g->rec.mgid.raw, want.raw,
-						 16)))
-				continue;
-			off = group_line(sa, g, buf, cap, off);
-		}
-		return off;
+			fsw_report_printf(&cb, "not a GID: '%.64s'\n", arg);
+		else
+			report_groups(sa, arg ? &want : NULL, &cb);
+	} else if (!strcmp(what, "partitions")) {
+		report_partitions(sa, &cb);
 	}
-	if (!strcmp(what, "partitions")) {
-		off = app(buf, cap, off, "%-16s %-6s %-5s %-4s %-5s %-2s %-10s "
-			  "%s\n", "NAME", "PKEY", "IPOIB", "MTU", "GBPS", "SL",
-			  "QKEY", "ATTACHED MEMBERS (full/limited)");
-		for (i = 0; sa->pc && i < sa->pc->nparts; i++)
-			off = partition_line(sa, &sa->pc->parts[i], buf, cap,
-					     off);
-		return off;
-	}
-	return 0;
+	return cb.len;
 }
 
 int fsw_sa_path_text(struct fsw_sa *sa, uint16_t slid, uint16_t dlid,

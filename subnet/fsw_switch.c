@@ -18,6 +18,7 @@
 #include "conf/counters.h"
 #include "inet/byteorder.h"
 #include "subnet/fsw.h"
+#include "subnet/fsw_report.h"
 #include "subnet/fsw_sa.h"
 #include "fabric/ib_pkt.h"
 #include "fabric/sa_mad.h"
@@ -1059,21 +1060,13 @@ void fsw_input_qp_vcrc(struct fsw *sw, struct fsw_qp *qp, const uint8_t *pkt,
 	input(sw, qp->node, qp, pkt, len, vcrc);
 }
 
-static size_t append(char *buf, size_t cap, size_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static size_t append(char *buf, size_t cap, size_t off, const char *fmt, ...)
+void fsw_report_printf(struct counter_buf *cb, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (off >= cap)
-		return off;
 	va_start(ap, fmt);
-	n = vsnprintf(buf + off, cap - off, fmt, ap);
+	counter_buf_vprintf(cb, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return off;
-	return off + (size_t)n >= cap ? cap - 1 : off + (size_t)n;
 }
 
 static const char *stats_drop_reason(unsigned int i)
@@ -1120,10 +1113,9 @@ static const struct counter_desc fsw_counters[] = {
 	COUNTERS_END
 };
 
-static size_t report_stats(struct fsw *sw, char *buf, size_t cap)
+static void report_stats(struct fsw *sw, struct counter_buf *cb)
 {
-	struct counter_buf cb = { buf, 0, cap };
-	struct counter_out o = { counter_buf_vprintf, &cb };
+	struct counter_out o = { counter_buf_vprintf, cb };
 	const struct fsw_stats *s = &sw->stats;
 	uint64_t total = 0;
 	int i;
@@ -1131,99 +1123,90 @@ static size_t report_stats(struct fsw *sw, char *buf, size_t cap)
 	for (i = 0; i < FSW_DROP_MAX; i++)
 		total += s->drop[i];
 	/* the sum of the drops, which no entry of the table holds */
-	cb.len = append(buf, cap, 0, "dropped %llu\n",
-			(unsigned long long)total);
+	fsw_report_printf(cb, "dropped %llu\n", (unsigned long long)total);
 	counters_text(&o, fsw_counters, s, "", 0);
-	return cb.len;
 }
 
-static size_t report_nodes(struct fsw *sw, char *buf, size_t cap)
+static void report_nodes(struct fsw *sw, struct counter_buf *cb)
 {
-	size_t off = 0;
 	unsigned int i, k;
 
-	off = append(buf, cap, off, "%-16s %-18s %-6s %-6s %-5s %-8s %-8s "
-		     "%s\n", "NODE", "PORT_GUID", "LID", "STATE", "PROCS",
-		     "TX", "RX", "PKEYS");
+	fsw_report_printf(cb, "%-16s %-18s %-6s %-6s %-5s %-8s %-8s %s\n",
+			  "NODE", "PORT_GUID", "LID", "STATE", "PROCS", "TX",
+			  "RX", "PKEYS");
 	for (i = 0; i < sw->nnodes; i++) {
 		struct fsw_node *n = sw->nodes[i];
 
-		off = append(buf, cap, off, "%-16s 0x%016llx 0x%04x %-6s "
-			     "%-5u %-8llu %-8llu", n->name,
-			     (unsigned long long)n->port_guid, n->lid,
-			     n->port_up ? "ACTIVE" : "DOWN", n->nprocs,
-			     (unsigned long long)n->tx_packets,
-			     (unsigned long long)n->rx_packets);
+		fsw_report_printf(cb, "%-16s 0x%016llx 0x%04x %-6s %-5u "
+				  "%-8llu %-8llu", n->name,
+				  (unsigned long long)n->port_guid, n->lid,
+				  n->port_up ? "ACTIVE" : "DOWN", n->nprocs,
+				  (unsigned long long)n->tx_packets,
+				  (unsigned long long)n->rx_packets);
 		for (k = 0; k < n->npkeys; k++)
-			off = append(buf, cap, off, "%s0x%04x", k ? "," : " ",
-				     n->pkeys[k]);
-		off = append(buf, cap, off, "\n");
+			fsw_report_printf(cb, "%s0x%04x", k ? "," : " ",
+					  n->pkeys[k]);
+		fsw_report_printf(cb, "\n");
 	}
-	return off;
 }
 
-static size_t report_qps(struct fsw *sw, char *buf, size_t cap)
+static void report_qps(struct fsw *sw, struct counter_buf *cb)
 {
-	size_t off = 0;
-	unsigned int i;
+	unsigned int i, k;
 	struct fsw_qp *q;
 
-	off = append(buf, cap, off, "%-16s %-8s %-10s %-6s %s\n", "NODE",
-		     "QPN", "QKEY", "PKEY", "MLIDS");
+	fsw_report_printf(cb, "%-16s %-8s %-10s %-6s %s\n", "NODE", "QPN",
+			  "QKEY", "PKEY", "MLIDS");
 	for (i = 0; i < sw->nnodes; i++) {
 		for (q = sw->nodes[i]->qps; q; q = q->next) {
-			unsigned int k;
-
-			off = append(buf, cap, off, "%-16s 0x%06x 0x%08x "
-				     "0x%04x", q->node->name, q->qpn, q->qkey,
-				     q->pkey);
+			fsw_report_printf(cb, "%-16s 0x%06x 0x%08x 0x%04x",
+					  q->node->name, q->qpn, q->qkey,
+					  q->pkey);
 			for (k = 0; k < q->nmlids; k++)
-				off = append(buf, cap, off, "%s0x%04x",
-					     k ? "," : " ", q->mlids[k]);
-			off = append(buf, cap, off, "\n");
+				fsw_report_printf(cb, "%s0x%04x",
+						  k ? "," : " ", q->mlids[k]);
+			fsw_report_printf(cb, "\n");
 		}
 	}
-	return off;
 }
 
-static size_t report_mcast(struct fsw *sw, char *buf, size_t cap)
+static void report_mcast(struct fsw *sw, struct counter_buf *cb)
 {
-	size_t off = 0;
 	unsigned int i, k;
 	char gid[64];
 
-	off = append(buf, cap, off, "%-6s %-40s %s\n", "MLID", "MGID",
-		     "MEMBERS");
+	fsw_report_printf(cb, "%-6s %-40s %s\n", "MLID", "MGID", "MEMBERS");
 	for (i = 0; i < FSW_MLIDS; i++) {
 		struct fsw_mgroup *g = sw->groups[i];
 
 		if (!g)
 			continue;
 		fab_gid_to_str(&g->mgid, gid, sizeof(gid));
-		off = append(buf, cap, off, "0x%04x %-40s", g->mlid, gid);
+		fsw_report_printf(cb, "0x%04x %-40s", g->mlid, gid);
 		for (k = 0; k < g->nmembers; k++)
-			off = append(buf, cap, off, "%s%s:0x%06x",
-				     k ? "," : " ", g->members[k]->node->name,
-				     g->members[k]->qpn);
-		off = append(buf, cap, off, "\n");
+			fsw_report_printf(cb, "%s%s:0x%06x", k ? "," : " ",
+					  g->members[k]->node->name,
+					  g->members[k]->qpn);
+		fsw_report_printf(cb, "\n");
 	}
-	return off;
 }
 
 size_t fsw_report(struct fsw *sw, const char *what, char *buf, size_t cap)
 {
+	struct counter_buf cb = { buf, 0, cap };
+
 	if (!cap)
 		return 0;
 	buf[0] = '\0';
 	if (!strcmp(what, "stats"))
-		return report_stats(sw, buf, cap);
-	if (!strcmp(what, "nodes"))
-		return report_nodes(sw, buf, cap);
-	if (!strcmp(what, "qps"))
-		return report_qps(sw, buf, cap);
-	if (!strcmp(what, "mcast"))
-		return report_mcast(sw, buf, cap);
-	return 0;
+		report_stats(sw, &cb);
+	else if (!strcmp(what, "nodes"))
+		report_nodes(sw, &cb);
+	else if (!strcmp(what, "qps"))
+		report_qps(sw, &cb);
+	else if (!strcmp(what, "mcast"))
+		report_mcast(sw, &cb);
+	return cb.len;
 }
 
 int fsw_ctl(struct fsw *sw, const char *cmd, char *buf, size_t cap)
