@@ -66,6 +66,8 @@ struct fsw_node {
 	uint32_t next_qpn;
 	struct fsw_qp *qps;
 	uint64_t tx_packets, rx_packets;
+	struct fsw_node *guid_next;	/* in fsw.by_guid */
+	struct fsw_node *name_next;	/* in fsw.by_name */
 };
 
 struct fsw {
@@ -76,6 +78,10 @@ struct fsw {
 	struct fsw_stats stats;
 	struct fsw_node **nodes;	/* in attach order */
 	unsigned int nnodes, nodes_cap;
+	/* chained hashes of nodes_cap buckets (a power of two), by port
+	 * GUID for the SA and by name for attaching: no lookup walks the
+	 * node table */
+	struct fsw_node **by_guid, **by_name;
 	struct fsw_node *by_lid[FSW_MAX_UNICAST_LID + 1];
 	struct fsw_mgroup *groups[FSW_MLIDS];	/* attachments, by MLID */
 	uint16_t next_lid;
@@ -155,14 +161,79 @@ static struct fsw_node *node_by_lid(const struct fsw *sw, uint16_t lid)
 	return lid <= FSW_MAX_UNICAST_LID ? sw->by_lid[lid] : NULL;
 }
 
+/* FNV-1a: the names' hash, and the GUIDs made from them. */
+static uint64_t name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*name) {
+		h ^= (uint8_t)*name++;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static unsigned int guid_bucket(const struct fsw *sw, uint64_t guid)
+{
+	/* multiplicative (Fibonacci) hashing: every bit of the GUID moves
+	 * the bucket, not only the low ones */
+	return (unsigned int)((guid * 0x9E3779B97F4A7C15ull) >> 32) &
+	       (sw->nodes_cap - 1);
+}
+
+static unsigned int name_bucket(const struct fsw *sw, const char *name)
+{
+	return (unsigned int)name_hash(name) & (sw->nodes_cap - 1);
+}
+
 static struct fsw_node *node_by_guid(const struct fsw *sw, uint64_t port_guid)
 {
-	unsigned int i;
+	struct fsw_node *n;
 
-	for (i = 0; i < sw->nnodes; i++)
-		if (sw->nodes[i]->port_guid == port_guid)
-			return sw->nodes[i];
+	if (!sw->nodes_cap)
+		return NULL;
+	for (n = sw->by_guid[guid_bucket(sw, port_guid)]; n; n = n->guid_next)
+		if (n->port_guid == port_guid)
+			return n;
 	return NULL;
+}
+
+static void node_hash(struct fsw *sw, struct fsw_node *n)
+{
+	unsigned int b = guid_bucket(sw, n->port_guid);
+
+	n->guid_next = sw->by_guid[b];
+	sw->by_guid[b] = n;
+	b = name_bucket(sw, n->name);
+	n->name_next = sw->by_name[b];
+	sw->by_name[b] = n;
+}
+
+/* Room for one more node: the table and both hashes double. */
+static int nodes_grow(struct fsw *sw)
+{
+	unsigned int cap = sw->nodes_cap ? sw->nodes_cap * 2 : 16, i;
+	struct fsw_node **v = realloc(sw->nodes, cap * sizeof(*v));
+	struct fsw_node **bg, **bn;
+
+	if (!v)
+		return -1;
+	sw->nodes = v;
+	bg = calloc(cap, sizeof(*bg));
+	bn = calloc(cap, sizeof(*bn));
+	if (!bg || !bn) {
+		free(bg);
+		free(bn);
+		return -1;
+	}
+	free(sw->by_guid);
+	free(sw->by_name);
+	sw->by_guid = bg;
+	sw->by_name = bn;
+	sw->nodes_cap = cap;
+	for (i = 0; i < sw->nnodes; i++)
+		node_hash(sw, sw->nodes[i]);
+	return 0;
 }
 
 static int sa_port(const struct fsw *sw, const struct fsw_node *n,
@@ -294,6 +365,8 @@ void fsw_free(struct fsw *sw)
 	for (i = 0; i < FSW_MLIDS; i++)
 		mgroup_free(sw->groups[i]);
 	free(sw->nodes);
+	free(sw->by_guid);
+	free(sw->by_name);
 	free(sw);
 }
 
@@ -324,22 +397,18 @@ void fsw_count_ctl_malformed(struct fsw *sw)
 /* Stable GUIDs from names (FNV-1a), so captures and configs repeat. */
 static uint64_t name_guid(const char *name)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*name) {
-		h ^= (uint8_t)*name++;
-		h *= 0x100000001b3ull;
-	}
-	return FSW_GUID_OUI << 40 | (h & 0xfffffffffeull);
+	return FSW_GUID_OUI << 40 | (name_hash(name) & 0xfffffffffeull);
 }
 
 struct fsw_node *fsw_node_find(struct fsw *sw, const char *name)
 {
-	unsigned int i;
+	struct fsw_node *n;
 
-	for (i = 0; i < sw->nnodes; i++)
-		if (!strcmp(sw->nodes[i]->name, name))
-			return sw->nodes[i];
+	if (!sw->nodes_cap)
+		return NULL;
+	for (n = sw->by_name[name_bucket(sw, name)]; n; n = n->name_next)
+		if (!strcmp(n->name, name))
+			return n;
 	return NULL;
 }
 
@@ -348,14 +417,10 @@ unsigned int fsw_node_groups(const struct fsw *sw, const struct fsw_node *node)
 	return fsw_sa_port_groups(sw->sa, node->lid);
 }
 
+/* Node GUIDs are even and each port's GUID is its node's | 1. */
 static int guid_taken(const struct fsw *sw, uint64_t guid)
 {
-	unsigned int i;
-
-	for (i = 0; i < sw->nnodes; i++)
-		if (sw->nodes[i]->node_guid == guid)
-			return 1;
-	return 0;
+	return node_by_guid(sw, guid | 1) != NULL;
 }
 
 static int valid_node_name(const char *name)
@@ -392,15 +457,8 @@ struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 		snprintf(err, errlen, "no unicast LIDs left");
 		return NULL;
 	}
-	if (sw->nnodes == sw->nodes_cap) {
-		unsigned int cap = sw->nodes_cap ? sw->nodes_cap * 2 : 16;
-		struct fsw_node **v = realloc(sw->nodes, cap * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		sw->nodes = v;
-		sw->nodes_cap = cap;
-	}
+	if (sw->nnodes == sw->nodes_cap && nodes_grow(sw) < 0)
+		goto nomem;
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		goto nomem;
@@ -419,6 +477,7 @@ struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 			FAB_MAX_PKEYS, &n->npkeys);
 	n->nprocs = 1;
 	sw->nodes[sw->nnodes++] = n;
+	node_hash(sw, n);
 	sw->by_lid[n->lid] = n;
 	fsw_sa_port_up(sw->sa, n->lid);	/* trap 64: port in service */
 	return n;

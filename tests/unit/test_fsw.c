@@ -388,10 +388,41 @@ static void test_spoofed_slid(void **state)
 	assert_int_equal(ngot, 0);
 }
 
+/* Past the first table size: every node is found by name, and by its
+ * port GUID (the SA's join looks the port up by it). */
+static void test_many_nodes(void **state)
+{
+	struct env *e = *state;
+	union fab_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff,
+					0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
+					0xff } };
+	static struct fsw_node *n[300];
+	char name[16], err[256];
+	unsigned int i;
+
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "m%u", i);
+		n[i] = fsw_node_attach(e->sw, name, err, sizeof(err));
+		assert_non_null(n[i]);
+		assert_int_equal(fsw_node_lid(n[i]), 7 + i);
+	}
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "m%u", i);
+		assert_ptr_equal(fsw_node_find(e->sw, name), n[i]);
+	}
+	assert_null(fsw_node_find(e->sw, "m300"));
+	assert_ptr_equal(fsw_node_find(e->sw, "full1"), e->full1);
+	assert_int_equal(sa_join(e->sw, n[0], &mgid), 0);
+	assert_int_equal(sa_join(e->sw, n[299], &mgid), 0);
+	assert_int_equal(fsw_node_groups(e->sw, n[299]), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_nodes, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_pkey_matrix, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_qkey_rules, setup,
