@@ -175,13 +175,4 @@ size_t fsw_report(struct fsw *sw, const char *what, char *buf, size_t cap);
  */
 int fsw_ctl(struct fsw *sw, const char *cmd, char *buf, size_t cap);
 
-/* Fault injection (fsw_fault.c): a seeded generator, so runs repeat. */
-struct fsw_fault {
-	struct fsw_fault_cfg cfg;
-	uint64_t state;
-};
-void fsw_fault_init(struct fsw_fault *f, const struct fsw_fault_cfg *cfg);
-/* true with probability p */
-int fsw_fault_roll(struct fsw_fault *f, double p);
-
 #endif

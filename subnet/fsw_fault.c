@@ -4,7 +4,7 @@
  * from --seed, so that the same seed and the same packet sequence give the
  * same losses, duplicates and reorderings.
  */
-#include "subnet/fsw.h"
+#include "subnet/fsw_fault.h"
 
 static uint64_t splitmix64(uint64_t *s)
 {

@@ -18,6 +18,7 @@
 #include "conf/counters.h"
 #include "inet/byteorder.h"
 #include "subnet/fsw.h"
+#include "subnet/fsw_fault.h"
 #include "subnet/fsw_report.h"
 #include "subnet/fsw_sa.h"
 #include "fabric/ib_pkt.h"
