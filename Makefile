@@ -144,7 +144,7 @@ $(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(DAEMON_LIBS)
 # clock and 1 s timer in the test's hands (tests/unit/ipoib_harness.h).
 IPOIB_TEST_WRAP := -Wl,--wrap=clock_gettime -Wl,--wrap=event_new \
                    -Wl,--wrap=event_free
-IPOIB_TESTS := $(BUILD)/tests/test_ipoib_link
+IPOIB_TESTS := $(BUILD)/tests/test_ipoib_link $(BUILD)/tests/test_ipoib_neigh
 $(IPOIB_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
                 $(BUILD)/tests/unit/ipoib_harness.o \
                 $(BUILD)/tests/unit/prov_mem.o \
