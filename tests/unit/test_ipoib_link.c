@@ -499,6 +499,85 @@ static void test_sendonly_refused(void **state)
 	assert_int_equal(st->drop[IPOIB_DROP_MCAST_FAILED], 2);
 }
 
+/* A refused broadcast join is retried after 1, 2, 4, 8, 16, 16... s
+ * (BACKOFF_MAX_S), and the carrier comes with the first that works. */
+static void test_bcast_join_backoff(void **state)
+{
+	static const unsigned int at[] = { 1, 3, 7, 15, 31, 47 };
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	unsigned int s, n, joins = 1;
+
+	mem_sa_joins(t->dev, MEM_SA_REFUSE);
+	assert_int_equal(ipoib_link_start(t->l, NULL, 0), 0);
+	pump(t);
+	assert_int_equal(st->join_failures, 1);
+	/* no time gone: the timer alone retries nothing */
+	h_tick(t);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, &t->bcast), 1);
+	for (s = 1, n = 0; s <= at[5]; s++) {
+		h_tick_for(t, 1);
+		if (n < 6 && s == at[n]) {
+			joins++;
+			n++;
+		}
+		assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+					      SA_ATTR_MCMEMBER_RECORD,
+					      &t->bcast), joins);
+	}
+	assert_int_equal(st->join_failures, 7);
+	assert_false(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 0);
+
+	/* the SA answers again: the next retry (16 s on) brings the
+	 * carrier */
+	mem_sa_joins(t->dev, MEM_SA_ANSWER);
+	h_tick_for(t, 15);
+	assert_false(ipoib_link_carrier(t->l));
+	h_tick_for(t, 1);
+	assert_true(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 1);
+	assert_int_equal(st->join_failures, 7);
+}
+
+/* A send-only group refused is retried by the timer after its backoff;
+ * then packets go to it. */
+static void test_sendonly_retry(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	union fab_gid g;
+	uint8_t pkt[64];
+	size_t len;
+	char buf[2048];
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mgid4(t, "239.1.2.3", &g);
+	mem_sa_clear(t->dev);
+	mem_sa_joins(t->dev, MEM_SA_REFUSE);
+	len = udp4("10.0.0.1", "239.1.2.3", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(st->drop[IPOIB_DROP_MCAST_FAILED], 1);
+	ipoib_link_report(t->l, "groups", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "sendonly mlid=0x0000 backoff"));
+
+	mem_sa_joins(t->dev, MEM_SA_ANSWER);
+	h_tick(t);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, &g), 1);
+	h_tick_for(t, 1);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, &g), 2);
+	mem_sent_clear(t->dev);
+	ipoib_link_xmit(t->l, pkt, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_to_group(t, mem_sent(t->dev, 0), &g);
+	assert_int_equal(st->drop[IPOIB_DROP_MCAST_FAILED], 1);
+}
+
 /* An IGMPv2 report from the host: a full join, attached. */
 static void test_host_listen_igmp(void **state)
 {
@@ -767,6 +846,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sendonly_join, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sendonly_refused, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bcast_join_backoff, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sendonly_retry, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_host_listen_igmp, setup,
 						teardown),
