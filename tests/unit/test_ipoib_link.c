@@ -19,6 +19,7 @@
 #include <event2/event.h>
 
 #include "fabric/sa_mad.h"
+#include "inet/csum.h"
 #include "inet/nd.h"
 #include "tests/unit/ipoib_harness.h"
 #include "tests/unit/prov_mem.h"
@@ -704,6 +705,121 @@ static void test_rx_to_host(void **state)
 	assert_int_equal(st->drop[IPOIB_DROP_RX_MALFORMED], 1);
 }
 
+/* ---- ICMP too big -------------------------------------------------------- */
+
+/* The link MTU (2044) is the most that goes out; above it the host gets
+ * the ICMP error it needs for path MTU discovery, from the destination,
+ * quoting its packet. */
+static void test_too_big_ipv4(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	static uint8_t pkt[2100];
+	const uint8_t *r, *icmp;
+	struct in_addr me4 = h_in4("10.0.0.1"), peer4 = h_in4("10.0.0.2");
+	size_t len;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	len = udp4("10.0.0.1", "10.0.0.2", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	arp_reply_from(t, &t->peer, "10.0.0.2", "10.0.0.1");
+
+	mem_sent_clear(t->dev);
+	len = udp4_len("10.0.0.1", "10.0.0.2", 2045, 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(st->icmp_too_big, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_TOO_BIG], 1);
+	assert_int_equal(t->nrx, 1);
+	r = t->rx[0];
+	/* RFC 1812 4.3.2.3: at most 576 bytes in all */
+	assert_int_equal(t->rxlen[0], 576);
+	assert_int_equal(r[0], 0x45);
+	assert_int_equal(r[9], 1);
+	assert_memory_equal(r + 12, &peer4, 4);
+	assert_memory_equal(r + 16, &me4, 4);
+	assert_int_equal(inet_csum_fold(inet_csum_add(0, r, 20)), 0);
+	icmp = r + 20;
+	assert_int_equal(icmp[0], 3);	/* destination unreachable */
+	assert_int_equal(icmp[1], 4);	/* fragmentation needed */
+	assert_int_equal(icmp[6] << 8 | icmp[7], 2044);
+	assert_memory_equal(icmp + 8, pkt, 576 - 28);
+	assert_int_equal(inet_csum_fold(inet_csum_add(0, icmp, 576 - 20)), 0);
+
+	/* exactly the MTU goes out, whole */
+	t->nrx = 0;
+	len = udp4_len("10.0.0.1", "10.0.0.2", 2044, 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(t->nrx, 0);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_to_peer(mem_sent(t->dev, 0));
+	assert_int_equal(mem_sent(t->dev, 0)->len, IPOIB_HDR_LEN + 2044);
+	assert_memory_equal(mem_sent(t->dev, 0)->data + IPOIB_HDR_LEN, pkt,
+			    2044);
+	assert_int_equal(st->icmp_too_big, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_TOO_BIG], 1);
+}
+
+/* IPv6 has no DF: anything above the MTU gets Packet Too Big. */
+static void test_too_big_ipv6(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	static uint8_t pkt[2100];
+	struct in6_addr me6 = h_in6("2001:db8::1"),
+			peer6 = h_in6("2001:db8::2");
+	uint8_t buf[128];
+	const uint8_t *r, *icmp;
+	size_t len;
+
+	addr6(t->l, "2001:db8::1", 64);
+	bring_up(t);
+	len = udp6("2001:db8::1", "2001:db8::2", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	len = ipoib_nd_build_na(&peer6, &me6, &peer6, INET_NA_FLAG_SOLICITED |
+				INET_NA_FLAG_OVERRIDE, &t->peer, buf,
+				sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+
+	mem_sent_clear(t->dev);
+	len = udp6_len("2001:db8::1", "2001:db8::2", 2045, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(st->icmp_too_big, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_TOO_BIG], 1);
+	assert_int_equal(t->nrx, 1);
+	r = t->rx[0];
+	/* RFC 4443 2.4 (c): at most 1280 bytes in all */
+	assert_int_equal(t->rxlen[0], 1280);
+	assert_int_equal(r[0] >> 4, 6);
+	assert_int_equal(r[6], 58);
+	assert_memory_equal(r + 8, &peer6, 16);
+	assert_memory_equal(r + 24, &me6, 16);
+	icmp = r + 40;
+	assert_int_equal(icmp[0], 2);	/* packet too big */
+	assert_int_equal(icmp[1], 0);
+	assert_int_equal((uint32_t)icmp[4] << 24 | icmp[5] << 16 |
+			 icmp[6] << 8 | icmp[7], 2044);
+	assert_memory_equal(icmp + 8, pkt, 1280 - 48);
+	assert_int_equal(inet_csum_fold(inet_csum_add(
+		inet_csum_pseudo6(r + 8, r + 24, 58, 1240), icmp, 1240)), 0);
+
+	t->nrx = 0;
+	len = udp6_len("2001:db8::1", "2001:db8::2", 2044, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(t->nrx, 0);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_to_peer(mem_sent(t->dev, 0));
+	assert_int_equal(mem_sent(t->dev, 0)->len, IPOIB_HDR_LEN + 2044);
+	assert_int_equal(st->icmp_too_big, 1);
+}
+
 /* ---- the error convention (fabric.h, ipoib_link.h) ------------------------- */
 
 static void test_err_unknown_provider(void **state)
@@ -858,6 +974,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_free_leaves, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rx_to_host, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_too_big_ipv4, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_too_big_ipv6, setup,
 						teardown),
 		cmocka_unit_test(test_err_unknown_provider),
 		cmocka_unit_test(test_err_soft_no_fabric),
