@@ -140,11 +140,16 @@ $(BUILD)/tests/bench_gw: $(BUILD)/tests/bench/bench_gw.o $(DAEMON_LIBS)
 $(BUILD)/tests/bench_ud: $(BUILD)/tests/bench/bench_ud.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-# The IPoIB link's tests run over the in-memory provider.
-$(BUILD)/tests/test_ipoib_link: $(BUILD)/tests/unit/test_ipoib_link.o \
-                                $(BUILD)/tests/unit/prov_mem.o \
-                                $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
+# The IPoIB link's tests run over the in-memory provider, with the link's
+# clock and 1 s timer in the test's hands (tests/unit/ipoib_harness.h).
+IPOIB_TEST_WRAP := -Wl,--wrap=clock_gettime -Wl,--wrap=event_new \
+                   -Wl,--wrap=event_free
+IPOIB_TESTS := $(BUILD)/tests/test_ipoib_link $(BUILD)/tests/test_ipoib_neigh
+$(IPOIB_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
+                $(BUILD)/tests/unit/ipoib_harness.o \
+                $(BUILD)/tests/unit/prov_mem.o \
+                $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
+	$(CC) $(LDFLAGS) $(IPOIB_TEST_WRAP) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/vectors.o \
                       $(TEST_LIBS)

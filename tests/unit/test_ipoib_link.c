@@ -19,250 +19,11 @@
 #include <event2/event.h>
 
 #include "fabric/sa_mad.h"
+#include "inet/csum.h"
 #include "inet/nd.h"
+#include "tests/unit/ipoib_harness.h"
 #include "tests/unit/prov_mem.h"
 #include "ulp/ipoib/ipoib_link.h"
-
-#define PEER_QPN	0x222
-#define PEER_LID	7
-#define PEER_SL		3
-
-struct t {
-	struct event_base *base;
-	struct fab_dev *dev;
-	struct ipoib_link *l;
-	union fab_gid bcast;
-	struct ipoib_addr me, peer;
-	/* what the link gave the host */
-	int carrier, carrier_ups, carrier_downs;
-	unsigned int mtu;
-	unsigned int nrx;
-	uint8_t rx[8][2048];
-	size_t rxlen[8];
-};
-
-static void host_rx(void *arg, const uint8_t *pkt, size_t len)
-{
-	struct t *t = arg;
-
-	if (t->nrx < 8 && len <= sizeof(t->rx[0])) {
-		memcpy(t->rx[t->nrx], pkt, len);
-		t->rxlen[t->nrx] = len;
-	}
-	t->nrx++;
-}
-
-static void host_carrier(void *arg, int up, unsigned int mtu)
-{
-	struct t *t = arg;
-
-	t->carrier = up;
-	t->mtu = mtu;
-	if (up)
-		t->carrier_ups++;
-	else
-		t->carrier_downs++;
-}
-
-static const struct ipoib_link_ops host_ops = {
-	.rx = host_rx,
-	.carrier = host_carrier,
-};
-
-/* Run the loop until nothing is left to do (answers are fds, so a few
- * passes: each answer may make the link ask something else). */
-static void pump(struct t *t)
-{
-	int i;
-
-	for (i = 0; i < 32; i++)
-		event_base_loop(t->base, EVLOOP_NONBLOCK);
-}
-
-/* A port event, delivered as ipoibd does (fab_get_event -> link). */
-static void port_event(struct t *t, enum fab_event_type type)
-{
-	struct fab_event ev;
-
-	mem_port_event(t->dev, type);
-	while (fab_get_event(t->dev, &ev) == 1)
-		ipoib_link_event(t->l, ev.type);
-	pump(t);
-}
-
-static void addr4(struct ipoib_link *l, const char *s, unsigned int plen)
-{
-	struct inet_prefix p;
-
-	memset(&p, 0, sizeof(p));
-	p.addr.family = AF_INET;
-	assert_int_equal(inet_pton(AF_INET, s, &p.addr.v4), 1);
-	p.plen = (uint8_t)plen;
-	assert_int_equal(ipoib_link_add_addr(l, &p, NULL, 0), 0);
-}
-
-static void addr6(struct ipoib_link *l, const char *s, unsigned int plen)
-{
-	struct inet_prefix p;
-
-	memset(&p, 0, sizeof(p));
-	p.addr.family = AF_INET6;
-	assert_int_equal(inet_pton(AF_INET6, s, &p.addr.v6), 1);
-	p.plen = (uint8_t)plen;
-	assert_int_equal(ipoib_link_add_addr(l, &p, NULL, 0), 0);
-}
-
-static int setup(void **state)
-{
-	struct ipoib_link_cfg cfg = { .pkey = 0xffff };
-	static const uint8_t pg[16] = { 0xfe, 0x80, [8] = 0x00, 0x02, 0xc9,
-					0x03, 0x00, 0x01, 0x99, 0x99 };
-	struct t *t = calloc(1, sizeof(*t));
-
-	assert_non_null(t);
-	mem_register();
-	t->base = event_base_new();
-	assert_non_null(t->base);
-	t->dev = fab_open("mem:", NULL, NULL, 0);
-	assert_non_null(t->dev);
-	t->l = ipoib_link_new(t->base, t->dev, &cfg, &host_ops, t, NULL, 0);
-	assert_non_null(t->l);
-	ipoib_bcast_mgid(0xffff, IPOIB_SCOPE_LINK, &t->bcast);
-	t->peer.qpn = PEER_QPN;
-	memcpy(t->peer.gid.raw, pg, 16);
-	mem_sa_add_path(t->dev, &t->peer.gid, PEER_LID, PEER_SL);
-	*state = t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct t *t = *state;
-
-	ipoib_link_free(t->l, 0);
-	fab_close(t->dev);
-	event_base_free(t->base);
-	free(t);
-	return 0;
-}
-
-/* Start the link and let the broadcast join through. */
-static void bring_up(struct t *t)
-{
-	assert_int_equal(ipoib_link_start(t->l, NULL, 0), 0);
-	pump(t);
-	assert_true(ipoib_link_carrier(t->l));
-	ipoib_link_hwaddr(t->l, &t->me);
-}
-
-/* ---- packets -------------------------------------------------------------- */
-
-/* IPv4 UDP from src to dst carrying one marker byte. */
-static size_t udp4(const char *src, const char *dst, uint8_t mark,
-		   uint8_t *p)
-{
-	memset(p, 0, 29);
-	p[0] = 0x45;
-	p[3] = 29;
-	p[8] = 64;
-	p[9] = 17;
-	assert_int_equal(inet_pton(AF_INET, src, p + 12), 1);
-	assert_int_equal(inet_pton(AF_INET, dst, p + 16), 1);
-	p[21] = 9;		/* ports 9 -> 9 */
-	p[23] = 9;
-	p[25] = 9;		/* UDP length */
-	p[28] = mark;
-	return 29;
-}
-
-static size_t udp6(const char *src, const char *dst, uint8_t mark,
-		   uint8_t *p)
-{
-	memset(p, 0, 49);
-	p[0] = 0x60;
-	p[5] = 9;		/* payload length */
-	p[6] = 17;
-	p[7] = 64;
-	assert_int_equal(inet_pton(AF_INET6, src, p + 8), 1);
-	assert_int_equal(inet_pton(AF_INET6, dst, p + 24), 1);
-	p[41] = 9;
-	p[43] = 9;
-	p[45] = 9;
-	p[48] = mark;
-	return 49;
-}
-
-/* Deliver an IPoIB frame (header + payload) from the peer. */
-static void from_peer(struct t *t, uint16_t ethertype, const uint8_t *pl,
-		      size_t len)
-{
-	uint8_t f[2048];
-
-	assert_true(len + IPOIB_HDR_LEN <= sizeof(f));
-	ipoib_hdr_build(ethertype, f, IPOIB_HDR_LEN);
-	memcpy(f + IPOIB_HDR_LEN, pl, len);
-	mem_inject(t->dev, PEER_LID, PEER_QPN, f, len + IPOIB_HDR_LEN);
-	pump(t);
-}
-
-static uint16_t pkt_ethertype(const struct mem_pkt *p)
-{
-	uint16_t et = 0;
-
-	assert_true(p->len >= IPOIB_HDR_LEN);
-	assert_int_equal(ipoib_hdr_parse(p->data, p->len, &et), IPOIB_WIRE_OK);
-	return et;
-}
-
-static void mgid4(struct t *t, const char *group, union fab_gid *mgid)
-{
-	struct in_addr g;
-
-	assert_int_equal(inet_pton(AF_INET, group, &g), 1);
-	ipoib_mcast_mgid_ipv4(&g, &t->bcast, mgid);
-}
-
-static void mgid6(struct t *t, const char *group, union fab_gid *mgid)
-{
-	struct in6_addr g;
-
-	assert_int_equal(inet_pton(AF_INET6, group, &g), 1);
-	ipoib_mcast_mgid_ipv6(&g, &t->bcast, mgid);
-}
-
-/* The one join request for mgid (it must be exactly one). */
-static const struct sa_mcmember *join_of(struct t *t,
-					 const union fab_gid *mgid)
-{
-	const struct mem_sa_req *r;
-	unsigned int i;
-
-	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
-				      SA_ATTR_MCMEMBER_RECORD, mgid), 1);
-	for (i = 0; (r = mem_sa_req(t->dev, i)); i++)
-		if (r->h.mad.method == MAD_METHOD_SET &&
-		    !memcmp(r->rec.mcm.mgid.raw, mgid->raw, 16))
-			return &r->rec.mcm;
-	return NULL;
-}
-
-static void assert_to_group(struct t *t, const struct mem_pkt *p,
-			    const union fab_gid *mgid)
-{
-	assert_int_equal(p->qpn, IPOIB_QPN_MCAST);
-	assert_int_equal(p->ah.dlid, mem_sa_mlid(t->dev, mgid));
-	assert_true(p->ah.is_global);
-	assert_memory_equal(p->ah.dgid.raw, mgid->raw, 16);
-	assert_int_equal(p->qkey, MEM_QKEY);
-}
-
-static void assert_to_peer(const struct mem_pkt *p)
-{
-	assert_int_equal(p->qpn, PEER_QPN);
-	assert_int_equal(p->ah.dlid, PEER_LID);
-	assert_int_equal(p->ah.sl, PEER_SL);
-	assert_int_equal(p->qkey, MEM_QKEY);
-}
 
 /* ---- the broadcast group and carrier ------------------------------------ */
 
@@ -739,6 +500,85 @@ static void test_sendonly_refused(void **state)
 	assert_int_equal(st->drop[IPOIB_DROP_MCAST_FAILED], 2);
 }
 
+/* A refused broadcast join is retried after 1, 2, 4, 8, 16, 16... s
+ * (BACKOFF_MAX_S), and the carrier comes with the first that works. */
+static void test_bcast_join_backoff(void **state)
+{
+	static const unsigned int at[] = { 1, 3, 7, 15, 31, 47 };
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	unsigned int s, n, joins = 1;
+
+	mem_sa_joins(t->dev, MEM_SA_REFUSE);
+	assert_int_equal(ipoib_link_start(t->l, NULL, 0), 0);
+	pump(t);
+	assert_int_equal(st->join_failures, 1);
+	/* no time gone: the timer alone retries nothing */
+	h_tick(t);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, &t->bcast), 1);
+	for (s = 1, n = 0; s <= at[5]; s++) {
+		h_tick_for(t, 1);
+		if (n < 6 && s == at[n]) {
+			joins++;
+			n++;
+		}
+		assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+					      SA_ATTR_MCMEMBER_RECORD,
+					      &t->bcast), joins);
+	}
+	assert_int_equal(st->join_failures, 7);
+	assert_false(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 0);
+
+	/* the SA answers again: the next retry (16 s on) brings the
+	 * carrier */
+	mem_sa_joins(t->dev, MEM_SA_ANSWER);
+	h_tick_for(t, 15);
+	assert_false(ipoib_link_carrier(t->l));
+	h_tick_for(t, 1);
+	assert_true(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 1);
+	assert_int_equal(st->join_failures, 7);
+}
+
+/* A send-only group refused is retried by the timer after its backoff;
+ * then packets go to it. */
+static void test_sendonly_retry(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	union fab_gid g;
+	uint8_t pkt[64];
+	size_t len;
+	char buf[2048];
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mgid4(t, "239.1.2.3", &g);
+	mem_sa_clear(t->dev);
+	mem_sa_joins(t->dev, MEM_SA_REFUSE);
+	len = udp4("10.0.0.1", "239.1.2.3", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(st->drop[IPOIB_DROP_MCAST_FAILED], 1);
+	ipoib_link_report(t->l, "groups", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "sendonly mlid=0x0000 backoff"));
+
+	mem_sa_joins(t->dev, MEM_SA_ANSWER);
+	h_tick(t);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, &g), 1);
+	h_tick_for(t, 1);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, &g), 2);
+	mem_sent_clear(t->dev);
+	ipoib_link_xmit(t->l, pkt, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_to_group(t, mem_sent(t->dev, 0), &g);
+	assert_int_equal(st->drop[IPOIB_DROP_MCAST_FAILED], 1);
+}
+
 /* An IGMPv2 report from the host: a full join, attached. */
 static void test_host_listen_igmp(void **state)
 {
@@ -863,6 +703,121 @@ static void test_rx_to_host(void **state)
 	from_peer(t, 0x1234, pkt, len);
 	assert_int_equal(t->nrx, 1);
 	assert_int_equal(st->drop[IPOIB_DROP_RX_MALFORMED], 1);
+}
+
+/* ---- ICMP too big -------------------------------------------------------- */
+
+/* The link MTU (2044) is the most that goes out; above it the host gets
+ * the ICMP error it needs for path MTU discovery, from the destination,
+ * quoting its packet. */
+static void test_too_big_ipv4(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	static uint8_t pkt[2100];
+	const uint8_t *r, *icmp;
+	struct in_addr me4 = h_in4("10.0.0.1"), peer4 = h_in4("10.0.0.2");
+	size_t len;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	len = udp4("10.0.0.1", "10.0.0.2", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	arp_reply_from(t, &t->peer, "10.0.0.2", "10.0.0.1");
+
+	mem_sent_clear(t->dev);
+	len = udp4_len("10.0.0.1", "10.0.0.2", 2045, 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(st->icmp_too_big, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_TOO_BIG], 1);
+	assert_int_equal(t->nrx, 1);
+	r = t->rx[0];
+	/* RFC 1812 4.3.2.3: at most 576 bytes in all */
+	assert_int_equal(t->rxlen[0], 576);
+	assert_int_equal(r[0], 0x45);
+	assert_int_equal(r[9], 1);
+	assert_memory_equal(r + 12, &peer4, 4);
+	assert_memory_equal(r + 16, &me4, 4);
+	assert_int_equal(inet_csum_fold(inet_csum_add(0, r, 20)), 0);
+	icmp = r + 20;
+	assert_int_equal(icmp[0], 3);	/* destination unreachable */
+	assert_int_equal(icmp[1], 4);	/* fragmentation needed */
+	assert_int_equal(icmp[6] << 8 | icmp[7], 2044);
+	assert_memory_equal(icmp + 8, pkt, 576 - 28);
+	assert_int_equal(inet_csum_fold(inet_csum_add(0, icmp, 576 - 20)), 0);
+
+	/* exactly the MTU goes out, whole */
+	t->nrx = 0;
+	len = udp4_len("10.0.0.1", "10.0.0.2", 2044, 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(t->nrx, 0);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_to_peer(mem_sent(t->dev, 0));
+	assert_int_equal(mem_sent(t->dev, 0)->len, IPOIB_HDR_LEN + 2044);
+	assert_memory_equal(mem_sent(t->dev, 0)->data + IPOIB_HDR_LEN, pkt,
+			    2044);
+	assert_int_equal(st->icmp_too_big, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_TOO_BIG], 1);
+}
+
+/* IPv6 has no DF: anything above the MTU gets Packet Too Big. */
+static void test_too_big_ipv6(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	static uint8_t pkt[2100];
+	struct in6_addr me6 = h_in6("2001:db8::1"),
+			peer6 = h_in6("2001:db8::2");
+	uint8_t buf[128];
+	const uint8_t *r, *icmp;
+	size_t len;
+
+	addr6(t->l, "2001:db8::1", 64);
+	bring_up(t);
+	len = udp6("2001:db8::1", "2001:db8::2", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	len = ipoib_nd_build_na(&peer6, &me6, &peer6, INET_NA_FLAG_SOLICITED |
+				INET_NA_FLAG_OVERRIDE, &t->peer, buf,
+				sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+
+	mem_sent_clear(t->dev);
+	len = udp6_len("2001:db8::1", "2001:db8::2", 2045, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(st->icmp_too_big, 1);
+	assert_int_equal(st->drop[IPOIB_DROP_TOO_BIG], 1);
+	assert_int_equal(t->nrx, 1);
+	r = t->rx[0];
+	/* RFC 4443 2.4 (c): at most 1280 bytes in all */
+	assert_int_equal(t->rxlen[0], 1280);
+	assert_int_equal(r[0] >> 4, 6);
+	assert_int_equal(r[6], 58);
+	assert_memory_equal(r + 8, &peer6, 16);
+	assert_memory_equal(r + 24, &me6, 16);
+	icmp = r + 40;
+	assert_int_equal(icmp[0], 2);	/* packet too big */
+	assert_int_equal(icmp[1], 0);
+	assert_int_equal((uint32_t)icmp[4] << 24 | icmp[5] << 16 |
+			 icmp[6] << 8 | icmp[7], 2044);
+	assert_memory_equal(icmp + 8, pkt, 1280 - 48);
+	assert_int_equal(inet_csum_fold(inet_csum_add(
+		inet_csum_pseudo6(r + 8, r + 24, 58, 1240), icmp, 1240)), 0);
+
+	t->nrx = 0;
+	len = udp6_len("2001:db8::1", "2001:db8::2", 2044, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	assert_int_equal(t->nrx, 0);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_to_peer(mem_sent(t->dev, 0));
+	assert_int_equal(mem_sent(t->dev, 0)->len, IPOIB_HDR_LEN + 2044);
+	assert_int_equal(st->icmp_too_big, 1);
 }
 
 /* ---- the error convention (fabric.h, ipoib_link.h) ------------------------- */
@@ -1008,6 +963,10 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sendonly_refused, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_bcast_join_backoff, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_sendonly_retry, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_host_listen_igmp, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rejoin_on_reregister,
@@ -1015,6 +974,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_free_leaves, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rx_to_host, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_too_big_ipv4, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_too_big_ipv6, setup,
 						teardown),
 		cmocka_unit_test(test_err_unknown_provider),
 		cmocka_unit_test(test_err_soft_no_fabric),

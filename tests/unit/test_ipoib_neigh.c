@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The IPoIB link's neighbours (ulp/ipoib/ipoib_neigh.c) as the host's
+ * hooks and time see them: proxy ARP/ND for addresses a gateway answers
+ * for, next hops for off-link destinations, neighbours given up after
+ * their retries and re-solicited when stale, and the table limit.  Over
+ * the in-memory provider with the harness's stopped clock
+ * (ipoib_harness.h).
+ */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "inet/nd.h"
+#include "tests/unit/ipoib_harness.h"
+#include "tests/unit/prov_mem.h"
+#include "ulp/ipoib/ipoib_link.h"
+
+/* ---- the host's hooks ---------------------------------------------------- */
+
+/* The proxy claims what is in claims[]; it remembers what it was asked. */
+static struct {
+	struct inet_addr claims[4];
+	unsigned int nclaims, calls;
+	struct inet_addr last;
+} proxy;
+
+static int host_proxy(void *arg, const struct inet_addr *target)
+{
+	unsigned int i;
+
+	(void)arg;
+	proxy.calls++;
+	proxy.last = *target;
+	for (i = 0; i < proxy.nclaims; i++)
+		if (inet_addr_equal(&proxy.claims[i], target))
+			return 1;
+	return 0;
+}
+
+static void proxy_claim(const char *ip)
+{
+	assert_true(proxy.nclaims < 4);
+	proxy.claims[proxy.nclaims++] = h_ip(ip);
+}
+
+static const struct ipoib_link_ops proxy_ops = {
+	.rx = host_rx,
+	.carrier = host_carrier,
+	.proxy = host_proxy,
+};
+
+/* A router's routes: 192.0.2.0/24 through 10.0.0.254, 198.51.100.0/24
+ * unreachable, the rest on the link. */
+static struct {
+	unsigned int calls;
+	struct inet_addr last;
+} route;
+
+static int host_nexthop(void *arg, const struct inet_addr *dst,
+			struct inet_addr *nh)
+{
+	uint32_t a = ntohl(dst->v4.s_addr);
+
+	(void)arg;
+	route.calls++;
+	route.last = *dst;
+	if (dst->family == AF_INET && (a >> 8) == 0xc00002) {
+		*nh = h_ip("10.0.0.254");
+		return 0;
+	}
+	if (dst->family == AF_INET && (a >> 8) == 0xc63364)
+		return -1;
+	*nh = *dst;
+	return 0;
+}
+
+static const struct ipoib_link_ops router_ops = {
+	.rx = host_rx,
+	.carrier = host_carrier,
+	.nexthop = host_nexthop,
+};
+
+static int setup_hooks(void **state)
+{
+	memset(&proxy, 0, sizeof(proxy));
+	memset(&route, 0, sizeof(route));
+	return setup(state);
+}
+
+static void xmit4(struct t *t, const char *dst, uint8_t mark)
+{
+	uint8_t pkt[64];
+	size_t len = udp4("10.0.0.1", dst, mark, pkt);
+
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+}
+
+/* The peer's link address with another QPN: another host behind the
+ * same port (the SA's path to the peer's GID serves it). */
+static struct ipoib_addr peer_qpn(struct t *t, uint32_t qpn)
+{
+	struct ipoib_addr hw = t->peer;
+
+	hw.qpn = qpn;
+	return hw;
+}
+
+static void assert_neigh_hw(struct t *t, const char *ip, int known,
+			    uint32_t qpn)
+{
+	struct inet_addr a = h_ip(ip);
+	struct ipoib_addr hw;
+
+	if (!known) {
+		assert_int_equal(ipoib_link_neigh_hw(t->l, &a, &hw), -1);
+		return;
+	}
+	assert_int_equal(ipoib_link_neigh_hw(t->l, &a, &hw), 0);
+	assert_int_equal(hw.qpn, qpn);
+}
+
+/* ---- proxy ARP / ND ------------------------------------------------------ */
+
+static void test_proxy_arp(void **state)
+{
+	struct t *t = *state;
+	const struct mem_pkt *p;
+	struct ipoib_arp arp;
+	struct in_addr peer4 = h_in4("10.0.0.2"), lan = h_in4("10.0.0.50"),
+		       other = h_in4("10.0.0.60");
+	struct inet_addr asked;
+	uint8_t buf[IPOIB_ARP_LEN];
+	size_t len;
+
+	relink(t, &(struct ipoib_link_cfg){ .pkey = 0xffff }, &proxy_ops);
+	proxy_claim("10.0.0.50");
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+
+	/* not claimed: the proxy is asked, nothing answers, the asker is
+	 * not learnt */
+	len = ipoib_arp_build_request(&t->peer, &peer4, &other, buf,
+				      sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(proxy.calls, 1);
+	asked = h_ip("10.0.0.60");
+	assert_true(inet_addr_equal(&proxy.last, &asked));
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_neigh_hw(t, "10.0.0.2", 0, 0);
+
+	/* claimed: answered unicast with our link address for the LAN
+	 * host's IP */
+	len = ipoib_arp_build_request(&t->peer, &peer4, &lan, buf,
+				      sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	assert_to_peer(p);
+	pkt_arp(p, &arp);
+	assert_int_equal(arp.op, IPOIB_ARPOP_REPLY);
+	assert_int_equal(arp.spa.s_addr, lan.s_addr);
+	assert_int_equal(arp.sha.qpn, t->me.qpn);
+	assert_memory_equal(arp.sha.gid.raw, t->me.gid.raw, 16);
+	assert_int_equal(arp.tpa.s_addr, peer4.s_addr);
+	assert_int_equal(arp.tha.qpn, PEER_QPN);
+	assert_neigh_hw(t, "10.0.0.2", 1, PEER_QPN);
+
+	/* a host announcing the claimed address itself (gratuitous ARP) is
+	 * not contradicted */
+	mem_sent_clear(t->dev);
+	len = ipoib_arp_build_request(&t->peer, &lan, &lan, buf, sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(t->nrx, 0);
+}
+
+static void test_proxy_nd(void **state)
+{
+	struct t *t = *state;
+	const struct mem_pkt *p;
+	struct ipoib_nd nd;
+	struct in6_addr peer6 = h_in6("2001:db8::2"),
+			lan = h_in6("2001:db8::50"),
+			other = h_in6("2001:db8::60"), any;
+	struct inet_addr asked;
+	uint8_t buf[128];
+	size_t len;
+
+	relink(t, &(struct ipoib_link_cfg){ .pkey = 0xffff }, &proxy_ops);
+	proxy_claim("2001:db8::50");
+	addr6(t->l, "2001:db8::1", 64);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+
+	len = ipoib_nd_build_ns(&peer6, NULL, &other, &t->peer, buf,
+				sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	assert_int_equal(proxy.calls, 1);
+	asked = h_ip("2001:db8::60");
+	assert_true(inet_addr_equal(&proxy.last, &asked));
+	assert_int_equal(mem_sent_count(t->dev), 0);
+
+	len = ipoib_nd_build_ns(&peer6, NULL, &lan, &t->peer, buf,
+				sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	assert_to_peer(p);
+	assert_int_equal(pkt_ethertype(p), IPOIB_ETH_P_IPV6);
+	assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
+					p->len - IPOIB_HDR_LEN, &nd), INET_OK);
+	assert_int_equal(nd.type, INET_ND_NA);
+	assert_memory_equal(&nd.target, &lan, 16);
+	assert_memory_equal(&nd.ip.dst, &peer6, 16);
+	/* RFC 4861 7.2.8: a proxy's advertisement does not override what
+	 * the host itself may answer */
+	assert_int_equal(nd.flags, INET_NA_FLAG_SOLICITED);
+	assert_true(nd.has_tlla);
+	assert_int_equal(nd.tlla.qpn, t->me.qpn);
+	assert_memory_equal(nd.tlla.gid.raw, t->me.gid.raw, 16);
+
+	/* duplicate address detection for it: a proxy does not defend */
+	mem_sent_clear(t->dev);
+	memset(&any, 0, sizeof(any));
+	len = ipoib_nd_build_ns(&any, NULL, &lan, NULL, buf, sizeof(buf));
+	assert_int_not_equal(len, 0);
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	/* nor does it take the unspecified address for a neighbour (the
+	 * answer would wait for it, and be asked for, on the next tick) */
+	assert_false(neigh_listed(t, "::"));
+	h_tick_for(t, 1);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(t->nrx, 0);
+}
+
+/* ---- next hops ----------------------------------------------------------- */
+
+static void test_nexthop_resolved(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st;
+	struct ipoib_addr router = peer_qpn(t, 0x333);
+	struct inet_addr dst = h_ip("192.0.2.9"), nh = h_ip("10.0.0.254");
+	const struct mem_pkt *p;
+	uint8_t pkt[64];
+	size_t len;
+
+	relink(t, &(struct ipoib_link_cfg){ .pkey = 0xffff }, &router_ops);
+	st = ipoib_link_stats(t->l);
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+
+	/* off-link: the router's address is asked for, not the
+	 * destination's */
+	xmit4(t, "192.0.2.9", 1);
+	assert_int_equal(route.calls, 1);
+	assert_true(inet_addr_equal(&route.last, &dst));
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_int_equal(arp_requests_for(t, "10.0.0.254"), 1);
+	assert_int_equal(arp_requests_for(t, "192.0.2.9"), 0);
+
+	/* the router answers: the packet goes to it, unchanged */
+	mem_sent_clear(t->dev);
+	arp_reply_from(t, &router, "10.0.0.254", "10.0.0.1");
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	assert_int_equal(p->qpn, 0x333);
+	assert_int_equal(p->ah.dlid, PEER_LID);
+	len = udp4("10.0.0.1", "192.0.2.9", 1, pkt);
+	assert_int_equal(p->len, IPOIB_HDR_LEN + len);
+	assert_memory_equal(p->data + IPOIB_HDR_LEN, pkt, len);
+	assert_neigh_hw(t, "10.0.0.254", 1, 0x333);
+	assert_neigh_hw(t, "192.0.2.9", 0, 0);
+	assert_false(neigh_listed(t, "192.0.2.9"));
+
+	/* another destination behind it: straight to the router */
+	mem_sent_clear(t->dev);
+	xmit4(t, "192.0.2.77", 2);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_int_equal(mem_sent(t->dev, 0)->qpn, 0x333);
+
+	/* a next hop given by the caller: the hook is not asked */
+	mem_sent_clear(t->dev);
+	len = udp4("10.0.0.1", "203.0.113.5", 3, pkt);
+	ipoib_link_xmit_nh(t->l, pkt, len, &nh);
+	assert_int_equal(route.calls, 2);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_int_equal(mem_sent(t->dev, 0)->qpn, 0x333);
+	assert_int_equal(st->drop[IPOIB_DROP_NO_ROUTE], 0);
+}
+
+static void test_nexthop_unreachable(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st;
+	uint64_t tx0;
+
+	relink(t, &(struct ipoib_link_cfg){ .pkey = 0xffff }, &router_ops);
+	st = ipoib_link_stats(t->l);
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+	tx0 = st->tx_packets;	/* the announcement of our address */
+	xmit4(t, "198.51.100.1", 1);
+	xmit4(t, "198.51.100.2", 2);
+	assert_int_equal(route.calls, 2);
+	/* dropped and counted, nobody asked for */
+	assert_int_equal(st->drop[IPOIB_DROP_NO_ROUTE], 2);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_false(neigh_listed(t, "198.51.100.1"));
+	assert_int_equal(st->tx_packets, tx0);
+}
+
+/* ---- time ---------------------------------------------------------------- */
+
+/* No answer: the request is repeated once a second, and after the third
+ * the neighbour is given up with what waited for it. */
+static void test_neigh_expiry(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+	xmit4(t, "10.0.0.2", 1);
+	xmit4(t, "10.0.0.2", 2);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 1);
+
+	/* the timer alone, with no time gone, asks nothing */
+	h_tick(t);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 1);
+	h_tick_for(t, 1);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 2);
+	h_tick_for(t, 1);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 3);
+	assert_true(neigh_listed(t, "10.0.0.2"));
+	assert_int_equal(st->drop[IPOIB_DROP_NEIGH_FAILED], 0);
+
+	/* three asked: given up, the two waiting dropped */
+	h_tick_for(t, 1);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 3);
+	assert_int_equal(st->drop[IPOIB_DROP_NEIGH_FAILED], 2);
+	assert_false(neigh_listed(t, "10.0.0.2"));
+	assert_int_equal(mem_sent_count(t->dev), 3);	/* ARPs only */
+
+	/* the next packet starts over */
+	xmit4(t, "10.0.0.2", 3);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 4);
+	assert_true(neigh_listed(t, "10.0.0.2"));
+	assert_int_equal(st->drop[IPOIB_DROP_NEIGH_QUEUE], 0);
+}
+
+/* A resolved neighbour older than neigh_ttl_s is asked again on its next
+ * packet, and used meanwhile. */
+static void test_neigh_stale_resolicit(void **state)
+{
+	struct t *t = *state;
+	const struct mem_pkt *p;
+	unsigned int i, data;
+
+	relink(t, &(struct ipoib_link_cfg){ .pkey = 0xffff,
+					    .neigh_ttl_s = 30 }, &host_ops);
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	xmit4(t, "10.0.0.2", 1);
+	arp_reply_from(t, &t->peer, "10.0.0.2", "10.0.0.1");
+
+	/* 30 s: still fresh */
+	h_clock_advance(30);
+	mem_sent_clear(t->dev);
+	xmit4(t, "10.0.0.2", 2);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_to_peer(mem_sent(t->dev, 0));
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 0);
+
+	/* 31 s: stale; asked again on the broadcast group, the packet
+	 * still goes to the address we have */
+	h_clock_advance(1);
+	mem_sent_clear(t->dev);
+	xmit4(t, "10.0.0.2", 3);
+	assert_int_equal(mem_sent_count(t->dev), 2);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 1);
+	for (i = 0, data = 0; (p = mem_sent(t->dev, i)); i++) {
+		if (pkt_ethertype(p) == IPOIB_ETH_P_ARP) {
+			assert_to_group(t, p, &t->bcast);
+		} else {
+			assert_to_peer(p);
+			assert_int_equal(p->data[IPOIB_HDR_LEN + 28], 3);
+			data++;
+		}
+	}
+	assert_int_equal(data, 1);
+	/* once asked, not again for every packet */
+	mem_sent_clear(t->dev);
+	xmit4(t, "10.0.0.2", 4);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 0);
+
+	/* the answer makes it fresh for another 30 s */
+	h_clock_advance(10);
+	arp_reply_from(t, &t->peer, "10.0.0.2", "10.0.0.1");
+	h_clock_advance(30);
+	mem_sent_clear(t->dev);
+	xmit4(t, "10.0.0.2", 5);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 0);
+	h_clock_advance(1);
+	xmit4(t, "10.0.0.2", 6);
+	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 1);
+}
+
+/* ---- the table limit ----------------------------------------------------- */
+
+/* Full of resolved neighbours: the one heard from longest ago makes
+ * room, whatever the order they came in. */
+static void test_neigh_table_evicts_oldest(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st;
+	struct ipoib_addr a = peer_qpn(t, 0x301), b = peer_qpn(t, 0x302);
+
+	relink(t, &(struct ipoib_link_cfg){ .pkey = 0xffff, .neigh_max = 2 },
+	       &host_ops);
+	st = ipoib_link_stats(t->l);
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	xmit4(t, "10.0.0.2", 1);
+	arp_reply_from(t, &a, "10.0.0.2", "10.0.0.1");
+	h_clock_advance(1);
+	xmit4(t, "10.0.0.3", 1);
+	arp_reply_from(t, &b, "10.0.0.3", "10.0.0.1");
+	/* A, the first made, is heard from again: B is now the oldest */
+	h_clock_advance(1);
+	arp_reply_from(t, &a, "10.0.0.2", "10.0.0.1");
+	h_clock_advance(1);
+
+	mem_sent_clear(t->dev);
+	xmit4(t, "10.0.0.4", 1);
+	assert_int_equal(arp_requests_for(t, "10.0.0.4"), 1);
+	assert_true(neigh_listed(t, "10.0.0.4"));
+	assert_false(neigh_listed(t, "10.0.0.3"));
+	assert_neigh_hw(t, "10.0.0.3", 0, 0);
+	assert_neigh_hw(t, "10.0.0.2", 1, 0x301);
+	assert_int_equal(st->drop[IPOIB_DROP_NEIGH_TABLE_FULL], 0);
+	/* the one kept still works without asking */
+	mem_sent_clear(t->dev);
+	xmit4(t, "10.0.0.2", 2);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	assert_int_equal(mem_sent(t->dev, 0)->qpn, 0x301);
+}
+
+/* Full of neighbours still resolving: nothing is evicted, the new
+ * destination is refused and counted. */
+static void test_neigh_table_full_resolving(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st;
+	struct ipoib_addr a = peer_qpn(t, 0x301);
+	struct inet_addr c = h_ip("10.0.0.4");
+
+	relink(t, &(struct ipoib_link_cfg){ .pkey = 0xffff, .neigh_max = 2 },
+	       &host_ops);
+	st = ipoib_link_stats(t->l);
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	xmit4(t, "10.0.0.2", 1);
+	xmit4(t, "10.0.0.3", 1);
+	mem_sent_clear(t->dev);
+	xmit4(t, "10.0.0.4", 1);
+	assert_int_equal(st->drop[IPOIB_DROP_NEIGH_TABLE_FULL], 1);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_false(neigh_listed(t, "10.0.0.4"));
+	assert_true(neigh_listed(t, "10.0.0.2"));
+	assert_true(neigh_listed(t, "10.0.0.3"));
+	ipoib_link_neigh_resolve(t->l, &c);
+	assert_int_equal(st->drop[IPOIB_DROP_NEIGH_TABLE_FULL], 2);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+
+	/* one resolves: it is the only one that can make room */
+	arp_reply_from(t, &a, "10.0.0.2", "10.0.0.1");
+	mem_sent_clear(t->dev);
+	xmit4(t, "10.0.0.4", 2);
+	assert_int_equal(st->drop[IPOIB_DROP_NEIGH_TABLE_FULL], 2);
+	assert_int_equal(arp_requests_for(t, "10.0.0.4"), 1);
+	assert_false(neigh_listed(t, "10.0.0.2"));
+	assert_true(neigh_listed(t, "10.0.0.3"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_proxy_arp, setup_hooks,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_proxy_nd, setup_hooks,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_nexthop_resolved,
+						setup_hooks, teardown),
+		cmocka_unit_test_setup_teardown(test_nexthop_unreachable,
+						setup_hooks, teardown),
+		cmocka_unit_test_setup_teardown(test_neigh_expiry, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_neigh_stale_resolicit,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_neigh_table_evicts_oldest,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_neigh_table_full_resolving, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
