@@ -7,18 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf/errbuf.h"
 #include "fabric/fabric_prov.h"
 
 int fab_fail(char *err, size_t errlen, int e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
+	va_start(ap, fmt);
+	errbuf_vfail(err, errlen, e, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

@@ -9,23 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "conf/errbuf.h"
 #include "inet/addr.h"
-
-static int addr_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int addr_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = EINVAL;
-	return -1;
-}
 
 static int scan_fail(const char **why, const char *reason)
 {
@@ -87,9 +72,9 @@ int inet_addr_parse(const char *s, struct inet_addr *out, char *err,
 		    size_t errlen)
 {
 	if (addr_pton(s, out) < 0)
-		return addr_fail(err, errlen,
-				 "bad address '%s': not an IPv4 or IPv6 address",
-				 s);
+		return errbuf_fail(err, errlen, EINVAL,
+				   "bad address '%s': not an IPv4 or IPv6 address",
+				   s);
 	return 0;
 }
 
@@ -152,8 +137,9 @@ int inet_prefix_parse(const char *s, struct inet_prefix *out, char *err,
 	const char *why;
 
 	if (inet_prefix_scan(s, out, &why) < 0)
-		return addr_fail(err, errlen, "bad CIDR '%.64s%s': %s", s,
-				 strlen(s) > 64 ? "..." : "", why);
+		return errbuf_fail(err, errlen, EINVAL,
+				   "bad CIDR '%.64s%s': %s", s,
+				   strlen(s) > 64 ? "..." : "", why);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
  * earlier, interrupted request) is skipped.  NETLINK_EXT_ACK is asked for,
  * so a refusal carries the kernel's own words when it has them.
  */
+#include "conf/errbuf.h"
 #include "netlink/nl_link.h"
 
 #include <arpa/inet.h>
@@ -69,23 +70,6 @@ static int nl_fail(char *err, size_t errlen, int e, const char *ext,
 	return -1;
 }
 
-/* An error that is not an errno text: "OP: what"; errno = e. */
-static int nl_failx(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int nl_failx(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}
-
 /* --- names --------------------------------------------------------------- */
 
 int nl_ifname_check(const char *name, char *err, size_t errlen)
@@ -93,23 +77,23 @@ int nl_ifname_check(const char *name, char *err, size_t errlen)
 	const unsigned char *p;
 
 	if (!name || !*name)
-		return nl_failx(err, errlen, EINVAL,
-				"bad interface name '': empty");
+		return errbuf_fail(err, errlen, EINVAL,
+				   "bad interface name '': empty");
 	if (strlen(name) >= IFNAMSIZ)
-		return nl_failx(err, errlen, ENAMETOOLONG,
-				"bad interface name '%.40s%s': longer than %d characters",
-				name, strlen(name) > 40 ? "..." : "",
-				IFNAMSIZ - 1);
+		return errbuf_fail(err, errlen, ENAMETOOLONG,
+				   "bad interface name '%.40s%s': longer than %d characters",
+				   name, strlen(name) > 40 ? "..." : "",
+				   IFNAMSIZ - 1);
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
-		return nl_failx(err, errlen, EINVAL,
-				"bad interface name '%s'", name);
+		return errbuf_fail(err, errlen, EINVAL,
+				   "bad interface name '%s'", name);
 	for (p = (const unsigned char *)name; *p; p++)
 		/* the kernel's isspace() counts 0xa0; UTF-8 is fine */
 		if (*p == '/' || *p == ':' || *p <= ' ' || *p == 0x7f ||
 		    *p == 0xa0)
-			return nl_failx(err, errlen, EINVAL,
-					"bad interface name '%s': no '/', ':', blanks or control characters",
-					name);
+			return errbuf_fail(err, errlen, EINVAL,
+					   "bad interface name '%s': no '/', ':', blanks or control characters",
+					   name);
 	return 0;
 }
 
@@ -128,9 +112,9 @@ int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
 		return -1;
 	if (flags & ~(NL_TUN_VNET_HDR | NL_TUN_MULTI_QUEUE | NL_TUN_NAPI |
 		      NL_TUN_TAP))
-		return nl_failx(err, errlen, EINVAL,
-				"create tun '%s': unknown flags 0x%x", name,
-				flags);
+		return errbuf_fail(err, errlen, EINVAL,
+				   "create tun '%s': unknown flags 0x%x", name,
+				   flags);
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return nl_fail(err, errlen, errno, NULL,
@@ -151,9 +135,9 @@ int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
 		e = errno;
 		close(fd);
 		if (*name && !strchr(name, '%') && if_nametoindex(name))
-			return nl_failx(err, errlen, e,
-					"create tun '%s' (TUNSETIFF): %s: an interface of that name exists",
-					name, strerror(e));
+			return errbuf_fail(err, errlen, e,
+					   "create tun '%s' (TUNSETIFF): %s: an interface of that name exists",
+					   name, strerror(e));
 		return nl_fail(err, errlen, e, NULL,
 			       "create tun '%s' (TUNSETIFF)", name);
 	}
@@ -166,9 +150,9 @@ int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
 	}
 	if (ifr.ifr_flags & IFF_PERSIST) {
 		close(fd);
-		return nl_failx(err, errlen, EEXIST,
-				"create tun '%s': a persistent tun device of that name exists",
-				ifr.ifr_name);
+		return errbuf_fail(err, errlen, EEXIST,
+				   "create tun '%s': a persistent tun device of that name exists",
+				   ifr.ifr_name);
 	}
 	idx = if_nametoindex(ifr.ifr_name);
 	if (!idx) {
@@ -456,8 +440,8 @@ int nl_link_get_index(struct nl_sock_ctx *nl, int ifindex,
 		      struct nl_link_info *out, char *err, size_t errlen)
 {
 	if (ifindex <= 0)
-		return nl_failx(err, errlen, EINVAL,
-				"get link ifindex %d: not an ifindex", ifindex);
+		return errbuf_fail(err, errlen, EINVAL,
+				   "get link ifindex %d: not an ifindex", ifindex);
 	if (nl_link_query(nl, nl_link_msg(nl, RTM_GETLINK, ifindex), out) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "get link ifindex %d", ifindex);
@@ -542,9 +526,9 @@ static int nl_prefix_ok(const struct inet_prefix *p, const char *op,
 {
 	if (!inet_addr_len(p->addr.family) ||
 	    p->plen > (p->addr.family == AF_INET ? 32u : 128u))
-		return nl_failx(err, errlen, EINVAL,
-				"%s address on ifindex %d: bad family or prefix length",
-				op, ifindex);
+		return errbuf_fail(err, errlen, EINVAL,
+				   "%s address on ifindex %d: bad family or prefix length",
+				   op, ifindex);
 	return 0;
 }
 
@@ -651,8 +635,8 @@ int nl_route_get(struct nl_sock_ctx *nl, const struct inet_addr *dst,
 	if (oif)
 		snprintf(o, sizeof(o), " oif %d", oif);
 	if (!alen)
-		return nl_failx(err, errlen, EAFNOSUPPORT,
-				"route get: address family %d", dst->family);
+		return errbuf_fail(err, errlen, EAFNOSUPPORT,
+				   "route get: address family %d", dst->family);
 	nlh = mnl_nlmsg_put_header(nl->buf);
 	nlh->nlmsg_type = RTM_GETROUTE;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
@@ -665,9 +649,9 @@ int nl_route_get(struct nl_sock_ctx *nl, const struct inet_addr *dst,
 		return nl_fail(err, errlen, errno, nl->ext, "route get %s%s",
 			       inet_addr_str(dst, s, sizeof(s)), o);
 	if (!ans.got)
-		return nl_failx(err, errlen, EPROTO,
-				"route get %s%s: the kernel sent no route",
-				inet_addr_str(dst, s, sizeof(s)), o);
+		return errbuf_fail(err, errlen, EPROTO,
+				   "route get %s%s: the kernel sent no route",
+				   inet_addr_str(dst, s, sizeof(s)), o);
 	return 0;
 }
 
@@ -716,8 +700,8 @@ int nl_monitor_open(struct nl_sock_ctx *nl, unsigned int kinds, char *err,
 
 	kinds &= NL_CHG_ALL;
 	if (!kinds)
-		return nl_failx(err, errlen, EINVAL,
-				"monitor rtnetlink: nothing to watch");
+		return errbuf_fail(err, errlen, EINVAL,
+				   "monitor rtnetlink: nothing to watch");
 	mon = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (!mon)
 		return nl_fail(err, errlen, errno, NULL,
@@ -786,8 +770,8 @@ int nl_monitor_read(struct nl_sock_ctx *nl, char *err, size_t errlen)
 	int i, len;
 
 	if (!nl->mon)
-		return nl_failx(err, errlen, EBADF,
-				"read rtnetlink notifications: no monitor open");
+		return errbuf_fail(err, errlen, EBADF,
+				   "read rtnetlink notifications: no monitor open");
 	for (i = 0; i < NL_MON_BATCH; i++) {
 		n = mnl_socket_recvfrom(nl->mon, nl->buf, sizeof(nl->buf));
 		if (n < 0) {

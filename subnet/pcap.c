@@ -5,6 +5,8 @@
  * Format references: the pcap file format (draft-ietf-opsawg-pcap) and
  * Wireshark's wsutil/exported_pdu_tlvs.h for linktype 252.
  */
+#include "conf/errbuf.h"
+#include "inet/byteorder.h"
 #include "subnet/pcap.h"
 
 #include <errno.h>
@@ -65,25 +67,6 @@ struct pcap_reader {
 	size_t orig_len;
 };
 
-static void pcap_seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void pcap_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-static uint16_t pcap_get_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 /* ---- writer ---- */
 
 struct pcap_writer *pcap_writer_open(const char *path, char *err,
@@ -103,31 +86,28 @@ struct pcap_writer *pcap_writer_open(const char *path, char *err,
 
 	memcpy(&hdr[1], ver, sizeof(ver));	/* two host-order u16 fields */
 	if (!path) {
-		pcap_seterr(err, errlen, "pcap: no file name");
-		errno = EINVAL;
+		errbuf_fail(err, errlen, EINVAL, "pcap: no file name");
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
-		pcap_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		errbuf_fail(err, errlen, errno, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	w->fp = fopen(path, "wb");
 	if (!w->fp) {
 		int e = errno;
 
-		pcap_seterr(err, errlen, "%s: %s", path, strerror(e));
 		free(w);
-		errno = e;
+		errbuf_fail(err, errlen, e, "%s: %s", path, strerror(e));
 		return NULL;
 	}
 	if (fwrite(hdr, sizeof(hdr), 1, w->fp) != 1 || fflush(w->fp)) {
 		int e = errno;
 
-		pcap_seterr(err, errlen, "%s: %s", path, strerror(e));
 		fclose(w->fp);
 		free(w);
-		errno = e;
+		errbuf_fail(err, errlen, e, "%s: %s", path, strerror(e));
 		return NULL;
 	}
 	return w;
@@ -224,7 +204,7 @@ static uint32_t pcap_rd32(const struct pcap_reader *r, const uint8_t *p)
 static uint16_t pcap_rd16(const struct pcap_reader *r, const uint8_t *p)
 {
 	if (r->swap)
-		return pcap_get_be16(p);
+		return be16_get(p);
 	return (uint16_t)(p[1] << 8 | p[0]);
 }
 
@@ -284,8 +264,7 @@ static int pcap_rfail(struct pcap_reader *r, bool fatal, bool in_record,
 			 what);
 	if (fatal)
 		r->failed = true;
-	pcap_seterr(err, errlen, "%s", r->errmsg);
-	return -1;
+	return errbuf_fail(err, errlen, EINVAL, "%s", r->errmsg);
 }
 
 static int pcap_read_global(struct pcap_reader *r, char *err, size_t errlen)
@@ -349,7 +328,8 @@ static struct pcap_reader *pcap_reader_new(const char *name, char *err,
 	if (r)
 		r->name = strdup(name);
 	if (!r || !r->name) {
-		pcap_seterr(err, errlen, "%s: %s", name, strerror(ENOMEM));
+		errbuf_fail(err, errlen, ENOMEM, "%s: %s", name,
+			    strerror(ENOMEM));
 		free(r);
 		return NULL;
 	}
@@ -362,7 +342,7 @@ struct pcap_reader *pcap_reader_open(const char *path, char *err,
 	struct pcap_reader *r;
 
 	if (!path) {
-		pcap_seterr(err, errlen, "pcap: no file name");
+		errbuf_fail(err, errlen, EINVAL, "pcap: no file name");
 		return NULL;
 	}
 	r = pcap_reader_new(path, err, errlen);
@@ -370,8 +350,10 @@ struct pcap_reader *pcap_reader_open(const char *path, char *err,
 		return NULL;
 	r->fp = fopen(path, "rb");
 	if (!r->fp) {
-		pcap_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		int e = errno;
+
 		pcap_reader_close(r);
+		errbuf_fail(err, errlen, e, "%s: %s", path, strerror(e));
 		return NULL;
 	}
 	if (pcap_read_global(r, err, errlen)) {
@@ -422,8 +404,8 @@ static ssize_t pcap_strip_tags(struct pcap_reader *r, const uint8_t *d,
 			return pcap_rfail(r, false, true, err, errlen,
 					  "exported PDU tag header truncated at offset %zu",
 					  off);
-		type = pcap_get_be16(d + off);
-		tlen = pcap_get_be16(d + off + 2);
+		type = be16_get(d + off);
+		tlen = be16_get(d + off + 2);
 		off += 4;
 		if (tlen > caplen - off)
 			return pcap_rfail(r, false, true, err, errlen,
@@ -463,13 +445,10 @@ int pcap_reader_next(struct pcap_reader *r, const uint8_t **pkt, size_t *len,
 	bool by_snaplen;
 
 	if (!r || !pkt || !len) {
-		pcap_seterr(err, errlen, "pcap: invalid argument");
-		return -1;
+		return errbuf_fail(err, errlen, EINVAL, "pcap: invalid argument");
 	}
-	if (r->failed) {
-		pcap_seterr(err, errlen, "%s", r->errmsg);
-		return -1;
-	}
+	if (r->failed)
+		return errbuf_fail(err, errlen, EINVAL, "%s", r->errmsg);
 	r->recno++;
 	got = pcap_read(r, PCAP_REC_HDR_LEN, &h);
 	if (got < 0)

@@ -44,7 +44,8 @@
 struct pcap_writer;
 struct pcap_reader;
 
-/* Create (truncate) PATH and write the global header. */
+/* Create (truncate) PATH and write the global header.  NULL with errno set
+ * and the reason in err, as for the readers below. */
 struct pcap_writer *pcap_writer_open(const char *path, char *err,
 				     size_t errlen);
 
@@ -76,7 +77,8 @@ struct pcap_reader *pcap_reader_open_mem(const void *buf, size_t len,
 
 /*
  * Next packet: returns 1 with *pkt and *len set (valid until the next call or
- * close), 0 at the clean end of the file, -1 on error.  After an error in a
+ * close), 0 at the clean end of the file, -1 on error (errno EINVAL, the
+ * file and record and what is wrong with it in err).  After an error in a
  * record's exported-PDU tags the reader has moved past that record and may be
  * called again; after a framing error (truncation, absurd length, I/O) it
  * keeps returning -1.

@@ -25,6 +25,7 @@
 
 #include <event2/event.h>
 
+#include "conf/errbuf.h"
 #include "fabric/fabric.h"
 #include "fabric/sa_client.h"
 #include "inet/icmp.h"
@@ -51,23 +52,6 @@ static const char *const drop_names[IPOIB_DROP_MAX] = {
 const char *ipoib_drop_name(enum ipoib_drop d)
 {
 	return (unsigned int)d < IPOIB_DROP_MAX ? drop_names[d] : "unknown";
-}
-
-/* errno = e and the reason into err (NULL is fine); returns -1. */
-static int link_fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int link_fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
 }
 
 static void tx_flush(struct ipoib_link *l)
@@ -548,7 +532,7 @@ struct ipoib_link *ipoib_link_new(struct event_base *base,
 	int e;
 
 	if (!l) {
-		link_fail(err, errlen, ENOMEM, "out of memory");
+		errbuf_fail(err, errlen, ENOMEM, "out of memory");
 		return NULL;
 	}
 	l->base = base;
@@ -566,8 +550,8 @@ struct ipoib_link *ipoib_link_new(struct event_base *base,
 		goto fail;
 	l->pkey_index = fab_pkey_find(&l->pa, l->pkey);
 	if (l->pkey_index < 0) {
-		link_fail(err, errlen, ENOENT,
-			  "P_Key 0x%04x is not in the port's table", l->pkey);
+		errbuf_fail(err, errlen, ENOENT,
+			    "P_Key 0x%04x is not in the port's table", l->pkey);
 		goto fail;
 	}
 	ipoib_bcast_mgid(l->pkey, IPOIB_SCOPE_LINK, &l->bcast_mgid);
@@ -576,7 +560,7 @@ struct ipoib_link *ipoib_link_new(struct event_base *base,
 		goto fail;
 	l->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, l);
 	if (!l->tick_ev) {
-		link_fail(err, errlen, ENOMEM, "out of memory");
+		errbuf_fail(err, errlen, ENOMEM, "out of memory");
 		goto fail;
 	}
 	event_add(l->tick_ev, &one);
@@ -591,8 +575,8 @@ fail:
 int ipoib_link_start(struct ipoib_link *l, char *err, size_t errlen)
 {
 	if (bcast_join(l) < 0)
-		return link_fail(err, errlen, errno,
-				 "broadcast group: %s", strerror(errno));
+		return errbuf_fail(err, errlen, errno,
+				   "broadcast group: %s", strerror(errno));
 	return 0;
 }
 
@@ -605,10 +589,10 @@ int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p,
 	char s[INET_PREFIX_STRLEN];
 
 	if (l->naddrs == sizeof(l->addrs) / sizeof(l->addrs[0]))
-		return link_fail(err, errlen, ENOSPC, "address %s: the link "
-				 "has %zu already", inet_prefix_str(p, s,
-				 sizeof(s)), sizeof(l->addrs) /
-				 sizeof(l->addrs[0]));
+		return errbuf_fail(err, errlen, ENOSPC, "address %s: the link "
+				   "has %zu already", inet_prefix_str(p, s,
+				   sizeof(s)), sizeof(l->addrs) /
+				   sizeof(l->addrs[0]));
 	l->addrs[l->naddrs++] = *p;
 	if (l->carrier) {
 		if (a->family == AF_INET6) {

@@ -13,10 +13,11 @@
 
 #include <event2/event.h>
 
+#include "conf/errbuf.h"
 #include "fabric/fabric.h"
 #include "inet/gso.h"
-#include "ulp/ipoib/ipoib_tun.h"
 #include "inet/tcp_mss.h"
+#include "ulp/ipoib/ipoib_tun.h"
 
 #define NH_CACHE	256
 #define TUN_BATCH	64
@@ -48,23 +49,6 @@ struct ipoib_tun {
 	uint8_t buf[TUN_HEADROOM + GSO_VNET_HDR_LEN + GSO_MAX_PKT + 1]
 		__attribute__((aligned(16)));
 };
-
-/* errno = e and the reason into err (NULL is fine); returns -1. */
-static int tun_fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int tun_fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}
 
 /* ---- next hops ----------------------------------------------------------- */
 
@@ -318,7 +302,7 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 
 	d = calloc(1, sizeof(*d));
 	if (!d) {
-		tun_fail(err, errlen, ENOMEM, "out of memory");
+		errbuf_fail(err, errlen, ENOMEM, "out of memory");
 		return NULL;
 	}
 	d->base = base;
@@ -348,20 +332,20 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 	d->link = ipoib_link_new(base, dev, &cfg->link, &lops, d, why,
 				 sizeof(why));
 	if (!d->link) {
-		tun_fail(err, errlen, errno, "IPoIB link: %s", why);
+		errbuf_fail(err, errlen, errno, "IPoIB link: %s", why);
 		goto fail;
 	}
 	for (i = 0; i < cfg->naddrs; i++) {
 		if (ipoib_link_add_addr(d->link, &cfg->addrs[i], why,
 					sizeof(why)) < 0) {
-			tun_fail(err, errlen, errno, "IPoIB link: %s", why);
+			errbuf_fail(err, errlen, errno, "IPoIB link: %s", why);
 			goto fail;
 		}
 	}
 	d->tun_ev = event_new(base, d->tun_fd, EV_READ | EV_PERSIST, tun_cb,
 			      d);
 	if (!d->tun_ev) {
-		tun_fail(err, errlen, ENOMEM, "out of memory");
+		errbuf_fail(err, errlen, ENOMEM, "out of memory");
 		goto fail;
 	}
 	event_add(d->tun_ev, NULL);
