@@ -120,7 +120,7 @@ static void check_ready(struct ibgwd *d)
 	}
 	if (!d->foreground &&
 	    daemon_detach("ibgwd", d->verbose, d->base, err, sizeof(err)) < 0)
-		log_warnx("%s", err);
+		fatalx("%s", err);	/* still starting: as ibfabricd does */
 }
 
 static void tun_carrier(void *arg, struct ipoib_tun *t, int up,

@@ -92,7 +92,7 @@ static void ready(void *arg, struct ipoib_tun *t)
 		 ipoib_link_mtu(ipoib_tun_link(t)), hws);
 	if (!d->foreground &&
 	    daemon_detach("ipoibd", d->verbose, d->base, err, sizeof(err)) < 0)
-		log_warnx("%s", err);
+		fatalx("%s", err);	/* still starting: as ibfabricd does */
 }
 
 static void report_line(void *arg, const char *what, const char *text)
