@@ -21,7 +21,6 @@
 
 #include <event2/event.h>
 
-#include "conf/log.h"
 #include "gateway/ibgwd.h"
 
 #define GW_CTL_MAX	(256 * 1024)

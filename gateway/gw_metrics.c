@@ -17,7 +17,6 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
-#include "conf/log.h"
 #include "gateway/ibgwd.h"
 
 struct gw_metrics {

@@ -362,12 +362,12 @@ static void tap_segment(void *arg, const uint8_t *pkt, size_t len)
 static void tap_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct part *p = arg;
-	/* Where a frame lands: after a virtio-net header at 2, which puts
-	 * the Ethernet header at 12 (2 + 10) and the IP header at 26;
-	 * without one at 0, the IP header at 14.  Neither IP header is even
-	 * 4-byte aligned, and nothing here needs it to be: the codecs load
-	 * through inet/byteorder.h, at any alignment. */
-	uint8_t *buf = p->tapbuf + (p->tap_vnet ? 2 : 0);
+	/* A frame lands at the buffer's start: the IP header at 24 behind a
+	 * virtio-net header (10) and the Ethernet header (14), at 14 without
+	 * one.  Nothing here needs it aligned: the codecs load through
+	 * inet/byteorder.h at any alignment.  (An offset of 2 that meant to
+	 * align it, and did not, is gone.) */
+	uint8_t *buf = p->tapbuf;
 	struct gso_vnet_hdr h;
 	ssize_t n;
 	size_t fl;
@@ -376,7 +376,7 @@ static void tap_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	ipoib_link_tx_hold(p->link, 1);
 	for (i = 0; i < TAP_BATCH; i++) {
-		n = read(fd, buf, sizeof(p->tapbuf) - 2);
+		n = read(fd, buf, sizeof(p->tapbuf));
 		if (n <= 0)
 			break;
 		if (!p->tap_vnet) {

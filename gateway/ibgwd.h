@@ -42,6 +42,7 @@ struct part {
 	/* TCP segments for the tap coalesced, behind one Ethernet header */
 	struct gso_gro *gro;
 	uint8_t gro_eth[ETH_HDR_LEN];
+	/* a frame and the virtio-net header before it */
 	uint8_t tapbuf[16 + FRAME_MAX] __attribute__((aligned(16)));
 };
 

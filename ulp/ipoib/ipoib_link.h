@@ -153,7 +153,8 @@ const struct ipoib_link_stats *ipoib_link_stats(const struct ipoib_link *l);
 void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a);
 unsigned int ipoib_link_mtu(const struct ipoib_link *l);
 int ipoib_link_carrier(const struct ipoib_link *l);
-/* Neighbour and group tables as text (one line each), for ipoibd. */
+/* Neighbour and group tables, and the counters, as text (one line each):
+ * ipoibd's SIGUSR1 report and ibgwctl show (gw_ctl.c, gw_metrics.c). */
 size_t ipoib_link_report(const struct ipoib_link *l, const char *what,
 			 char *buf, size_t cap);
 

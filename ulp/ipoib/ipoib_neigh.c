@@ -233,7 +233,7 @@ static struct neigh *neigh_new(struct ipoib_link *l, const struct inet_addr *a)
 	return n;
 }
 
-void ipoib_neigh_solicit(struct ipoib_link *l, struct neigh *n)
+static void neigh_solicit(struct ipoib_link *l, struct neigh *n)
 {
 	struct ipoib_addr me;
 	uint8_t buf[128];
@@ -284,7 +284,7 @@ void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 		/* stale: keep using it, ask again (unicast would need the
 		 * path; a broadcast solicit is simpler and as correct) */
 		n->confirmed = t;
-		ipoib_neigh_solicit(l, n);
+		neigh_solicit(l, n);
 	}
 	if (!n) {
 		n = neigh_new(l, nh);
@@ -292,7 +292,7 @@ void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 			drop(l, IPOIB_DROP_NEIGH_TABLE_FULL);
 			return;
 		}
-		ipoib_neigh_solicit(l, n);
+		neigh_solicit(l, n);
 	}
 	if (n->have_hw && n->path && n->path->st == PATH_OK) {
 		ipoib_link_send(l, n->path->ah, n->hw.qpn, ethertype, pkt, len);
@@ -326,7 +326,7 @@ void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct inet_addr *ip)
 		return;
 	n = neigh_new(l, ip);
 	if (n)
-		ipoib_neigh_solicit(l, n);
+		neigh_solicit(l, n);
 	else
 		drop(l, IPOIB_DROP_NEIGH_TABLE_FULL);
 }
@@ -504,7 +504,7 @@ void ipoib_neigh_tick(struct ipoib_link *l, time_t t)
 				continue;
 			}
 			if (l->carrier)
-				ipoib_neigh_solicit(l, n);
+				neigh_solicit(l, n);
 		}
 	}
 }

@@ -199,7 +199,6 @@ void ipoib_mcast_snoop(struct ipoib_link *l, int family,
 void ipoib_mcast_join_listen(struct ipoib_link *l);
 
 /* ipoib_neigh.c */
-void ipoib_neigh_solicit(struct ipoib_link *l, struct neigh *n);
 void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 			uint16_t ethertype, const uint8_t *pkt, size_t len);
 void ipoib_neigh_rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len);
