@@ -24,19 +24,6 @@ struct gw_metrics {
 	struct evhttp *http;
 };
 
-/* report lines of a link, counted */
-static unsigned int lines(struct ipoib_link *l, const char *what)
-{
-	static char text[65536];
-	unsigned int n = 0;
-	const char *p;
-
-	ipoib_link_report(l, what, text, sizeof(text));
-	for (p = text; *p; p++)
-		n += *p == '\n';
-	return n;
-}
-
 static void head(struct evbuffer *b, const char *name, const char *type,
 		 const char *help)
 {
@@ -194,14 +181,14 @@ static void render(struct ibgwd *d, struct evbuffer *b)
 		s = ipoib_link_stats(l);
 		evbuffer_add_printf(b, "ibgw_neighbors{partition=\"%s\","
 				    "side=\"ib\"} %u\n", p->pc->name,
-				    lines(l, "neighbors"));
+				    ipoib_link_neigh_count(l));
 		if (p->br)
 			evbuffer_add_printf(b, "ibgw_neighbors{partition="
 					    "\"%s\",side=\"eth\"} %u\n",
 					    p->pc->name,
 					    gw_bridge_neigh_count(p->br));
 		evbuffer_add_printf(b, "ibgw_groups{partition=\"%s\"} %u\n",
-				    p->pc->name, lines(l, "groups"));
+				    p->pc->name, ipoib_link_group_count(l));
 		evbuffer_add_printf(b, "ibgw_sa_errors_total{partition=\"%s\"}"
 				    " %llu\n", p->pc->name,
 				    (unsigned long long)(s->join_failures +

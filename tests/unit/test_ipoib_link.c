@@ -72,6 +72,19 @@ static void test_bcast_refused_no_carrier(void **state)
 	assert_false(mem_attached(t->dev, &t->bcast));
 }
 
+/* Lines of one of the link's reports. */
+static unsigned int report_lines(struct ipoib_link *l, const char *what)
+{
+	static char text[65536];
+	unsigned int n = 0;
+	const char *p;
+
+	ipoib_link_report(l, what, text, sizeof(text));
+	for (p = text; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
 /* The link's own listen groups: all-hosts and all-nodes, full members,
  * attached for receive. */
 static void test_listen_groups(void **state)
@@ -89,6 +102,10 @@ static void test_listen_groups(void **state)
 	/* created with the broadcast group's Q_Key and P_Key */
 	assert_int_equal(join_of(t, &g4)->qkey, MEM_QKEY);
 	assert_int_equal(join_of(t, &g4)->pkey, 0xffff);
+	/* the count the metrics show is the report's list */
+	assert_true(ipoib_link_group_count(t->l) >= 2);
+	assert_int_equal(ipoib_link_group_count(t->l),
+			 report_lines(t->l, "groups"));
 }
 
 static void test_carrier_port_down_up(void **state)
@@ -234,6 +251,8 @@ static void test_paths_bounded(void **state)
 		assert_true(mem_ah_live(t->dev) - ah0 <= cfg.neigh_max);
 	}
 	assert_int_equal(ipoib_link_stats(t->l)->path_queries, 200);
+	assert_int_equal(ipoib_link_neigh_count(t->l), cfg.neigh_max);
+	assert_int_equal(report_lines(t->l, "neighbors"), cfg.neigh_max);
 }
 
 /* A refused PathRecord: the packets that waited for it are dropped as

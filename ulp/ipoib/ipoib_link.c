@@ -711,6 +711,21 @@ int ipoib_link_carrier(const struct ipoib_link *l)
 	return l->carrier;
 }
 
+unsigned int ipoib_link_neigh_count(const struct ipoib_link *l)
+{
+	return l->nneigh;
+}
+
+unsigned int ipoib_link_group_count(const struct ipoib_link *l)
+{
+	const struct mc *m;
+	unsigned int n = 0;
+
+	for (m = l->mcs; m; m = m->next)
+		n++;
+	return n;
+}
+
 static const char *link_drop_reason(unsigned int i)
 {
 	return ipoib_drop_name((enum ipoib_drop)i);

@@ -153,6 +153,10 @@ const struct ipoib_link_stats *ipoib_link_stats(const struct ipoib_link *l);
 void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a);
 unsigned int ipoib_link_mtu(const struct ipoib_link *l);
 int ipoib_link_carrier(const struct ipoib_link *l);
+/* Entries of the neighbour cache; multicast groups (any state), as the
+ * report's "neighbors" and "groups" list them. */
+unsigned int ipoib_link_neigh_count(const struct ipoib_link *l);
+unsigned int ipoib_link_group_count(const struct ipoib_link *l);
 /* Neighbour and group tables, and the counters, as text (one line each):
  * ipoibd's SIGUSR1 report and ibgwctl show (gw_ctl.c, gw_metrics.c). */
 size_t ipoib_link_report(const struct ipoib_link *l, const char *what,
