@@ -151,6 +151,12 @@ $(IPOIB_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
                 $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) $(IPOIB_TEST_WRAP) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
 
+# The switch's tests share their queue pairs' owner slots.
+$(BUILD)/tests/test_fsw $(BUILD)/tests/test_fsw_sa: $(BUILD)/tests/test_%: \
+		$(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/fsw_slots.o \
+		$(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
+
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/vectors.o \
                       $(TEST_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)

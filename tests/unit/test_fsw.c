@@ -16,39 +16,11 @@
 #include "fabric/ib_pkt.h"
 #include "subnet/partitions.h"
 #include "fabric/sa_mad.h"
+#include "tests/unit/fsw_slots.h"
 
 static struct fsw_qp *got[16];
 static unsigned int ngot;
 static int last_status = -1;	/* of the last MAD delivered */
-
-/* Every QP a test makes has its slot here as its owner, so that a
- * delivery says which QP it went to. */
-static struct fsw_qp *slots[32];
-static unsigned int nslots;
-
-static struct fsw_qp *qp_create(struct fsw *sw, struct fsw_node *node,
-				uint32_t qkey, uint16_t pkey_index,
-				int privileged, char *err, size_t errlen)
-{
-	struct fsw_qp **slot;
-
-	assert_true(nslots < sizeof(slots) / sizeof(slots[0]));
-	slot = &slots[nslots++];
-	*slot = fsw_qp_create(sw, node, slot, qkey, pkey_index, privileged,
-			      err, errlen);
-	return *slot;
-}
-
-static struct fsw_qp *gsi_create(struct fsw *sw, struct fsw_node *node,
-				 uint8_t mgmt_class, char *err, size_t errlen)
-{
-	struct fsw_qp **slot;
-
-	assert_true(nslots < sizeof(slots) / sizeof(slots[0]));
-	slot = &slots[nslots++];
-	*slot = fsw_gsi_create(sw, node, slot, mgmt_class, err, errlen);
-	return *slot;
-}
 
 /* The port as a process on the node sees it. */
 static struct fsp_port_info port_info(struct fsw *sw,
@@ -94,7 +66,7 @@ static int setup(void **state)
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(prtn_conf_parse(conf, sizeof(conf) - 1, "t", &e.pc,
 					 err, sizeof(err)), 0);
-	nslots = 0;
+	slots_reset();
 	e.sw = fsw_new(&e.pc, &ops, NULL);
 	assert_non_null(e.sw);
 	e.full1 = fsw_node_attach(e.sw, "full1", err, sizeof(err));
@@ -146,7 +118,7 @@ static int sa_join(struct fsw *sw, struct fsw_node *n,
 		   const union fab_gid *mgid)
 {
 	char err[256];
-	struct fsw_qp *agent = gsi_create(sw, n, 0x03, err, sizeof(err));
+	struct fsw_qp *agent = slot_gsi_create(sw, n, 0x03, err, sizeof(err));
 	struct sa_mcmember r;
 	struct sa_hdr h;
 	struct ib_ud u;
@@ -257,13 +229,13 @@ static void test_pkey_matrix(void **state)
 
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
 		struct fsw_node *from = *m[i].from, *to = *m[i].to;
-		struct fsw_qp *rq = qp_create(e->sw, to, 0x11, 1, 0, err,
+		struct fsw_qp *rq = slot_qp_create(e->sw, to, 0x11, 1, 0, err,
 					      sizeof(err));
 		uint64_t before = drops(e->sw, FSW_DROP_PKEY_MISMATCH);
 		size_t n;
 
 		assert_non_null(rq);
-		qp_create(e->sw, from, 0x11, 1, 0, err, sizeof(err));
+		slot_qp_create(e->sw, from, 0x11, 1, 0, err, sizeof(err));
 		n = mkpkt(pkt, from, fsw_node_lid(to), fsw_qp_qpn(rq),
 			  port_info(e->sw, from).pkeys[1], 0x11, NULL);
 		ngot = 0;
@@ -273,7 +245,7 @@ static void test_pkey_matrix(void **state)
 				 before + !m[i].delivered);
 	}
 	/* the outsider has no 0x8001 entry: no QP there, no forged sends */
-	assert_null(qp_create(e->sw, e->out, 0x11, 1, 0, err, sizeof(err)));
+	assert_null(slot_qp_create(e->sw, e->out, 0x11, 1, 0, err, sizeof(err)));
 	ngot = 0;
 	fsw_input(e->sw, e->out, pkt, mkpkt(pkt, e->out,
 					    fsw_node_lid(e->full2), 0x48,
@@ -287,12 +259,12 @@ static void test_qkey_rules(void **state)
 	struct env *e = *state;
 	uint8_t pkt[IB_MAX_PKT];
 	char err[256];
-	struct fsw_qp *rq = qp_create(e->sw, e->full2, 0x22, 0, 0, err,
+	struct fsw_qp *rq = slot_qp_create(e->sw, e->full2, 0x22, 0, 0, err,
 				      sizeof(err));
 	uint16_t dlid = fsw_node_lid(e->full2);
 	uint32_t dqpn = fsw_qp_qpn(rq);
 
-	qp_create(e->sw, e->full1, 0x22, 0, 0, err, sizeof(err));
+	slot_qp_create(e->sw, e->full1, 0x22, 0, 0, err, sizeof(err));
 	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, dlid, dqpn,
 					      0xffff, 0x23, NULL));
 	assert_int_equal(ngot, 0);
@@ -300,7 +272,7 @@ static void test_qkey_rules(void **state)
 	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, dlid, dqpn,
 					      0xffff, 0x80010000, NULL));
 	assert_int_equal(drops(e->sw, FSW_DROP_QKEY_PRIVILEGED), 1);
-	assert_null(qp_create(e->sw, e->full1, 0x80010000, 0, 0, err,
+	assert_null(slot_qp_create(e->sw, e->full1, 0x80010000, 0, 0, err,
 			      sizeof(err)));
 	fsw_input(e->sw, e->full1, pkt, mkpkt(pkt, e->full1, dlid, dqpn,
 					      0xffff, 0x22, NULL));
@@ -333,7 +305,7 @@ static void test_multicast(void **state)
 
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(sa_join(e->sw, nodes[i], &mgid), 0);
-		q[i] = qp_create(e->sw, nodes[i], 0x0b1b, 0, 0, err,
+		q[i] = slot_qp_create(e->sw, nodes[i], 0x0b1b, 0, 0, err,
 				 sizeof(err));
 		assert_int_equal(fsw_mcast_attach(e->sw, q[i], &mgid, 0xc000,
 						  err, sizeof(err)), 0);

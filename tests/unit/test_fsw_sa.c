@@ -27,6 +27,7 @@
 #include "fabric/ib_pkt.h"
 #include "subnet/partitions.h"
 #include "fabric/sa_mad.h"
+#include "tests/unit/fsw_slots.h"
 
 #define NCAP		16
 #define SM_KEY		1ull	/* OpenSM's default SM_Key: trusted */
@@ -64,35 +65,6 @@ static struct fsp_port_info port_info(const struct fsw_node *n)
 
 	fsw_port_info(sut, n, &pi);
 	return pi;
-}
-
-/* Every QP a test makes has its slot here as its owner, so that a
- * delivery says which QP it went to. */
-static struct fsw_qp *slots[32];
-static unsigned int nslots;
-
-static struct fsw_qp *qp_create(struct fsw *sw, struct fsw_node *node,
-				uint32_t qkey, uint16_t pkey_index,
-				int privileged, char *err, size_t errlen)
-{
-	struct fsw_qp **slot;
-
-	assert_true(nslots < sizeof(slots) / sizeof(slots[0]));
-	slot = &slots[nslots++];
-	*slot = fsw_qp_create(sw, node, slot, qkey, pkey_index, privileged,
-			      err, errlen);
-	return *slot;
-}
-
-static struct fsw_qp *gsi_create(struct fsw *sw, struct fsw_node *node,
-				 uint8_t mgmt_class, char *err, size_t errlen)
-{
-	struct fsw_qp **slot;
-
-	assert_true(nslots < sizeof(slots) / sizeof(slots[0]));
-	slot = &slots[nslots++];
-	*slot = fsw_gsi_create(sw, node, slot, mgmt_class, err, errlen);
-	return *slot;
 }
 
 static int cap_deliver(void *ctx, void *owner, const uint8_t *pkt,
@@ -145,7 +117,7 @@ static int setup(void **state)
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(prtn_conf_parse(conf, sizeof(conf) - 1, "t", &e.pc,
 					 err, sizeof(err)), 0);
-	nslots = 0;
+	slots_reset();
 	e.sw = fsw_new(&e.pc, &cap_ops, NULL);
 	assert_non_null(e.sw);
 	sut = e.sw;
@@ -157,10 +129,10 @@ static int setup(void **state)
 	assert_non_null(e.b);
 	assert_non_null(e.l);
 	assert_non_null(e.c);
-	e.ga = gsi_create(e.sw, e.a, MAD_CLASS_SUBN_ADM, err, sizeof(err));
-	e.gb = gsi_create(e.sw, e.b, MAD_CLASS_SUBN_ADM, err, sizeof(err));
-	e.gl = gsi_create(e.sw, e.l, MAD_CLASS_SUBN_ADM, err, sizeof(err));
-	e.gc = gsi_create(e.sw, e.c, MAD_CLASS_SUBN_ADM, err, sizeof(err));
+	e.ga = slot_gsi_create(e.sw, e.a, MAD_CLASS_SUBN_ADM, err, sizeof(err));
+	e.gb = slot_gsi_create(e.sw, e.b, MAD_CLASS_SUBN_ADM, err, sizeof(err));
+	e.gl = slot_gsi_create(e.sw, e.l, MAD_CLASS_SUBN_ADM, err, sizeof(err));
+	e.gc = slot_gsi_create(e.sw, e.c, MAD_CLASS_SUBN_ADM, err, sizeof(err));
 	assert_non_null(e.ga);
 	assert_non_null(e.gb);
 	assert_non_null(e.gl);
@@ -770,10 +742,10 @@ static void test_forwarding_by_membership(void **state)
 	assert_int_equal(mcm_join(e, e->gb, BCAST, SA_JOIN_SENDONLY_NON, &r),
 			 0);
 	assert_int_equal(r.join_state, SA_JOIN_SENDONLY_NON);
-	qa = qp_create(e->sw, e->a, IPOIB_QKEY, 0, 0, err, sizeof(err));
-	qb = qp_create(e->sw, e->b, IPOIB_QKEY, 0, 0, err, sizeof(err));
-	qc = qp_create(e->sw, e->c, IPOIB_QKEY, 0, 0, err, sizeof(err));
-	ql = qp_create(e->sw, e->l, IPOIB_QKEY, 0, 0, err, sizeof(err));
+	qa = slot_qp_create(e->sw, e->a, IPOIB_QKEY, 0, 0, err, sizeof(err));
+	qb = slot_qp_create(e->sw, e->b, IPOIB_QKEY, 0, 0, err, sizeof(err));
+	qc = slot_qp_create(e->sw, e->c, IPOIB_QKEY, 0, 0, err, sizeof(err));
+	ql = slot_qp_create(e->sw, e->l, IPOIB_QKEY, 0, 0, err, sizeof(err));
 	assert_non_null(qa);
 	assert_non_null(qb);
 	assert_non_null(qc);
@@ -1070,7 +1042,7 @@ static void test_agents(void **state)
 	char err[256];
 	uint64_t unk;
 
-	ga2 = gsi_create(e->sw, e->a, MAD_CLASS_SUBN_ADM, err, sizeof(err));
+	ga2 = slot_gsi_create(e->sw, e->a, MAD_CLASS_SUBN_ADM, err, sizeof(err));
 	assert_non_null(ga2);
 	assert_int_not_equal(fsw_qp_qpn(ga2), fsw_qp_qpn(e->ga));
 
@@ -1408,7 +1380,7 @@ static void test_limited_requester_answered(void **state)
 	assert_non_null(x);
 	/* OpenSM's implicit Default: ALL=limited, SELF=full */
 	assert_int_equal(port_info(x).pkeys[0], 0x7fff);
-	gx = gsi_create(le.sw, x, MAD_CLASS_SUBN_ADM, err, sizeof(err));
+	gx = slot_gsi_create(le.sw, x, MAD_CLASS_SUBN_ADM, err, sizeof(err));
 	assert_non_null(gx);
 	mcm_init(&q, "ff12:401b:8001::ffff:ffff", x, SA_JOIN_FULL);
 	sa_mcmember_encode(&q, rec);
