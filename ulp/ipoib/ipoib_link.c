@@ -148,21 +148,14 @@ int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a)
 	return 0;
 }
 
-/* The directed broadcast of one of our IPv4 prefixes (up to /30). */
+/* The directed broadcast of one of our IPv4 prefixes. */
 static int is_subnet_bcast(struct ipoib_link *l, const struct in_addr *dst)
 {
 	unsigned int i;
-	uint32_t a, mask;
 
-	for (i = 0; i < l->naddrs; i++) {
-		if (l->addrs[i].addr.family != AF_INET || !l->addrs[i].plen ||
-		    l->addrs[i].plen > 30)
-			continue;
-		mask = ~0u << (32 - l->addrs[i].plen);
-		a = ntohl(l->addrs[i].addr.v4.s_addr);
-		if (ntohl(dst->s_addr) == ((a & mask) | ~mask))
+	for (i = 0; i < l->naddrs; i++)
+		if (inet_prefix_is_bcast(&l->addrs[i], dst))
 			return 1;
-	}
 	return 0;
 }
 
