@@ -24,6 +24,7 @@ static const char *const inet_errstr[INET_ERR_MAX] = {
 	[INET_ICMP_ABOUT_ERROR] = "icmp_about_error",
 	[INET_ICMP_FRAGMENT] = "icmp_fragment",
 	[INET_ICMP_BAD_ADDR] = "icmp_bad_addr",
+	[INET_IP_LATER_FRAGMENT] = "ip_later_fragment",
 };
 
 const char *inet_strerror(enum inet_err err)

@@ -167,24 +167,6 @@ static void to_host(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 		l->ops.rx(l->arg, pkt, len);
 }
 
-/* Skip IPv6 extension headers: the upper-layer header's offset or 0. */
-static size_t ipv6_upper(const uint8_t *pkt, size_t len, uint8_t *proto)
-{
-	size_t off = INET_IPV6_HDR_LEN;
-	uint8_t nh = pkt[6];
-
-	while (nh == 0 || nh == 43 || nh == 60) {	/* HBH, routing, dst */
-		if (off + 8 > len)
-			return 0;
-		nh = pkt[off];
-		off += 8u + 8u * pkt[off + 1];
-	}
-	if (off > len)
-		return 0;
-	*proto = nh;
-	return off;
-}
-
 /*
  * A packet above the link MTU: ICMP fragmentation-needed / packet-too-big
  * back to the host.  In Linux the host's own stack sends it; from here it
@@ -268,8 +250,7 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		}
 	} else if (len >= INET_IPV6_HDR_LEN && (pkt[0] >> 4) == 6) {
 		struct inet_ipv6_info ip;
-		size_t up;
-		uint8_t proto;
+		struct inet_ipv6_upper up;
 
 		if (inet_ipv6_check(pkt, len, &ip) != INET_OK) {
 			drop(l, IPOIB_DROP_BAD_PACKET);
@@ -283,9 +264,13 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		et = IPOIB_ETH_P_IPV6;
 		dst.family = AF_INET6;
 		dst.v6 = ip.dst;
-		up = ipv6_upper(pkt, len, &proto);
-		if (up && proto == 58)
-			ipoib_mcast_snoop(l, AF_INET6, pkt + up, len - up);
+		/* MLD comes after hop-by-hop options (router alert); one
+		 * behind a fragment or authentication header is not
+		 * looked at, as it never was */
+		if (inet_ipv6_upper(pkt, len, &up) == INET_OK &&
+		    up.proto == INET_PROTO_ICMPV6 && !up.fragment && !up.auth)
+			ipoib_mcast_snoop(l, AF_INET6, pkt + up.off,
+					  len - up.off);
 		if (bcast) {
 			ipoib_mcast_send(l, &l->bcast_mgid, et, pkt, len);
 			return;
