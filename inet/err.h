@@ -33,6 +33,9 @@ enum inet_err {
 	INET_ICMP_BAD_ADDR,		/* original src/dst may not get one */
 	INET_IP_LATER_FRAGMENT,		/* IPv6 non-first fragment: no upper
 					 * header to find */
+	INET_MCAST_NOT_REPORT,		/* IGMP/MLD but not a report or
+					 * leave: no drop */
+	INET_MCAST_BAD_RECORD,		/* v3 record running past the end */
 	INET_ERR_MAX
 };
 
