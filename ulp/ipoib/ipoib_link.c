@@ -231,7 +231,8 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		et = IPOIB_ETH_P_IP;
 		dst.family = AF_INET;
 		dst.v4 = ip.dst;
-		if (ip.proto == 2 && !(ip.frag & 0x1fff))
+		if (ip.proto == INET_PROTO_IGMP &&
+		    !(ip.frag & INET_IPV4_OFFSET))
 			ipoib_mcast_snoop(l, AF_INET, pkt + ip.hdr_len,
 					 len - ip.hdr_len);
 		if (bcast) {
