@@ -129,17 +129,6 @@ static void drop(struct gw_bridge *b, enum gw_drop d)
 	b->st.drop[d]++;
 }
 
-static unsigned int alen(int family)
-{
-	return family == AF_INET ? 4 : 16;
-}
-
-static int ip_eq(const struct inet_addr *a, const struct inet_addr *b)
-{
-	return a->family == b->family && !memcmp(a->raw, b->raw,
-						 alen(a->family));
-}
-
 static unsigned int hash_bytes(const uint8_t *p, size_t n)
 {
 	unsigned int h = 2166136261u;
@@ -149,18 +138,9 @@ static unsigned int hash_bytes(const uint8_t *p, size_t n)
 	return h % NBUCKETS;
 }
 
-static void ip_v4(struct inet_addr *o, const void *a)
+static unsigned int ip_bucket(const struct inet_addr *ip)
 {
-	memset(o, 0, sizeof(*o));
-	o->family = AF_INET;
-	memcpy(o->raw, a, 4);
-}
-
-static void ip_v6(struct inet_addr *o, const void *a)
-{
-	memset(o, 0, sizeof(*o));
-	o->family = AF_INET6;
-	memcpy(o->raw, a, 16);
+	return inet_addr_hash(ip) % NBUCKETS;
 }
 
 /* ---- tables -------------------------------------------------------------- */
@@ -169,8 +149,8 @@ static struct eneigh *neigh_find(struct gw_bridge *b, const struct inet_addr *ip
 {
 	struct eneigh *n;
 
-	for (n = b->nb[hash_bytes(ip->raw, alen(ip->family))]; n; n = n->next)
-		if (ip_eq(&n->ip, ip))
+	for (n = b->nb[ip_bucket(ip)]; n; n = n->next)
+		if (inet_addr_equal(&n->ip, ip))
 			return n;
 	return NULL;
 }
@@ -189,7 +169,7 @@ static void queue_free(struct eneigh *n)
 
 static struct eneigh *neigh_new(struct gw_bridge *b, const struct inet_addr *ip)
 {
-	unsigned int h = hash_bytes(ip->raw, alen(ip->family));
+	unsigned int h = ip_bucket(ip);
 	struct eneigh *n;
 
 	if (b->nneigh >= b->cfg.neigh_max) {
@@ -213,7 +193,7 @@ static void neigh_del(struct gw_bridge *b, struct eneigh *n)
 {
 	struct eneigh **pp;
 
-	for (pp = &b->nb[hash_bytes(n->ip.raw, alen(n->ip.family))]; *pp;
+	for (pp = &b->nb[ip_bucket(&n->ip)]; *pp;
 	     pp = &(*pp)->next) {
 		if (*pp == n) {
 			*pp = n->next;
@@ -535,11 +515,11 @@ static void eth_arp(struct gw_bridge *b, const struct eth_hdr *h,
 		drop(b, GW_DROP_ETH_MALFORMED);
 		return;
 	}
-	ip_v4(&sip, &a.spa);
-	ip_v4(&tip, &a.tpa);
+	inet_addr_v4(&sip, &a.spa);
+	inet_addr_v4(&tip, &a.tpa);
 	(void)h;
 	learn(b, &sip, a.sha);
-	if (a.op != 1 || !a.tpa.s_addr || ip_eq(&sip, &tip) ||
+	if (a.op != 1 || !a.tpa.s_addr || inet_addr_equal(&sip, &tip) ||
 	    on_ethernet(b, &tip))
 		return;		/* a reply, an announcement, a LAN host */
 	if (b->ops.ib_neigh(b->arg, &tip, &hw) < 0) {
@@ -581,8 +561,8 @@ static int eth_nd(struct gw_bridge *b, const uint8_t *smac, const uint8_t *p,
 	}
 	if (nd.nd.type != INET_ND_NS && nd.nd.type != INET_ND_NA)
 		return 0;	/* RS/RA/Redirect: passed on as before */
-	ip_v6(&src, &nd.nd.ip.src);
-	ip_v6(&tgt, &nd.nd.target);
+	inet_addr_v6(&src, &nd.nd.ip.src);
+	inet_addr_v6(&tgt, &nd.nd.target);
 	if (nd.nd.type == INET_ND_NA) {
 		if (nd.has_tlla)
 			learn(b, &tgt, nd.tlla);
@@ -654,8 +634,8 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 			return;
 		}
 		len = ip.tot_len;	/* Ethernet pads short frames */
-		ip_v4(&dst, &ip.dst);
-		ip_v4(&src, &ip.src);
+		inet_addr_v4(&dst, &ip.dst);
+		inet_addr_v4(&src, &ip.src);
 		bcast = ip.dst.s_addr == INADDR_BROADCAST ||
 			(!memcmp(h.dst, "\xff\xff\xff\xff\xff\xff", 6) &&
 			 (ntohl(ip.dst.s_addr) >> 28) != 0xe);
@@ -669,8 +649,8 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 		len = 40 + (size_t)ip.payload_len;
 		if (eth_nd(b, h.src, p, len))
 			return;
-		ip_v6(&dst, &ip.dst);
-		ip_v6(&src, &ip.src);
+		inet_addr_v6(&dst, &ip.dst);
+		inet_addr_v6(&src, &ip.src);
 	} else {
 		drop(b, GW_DROP_ETH_TYPE);
 		return;
@@ -736,8 +716,8 @@ void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
 			return;
 		}
 		len = ip.tot_len;
-		ip_v4(&src, &ip.src);
-		ip_v4(&dst, &ip.dst);
+		inet_addr_v4(&src, &ip.src);
+		inet_addr_v4(&dst, &ip.dst);
 		type = ETH_P_IP_;
 		if (ip.dst.s_addr == INADDR_BROADCAST) {
 			memcpy(dmac, bcast, 6);
@@ -754,8 +734,8 @@ void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
 			return;
 		}
 		len = 40 + (size_t)ip.payload_len;
-		ip_v6(&src, &ip.src);
-		ip_v6(&dst, &ip.dst);
+		inet_addr_v6(&src, &ip.src);
+		inet_addr_v6(&dst, &ip.dst);
 		type = ETH_P_IPV6_;
 		if (ip.dst.s6_addr[0] == 0xff) {
 			eth_mcast_mac_v6(&ip.dst, dmac);

@@ -56,6 +56,27 @@ bool inet_prefix_contains(const struct inet_prefix *p,
 	return !bits || !((x[i] ^ y[i]) & (uint8_t)(0xff << (8 - bits)));
 }
 
+bool inet_prefix_is_bcast(const struct inet_prefix *p,
+			  const struct in_addr *a)
+{
+	uint32_t mask;
+
+	if (p->addr.family != AF_INET || !p->plen || p->plen > 30)
+		return false;
+	mask = ~0u << (32 - p->plen);
+	return ntohl(a->s_addr) == ((ntohl(p->addr.v4.s_addr) & mask) | ~mask);
+}
+
+uint32_t inet_addr_hash(const struct inet_addr *a)
+{
+	size_t i, n = inet_addr_len(a->family);
+	uint32_t h = 2166136261u;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ a->raw[i]) * 16777619u;
+	return h;
+}
+
 static int addr_pton(const char *s, struct inet_addr *out)
 {
 	memset(out, 0, sizeof(*out));

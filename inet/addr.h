@@ -45,6 +45,18 @@ bool inet_addr_equal(const struct inet_addr *a, const struct inet_addr *b);
 /* a lies in p (same family, the first p->plen bits equal). */
 bool inet_prefix_contains(const struct inet_prefix *p,
 			  const struct inet_addr *a);
+/*
+ * a is the directed broadcast of the IPv4 prefix p (host bits all ones).
+ * Only prefixes /1 to /30 have one: /31 (RFC 3021) and /32 have no host
+ * part to spare, and /0 would make 255.255.255.255 a subnet's.
+ */
+bool inet_prefix_is_bcast(const struct inet_prefix *p,
+			  const struct in_addr *a);
+/*
+ * FNV-1a over the address bytes of a's family (none for family 0), for
+ * hash tables of neighbours; the caller reduces it to its bucket count.
+ */
+uint32_t inet_addr_hash(const struct inet_addr *a);
 
 /*
  * Strict parsers: 0, or -1 with errno EINVAL.  inet_addr_parse() takes a

@@ -24,6 +24,9 @@ static const char *const inet_errstr[INET_ERR_MAX] = {
 	[INET_ICMP_ABOUT_ERROR] = "icmp_about_error",
 	[INET_ICMP_FRAGMENT] = "icmp_fragment",
 	[INET_ICMP_BAD_ADDR] = "icmp_bad_addr",
+	[INET_IP_LATER_FRAGMENT] = "ip_later_fragment",
+	[INET_MCAST_NOT_REPORT] = "mcast_not_report",
+	[INET_MCAST_BAD_RECORD] = "mcast_bad_record",
 };
 
 const char *inet_strerror(enum inet_err err)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What inet's codecs (ip.c, nd.c, icmp.c) return: the first thing wrong
+ * What inet's codecs (ip.c, nd.c, icmp.c, mcast.c) return: the first thing wrong
  * with a packet, each value meant as a drop counter.  The names
  * inet_strerror() gives are stable (they are the ones the IPoIB codec
  * used to give the same faults) and usable as counter names.
@@ -31,6 +31,11 @@ enum inet_err {
 	INET_ICMP_ABOUT_ERROR,		/* original is an ICMP error */
 	INET_ICMP_FRAGMENT,		/* original is a non-first fragment */
 	INET_ICMP_BAD_ADDR,		/* original src/dst may not get one */
+	INET_IP_LATER_FRAGMENT,		/* IPv6 non-first fragment: no upper
+					 * header to find */
+	INET_MCAST_NOT_REPORT,		/* IGMP/MLD but not a report or
+					 * leave: no drop */
+	INET_MCAST_BAD_RECORD,		/* v3 record running past the end */
 	INET_ERR_MAX
 };
 

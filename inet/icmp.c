@@ -96,44 +96,18 @@ enum inet_err inet_icmp4_frag_needed(const uint8_t *orig, size_t orig_len,
 
 /*
  * Whether an IPv6 packet is an ICMPv6 error, looking past extension
- * headers as ipv6_skip_exthdr() does: an unreadable chain counts as not an
- * error, an ICMPv6 header whose type cannot be read counts as one.
+ * headers as Linux is_ineligible() does: an unreadable chain counts as not
+ * an error, an ICMPv6 header whose type cannot be read counts as one.
  */
-static bool icmp6_is_error(const uint8_t *pkt, size_t len, uint8_t nh)
+static bool icmp6_is_error(const uint8_t *pkt, size_t len)
 {
-	size_t off = INET_IPV6_HDR_LEN, hl;
+	struct inet_ipv6_upper up;
+	enum inet_err e = inet_ipv6_upper(pkt, len, &up);
 
-	for (;;) {
-		switch (nh) {
-		case 0:		/* hop-by-hop */
-		case 43:	/* routing */
-		case 60:	/* destination options */
-			if (off + 2 > len)
-				return false;
-			hl = ((size_t)pkt[off + 1] + 1) * 8;
-			break;
-		case 44:	/* fragment: a later fragment ends the chain */
-			if (off + 8 > len)
-				return false;
-			if (be16_get(pkt + off + 2) & 0xfff8)
-				return false;
-			hl = 8;
-			break;
-		case 51:	/* authentication header */
-			if (off + 2 > len)
-				return false;
-			hl = ((size_t)pkt[off + 1] + 2) * 4;
-			break;
-		case INET_PROTO_ICMPV6:
-			if (off >= len)
-				return true;
-			return !(pkt[off] & ICMPV6_INFOMSG_MASK);
-		default:
-			return false;
-		}
-		nh = pkt[off];
-		off += hl;
-	}
+	if ((e != INET_OK && e != INET_TRUNCATED) ||
+	    up.proto != INET_PROTO_ICMPV6)
+		return false;
+	return up.off >= len || !(pkt[up.off] & ICMPV6_INFOMSG_MASK);
 }
 
 enum inet_err inet_icmp6_pkt_too_big(const uint8_t *orig, size_t orig_len,
@@ -154,7 +128,7 @@ enum inet_err inet_icmp6_pkt_too_big(const uint8_t *orig, size_t orig_len,
 	if (IN6_IS_ADDR_UNSPECIFIED(&ip.src) || IN6_IS_ADDR_MULTICAST(&ip.src))
 		return INET_ICMP_BAD_ADDR;
 	quote = INET_IPV6_HDR_LEN + (size_t)ip.payload_len;
-	if (icmp6_is_error(orig, quote, ip.next_hdr))
+	if (icmp6_is_error(orig, quote))
 		return INET_ICMP_ABOUT_ERROR;
 	if (quote > INET_ICMP6_MAX_LEN - INET_IPV6_HDR_LEN - 8)
 		quote = INET_ICMP6_MAX_LEN - INET_IPV6_HDR_LEN - 8;

@@ -72,6 +72,51 @@ enum inet_err inet_ipv6_check(const uint8_t *buf, size_t len,
 	return INET_OK;
 }
 
+enum inet_err inet_ipv6_upper(const uint8_t *buf, size_t len,
+			      struct inet_ipv6_upper *up)
+{
+	size_t off = INET_IPV6_HDR_LEN, hl;
+	uint8_t nh;
+
+	memset(up, 0, sizeof(*up));
+	if (len < INET_IPV6_HDR_LEN)
+		return INET_TRUNCATED;
+	nh = buf[6];
+	for (;;) {
+		up->proto = nh;
+		up->off = off;
+		switch (nh) {
+		case INET_PROTO_HOPOPTS:
+		case INET_PROTO_ROUTING:
+		case INET_PROTO_DSTOPTS:
+			if (off + 2 > len)
+				return INET_TRUNCATED;
+			hl = ((size_t)buf[off + 1] + 1) * 8;
+			break;
+		case INET_PROTO_FRAGMENT:
+			if (off + 8 > len)
+				return INET_TRUNCATED;
+			if (be16_get(buf + off + 2) & 0xfff8)
+				return INET_IP_LATER_FRAGMENT;
+			up->fragment = true;
+			hl = 8;
+			break;
+		case INET_PROTO_AH:
+			if (off + 2 > len)
+				return INET_TRUNCATED;
+			up->auth = true;
+			hl = ((size_t)buf[off + 1] + 2) * 4;
+			break;
+		default:
+			return off > len ? INET_TRUNCATED : INET_OK;
+		}
+		/* the header's own length may run past len: the next step
+		 * finds it, and knows what would have followed */
+		nh = buf[off];
+		off += hl;
+	}
+}
+
 void inet_ipv6_hdr_put(uint8_t *p, uint16_t payload_len, uint8_t next_hdr,
 		       uint8_t hop_limit, const struct in6_addr *src,
 		       const struct in6_addr *dst)

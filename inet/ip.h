@@ -24,7 +24,13 @@
 #define INET_IPV4_MF		0x2000
 #define INET_IPV4_OFFSET	0x1fff	/* in units of 8 bytes */
 #define INET_PROTO_ICMP		1
+#define INET_PROTO_IGMP		2
+#define INET_PROTO_HOPOPTS	0	/* IPv6 extension headers */
+#define INET_PROTO_ROUTING	43
+#define INET_PROTO_FRAGMENT	44
+#define INET_PROTO_AH		51
 #define INET_PROTO_ICMPV6	58
+#define INET_PROTO_DSTOPTS	60
 
 struct inet_ipv4_info {
 	uint8_t hdr_len;	/* bytes, 20..60 */
@@ -63,6 +69,34 @@ struct inet_ipv6_info {
 /* Version 6, 40-byte header and payload length inside len. */
 enum inet_err inet_ipv6_check(const uint8_t *buf, size_t len,
 			      struct inet_ipv6_info *ip);
+
+/* Where the upper-layer header of an IPv6 packet is. */
+struct inet_ipv6_upper {
+	size_t off;		/* from the IPv6 header's start */
+	uint8_t proto;		/* its protocol (next header value) */
+	bool fragment;		/* a fragment header (offset 0) was passed */
+	bool auth;		/* an authentication header was passed */
+};
+
+/*
+ * Walk the extension headers of the IPv6 packet in buf[0..len) (len
+ * already cut to 40 + payload length, see inet_ipv6_check()) as Linux
+ * ipv6_skip_exthdr() does: hop-by-hop, routing, destination options,
+ * authentication (RFC 4302 lengths) and the fragment header of a first
+ * fragment are passed; anything else is the upper layer.  Every step
+ * advances by 8 bytes or more and stops at len, so a chain of any length
+ * ends.
+ *  INET_OK: every extension header lies within len; the upper header
+ *    starts at up->off <= len (it may be empty: off == len).
+ *  INET_TRUNCATED: the chain runs past len: up->proto is the header that
+ *    does not fit and up->off (which may exceed len) where it would start.
+ *    An extension header needs its first 2 bytes (a fragment header all 8)
+ *    to be read; an upper header past len is reported here, not read.
+ *  INET_IP_LATER_FRAGMENT: a fragment header with a non-zero offset, at
+ *    up->off: what follows is not an upper-layer header.
+ */
+enum inet_err inet_ipv6_upper(const uint8_t *buf, size_t len,
+			      struct inet_ipv6_upper *up);
 
 /*
  * Write a 40-byte IPv6 header with traffic class and flow label 0, for the

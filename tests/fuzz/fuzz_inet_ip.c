@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libFuzzer: the IPv4/IPv6 header checks (inet/ip.c) and what is built on
- * them: the ICMP errors (inet/icmp.c) and fragmentation (inet/frag.c).
+ * libFuzzer: the IPv4/IPv6 header checks and the IPv6 extension header
+ * walk (inet/ip.c) and what is built on them: the ICMP errors
+ * (inet/icmp.c) and fragmentation (inet/frag.c).
  * Byte 0 is the MTU to cut at, in units of 8 bytes past 28.  A check must
  * refuse, never misread; what it takes has its lengths inside the buffer,
  * and every ICMP error and fragment built from it must pass the checks
- * again with correct checksums by an independent sum.
+ * again with correct checksums by an independent sum.  The walk ends on
+ * a header it does not pass, inside the buffer unless it says truncated.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -77,6 +80,42 @@ static void fuzz_v4(const uint8_t *p, size_t n, unsigned int mtu)
 		CHECK(fs.data == 0);
 }
 
+static bool ext_hdr(uint8_t proto)
+{
+	return proto == INET_PROTO_HOPOPTS || proto == INET_PROTO_ROUTING ||
+	       proto == INET_PROTO_DSTOPTS || proto == INET_PROTO_AH ||
+	       proto == INET_PROTO_FRAGMENT;
+}
+
+static void fuzz_v6_upper(const uint8_t *p, size_t n)
+{
+	struct inet_ipv6_upper up;
+
+	switch (inet_ipv6_upper(p, n, &up)) {
+	case INET_OK:
+		CHECK(up.off >= 40 && up.off <= n && up.off % 4 == 0);
+		CHECK(!ext_hdr(up.proto));
+		CHECK(up.off > 40 || (!up.fragment && !up.auth));
+		break;
+	case INET_TRUNCATED:
+		if (n < 40)
+			break;
+		CHECK(up.off >= 40 && up.off % 4 == 0);
+		if (up.proto == INET_PROTO_FRAGMENT)
+			CHECK(up.off + 8 > n);
+		else if (ext_hdr(up.proto))
+			CHECK(up.off + 2 > n);
+		else
+			CHECK(up.off > n);
+		break;
+	case INET_IP_LATER_FRAGMENT:
+		CHECK(up.proto == INET_PROTO_FRAGMENT && up.off + 8 <= n);
+		break;
+	default:
+		CHECK(0);
+	}
+}
+
 static void fuzz_v6(const uint8_t *p, size_t n, unsigned int mtu)
 {
 	static uint8_t out[INET_ICMP6_MAX_LEN];
@@ -85,9 +124,11 @@ static void fuzz_v6(const uint8_t *p, size_t n, unsigned int mtu)
 	size_t len = 0;
 	uint32_t s;
 
+	fuzz_v6_upper(p, n);
 	if (inet_ipv6_check(p, n, &ip) != INET_OK)
 		return;
 	CHECK(40u + ip.payload_len <= n);
+	fuzz_v6_upper(p, 40u + ip.payload_len);
 	if (inet_icmp6_pkt_too_big(p, n, &gw, mtu, out, sizeof(out), &len) !=
 	    INET_OK) {
 		CHECK(len == 0);

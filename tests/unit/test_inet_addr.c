@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -144,12 +145,75 @@ static void test_match(void **state)
 	assert_false(inet_addr_equal(&a, &b));	/* no family: no address */
 }
 
+static bool is_bcast(const char *prefix, const char *a)
+{
+	struct inet_prefix p;
+	struct in_addr v4;
+
+	pfx(&p, prefix);
+	assert_int_equal(inet_pton(AF_INET, a, &v4), 1);
+	return inet_prefix_is_bcast(&p, &v4);
+}
+
+/* The directed broadcast: host bits all ones, whatever the host bits of
+ * the prefix's own address; nothing for /0, /31, /32 or IPv6. */
+static void test_bcast(void **state)
+{
+	struct inet_prefix p;
+	struct in_addr v4 = { htonl(0xffffffff) };
+
+	(void)state;
+	assert_true(is_bcast("10.1.0.1/24", "10.1.0.255"));
+	assert_true(is_bcast("10.1.0.0/24", "10.1.0.255"));
+	assert_false(is_bcast("10.1.0.1/24", "10.1.1.255"));
+	assert_false(is_bcast("10.1.0.1/24", "10.1.0.254"));
+	assert_false(is_bcast("10.1.0.1/24", "10.1.0.0"));
+	assert_false(is_bcast("10.1.0.1/24", "255.255.255.255"));
+	assert_true(is_bcast("10.1.2.9/23", "10.1.3.255"));
+	assert_false(is_bcast("10.1.2.9/23", "10.1.2.255"));
+	assert_true(is_bcast("172.16.5.4/12", "172.31.255.255"));
+	assert_true(is_bcast("192.0.2.1/30", "192.0.2.3"));
+	assert_false(is_bcast("192.0.2.1/30", "192.0.2.2"));
+	assert_true(is_bcast("128.0.0.1/1", "255.255.255.255"));
+	assert_true(is_bcast("1.2.3.4/1", "127.255.255.255"));
+	/* /31 and /32 have no broadcast, /0 none of its own */
+	assert_false(is_bcast("192.0.2.0/31", "192.0.2.1"));
+	assert_false(is_bcast("192.0.2.1/32", "192.0.2.1"));
+	assert_false(is_bcast("0.0.0.0/0", "255.255.255.255"));
+	/* an IPv6 prefix whose first bytes spell it */
+	pfx(&p, "ffff:ffff::/16");
+	assert_false(inet_prefix_is_bcast(&p, &v4));
+	memset(&p, 0, sizeof(p));
+	p.plen = 8;
+	assert_false(inet_prefix_is_bcast(&p, &v4));	/* no family */
+}
+
+/* FNV-1a 32 of the family's bytes; values computed apart from the code. */
+static void test_hash(void **state)
+{
+	struct inet_addr a, b;
+
+	(void)state;
+	addr(&a, "10.1.2.3");
+	assert_int_equal(inet_addr_hash(&a), 0x796eabb3);
+	b = a;
+	b.raw[4] = 7;			/* bytes past an IPv4 address ignored */
+	assert_int_equal(inet_addr_hash(&b), 0x796eabb3);
+	addr(&a, "fe80::1");
+	assert_int_equal(inet_addr_hash(&a), 0xe08432e8);
+	memset(&a, 0, sizeof(a));
+	a.raw[0] = 1;
+	assert_int_equal(inet_addr_hash(&a), 0x811c9dc5);	/* no family */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_addr_parse),
 		cmocka_unit_test(test_prefix_parse),
 		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_bcast),
+		cmocka_unit_test(test_hash),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

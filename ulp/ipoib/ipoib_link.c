@@ -132,21 +132,14 @@ int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a)
 	return 0;
 }
 
-/* The directed broadcast of one of our IPv4 prefixes (up to /30). */
+/* The directed broadcast of one of our IPv4 prefixes. */
 static int is_subnet_bcast(struct ipoib_link *l, const struct in_addr *dst)
 {
 	unsigned int i;
-	uint32_t a, mask;
 
-	for (i = 0; i < l->naddrs; i++) {
-		if (l->addrs[i].addr.family != AF_INET || !l->addrs[i].plen ||
-		    l->addrs[i].plen > 30)
-			continue;
-		mask = ~0u << (32 - l->addrs[i].plen);
-		a = ntohl(l->addrs[i].addr.v4.s_addr);
-		if (ntohl(dst->s_addr) == ((a & mask) | ~mask))
+	for (i = 0; i < l->naddrs; i++)
+		if (inet_prefix_is_bcast(&l->addrs[i], dst))
 			return 1;
-	}
 	return 0;
 }
 
@@ -156,24 +149,6 @@ static void to_host(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 	l->st.rx_bytes += len;
 	if (l->ops.rx)
 		l->ops.rx(l->arg, pkt, len);
-}
-
-/* Skip IPv6 extension headers: the upper-layer header's offset or 0. */
-static size_t ipv6_upper(const uint8_t *pkt, size_t len, uint8_t *proto)
-{
-	size_t off = INET_IPV6_HDR_LEN;
-	uint8_t nh = pkt[6];
-
-	while (nh == 0 || nh == 43 || nh == 60) {	/* HBH, routing, dst */
-		if (off + 8 > len)
-			return 0;
-		nh = pkt[off];
-		off += 8u + 8u * pkt[off + 1];
-	}
-	if (off > len)
-		return 0;
-	*proto = nh;
-	return off;
 }
 
 /*
@@ -240,7 +215,8 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		et = IPOIB_ETH_P_IP;
 		dst.family = AF_INET;
 		dst.v4 = ip.dst;
-		if (ip.proto == 2 && !(ip.frag & 0x1fff))
+		if (ip.proto == INET_PROTO_IGMP &&
+		    !(ip.frag & INET_IPV4_OFFSET))
 			ipoib_mcast_snoop(l, AF_INET, pkt + ip.hdr_len,
 					 len - ip.hdr_len);
 		if (bcast) {
@@ -259,8 +235,7 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		}
 	} else if (len >= INET_IPV6_HDR_LEN && (pkt[0] >> 4) == 6) {
 		struct inet_ipv6_info ip;
-		size_t up;
-		uint8_t proto;
+		struct inet_ipv6_upper up;
 
 		if (inet_ipv6_check(pkt, len, &ip) != INET_OK) {
 			drop(l, IPOIB_DROP_BAD_PACKET);
@@ -274,9 +249,13 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		et = IPOIB_ETH_P_IPV6;
 		dst.family = AF_INET6;
 		dst.v6 = ip.dst;
-		up = ipv6_upper(pkt, len, &proto);
-		if (up && proto == 58)
-			ipoib_mcast_snoop(l, AF_INET6, pkt + up, len - up);
+		/* MLD comes after hop-by-hop options (router alert); one
+		 * behind a fragment or authentication header is not
+		 * looked at, as it never was */
+		if (inet_ipv6_upper(pkt, len, &up) == INET_OK &&
+		    up.proto == INET_PROTO_ICMPV6 && !up.fragment && !up.auth)
+			ipoib_mcast_snoop(l, AF_INET6, pkt + up.off,
+					  len - up.off);
 		if (bcast) {
 			ipoib_mcast_send(l, &l->bcast_mgid, et, pkt, len);
 			return;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fabric/sa_client.h"
-#include "inet/byteorder.h"
+#include "inet/mcast.h"
 #include "inet/nd.h"
 #include "ulp/ipoib/ipoib_priv.h"
 
@@ -226,23 +226,17 @@ void ipoib_mcast_mgid6(struct ipoib_link *l, const struct in6_addr *g,
 
 /* The host listens to a group (or stops): a FullMember join or leave.
  * Groups the link joins for itself are not the host's to leave. */
-static void mc_listen(struct ipoib_link *l, int family, const uint8_t *group,
-		      int on)
+static void mc_listen(void *arg, const struct inet_addr *group, bool join)
 {
+	struct ipoib_link *l = arg;
 	union fab_gid mgid;
-	struct in_addr g4;
-	struct in6_addr g6;
 	struct mc *m;
 
-	/* group points into a packet: copied out, it may sit anywhere */
-	if (family == AF_INET) {
-		memcpy(&g4, group, sizeof(g4));
-		ipoib_mcast_mgid_ipv4(&g4, &l->bcast_mgid, &mgid);
-	} else {
-		memcpy(&g6, group, sizeof(g6));
-		ipoib_mcast_mgid6(l, &g6, &mgid);
-	}
-	if (on) {
+	if (group->family == AF_INET)
+		ipoib_mcast_mgid_ipv4(&group->v4, &l->bcast_mgid, &mgid);
+	else
+		ipoib_mcast_mgid6(l, &group->v6, &mgid);
+	if (join) {
 		mc_get(l, &mgid, 1);
 		return;
 	}
@@ -252,49 +246,14 @@ static void mc_listen(struct ipoib_link *l, int family, const uint8_t *group,
 }
 
 /*
- * IGMP (v1-v3) and MLD (v1, v2) messages the host's kernel sends say what
- * it listens to: reports join, IGMPv2 leave / MLD done and a v3 record
- * "include nothing" leave.  p is the IGMP or ICMPv6 message.
+ * The IGMP and MLD messages the host's kernel sends say what it listens
+ * to.  p is the IGMP or ICMPv6 message.  The packet goes out whatever the
+ * decoding says, so a malformed report only ends what is learnt from it.
  */
 void ipoib_mcast_snoop(struct ipoib_link *l, int family,
 		       const uint8_t *p, size_t len)
 {
-	/* per family: address length, v1/v2 report, leave, v3 report,
-	 * offset of the group in a v1/v2 message and v3 record header */
-	const int v4 = family == AF_INET;
-	const size_t alen = v4 ? 4 : 16, grp = v4 ? 4 : 8, rh = 4;
-	unsigned int nrec, i, nsrc;
-	size_t off;
-	uint8_t t;
-
-	if (len < 8)
-		return;
-	t = p[0];
-	if ((v4 && (t == 0x12 || t == 0x16)) || (!v4 && t == 131)) {
-		if (len >= grp + alen)
-			mc_listen(l, family, p + grp, 1);
-		return;
-	}
-	if ((v4 && t == 0x17) || (!v4 && t == 132)) {
-		if (len >= grp + alen)
-			mc_listen(l, family, p + grp, 0);
-		return;
-	}
-	if (!((v4 && t == 0x22) || (!v4 && t == 143)))
-		return;
-	nrec = be16_get(p + 6);
-	off = 8;
-	for (i = 0; i < nrec && off + rh + alen <= len; i++) {
-		t = p[off];
-		nsrc = be16_get(p + off + 2);
-		/* EXCLUDE {} / TO_EXCLUDE {}: listens; INCLUDE {} /
-		 * TO_INCLUDE {}: does not */
-		if (!nsrc && (t == 2 || t == 4))
-			mc_listen(l, family, p + off + rh, 1);
-		else if (!nsrc && (t == 1 || t == 3))
-			mc_listen(l, family, p + off + rh, 0);
-		off += rh + alen + alen * nsrc + 4u * p[off + 1];
-	}
+	(void)inet_mcast_report_parse(family, p, len, mc_listen, l);
 }
 
 void ipoib_mcast_join_listen(struct ipoib_link *l)

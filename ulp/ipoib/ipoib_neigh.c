@@ -16,14 +16,7 @@
 
 static unsigned int ip_hash(const struct inet_addr *a)
 {
-	uint32_t h = 2166136261u;
-	int i, n = a->family == AF_INET ? 4 : 16;
-
-	for (i = 0; i < n; i++) {
-		h ^= a->raw[i];
-		h *= 16777619u;
-	}
-	return h % NEIGH_HASH;
+	return inet_addr_hash(a) % NEIGH_HASH;
 }
 
 static struct neigh *neigh_find(struct ipoib_link *l, const struct inet_addr *a)
