@@ -34,14 +34,6 @@ void inet_addr_v6(struct inet_addr *a, const struct in6_addr *v6)
 	a->v6 = *v6;
 }
 
-bool inet_addr_equal(const struct inet_addr *a, const struct inet_addr *b)
-{
-	size_t n = inet_addr_len(a->family);
-
-	return a->family == b->family && n &&
-	       memcmp(a->raw, b->raw, n) == 0;
-}
-
 bool inet_prefix_contains(const struct inet_prefix *p,
 			  const struct inet_addr *a)
 {
@@ -65,16 +57,6 @@ bool inet_prefix_is_bcast(const struct inet_prefix *p,
 		return false;
 	mask = ~0u << (32 - p->plen);
 	return ntohl(a->s_addr) == ((ntohl(p->addr.v4.s_addr) & mask) | ~mask);
-}
-
-uint32_t inet_addr_hash(const struct inet_addr *a)
-{
-	size_t i, n = inet_addr_len(a->family);
-	uint32_t h = 2166136261u;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ a->raw[i]) * 16777619u;
-	return h;
 }
 
 static int addr_pton(const char *s, struct inet_addr *out)

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define INET_ADDR_STRLEN	INET6_ADDRSTRLEN	/* inet_addr_str() */
 #define INET_PREFIX_STRLEN	(INET6_ADDRSTRLEN + 4)	/* inet_prefix_str() */
@@ -41,7 +42,14 @@ static inline size_t inet_addr_len(int family)
 void inet_addr_v4(struct inet_addr *a, const struct in_addr *v4);
 void inet_addr_v6(struct inet_addr *a, const struct in6_addr *v6);
 /* Same family and the same bytes of that family. */
-bool inet_addr_equal(const struct inet_addr *a, const struct inet_addr *b);
+static inline bool inet_addr_equal(const struct inet_addr *a,
+				   const struct inet_addr *b)
+{
+	size_t n = inet_addr_len(a->family);
+
+	return a->family == b->family && n &&
+	       memcmp(a->raw, b->raw, n) == 0;
+}
 /* a lies in p (same family, the first p->plen bits equal). */
 bool inet_prefix_contains(const struct inet_prefix *p,
 			  const struct inet_addr *a);
@@ -56,7 +64,15 @@ bool inet_prefix_is_bcast(const struct inet_prefix *p,
  * FNV-1a over the address bytes of a's family (none for family 0), for
  * hash tables of neighbours; the caller reduces it to its bucket count.
  */
-uint32_t inet_addr_hash(const struct inet_addr *a);
+static inline uint32_t inet_addr_hash(const struct inet_addr *a)
+{
+	size_t i, n = inet_addr_len(a->family);
+	uint32_t h = 2166136261u;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ a->raw[i]) * 16777619u;
+	return h;
+}
 
 /*
  * Strict parsers: 0, or -1 with errno EINVAL.  inet_addr_parse() takes a
