@@ -2,9 +2,10 @@
 /*
  * ipoibd: a user-space IPoIB host.  It attaches to a fabric as a node,
  * runs one IPoIB datagram-mode link in a partition on a Linux TUN
- * interface in the current network namespace (ulp/ipoib/ipoib_tun.c: the link,
- * the offloads and the interface's configuration; why TUN and not TAP is
- * written there), so that unmodified programs there act as IB hosts.
+ * interface in the current network namespace (ulp/ipoib/ipoib_tun.c: the
+ * link, the offloads and the interface's configuration; why TUN and not
+ * TAP is written there), so that unmodified programs there act as IB
+ * hosts.
  * Next hops for off-link destinations come from the kernel's routing table,
  * cached and flushed when routes change (this file watches them).
  */
