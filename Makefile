@@ -191,7 +191,7 @@ fuzz: $(FUZZ_TARGETS)
 
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP -c -o $@ $<
 
 $(FUZZ_DIR)/libibgw.a: $(FUZZ_OBJS)
 	rm -f $@
@@ -236,4 +236,4 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(FUZZ_DIR) -name '*.d' 2>/dev/null)
