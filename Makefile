@@ -2,6 +2,7 @@
 #
 #   make            build everything into $(BUILD)
 #   make check      install missing packages, build, run every test tier
+#   make check-vm   the guest tier alone (Debian kernel under QEMU, tests/vm/)
 #   make SAN=1      ASan + UBSan build (into build-san/)
 #   make deps       install the Debian packages the build and tests need
 #   make install    DESTDIR/PREFIX honoured
@@ -86,7 +87,7 @@ TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all check check-unit check-integration check-san deps install clean \
+.PHONY: all check check-unit check-integration check-vm check-san deps install clean \
         bench fuzz demo
 all: $(PROGS) $(TOOLS) $(UNIT_TESTS)
 
@@ -174,6 +175,10 @@ check-unit: all
 
 check-integration: all
 	tests/run --build $(BUILD) --only integration
+
+check-vm: deps
+	$(MAKE) -j$(JOBS) all
+	tests/run --build $(BUILD) --only vm
 
 bench: all
 	tests/bench/run --build $(BUILD)
