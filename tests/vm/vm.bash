@@ -153,7 +153,14 @@ vm_start() {	# NAME
 	VM_CWD='$VM_TOP'
 	ENV
 	local console=(-serial "file:$d/console.log")
-	[ -n "${VM_OPT_SHELL[$n]}" ] && console=(-serial mon:stdio)
+	# an interactive guest has this terminal (a background job would
+	# otherwise read /dev/null)
+	exec 3<&0 4>&1
+	if [ -n "${VM_OPT_SHELL[$n]}" ]; then
+		console=(-serial mon:stdio)
+	else
+		exec 3</dev/null 4>"$d/qemu.log"
+	fi
 	# shellcheck disable=SC2086
 	qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp 1 -nodefaults \
 		-display none -no-reboot "${console[@]}" \
@@ -163,8 +170,9 @@ vm_start() {	# NAME
 		-device virtio-9p-pci,fsdev=r,mount_tag=hostroot \
 		-fsdev local,id=w,path="$d",security_model=none \
 		-device virtio-9p-pci,fsdev=w,mount_tag=ibgwrun \
-		${VM_NETDEVS[$n]} >"$d/qemu.log" 2>&1 &
+		${VM_NETDEVS[$n]} <&3 >&4 2>&1 &
 	VM_PID[$n]=$!
+	exec 3<&- 4>&-
 }
 
 declare -A VM_PID
@@ -198,6 +206,14 @@ vm_run() {	# [SECONDS]
 			sleep 0.5
 		done
 		wait "${VM_PID[$n]}" 2>/dev/null
+		# the others of an interactive session go when its shell does
+		if [ -n "${VM_OPT_SHELL[$n]}" ]; then
+			local o
+			for o in "${VM_GUESTS[@]}"; do
+				kill "${VM_PID[$o]}" 2>/dev/null
+			done
+			return 0
+		fi
 	done
 	for n in "${VM_GUESTS[@]}"; do
 		local r
