@@ -36,9 +36,15 @@ vm_die() {
 # vm_kernel_version: the linux-image-6.1.0-NN-amd64 that linux-image-amd64
 # depends on today, as a kernel release string.
 vm_kernel_version() {
-	local pkg
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		sed -n 's/^ *Depends: linux-image-\([0-9].*\)$/\1/p' | head -n1)
+	local pkg try
+	for try in 1 2; do
+		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+			sed -n 's/^ *Depends: linux-image-\([0-9].*\)$/\1/p' |
+			head -n1)
+		[ -n "$pkg" ] && break
+		# package lists never fetched on this machine
+		[ $try = 1 ] && apt-get update -q >&2
+	done
 	[ -n "$pkg" ] || { vm_die "apt-cache knows no linux-image-amd64"; return 1; }
 	echo "$pkg"
 }
