@@ -34,6 +34,12 @@ PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 INI_CFLAGS := -I/usr/include/iniparser
 INI_LIBS := -liniparser
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+# Linked only where used: libpcap by what links subnet/pcap.c (ibfabricd,
+# ibfabricctl, the tests), libcap-ng by ibgwd (gateway/gw_caps.c).
+LIB_PKGS := libpcap libcap-ng
+PKG_CFLAGS += $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) 2>/dev/null)
+PCAP_LIBS := $(shell $(PKG_CONFIG) --libs libpcap 2>/dev/null)
+CAPNG_LIBS := $(shell $(PKG_CONFIG) --libs libcap-ng 2>/dev/null)
 
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -108,17 +114,17 @@ $(BUILD)/libibgw_%.a:
 
 # Programs and tests link archives, so each takes only the objects it uses.
 $(BUILD)/ibfabricd: $(BUILD)/subnet/ibfabricd.o $(SUBNET_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS)
 
 $(BUILD)/ibfabricctl: $(BUILD)/subnet/ibfabricctl.o $(SUBNET_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS)
 
 $(BUILD)/ipoibd: $(BUILD)/ulp/ipoib/ipoibd.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(BUILD)/gateway/gw_ctl.o \
                 $(BUILD)/gateway/gw_metrics.o $(BUILD)/gateway/gw_caps.o $(DAEMON_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(HTTP_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(HTTP_LIBS) $(CAPNG_LIBS)
 
 $(BUILD)/ibgwctl: $(BUILD)/gateway/ibgwctl.o
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -150,17 +156,17 @@ $(IPOIB_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
                 $(BUILD)/tests/unit/ipoib_harness.o \
                 $(BUILD)/tests/unit/prov_mem.o \
                 $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
-	$(CC) $(LDFLAGS) $(IPOIB_TEST_WRAP) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
+	$(CC) $(LDFLAGS) $(IPOIB_TEST_WRAP) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
 
 # The switch's tests share their queue pairs' owner slots.
 $(BUILD)/tests/test_fsw $(BUILD)/tests/test_fsw_sa: $(BUILD)/tests/test_%: \
 		$(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/fsw_slots.o \
 		$(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/vectors.o \
                       $(TEST_LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(CMOCKA_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
 
 # --- tests -------------------------------------------------------------------
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -205,10 +211,12 @@ $(FUZZ_DIR)/libibgw.a: $(FUZZ_OBJS)
 # The IPoIB link's fuzzer runs over the unit tests' in-memory provider.
 $(FUZZ_DIR)/fuzz_ipoib_link: tests/fuzz/fuzz_ipoib_link.c \
                              tests/unit/prov_mem.c $(FUZZ_DIR)/libibgw.a
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL) \
+		$(PCAP_LIBS)
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DIR)/libibgw.a
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS_ALL) \
+		$(PCAP_LIBS)
 
 # --- demo ----------------------------------------------------------------------
 demo: deps

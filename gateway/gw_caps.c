@@ -4,62 +4,44 @@
  * set up, it keeps only what run-time changes need -- CAP_NET_ADMIN (taps,
  * interfaces, addresses, bridges, forwarding switches) and, on the verbs
  * provider, CAP_IPC_LOCK (registered memory for new queue pairs) -- and
- * drops every other capability from its effective, permitted, inheritable
- * and bounding sets, so that neither it nor anything it could exec gets
- * them back.  Raw capget/capset: no libcap dependency.
+ * drops every other capability from its effective, permitted, inheritable,
+ * ambient and bounding sets, so that neither it nor anything it could exec
+ * gets them back.  libcap-ng does the work: it knows the kernel's last
+ * capability and drops the bounding set while CAP_SETPCAP is still held.
  */
+#include <cap-ng.h>
 #include <errno.h>
-#include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "gateway/ibgwd.h"
 
-static unsigned int last_cap(void)
-{
-	unsigned int n = 40;
-	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "r");
-
-	if (f) {
-		if (fscanf(f, "%u", &n) != 1)
-			n = 40;
-		fclose(f);
-	}
-	return n > 63 ? 63 : n;
-}
-
 int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen)
 {
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-	struct __user_cap_data_struct c[2];
-	uint64_t keep = 1ull << CAP_NET_ADMIN;
-	unsigned int i, last = last_cap();
+	const capng_type_t all = CAPNG_EFFECTIVE | CAPNG_PERMITTED |
+				 CAPNG_BOUNDING_SET;
+	int admin, lock, rc;
 
-	if (keep_ipc_lock)
-		keep |= 1ull << CAP_IPC_LOCK;
-	memset(c, 0, sizeof(c));
-	if (syscall(SYS_capget, &h, c) < 0) {
-		snprintf(err, errlen, "capget: %s", strerror(errno));
+	if (capng_get_caps_process() < 0) {
+		snprintf(err, errlen, "read capabilities: %s", strerror(errno));
 		return -1;
 	}
-	keep &= (uint64_t)c[0].permitted | (uint64_t)c[1].permitted << 32;
-	/* the bounding set first: it needs CAP_SETPCAP, which goes next */
-	for (i = 0; i <= last; i++)
-		if (!(keep >> i & 1) && prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0 &&
-		    errno != EINVAL) {
-			snprintf(err, errlen, "drop capability %u from the "
-				 "bounding set: %s", i, strerror(errno));
-			return -1;
-		}
-	c[0].effective = c[0].permitted = (uint32_t)keep;
-	c[1].effective = c[1].permitted = (uint32_t)(keep >> 32);
-	c[0].inheritable = c[1].inheritable = 0;
-	if (syscall(SYS_capset, &h, c) < 0) {
-		snprintf(err, errlen, "capset: %s", strerror(errno));
+	/* keep only what we hold: never ask for a capability we lack */
+	admin = capng_have_capability(CAPNG_PERMITTED, CAP_NET_ADMIN);
+	lock = keep_ipc_lock &&
+	       capng_have_capability(CAPNG_PERMITTED, CAP_IPC_LOCK);
+	capng_clear(CAPNG_SELECT_ALL);
+	if ((admin && capng_update(CAPNG_ADD, all, CAP_NET_ADMIN) < 0) ||
+	    (lock && capng_update(CAPNG_ADD, all, CAP_IPC_LOCK) < 0)) {
+		snprintf(err, errlen, "capng_update failed");
+		return -1;
+	}
+	errno = 0;
+	rc = capng_apply(CAPNG_SELECT_ALL);
+	if (rc < 0) {
+		/* its return codes name the step, and differ by version */
+		snprintf(err, errlen, "capng_apply: step %d failed: %s", rc,
+			 errno ? strerror(errno) : "no reason given");
 		return -1;
 	}
 	return 0;

@@ -5,7 +5,7 @@ set -eu
 
 PKGS="build-essential pkg-config
 libevent-dev libiniparser-dev libcmocka-dev
-libnl-3-dev libnl-route-3-dev libmnl-dev
+libnl-3-dev libnl-route-3-dev libmnl-dev libpcap-dev libcap-ng-dev
 libibverbs-dev libibumad-dev librdmacm-dev
 clang libclang-rt-14-dev
 tshark iproute2 procps psmisc python3 man-db groff-base

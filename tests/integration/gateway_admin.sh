@@ -74,7 +74,9 @@ for k in CapEff CapPrm CapBnd; do
 	v=$(sed -n "s/^$k:\t//p" /proc/$GW_PID/status)
 	expect_eq "ibgwd $k" "$v" 0000000000001000	# CAP_NET_ADMIN (12)
 done
-expect_eq "ibgwd CapInh" "$(sed -n 's/^CapInh:\t//p' /proc/$GW_PID/status)" 0000000000000000
+for k in CapInh CapAmb; do
+	expect_eq "ibgwd $k" "$(sed -n "s/^$k:\t//p" /proc/$GW_PID/status)" 0000000000000000
+done
 expect_eq "control socket mode" "$(stat -c %a "$RUN/ctl.sock")" 660
 setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN/ibgwctl" -s "$RUN/ctl.sock" show summary >/dev/null 2>"$T/err" &&
 	fail "a user outside the socket's group got an answer"
