@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Classic pcap writer and reader for InfiniBand packets; see pcap.h.
+ * Capture files of InfiniBand packets; see pcap.h.
  *
- * Format references: the pcap file format (draft-ietf-opsawg-pcap) and
- * Wireshark's wsutil/exported_pdu_tlvs.h for linktype 252.
+ * libpcap owns the file format: pcap_dump() writes classic pcap, and
+ * pcap_fopen_offline() reads classic pcap (either byte order, micro- or
+ * nanosecond) and pcapng, what tshark and dumpcap write by default.  Ours
+ * is what lies inside a record: the exported-PDU tags of linktype 252
+ * (Wireshark's wsutil/exported_pdu_tlvs.h), which pcap_record_payload()
+ * walks and checks, and the record numbers in the errors.
  */
 #include "conf/errbuf.h"
 #include "inet/byteorder.h"
 #include "subnet/pcap.h"
 
 #include <errno.h>
+#include <pcap/pcap.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,21 +22,12 @@
 #include <string.h>
 #include <sys/types.h>
 
-#define PCAP_MAGIC_USEC		0xa1b2c3d4u
-#define PCAP_MAGIC_NSEC		0xa1b23c4du
-#define PCAP_MAGIC_USEC_SWAP	0xd4c3b2a1u
-#define PCAP_MAGIC_NSEC_SWAP	0x4d3cb2a1u
-#define PCAPNG_MAGIC		0x0a0d0d0au	/* section header block */
-
-#define PCAP_GLOBAL_HDR_LEN	24
-#define PCAP_REC_HDR_LEN	16
-#define PCAP_VERSION_MAJOR	2
-#define PCAP_VERSION_MINOR	4
-
-/* Upper 6 bits of the linktype field carry FCS information. */
-#define PCAP_LINKTYPE_MASK	0x03ffffffu
-
 #define IB_DISSECTOR_NAME	"infiniband"
+
+_Static_assert(PCAP_LINKTYPE_UPPER_PDU == DLT_WIRESHARK_UPPER_PDU,
+	       "libpcap's DLT for exported PDUs is the linktype");
+_Static_assert(PCAP_LINKTYPE_INFINIBAND == DLT_INFINIBAND,
+	       "libpcap's DLT for InfiniBand is the linktype");
 
 /*
  * Tags written before every packet: the dissector name TLV, its value
@@ -45,46 +41,40 @@ static const uint8_t pcap_ib_tags[] = {
 };
 
 struct pcap_writer {
-	FILE *fp;
+	pcap_t *dead;		/* no device: only the linktype and snaplen */
+	pcap_dumper_t *dump;
+	uint8_t rec[PCAP_WRITER_SNAPLEN];	/* tags and packet, contiguous */
 };
 
 struct pcap_reader {
 	char *name;
-	FILE *fp;		/* file reader */
-	const uint8_t *mem;	/* memory reader */
-	size_t mem_len;
-	size_t mem_off;
-	uint8_t *buf;		/* file reader: current record */
-	size_t buf_cap;
-	bool swap;
-	bool nsec;
-	uint32_t snaplen;
+	pcap_t *p;
 	uint32_t linktype;
 	uint64_t recno;		/* 1-based number of the current record */
 	bool failed;		/* framing broken: no further records */
-	char errmsg[256];
+	char errmsg[PCAP_ERRBUF_SIZE + 128];
 	struct timespec ts;
 	size_t orig_len;
 };
 
 /* ---- writer ---- */
 
+static void pcap_writer_free(struct pcap_writer *w)
+{
+	if (w->dump)
+		pcap_dump_close(w->dump);
+	if (w->dead)
+		pcap_close(w->dead);
+	free(w);
+}
+
 struct pcap_writer *pcap_writer_open(const char *path, char *err,
 				     size_t errlen)
 {
 	struct pcap_writer *w;
-	/* written in host order, as libpcap does; readers detect it by magic */
-	uint32_t hdr[6] = {
-		PCAP_MAGIC_USEC,
-		0,			/* version, filled below */
-		0,			/* thiszone */
-		0,			/* sigfigs */
-		PCAP_WRITER_SNAPLEN,
-		PCAP_LINKTYPE_UPPER_PDU,
-	};
-	uint16_t ver[2] = { PCAP_VERSION_MAJOR, PCAP_VERSION_MINOR };
+	FILE *fp;
+	int e;
 
-	memcpy(&hdr[1], ver, sizeof(ver));	/* two host-order u16 fields */
 	if (!path) {
 		errbuf_fail(err, errlen, EINVAL, "pcap: no file name");
 		return NULL;
@@ -94,39 +84,62 @@ struct pcap_writer *pcap_writer_open(const char *path, char *err,
 		errbuf_fail(err, errlen, errno, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	w->fp = fopen(path, "wb");
-	if (!w->fp) {
-		int e = errno;
-
+	w->dead = pcap_open_dead_with_tstamp_precision(PCAP_LINKTYPE_UPPER_PDU,
+			PCAP_WRITER_SNAPLEN, PCAP_TSTAMP_PRECISION_MICRO);
+	if (!w->dead) {
 		free(w);
+		errbuf_fail(err, errlen, ENOMEM, "%s: %s", path,
+			    strerror(ENOMEM));
+		return NULL;
+	}
+	/* our fopen, so that errno and the message are the system's */
+	fp = fopen(path, "wb");
+	if (!fp) {
+		e = errno;
+		pcap_writer_free(w);
 		errbuf_fail(err, errlen, e, "%s: %s", path, strerror(e));
 		return NULL;
 	}
-	if (fwrite(hdr, sizeof(hdr), 1, w->fp) != 1 || fflush(w->fp)) {
-		int e = errno;
-
-		fclose(w->fp);
-		free(w);
+	w->dump = pcap_dump_fopen(w->dead, fp);
+	if (!w->dump) {
+		errbuf_fail(err, errlen, EIO, "%s: %s", path,
+			    pcap_geterr(w->dead));
+		fclose(fp);
+		pcap_writer_free(w);
+		return NULL;
+	}
+	/* the global header reaches the file now, or we say why not */
+	if (pcap_dump_flush(w->dump) < 0) {
+		e = errno ? errno : EIO;
+		pcap_writer_free(w);
 		errbuf_fail(err, errlen, e, "%s: %s", path, strerror(e));
 		return NULL;
 	}
 	return w;
 }
 
+/* errno after a failed stdio write, EIO when stdio left none */
+static int pcap_writer_failed(int e)
+{
+	errno = e ? e : EIO;
+	return -1;
+}
+
 int pcap_writer_write(struct pcap_writer *w, const struct timeval *ts,
 		      const void *pkt, size_t len)
 {
+	struct pcap_pkthdr h;
 	struct timespec now;
-	uint32_t rec[4];
-	uint64_t sec, usec;
 	size_t caplen, orig;
+	FILE *fp;
 
 	if (!w || (!pkt && len)) {
 		errno = EINVAL;
 		return -1;
 	}
+	fp = pcap_dump_file(w->dump);
 	/* after a short write the file ends in half a record: stop there */
-	if (ferror(w->fp)) {
+	if (ferror(fp)) {
 		errno = EIO;
 		return -1;
 	}
@@ -136,30 +149,29 @@ int pcap_writer_write(struct pcap_writer *w, const struct timeval *ts,
 			errno = EINVAL;
 			return -1;
 		}
-		sec = (uint64_t)ts->tv_sec;
-		usec = (uint64_t)ts->tv_usec;
+		h.ts = *ts;
 	} else {
 		clock_gettime(CLOCK_REALTIME, &now);
-		sec = (uint64_t)now.tv_sec;
-		usec = (uint64_t)now.tv_nsec / 1000;
+		h.ts.tv_sec = now.tv_sec;
+		h.ts.tv_usec = now.tv_nsec / 1000;
 	}
 	if (len > UINT32_MAX - sizeof(pcap_ib_tags)) {
 		errno = EMSGSIZE;
 		return -1;
 	}
+	/* pcap_dump() writes caplen bytes as told: the snaplen is ours */
 	orig = sizeof(pcap_ib_tags) + len;
 	caplen = orig < PCAP_WRITER_SNAPLEN ? orig : PCAP_WRITER_SNAPLEN;
-
-	rec[0] = (uint32_t)sec;
-	rec[1] = (uint32_t)usec;
-	rec[2] = (uint32_t)caplen;
-	rec[3] = (uint32_t)orig;
-	if (fwrite(rec, sizeof(rec), 1, w->fp) != 1 ||
-	    fwrite(pcap_ib_tags, sizeof(pcap_ib_tags), 1, w->fp) != 1)
-		return -1;
-	caplen -= sizeof(pcap_ib_tags);
-	if (caplen && fwrite(pkt, caplen, 1, w->fp) != 1)
-		return -1;
+	h.caplen = (bpf_u_int32)caplen;
+	h.len = (bpf_u_int32)orig;
+	memcpy(w->rec, pcap_ib_tags, sizeof(pcap_ib_tags));
+	if (caplen > sizeof(pcap_ib_tags))
+		memcpy(w->rec + sizeof(pcap_ib_tags), pkt,
+		       caplen - sizeof(pcap_ib_tags));
+	errno = 0;
+	pcap_dump((u_char *)w->dump, &h, w->rec);
+	if (ferror(fp))
+		return pcap_writer_failed(errno);
 	return 0;
 }
 
@@ -169,93 +181,98 @@ int pcap_writer_flush(struct pcap_writer *w)
 		errno = EINVAL;
 		return -1;
 	}
-	return fflush(w->fp) ? -1 : 0;
+	errno = 0;
+	if (pcap_dump_flush(w->dump) < 0)
+		return pcap_writer_failed(errno);
+	return 0;
 }
 
 int pcap_writer_close(struct pcap_writer *w)
 {
-	int ret, e;
+	int ret = 0, e = 0;
 
 	if (!w)
 		return 0;
-	ret = ferror(w->fp) ? -1 : 0;
-	e = ret ? EIO : 0;
-	if (fclose(w->fp)) {
+	/* pcap_dump_close() cannot fail: flush first, while we can tell */
+	errno = 0;
+	if (ferror(pcap_dump_file(w->dump))) {
 		ret = -1;
-		e = errno;
+		e = EIO;
+	} else if (pcap_dump_flush(w->dump) < 0) {
+		ret = -1;
+		e = errno ? errno : EIO;
 	}
-	free(w);
+	pcap_writer_free(w);
 	if (ret)
 		errno = e;
 	return ret;
 }
 
+/* ---- the inside of a record: ours ---- */
+
+ssize_t pcap_record_payload(uint32_t linktype, const uint8_t *d,
+			    size_t caplen, char *err, size_t errlen)
+{
+	static const char want[] = IB_DISSECTOR_NAME;
+	bool named = false;
+	size_t off = 0;
+
+	if (linktype == PCAP_LINKTYPE_INFINIBAND)
+		return 0;
+	if (linktype != PCAP_LINKTYPE_UPPER_PDU || (!d && caplen))
+		return errbuf_fail(err, errlen, EINVAL,
+				   "unsupported linktype %u", linktype);
+	for (;;) {
+		uint16_t type, tlen;
+
+		if (off == caplen)
+			return errbuf_fail(err, errlen, EINVAL,
+					   "exported PDU tags lack the end tag");
+		if (caplen - off < 4)
+			return errbuf_fail(err, errlen, EINVAL,
+					   "exported PDU tag header truncated at offset %zu",
+					   off);
+		type = be16_get(d + off);
+		tlen = be16_get(d + off + 2);
+		off += 4;
+		if (tlen > caplen - off)
+			return errbuf_fail(err, errlen, EINVAL,
+					   "exported PDU tag %u length %u overruns the record (%zu bytes left)",
+					   type, tlen, caplen - off);
+		if (type == PCAP_EXP_PDU_TAG_END_OF_OPT) {
+			off += tlen;
+			break;
+		}
+		if (type == PCAP_EXP_PDU_TAG_DISSECTOR_NAME) {
+			size_t n = tlen;
+
+			/* trailing NULs are padding, not part of the name */
+			while (n && d[off + n - 1] == '\0')
+				n--;
+			if (n != sizeof(want) - 1 || memcmp(d + off, want, n))
+				return errbuf_fail(err, errlen, EINVAL,
+						   "exported PDU for dissector '%.*s', not " IB_DISSECTOR_NAME,
+						   (int)(n < 32 ? n : 32),
+						   (const char *)(d + off));
+			named = true;
+		}
+		off += tlen;
+	}
+	if (!named)
+		return errbuf_fail(err, errlen, EINVAL,
+				   "exported PDU has no dissector name tag");
+	return (ssize_t)off;
+}
+
 /* ---- reader ---- */
-
-static uint32_t pcap_rd32(const struct pcap_reader *r, const uint8_t *p)
-{
-	if (r->swap)
-		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		       (uint32_t)p[2] << 8 | p[3];
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[1] << 8 | p[0];
-}
-
-static uint16_t pcap_rd16(const struct pcap_reader *r, const uint8_t *p)
-{
-	if (r->swap)
-		return be16_get(p);
-	return (uint16_t)(p[1] << 8 | p[0]);
-}
-
-/*
- * Make N bytes of input available at *out.  Returns how many are available
- * (less than N at the end of input), or -1 on an I/O error.
- */
-static ssize_t pcap_read(struct pcap_reader *r, size_t n, const uint8_t **out)
-{
-	size_t got;
-
-	if (r->mem) {
-		size_t left = r->mem_len - r->mem_off;
-
-		got = n < left ? n : left;
-		*out = r->mem + r->mem_off;
-		r->mem_off += got;
-		return (ssize_t)got;
-	}
-	if (n > r->buf_cap) {
-		uint8_t *nb = realloc(r->buf, n);
-
-		if (!nb)
-			return -1;
-		r->buf = nb;
-		r->buf_cap = n;
-	}
-	*out = r->buf;
-	got = fread(r->buf, 1, n, r->fp);
-	if (got < n && ferror(r->fp))
-		return -1;
-	return (ssize_t)got;
-}
 
 /*
  * Record an error as "NAME: [record N: ]what".  FATAL errors stop the
  * reader; the message is then repeated by every later call.
  */
 static int pcap_rfail(struct pcap_reader *r, bool fatal, bool in_record,
-		      char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-
-static int pcap_rfail(struct pcap_reader *r, bool fatal, bool in_record,
-		      char *err, size_t errlen, const char *fmt, ...)
+		      char *err, size_t errlen, const char *what)
 {
-	char what[192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
 	if (in_record)
 		snprintf(r->errmsg, sizeof(r->errmsg), "%s: record %llu: %s",
 			 r->name, (unsigned long long)r->recno, what);
@@ -265,59 +282,6 @@ static int pcap_rfail(struct pcap_reader *r, bool fatal, bool in_record,
 	if (fatal)
 		r->failed = true;
 	return errbuf_fail(err, errlen, EINVAL, "%s", r->errmsg);
-}
-
-static int pcap_read_global(struct pcap_reader *r, char *err, size_t errlen)
-{
-	const uint8_t *h;
-	ssize_t got;
-	uint32_t magic;
-
-	got = pcap_read(r, PCAP_GLOBAL_HDR_LEN, &h);
-	if (got < 0)
-		return pcap_rfail(r, true, false, err, errlen, "read: %s",
-				  strerror(errno));
-	if (got < PCAP_GLOBAL_HDR_LEN)
-		return pcap_rfail(r, true, false, err, errlen,
-				  "truncated global header (%zd of %d bytes)",
-				  got, PCAP_GLOBAL_HDR_LEN);
-
-	/* Read the magic as little-endian; a match decides the byte order. */
-	magic = (uint32_t)h[3] << 24 | (uint32_t)h[2] << 16 |
-		(uint32_t)h[1] << 8 | h[0];
-	switch (magic) {
-	case PCAP_MAGIC_USEC:
-		break;
-	case PCAP_MAGIC_NSEC:
-		r->nsec = true;
-		break;
-	case PCAP_MAGIC_USEC_SWAP:
-		r->swap = true;
-		break;
-	case PCAP_MAGIC_NSEC_SWAP:
-		r->swap = true;
-		r->nsec = true;
-		break;
-	case PCAPNG_MAGIC:
-		return pcap_rfail(r, true, false, err, errlen,
-				  "pcapng is not supported, only classic pcap");
-	default:
-		return pcap_rfail(r, true, false, err, errlen,
-				  "bad magic 0x%08x, not a pcap file", magic);
-	}
-	if (pcap_rd16(r, h + 4) != PCAP_VERSION_MAJOR)
-		return pcap_rfail(r, true, false, err, errlen,
-				  "unsupported pcap version %u.%u",
-				  pcap_rd16(r, h + 4), pcap_rd16(r, h + 6));
-	r->snaplen = pcap_rd32(r, h + 16);
-	r->linktype = pcap_rd32(r, h + 20) & PCAP_LINKTYPE_MASK;
-	if (r->linktype != PCAP_LINKTYPE_UPPER_PDU &&
-	    r->linktype != PCAP_LINKTYPE_INFINIBAND)
-		return pcap_rfail(r, true, false, err, errlen,
-				  "unsupported linktype %u (want %u exported PDU or %u InfiniBand)",
-				  r->linktype, PCAP_LINKTYPE_UPPER_PDU,
-				  PCAP_LINKTYPE_INFINIBAND);
-	return 0;
 }
 
 static struct pcap_reader *pcap_reader_new(const char *name, char *err,
@@ -336,10 +300,43 @@ static struct pcap_reader *pcap_reader_new(const char *name, char *err,
 	return r;
 }
 
+/* Hand FP to libpcap and check the linktype; FP is closed either way. */
+static struct pcap_reader *pcap_reader_start(struct pcap_reader *r, FILE *fp,
+					     char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+	char what[160];
+
+	/* nanoseconds: libpcap scales microsecond files up, never down */
+	r->p = pcap_fopen_offline_with_tstamp_precision(fp,
+			PCAP_TSTAMP_PRECISION_NANO, ebuf);
+	if (!r->p) {
+		fclose(fp);
+		pcap_rfail(r, true, false, err, errlen,
+			   ebuf[0] ? ebuf : "not a capture file");
+		pcap_reader_close(r);
+		return NULL;
+	}
+	r->linktype = (uint32_t)pcap_datalink(r->p);
+	if (r->linktype != PCAP_LINKTYPE_UPPER_PDU &&
+	    r->linktype != PCAP_LINKTYPE_INFINIBAND) {
+		snprintf(what, sizeof(what),
+			 "unsupported linktype %u (want %u exported PDU or %u InfiniBand)",
+			 r->linktype, PCAP_LINKTYPE_UPPER_PDU,
+			 PCAP_LINKTYPE_INFINIBAND);
+		pcap_rfail(r, true, false, err, errlen, what);
+		pcap_reader_close(r);
+		return NULL;
+	}
+	return r;
+}
+
 struct pcap_reader *pcap_reader_open(const char *path, char *err,
 				     size_t errlen)
 {
 	struct pcap_reader *r;
+	FILE *fp;
+	int e;
 
 	if (!path) {
 		errbuf_fail(err, errlen, EINVAL, "pcap: no file name");
@@ -348,159 +345,89 @@ struct pcap_reader *pcap_reader_open(const char *path, char *err,
 	r = pcap_reader_new(path, err, errlen);
 	if (!r)
 		return NULL;
-	r->fp = fopen(path, "rb");
-	if (!r->fp) {
-		int e = errno;
-
+	/* our fopen, so that errno and the message are the system's */
+	fp = fopen(path, "rb");
+	if (!fp) {
+		e = errno;
 		pcap_reader_close(r);
 		errbuf_fail(err, errlen, e, "%s: %s", path, strerror(e));
 		return NULL;
 	}
-	if (pcap_read_global(r, err, errlen)) {
-		pcap_reader_close(r);
-		return NULL;
-	}
-	return r;
+	return pcap_reader_start(r, fp, err, errlen);
 }
 
 struct pcap_reader *pcap_reader_open_mem(const void *buf, size_t len,
 					 const char *name, char *err,
 					 size_t errlen)
 {
-	/* non-NULL even for an empty buffer: it marks the memory source */
-	static const uint8_t empty[1];
 	struct pcap_reader *r;
+	FILE *fp;
+	int e;
 
 	r = pcap_reader_new(name ? name : "<memory>", err, errlen);
 	if (!r)
 		return NULL;
-	r->mem = buf && len ? buf : empty;
-	r->mem_len = buf ? len : 0;
-	if (pcap_read_global(r, err, errlen)) {
+	if (!buf || !len) {
+		pcap_rfail(r, true, false, err, errlen,
+			   "empty, not a capture file");
 		pcap_reader_close(r);
 		return NULL;
 	}
-	return r;
-}
-
-/*
- * Walk the exported-PDU TLVs of a linktype 252 record and find where the
- * packet starts.  Returns the offset of the packet, or -1 with an error.
- */
-static ssize_t pcap_strip_tags(struct pcap_reader *r, const uint8_t *d,
-			       size_t caplen, char *err, size_t errlen)
-{
-	static const char want[] = IB_DISSECTOR_NAME;
-	bool named = false;
-	size_t off = 0;
-
-	for (;;) {
-		uint16_t type, tlen;
-
-		if (off == caplen)
-			return pcap_rfail(r, false, true, err, errlen,
-					  "exported PDU tags lack the end tag");
-		if (caplen - off < 4)
-			return pcap_rfail(r, false, true, err, errlen,
-					  "exported PDU tag header truncated at offset %zu",
-					  off);
-		type = be16_get(d + off);
-		tlen = be16_get(d + off + 2);
-		off += 4;
-		if (tlen > caplen - off)
-			return pcap_rfail(r, false, true, err, errlen,
-					  "exported PDU tag %u length %u overruns the record (%zu bytes left)",
-					  type, tlen, caplen - off);
-		if (type == PCAP_EXP_PDU_TAG_END_OF_OPT) {
-			off += tlen;
-			break;
-		}
-		if (type == PCAP_EXP_PDU_TAG_DISSECTOR_NAME) {
-			size_t n = tlen;
-
-			/* trailing NULs are padding, not part of the name */
-			while (n && d[off + n - 1] == '\0')
-				n--;
-			if (n != sizeof(want) - 1 || memcmp(d + off, want, n))
-				return pcap_rfail(r, false, true, err, errlen,
-						  "exported PDU for dissector '%.*s', not " IB_DISSECTOR_NAME,
-						  (int)(n < 32 ? n : 32),
-						  (const char *)(d + off));
-			named = true;
-		}
-		off += tlen;
+	/* read-only: the cast only meets fmemopen()'s prototype */
+	fp = fmemopen((void *)buf, len, "rb");
+	if (!fp) {
+		e = errno;
+		errbuf_fail(err, errlen, e, "%s: %s", r->name, strerror(e));
+		pcap_reader_close(r);
+		errno = e;
+		return NULL;
 	}
-	if (!named)
-		return pcap_rfail(r, false, true, err, errlen,
-				  "exported PDU has no dissector name tag");
-	return (ssize_t)off;
+	return pcap_reader_start(r, fp, err, errlen);
 }
 
 int pcap_reader_next(struct pcap_reader *r, const uint8_t **pkt, size_t *len,
 		     char *err, size_t errlen)
 {
-	const uint8_t *h, *d;
-	uint32_t sec, sub, caplen, orig, limit;
-	ssize_t got, start = 0;
-	bool by_snaplen;
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	char what[160];
+	uint64_t sub;
+	ssize_t start;
+	int rc;
 
-	if (!r || !pkt || !len) {
+	if (!r || !pkt || !len)
 		return errbuf_fail(err, errlen, EINVAL, "pcap: invalid argument");
-	}
 	if (r->failed)
 		return errbuf_fail(err, errlen, EINVAL, "%s", r->errmsg);
 	r->recno++;
-	got = pcap_read(r, PCAP_REC_HDR_LEN, &h);
-	if (got < 0)
-		return pcap_rfail(r, true, true, err, errlen, "read: %s",
-				  strerror(errno));
-	if (got == 0) {
+	rc = pcap_next_ex(r->p, &h, &d);
+	if (rc == PCAP_ERROR_BREAK) {	/* the clean end of the file */
 		r->recno--;
 		return 0;
 	}
-	if (got < PCAP_REC_HDR_LEN)
+	if (rc != 1)
 		return pcap_rfail(r, true, true, err, errlen,
-				  "truncated record header (%zd of %d bytes)",
-				  got, PCAP_REC_HDR_LEN);
-	sec = pcap_rd32(r, h);
-	sub = pcap_rd32(r, h + 4);
-	caplen = pcap_rd32(r, h + 8);
-	orig = pcap_rd32(r, h + 12);
-
-	/* snaplen 0 is written by some tools for "no limit" */
-	by_snaplen = r->snaplen && r->snaplen < PCAP_MAX_CAPLEN;
-	limit = by_snaplen ? r->snaplen : PCAP_MAX_CAPLEN;
-	if (caplen > limit)
-		return pcap_rfail(r, true, true, err, errlen,
-				  "caplen %u exceeds %s %u", caplen,
-				  by_snaplen ? "snaplen" : "limit", limit);
-	got = pcap_read(r, caplen, &d);
-	if (got < 0)
-		return pcap_rfail(r, true, true, err, errlen, "read: %s",
-				  strerror(errno));
-	if ((size_t)got < caplen)
-		return pcap_rfail(r, true, true, err, errlen,
-				  "truncated (%zd of %u bytes)", got, caplen);
-
-	if (r->linktype == PCAP_LINKTYPE_UPPER_PDU) {
-		start = pcap_strip_tags(r, d, caplen, err, errlen);
-		if (start < 0)
-			return -1;
+				  pcap_geterr(r->p));
+	/* libpcap bounds caplen by the linktype's maximum; so do we */
+	if (h->caplen > PCAP_MAX_CAPLEN) {
+		snprintf(what, sizeof(what), "caplen %u exceeds limit %u",
+			 h->caplen, PCAP_MAX_CAPLEN);
+		return pcap_rfail(r, true, true, err, errlen, what);
 	}
-	r->ts.tv_sec = (time_t)sec;
-	if (r->nsec) {
-		r->ts.tv_sec += sub / 1000000000u;
-		r->ts.tv_nsec = (long)(sub % 1000000000u);
-	} else {
-		r->ts.tv_sec += sub / 1000000u;
-		r->ts.tv_nsec = (long)(sub % 1000000u) * 1000;
-	}
+	start = pcap_record_payload(r->linktype, d, h->caplen, what,
+				    sizeof(what));
+	if (start < 0)
+		return pcap_rfail(r, false, true, err, errlen, what);
+	/* nanoseconds asked for; a damaged file may still hold >= 1 s */
+	sub = h->ts.tv_usec > 0 ? (uint64_t)h->ts.tv_usec : 0;
+	r->ts.tv_sec = (time_t)h->ts.tv_sec + (time_t)(sub / 1000000000u);
+	r->ts.tv_nsec = (long)(sub % 1000000000u);
 	/* the original length covers the tags too; never report less than we have */
-	r->orig_len = orig > (uint32_t)start ? orig - (size_t)start : 0;
-	if (r->orig_len < caplen - (size_t)start)
-		r->orig_len = caplen - (size_t)start;
+	r->orig_len = h->len > (size_t)start ? h->len - (size_t)start : 0;
+	if (r->orig_len < h->caplen - (size_t)start)
+		r->orig_len = h->caplen - (size_t)start;
 	*pkt = d + start;
-	*len = caplen - (size_t)start;
+	*len = h->caplen - (size_t)start;
 	return 1;
 }
 
@@ -522,9 +449,8 @@ void pcap_reader_close(struct pcap_reader *r)
 {
 	if (!r)
 		return;
-	if (r->fp)
-		fclose(r->fp);
-	free(r->buf);
+	if (r->p)
+		pcap_close(r->p);	/* closes the file too */
 	free(r->name);
 	free(r);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Classic pcap files of InfiniBand packets.
+ * Capture files of InfiniBand packets, written and read through libpcap.
  *
- * Owns the on-disk format, nothing else: no capture policy, no logging.
+ * Owns what lies inside a record, nothing else: no capture policy, no
+ * logging, and the file format is libpcap's.
  *
  * Writer: classic pcap, microsecond timestamps, snaplen 65535, linktype 252
  * (LINKTYPE_WIRESHARK_UPPER_PDU).  Every record is
@@ -14,12 +15,14 @@
  * Wireshark's wsutil/exported_pdu_tlvs.h and epan/exported_pdu.c define it.
  * Output goes through stdio buffering; pcap_writer_flush() or close push it.
  *
- * Reader: classic pcap in either byte order, micro- or nanosecond magic,
- * linktype 252 (tags are walked, checked and stripped; the dissector name
- * must be "infiniband") or 247 (LINKTYPE_INFINIBAND, packet as is).  Every
- * length is checked against the file; a record may hold at most the file's
- * snaplen and never more than PCAP_MAX_CAPLEN bytes.  A damaged file gives a
- * one-line error "NAME: record N: what", never a crash.
+ * Reader: whatever libpcap's pcap_fopen_offline() reads -- classic pcap in
+ * either byte order with micro- or nanosecond timestamps, and pcapng (what
+ * tshark, dumpcap and editcap write by default) -- of linktype 252 (tags
+ * walked, checked and stripped by pcap_record_payload(); the dissector name
+ * must be "infiniband") or 247 (LINKTYPE_INFINIBAND, packet as is).  A
+ * record holds at most PCAP_MAX_CAPLEN bytes.  A damaged file gives a
+ * one-line error "NAME: what" or "NAME: record N: what" (libpcap's words
+ * for the framing, ours for the tags), never a crash.
  *
  * Error conventions: functions taking (err, errlen) fill it on failure
  * (err may be NULL).  Writer calls return -1 with errno set.
@@ -30,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/time.h>
+#include <sys/types.h>
 #include <time.h>
 
 #define PCAP_LINKTYPE_INFINIBAND	247	/* raw IB, LRH first */
@@ -63,13 +67,23 @@ int pcap_writer_flush(struct pcap_writer *w);
 /* Flush and close; returns -1 with errno if any buffered data was lost. */
 int pcap_writer_close(struct pcap_writer *w);
 
-/* Open a capture file and check its global header. */
+/*
+ * Where the packet starts in one record's captured bytes D of CAPLEN:
+ * behind the exported-PDU tags for linktype 252 (walked and checked: the
+ * tags must fit, end with the end tag and name the "infiniband"
+ * dissector), at 0 for 247.  The offset, or -1 with errno EINVAL and what
+ * is wrong in err (without file or record; the reader adds those).
+ */
+ssize_t pcap_record_payload(uint32_t linktype, const uint8_t *d,
+			    size_t caplen, char *err, size_t errlen);
+
+/* Open a capture file (pcap or pcapng) and check its linktype. */
 struct pcap_reader *pcap_reader_open(const char *path, char *err,
 				     size_t errlen);
 
 /*
- * Parse a capture held in memory.  BUF is not copied and must outlive the
- * reader; NAME (may be NULL) prefixes error messages.
+ * Read a capture held in memory (through fmemopen()).  BUF is not copied
+ * and must outlive the reader; NAME (may be NULL) prefixes error messages.
  */
 struct pcap_reader *pcap_reader_open_mem(const void *buf, size_t len,
 					 const char *name, char *err,
@@ -80,8 +94,8 @@ struct pcap_reader *pcap_reader_open_mem(const void *buf, size_t len,
  * close), 0 at the clean end of the file, -1 on error (errno EINVAL, the
  * file and record and what is wrong with it in err).  After an error in a
  * record's exported-PDU tags the reader has moved past that record and may be
- * called again; after a framing error (truncation, absurd length, I/O) it
- * keeps returning -1.
+ * called again; after a framing error (libpcap's: truncation, absurd
+ * length, a bad pcapng block, I/O) it keeps returning -1.
  */
 int pcap_reader_next(struct pcap_reader *r, const uint8_t **pkt, size_t *len,
 		     char *err, size_t errlen);

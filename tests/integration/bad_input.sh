@@ -128,6 +128,13 @@ expect_err 1 "invalid node name" "$BIN/tests/fabtest" -s "$SOCK" info 'bad name!
 # replaying a file that is not a capture
 head -c 100 /dev/urandom >"$T/junk.pcap"
 expect_err 2 "junk.pcap" "$BIN/ibfabricctl" -s "$SOCK" replay "$T/junk.pcap" h1
+# damaged pcapng (the seed is editcap's rewrite of a one-packet capture):
+# cut in its headers it does not open (2), cut in its packet it stops (1)
+NG="$TOP/tests/fuzz/seeds/pcap/forged.pcapng"
+head -c 40 "$NG" >"$T/head.pcapng"
+expect_err 2 "head.pcapng: truncated pcapng" "$BIN/ibfabricctl" -s "$SOCK" replay "$T/head.pcapng" h1
+head -c $(( $(stat -c %s "$NG") - 10 )) "$NG" >"$T/cut.pcapng"
+expect_err 1 "cut.pcapng: record 1: truncated pcapng" "$BIN/ibfabricctl" -s "$SOCK" replay "$T/cut.pcapng" h1
 stop_fabric
 
 "$D" --help | grep -q "usage: ibfabricd" || fail "--help"

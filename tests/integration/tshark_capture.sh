@@ -48,9 +48,25 @@ expect_eq "malformed or error packets" "$bad" 0
 tshark -r "$T/cap.pcap" -V 2>/dev/null | grep -qi malformed && fail "tshark -V mentions malformed"
 
 # the capture replays: every packet of it (4 datagrams, the join's 2 MADs)
-# is switched again as h1's
-start_fabric
-ctl replay "$T/cap.pcap" h1 | grep -q "replayed 6 packet" || fail "capture does not replay"
-[ "$(counter rx_packets)" = 6 ] || fail "replayed packets not switched"
-stop_fabric
+# is switched again as h1's; so does its pcapng form, as editcap and tshark
+# write it, into a fresh subnet with the same counters afterwards
+replay_stats() {	# FILE -> the subnet's counters after replaying it
+	start_fabric
+	ctl replay "$1" h1 >"$T/replay.out" || { cat "$T/replay.out"; fail "replay $1"; }
+	grep -q "replayed 6 packet" "$T/replay.out" || { cat "$T/replay.out"; fail "$1 does not replay"; }
+	[ "$(counter rx_packets)" = 6 ] || fail "$1: replayed packets not switched"
+	ctl stats
+	stop_fabric
+}
+replay_stats "$T/cap.pcap" >"$T/stats.pcap"
+grep -q '^rx_packets 6$' "$T/stats.pcap" || { cat "$T/stats.pcap"; fail "no counters"; }
+editcap -F pcapng "$T/cap.pcap" "$T/cap.pcapng" || fail "editcap"
+tshark -r "$T/cap.pcap" -F pcapng -w "$T/tshark.pcapng" 2>/dev/null || fail "tshark -w"
+for f in cap.pcapng tshark.pcapng; do
+	[ "$(head -c 4 "$T/$f" | od -An -tx1 | tr -d ' ')" = 0a0d0d0a ] ||
+		fail "$f is not pcapng"
+	replay_stats "$T/$f" >"$T/stats.ng"
+	diff "$T/stats.pcap" "$T/stats.ng" || fail "$f replays unlike the pcap"
+	ok "$f (pcapng) replays as the pcap does: 6 packets, the same counters"
+done
 ok "tshark_capture"

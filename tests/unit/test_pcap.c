@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Unit tests for subnet/pcap.c: writer/reader round trip, both byte orders,
- * nanosecond files, linktype 247, and damaged files.  The last test hands a
+ * nanosecond files, linktype 247, pcapng, and damaged files (libpcap's
+ * errors for the framing, ours for the exported-PDU tags).  The last test hands a
  * written file to tshark when it is installed, to prove the exported-PDU
  * encoding is what Wireshark reads; it is skipped otherwise.
  */
@@ -112,6 +113,49 @@ static void rec_252(struct img *m, uint32_t sec, uint32_t sub,
 	rec_hdr(m, sec, sub, n, n);
 	put(m, tags, tlen);
 	put(m, ud_pkt, sizeof(ud_pkt));
+}
+
+/* pcapng: a section header and one interface of LINKTYPE, SNAPLEN */
+static void ng_head(struct img *m, int be, uint16_t linktype,
+		    uint32_t snaplen)
+{
+	m->n = 0;
+	m->be = be;
+	put32(m, 0x0a0d0d0au);		/* section header block */
+	put32(m, 28);
+	put32(m, 0x1a2b3c4du);		/* byte-order magic */
+	put16(m, 1);
+	put16(m, 0);
+	put32(m, 0xffffffffu);		/* section length: unknown */
+	put32(m, 0xffffffffu);
+	put32(m, 28);
+	put32(m, 1);			/* interface description block */
+	put32(m, 20);
+	put16(m, linktype);
+	put16(m, 0);
+	put32(m, snaplen);
+	put32(m, 20);
+}
+
+/* pcapng: an enhanced packet block, microseconds (the default resolution) */
+static void ng_epb(struct img *m, uint64_t usec, const void *tags,
+		   size_t tlen, const void *pkt, size_t plen)
+{
+	static const uint8_t zero[3];
+	uint32_t caplen = (uint32_t)(tlen + plen);
+	uint32_t total = 32 + ((caplen + 3) & ~3u);
+
+	put32(m, 6);
+	put32(m, total);
+	put32(m, 0);			/* interface 0 */
+	put32(m, (uint32_t)(usec >> 32));
+	put32(m, (uint32_t)usec);
+	put32(m, caplen);
+	put32(m, caplen);
+	put(m, tags, tlen);
+	put(m, pkt, plen);
+	put(m, zero, ((caplen + 3) & ~3u) - caplen);
+	put32(m, total);
 }
 
 /* Open IMG; expect the open to fail with an error containing WANT. */
@@ -409,16 +453,17 @@ static void test_bad_global_header(void **state)
 	(void)state;
 	global_hdr(&m, 0, 0, 65535, 252);
 	m.n = 10;
-	expect_open_error(&m, "img.pcap: truncated global header (10 of 24");
+	expect_open_error(&m, "img.pcap: truncated dump file; tried to read 24 file header bytes");
 	m.n = 0;
-	expect_open_error(&m, "truncated global header (0 of 24");
+	expect_open_error(&m, "img.pcap: empty, not a capture file");
 
 	global_hdr(&m, 0, 0, 65535, 252);
 	m.d[0] ^= 0xff;
-	expect_open_error(&m, "img.pcap: bad magic");
+	expect_open_error(&m, "img.pcap: unknown file format");
+	/* a pcapng section header whose length is a pcap header's fields */
 	global_hdr(&m, 0, 0, 65535, 252);
 	memcpy(m.d, "\x0a\x0d\x0d\x0a", 4);
-	expect_open_error(&m, "pcapng is not supported");
+	expect_open_error(&m, "img.pcap: ");
 
 	global_hdr(&m, 0, 0, 65535, 1);
 	expect_open_error(&m, "img.pcap: unsupported linktype 1");
@@ -427,7 +472,7 @@ static void test_bad_global_header(void **state)
 
 	global_hdr(&m, 0, 0, 65535, 252);
 	m.d[4] = 3;
-	expect_open_error(&m, "unsupported pcap version 3.4");
+	expect_open_error(&m, "unsupported pcap savefile version 3.4");
 
 	assert_null(pcap_reader_open_mem(NULL, 0, "x", err, sizeof(err)));
 	assert_null(pcap_reader_open("/nonexistent-dir/x.pcap", err,
@@ -451,11 +496,11 @@ static void test_truncated_records(void **state)
 
 	m.n = 24 + 7;
 	r = expect_rec_error(&m,
-		"img.pcap: record 1: truncated record header (7 of 16 bytes)");
+		"img.pcap: record 1: truncated dump file; tried to read 16 header bytes, only got 7");
 	pcap_reader_close(r);
 
 	m.n = full - 1;
-	r = expect_rec_error(&m, "img.pcap: record 1: truncated (");
+	r = expect_rec_error(&m, "img.pcap: record 1: truncated dump file; tried to read 62 captured bytes, only got 61");
 	/* framing is lost: the error sticks */
 	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "record 1: truncated"));
@@ -497,7 +542,7 @@ static void test_truncated_file_record(void **state)
 	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), 1);
 	assert_memory_equal(p, ud_pkt, sizeof(ud_pkt));
 	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, ": record 2: truncated ("));
+	assert_non_null(strstr(err, ": record 2: truncated dump file"));
 	assert_int_equal(strncmp(err, path, strlen(path)), 0);
 	pcap_reader_close(r);
 	unlink(path);
@@ -509,19 +554,157 @@ static void test_absurd_caplen(void **state)
 	struct img m;
 
 	(void)state;
-	global_hdr(&m, 0, 0, 65535, 252);
-	rec_hdr(&m, 0, 0, 65536, 65536);
-	r = expect_rec_error(&m, "record 1: caplen 65536 exceeds snaplen 65535");
-	pcap_reader_close(r);
-
 	global_hdr(&m, 1, 0, 0xffffffffu, 252);
 	rec_hdr(&m, 0, 0, 0xffffffffu, 0);
-	r = expect_rec_error(&m, "caplen 4294967295 exceeds limit 262144");
+	r = expect_rec_error(&m, "record 1: invalid packet capture length 4294967295");
 	pcap_reader_close(r);
 
 	global_hdr(&m, 0, 1, 0, 247);
 	rec_hdr(&m, 0, 0, 256 * 1024 + 1, 0);
-	r = expect_rec_error(&m, "caplen 262145 exceeds limit 262144");
+	r = expect_rec_error(&m, "record 1: invalid packet capture length 262145");
+	pcap_reader_close(r);
+}
+
+/* A record longer than the file's snaplen is cut to it (libpcap's way
+ * with writers that overran their own snaplen); the next one still reads. */
+static void test_record_over_snaplen(void **state)
+{
+	struct pcap_reader *r;
+	char err[256];
+	const uint8_t *p;
+	struct img m;
+	size_t len;
+
+	(void)state;
+	global_hdr(&m, 0, 0, 40, 252);
+	rec_252(&m, 1, 0, ib_tags, sizeof(ib_tags));
+	rec_252(&m, 2, 0, ib_tags, sizeof(ib_tags));
+	r = pcap_reader_open_mem(m.d, m.n, "img.pcap", err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), 1);
+	assert_int_equal(len, 40 - sizeof(ib_tags));
+	assert_memory_equal(p, ud_pkt, len);
+	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), 1);
+	assert_int_equal(len, 40 - sizeof(ib_tags));
+	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), 0);
+	pcap_reader_close(r);
+}
+
+/* pcapng, as tshark and dumpcap write by default, in both byte orders */
+static void test_pcapng(void **state)
+{
+	struct pcap_reader *r;
+	struct timespec ts;
+	char err[256];
+	const uint8_t *p;
+	struct img m;
+	size_t len;
+	int be;
+
+	(void)state;
+	for (be = 0; be <= 1; be++) {
+		ng_head(&m, be, 252, 65535);
+		ng_epb(&m, 100999999ull, ib_tags, sizeof(ib_tags), ud_pkt,
+		       sizeof(ud_pkt));
+		ng_epb(&m, 101000007ull, ib_tags, sizeof(ib_tags), ud_pkt,
+		       sizeof(ud_pkt) - 1);	/* needs padding */
+		r = pcap_reader_open_mem(m.d, m.n, "img.pcapng", err,
+					 sizeof(err));
+		if (!r)
+			fail_msg("%s", err);
+		assert_int_equal(pcap_reader_linktype(r),
+				 PCAP_LINKTYPE_UPPER_PDU);
+		assert_int_equal(pcap_reader_next(r, &p, &len, err,
+						  sizeof(err)), 1);
+		assert_int_equal(len, sizeof(ud_pkt));
+		assert_memory_equal(p, ud_pkt, len);
+		pcap_reader_meta(r, &ts, NULL);
+		assert_int_equal(ts.tv_sec, 100);
+		assert_int_equal(ts.tv_nsec, 999999000);
+		assert_int_equal(pcap_reader_next(r, &p, &len, err,
+						  sizeof(err)), 1);
+		assert_int_equal(len, sizeof(ud_pkt) - 1);
+		pcap_reader_meta(r, &ts, NULL);
+		assert_int_equal(ts.tv_sec, 101);
+		assert_int_equal(ts.tv_nsec, 7000);
+		assert_int_equal(pcap_reader_next(r, &p, &len, err,
+						  sizeof(err)), 0);
+		pcap_reader_close(r);
+	}
+
+	ng_head(&m, 0, 247, 0);
+	ng_epb(&m, 1, NULL, 0, ud_pkt, sizeof(ud_pkt));
+	r = pcap_reader_open_mem(m.d, m.n, "ib.pcapng", err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(pcap_reader_linktype(r), PCAP_LINKTYPE_INFINIBAND);
+	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), 1);
+	assert_memory_equal(p, ud_pkt, sizeof(ud_pkt));
+	pcap_reader_close(r);
+}
+
+static void test_bad_pcapng(void **state)
+{
+	struct pcap_reader *r;
+	char err[256];
+	const uint8_t *p;
+	struct img m;
+	size_t len, full;
+
+	(void)state;
+	ng_head(&m, 0, 1, 65535);
+	expect_open_error(&m, "img.pcap: unsupported linktype 1");
+
+	/* cut inside the interface block */
+	ng_head(&m, 0, 252, 65535);
+	m.n -= 6;
+	expect_open_error(&m, "img.pcap: truncated pcapng dump file");
+
+	/* a block length that is no multiple of 4 */
+	ng_head(&m, 1, 252, 65535);
+	m.d[28 + 7] = 21;
+	m.d[28 + 19] = 21;
+	expect_open_error(&m, "img.pcap: block in pcapng dump file has a length of 21");
+
+	/* the second packet cut short: the first reads, the error sticks */
+	ng_head(&m, 0, 252, 65535);
+	ng_epb(&m, 1, ib_tags, sizeof(ib_tags), ud_pkt, sizeof(ud_pkt));
+	full = m.n;
+	ng_epb(&m, 2, ib_tags, sizeof(ib_tags), ud_pkt, sizeof(ud_pkt));
+	m.n -= 9;
+	r = pcap_reader_open_mem(m.d, m.n, "img.pcap", err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), 1);
+	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "img.pcap: record 2: truncated pcapng dump file"));
+	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "img.pcap: record 2: truncated pcapng"));
+	pcap_reader_close(r);
+
+	/* a packet claiming more bytes than its block holds */
+	m.n = full;
+	m.d[28 + 20 + 20] = 0xff;	/* caplen, little-endian low byte */
+	r = expect_rec_error(&m, "img.pcap: record 1: block of type 6 in pcapng");
+	pcap_reader_close(r);
+
+	/* an unknown block type is skipped; a bad one after it is not */
+	ng_head(&m, 0, 252, 65535);
+	put32(&m, 0x0badu);
+	put32(&m, 12);
+	put32(&m, 12);
+	ng_epb(&m, 1, ib_tags, sizeof(ib_tags), ud_pkt, sizeof(ud_pkt));
+	put32(&m, 6);
+	put32(&m, 4);			/* shorter than a block header */
+	r = pcap_reader_open_mem(m.d, m.n, "img.pcap", err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), 1);
+	assert_int_equal(pcap_reader_next(r, &p, &len, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "img.pcap: record 2: block in pcapng dump file has a length of 4"));
+	pcap_reader_close(r);
+
+	/* tag errors inside pcapng are ours, as in pcap */
+	ng_head(&m, 0, 252, 65535);
+	ng_epb(&m, 1, NULL, 0, ud_pkt, sizeof(ud_pkt));
+	r = expect_rec_error(&m, "img.pcap: record 1: exported PDU tag 612");
 	pcap_reader_close(r);
 }
 
@@ -648,6 +831,9 @@ int main(void)
 		cmocka_unit_test(test_truncated_records),
 		cmocka_unit_test(test_truncated_file_record),
 		cmocka_unit_test(test_absurd_caplen),
+		cmocka_unit_test(test_record_over_snaplen),
+		cmocka_unit_test(test_pcapng),
+		cmocka_unit_test(test_bad_pcapng),
 		cmocka_unit_test(test_bad_tags),
 		cmocka_unit_test(test_tshark_decodes),
 	};
