@@ -43,7 +43,7 @@ static const uint8_t pcap_ib_tags[] = {
 struct pcap_writer {
 	pcap_t *dead;		/* no device: only the linktype and snaplen */
 	pcap_dumper_t *dump;
-	uint8_t rec[PCAP_WRITER_SNAPLEN];	/* tags and packet, contiguous */
+	uint8_t rec[PCAP_WRITER_SNAPLEN];	/* tags and packet in one */
 };
 
 struct pcap_reader {
@@ -396,7 +396,8 @@ int pcap_reader_next(struct pcap_reader *r, const uint8_t **pkt, size_t *len,
 	int rc;
 
 	if (!r || !pkt || !len)
-		return errbuf_fail(err, errlen, EINVAL, "pcap: invalid argument");
+		return errbuf_fail(err, errlen, EINVAL,
+				   "pcap: invalid argument");
 	if (r->failed)
 		return errbuf_fail(err, errlen, EINVAL, "%s", r->errmsg);
 	r->recno++;
@@ -422,7 +423,7 @@ int pcap_reader_next(struct pcap_reader *r, const uint8_t **pkt, size_t *len,
 	sub = h->ts.tv_usec > 0 ? (uint64_t)h->ts.tv_usec : 0;
 	r->ts.tv_sec = (time_t)h->ts.tv_sec + (time_t)(sub / 1000000000u);
 	r->ts.tv_nsec = (long)(sub % 1000000000u);
-	/* the original length covers the tags too; never report less than we have */
+	/* the original length covers the tags too; never less than we have */
 	r->orig_len = h->len > (size_t)start ? h->len - (size_t)start : 0;
 	if (r->orig_len < h->caplen - (size_t)start)
 		r->orig_len = h->caplen - (size_t)start;

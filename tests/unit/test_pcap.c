@@ -2,9 +2,9 @@
 /*
  * Unit tests for subnet/pcap.c: writer/reader round trip, both byte orders,
  * nanosecond files, linktype 247, pcapng, and damaged files (libpcap's
- * errors for the framing, ours for the exported-PDU tags).  The last test hands a
- * written file to tshark when it is installed, to prove the exported-PDU
- * encoding is what Wireshark reads; it is skipped otherwise.
+ * errors for the framing, ours for the exported-PDU tags).  The last test
+ * hands a written file to tshark when it is installed, to prove the
+ * exported-PDU encoding is what Wireshark reads; it is skipped otherwise.
  */
 #include <setjmp.h>
 #include <stdarg.h>
