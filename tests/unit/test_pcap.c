@@ -52,7 +52,8 @@ struct img {
 static void put(struct img *m, const void *p, size_t n)
 {
 	assert_true(m->n + n <= sizeof(m->d));
-	memcpy(m->d + m->n, p, n);
+	if (n)	/* p may be NULL then */
+		memcpy(m->d + m->n, p, n);
 	m->n += n;
 }
 
