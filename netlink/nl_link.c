@@ -45,7 +45,7 @@
 #define NL_BUFSZ	32768		/* answers and notifications */
 #define NL_EXTLEN	160		/* extended-ack message kept */
 #define NL_MON_RCVBUF	(1 << 20)	/* asked for, best effort */
-#define NL_MON_BATCH	64		/* reads per nl_monitor_read() */
+#define NL_MON_BATCH	64		/* data_ready calls per read */
 #define NL_MON_CACHES	4		/* route, rule, addr, link */
 
 struct nl_sock_ctx;
