@@ -27,7 +27,7 @@ BUILD    ?= build
 SANFLAGS :=
 endif
 
-PKGS     := libevent_core libibverbs libibumad libmnl
+PKGS     := libevent_core libibverbs libibumad libmnl libnl-3.0 libnl-route-3.0
 HTTP_LIBS = $(shell pkg-config --libs libevent_extra)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) cmocka 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)

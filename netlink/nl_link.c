@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * TUN devices and rtnetlink through libmnl; see nl_link.h.
+ * TUN devices and rtnetlink; see nl_link.h.
  *
- * Requests go out one at a time on a blocking socket, always with
- * NLM_F_ACK, and the answer is read until the kernel's ack or error for
- * that sequence number; anything else on the socket (a stale answer to an
- * earlier, interrupted request) is skipped.  NETLINK_EXT_ACK is asked for,
- * so a refusal carries the kernel's own words when it has them.
+ * libnl-route-3 owns the object model: link lookups (rtnl_link_get_kernel),
+ * the link and address change requests are built from rtnl_link and
+ * rtnl_addr objects, and change notifications come from an nl_cache_mngr
+ * keeping route, rule, address and link caches.  libnl 3.7 neither asks
+ * for nor hands over the kernel's extended acks, and folds errnos into
+ * NLE_* codes (ENETUNREACH and EHOSTUNREACH both become NLE_FAILURE), so
+ * the requests a user's error message comes from go out through libmnl:
+ * one at a time on a blocking socket, always with NLM_F_ACK, reading until
+ * the kernel's ack or error for that sequence number (anything else on
+ * the socket, a stale answer to an earlier, interrupted request, is
+ * skipped).  NETLINK_EXT_ACK is asked for, so a refusal carries the
+ * kernel's own words when it has them.
  */
 #include "conf/errbuf.h"
 #include "netlink/nl_link.h"
@@ -24,6 +31,11 @@
 #include <unistd.h>
 
 #include <libmnl/libmnl.h>
+#include <netlink/cache.h>
+#include <netlink/errno.h>
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/link.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
 #include <linux/if_tun.h>
@@ -33,14 +45,28 @@
 #define NL_BUFSZ	32768		/* answers and notifications */
 #define NL_EXTLEN	160		/* extended-ack message kept */
 #define NL_MON_RCVBUF	(1 << 20)	/* asked for, best effort */
-#define NL_MON_BATCH	64		/* recv()s per nl_monitor_read() */
+#define NL_MON_BATCH	64		/* data_ready calls per read */
+#define NL_MON_CACHES	4		/* route, rule, addr, link */
+
+struct nl_sock_ctx;
+
+/* One cache of the manager and the NL_CHG_* bit its changes set. */
+struct nl_mon_cache {
+	struct nl_sock_ctx	*nl;
+	struct nl_cache		*cache;		/* the manager's */
+	unsigned int		 kind;
+};
 
 struct nl_sock_ctx {
-	struct mnl_socket	*req;
+	struct mnl_socket	*req;		/* requests that may fail */
 	unsigned int		 portid;
 	unsigned int		 seq;
-	struct mnl_socket	*mon;
+	struct nl_sock		*sk;		/* libnl: lookups, refills */
+	struct nl_sock		*mon_sk;	/* the manager's event socket */
+	struct nl_cache_mngr	*mngr;
+	struct nl_mon_cache	 mon[NL_MON_CACHES];
 	unsigned int		 mon_kinds;
+	unsigned int		 mon_seen;	/* during nl_monitor_read() */
 	char			 ext[NL_EXTLEN];	/* last extended ack */
 	char			 buf[NL_BUFSZ];
 };
@@ -68,6 +94,39 @@ static int nl_fail(char *err, size_t errlen, int e, const char *ext,
 	}
 	errno = e;
 	return -1;
+}
+
+/*
+ * An errno for a (negative) libnl error code.  libnl keeps only a class of
+ * the kernel's errno; this gives back the usual member of each class.
+ */
+static int nl_errno(int nlerr)
+{
+	static const struct {
+		int	nle;
+		int	e;
+	} map[] = {
+		{ NLE_INTR, EINTR }, { NLE_AGAIN, EAGAIN },
+		{ NLE_BAD_SOCK, EBADF }, { NLE_NOMEM, ENOMEM },
+		{ NLE_EXIST, EEXIST }, { NLE_INVAL, EINVAL },
+		{ NLE_RANGE, ERANGE }, { NLE_MSGSIZE, EMSGSIZE },
+		{ NLE_OPNOTSUPP, EOPNOTSUPP },
+		{ NLE_AF_NOSUPPORT, EAFNOSUPPORT },
+		{ NLE_OBJ_NOTFOUND, ENOENT }, { NLE_NOATTR, EPROTO },
+		{ NLE_MISSING_ATTR, EINVAL }, { NLE_NOACCESS, EACCES },
+		{ NLE_PERM, EPERM }, { NLE_NODEV, ENODEV },
+		{ NLE_NOADDR, EADDRNOTAVAIL }, { NLE_BUSY, EBUSY },
+		{ NLE_PARSE_ERR, EPROTO }, { NLE_MSG_TRUNC, EMSGSIZE },
+		{ NLE_MSG_OVERFLOW, EMSGSIZE },
+		{ NLE_PROTO_MISMATCH, EPROTONOSUPPORT },
+	};
+	size_t i;
+
+	nlerr = nlerr < 0 ? -nlerr : nlerr;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].nle == nlerr)
+			return map[i].e;
+	return EIO;
 }
 
 /* --- names --------------------------------------------------------------- */
@@ -209,17 +268,43 @@ struct nl_sock_ctx *nl_ctx_open(char *err, size_t errlen)
 	mnl_socket_setsockopt(nl->req, NETLINK_CAP_ACK, &one, sizeof(one));
 	nl->portid = mnl_socket_get_portid(nl->req);
 	nl->seq = (unsigned int)getpid() << 8;	/* any start will do */
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		nl_ctx_close(nl);
+		nl_fail(err, errlen, ENOMEM, NULL, "open rtnetlink (libnl)");
+		return NULL;
+	}
+	e = nl_connect(nl->sk, NETLINK_ROUTE);
+	if (e < 0) {
+		nl_ctx_close(nl);
+		errbuf_fail(err, errlen, nl_errno(e),
+			    "open rtnetlink (libnl): %s", nl_geterror(e));
+		return NULL;
+	}
 	return nl;
+}
+
+static void nl_monitor_close(struct nl_sock_ctx *nl)
+{
+	if (nl->mngr)
+		nl_cache_mngr_free(nl->mngr);	/* and its caches */
+	if (nl->mon_sk)
+		nl_socket_free(nl->mon_sk);
+	nl->mngr = NULL;
+	nl->mon_sk = NULL;
+	memset(nl->mon, 0, sizeof(nl->mon));
+	nl->mon_kinds = 0;
 }
 
 void nl_ctx_close(struct nl_sock_ctx *nl)
 {
 	if (!nl)
 		return;
+	nl_monitor_close(nl);
 	if (nl->req)
 		mnl_socket_close(nl->req);
-	if (nl->mon)
-		mnl_socket_close(nl->mon);
+	if (nl->sk)
+		nl_socket_free(nl->sk);
 	free(nl);
 }
 
@@ -360,79 +445,67 @@ static int nl_attr_addr(const struct nlattr *attr, int family,
 	return 0;
 }
 
-/* --- links ---------------------------------------------------------------- */
+/* --- libnl objects sent through libmnl ------------------------------------ */
 
-static struct nlmsghdr *nl_link_msg(struct nl_sock_ctx *nl, uint16_t type,
-				    int ifindex)
+/*
+ * Send a request libnl built (consumed) through nl_talk, so a refusal keeps
+ * the kernel's errno and extended ack.  NLE is what building it returned.
+ */
+static int nl_talk_msg(struct nl_sock_ctx *nl, int nle, struct nl_msg *msg)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
-	struct ifinfomsg *ifi;
+	struct nlmsghdr *h;
 
-	nlh->nlmsg_type = type;
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	return nlh;
-}
-
-static int nl_link_parse(const struct nlmsghdr *nlh, void *data)
-{
-	struct nl_link_info *out = data;
-	const struct nlattr *tb[IFLA_MAX + 1] = { NULL };
-	struct nl_attrs a = { tb, IFLA_MAX };
-	const struct ifinfomsg *ifi;
-	uint32_t v;
-
-	if (nlh->nlmsg_type != RTM_NEWLINK)
-		return 0;
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi)) {
-		errno = EPROTO;
+	if (nle < 0) {
+		errno = nl_errno(nle);
 		return -1;
 	}
-	ifi = mnl_nlmsg_get_payload(nlh);
-	mnl_attr_parse(nlh, sizeof(*ifi), nl_attr_cb, &a);
-	memset(out, 0, sizeof(*out));
-	out->ifindex = ifi->ifi_index;
-	out->flags = ifi->ifi_flags;
-	if (tb[IFLA_IFNAME] &&
-	    mnl_attr_validate(tb[IFLA_IFNAME], MNL_TYPE_NUL_STRING) == 0)
-		snprintf(out->name, sizeof(out->name), "%s",
-			 mnl_attr_get_str(tb[IFLA_IFNAME]));
-	if (nl_attr_u32(tb[IFLA_MTU], &v) == 0)
-		out->mtu = v;
-	if (tb[IFLA_OPERSTATE] &&
-	    mnl_attr_validate(tb[IFLA_OPERSTATE], MNL_TYPE_U8) == 0)
-		out->operstate = mnl_attr_get_u8(tb[IFLA_OPERSTATE]);
-	return 0;
+	h = nlmsg_hdr(msg);
+	if (h->nlmsg_len > sizeof(nl->buf)) {
+		nlmsg_free(msg);
+		errno = EMSGSIZE;
+		return -1;
+	}
+	memcpy(nl->buf, h, h->nlmsg_len);
+	nlmsg_free(msg);
+	return nl_talk(nl, (struct nlmsghdr *)nl->buf, NULL, NULL);
 }
 
-static int nl_link_query(struct nl_sock_ctx *nl, struct nlmsghdr *nlh,
-			 struct nl_link_info *out)
+/* --- links ---------------------------------------------------------------- */
+
+static int nl_link_lookup(struct nl_sock_ctx *nl, int ifindex,
+			  const char *name, struct nl_link_info *out)
 {
+	struct rtnl_link *l = NULL;
+	int r;
+
 	memset(out, 0, sizeof(*out));
 	out->ifindex = -1;
-	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
-	if (nl_talk(nl, nlh, nl_link_parse, out) < 0)
+	r = rtnl_link_get_kernel(nl->sk, ifindex, name, &l);
+	if (r < 0) {
+		errno = nl_errno(r);
 		return -1;
-	if (out->ifindex < 0) {		/* an ack with no answer */
+	}
+	if (!l) {			/* an ack with no answer */
 		errno = ENODEV;
 		return -1;
 	}
+	out->ifindex = rtnl_link_get_ifindex(l);
+	snprintf(out->name, sizeof(out->name), "%s",
+		 rtnl_link_get_name(l) ? rtnl_link_get_name(l) : "");
+	out->flags = rtnl_link_get_flags(l);
+	out->mtu = rtnl_link_get_mtu(l);
+	out->operstate = rtnl_link_get_operstate(l);
+	rtnl_link_put(l);
 	return 0;
 }
 
 int nl_link_get(struct nl_sock_ctx *nl, const char *name,
 		struct nl_link_info *out, char *err, size_t errlen)
 {
-	struct nlmsghdr *nlh;
-
 	if (nl_ifname_check(name, err, errlen) < 0)
 		return -1;
-	nlh = nl_link_msg(nl, RTM_GETLINK, 0);
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
-	if (nl_link_query(nl, nlh, out) < 0)
-		return nl_fail(err, errlen, errno, nl->ext, "get link '%s'",
-			       name);
+	if (nl_link_lookup(nl, 0, name, out) < 0)
+		return nl_fail(err, errlen, errno, NULL, "get link '%s'", name);
 	return 0;
 }
 
@@ -442,19 +515,41 @@ int nl_link_get_index(struct nl_sock_ctx *nl, int ifindex,
 	if (ifindex <= 0)
 		return errbuf_fail(err, errlen, EINVAL,
 				   "get link ifindex %d: not an ifindex", ifindex);
-	if (nl_link_query(nl, nl_link_msg(nl, RTM_GETLINK, ifindex), out) < 0)
-		return nl_fail(err, errlen, errno, nl->ext,
+	if (nl_link_lookup(nl, ifindex, NULL, out) < 0)
+		return nl_fail(err, errlen, errno, NULL,
 			       "get link ifindex %d", ifindex);
 	return 0;
+}
+
+/* Apply CHANGES (consumed) to the link IFINDEX. */
+static int nl_link_change(struct nl_sock_ctx *nl, int ifindex,
+			  struct rtnl_link *changes)
+{
+	struct rtnl_link *orig = rtnl_link_alloc();
+	struct nl_msg *msg = NULL;
+	int r;
+
+	if (!orig || !changes) {
+		rtnl_link_put(orig);
+		rtnl_link_put(changes);
+		errno = ENOMEM;
+		return -1;
+	}
+	rtnl_link_set_ifindex(orig, ifindex);
+	r = rtnl_link_build_change_request(orig, changes, 0, &msg);
+	rtnl_link_put(orig);
+	rtnl_link_put(changes);
+	return nl_talk_msg(nl, r, msg);
 }
 
 int nl_link_set_mtu(struct nl_sock_ctx *nl, int ifindex, unsigned int mtu,
 		    char *err, size_t errlen)
 {
-	struct nlmsghdr *nlh = nl_link_msg(nl, RTM_SETLINK, ifindex);
+	struct rtnl_link *c = rtnl_link_alloc();
 
-	mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
-	if (nl_talk(nl, nlh, NULL, NULL) < 0)
+	if (c)
+		rtnl_link_set_mtu(c, mtu);
+	if (nl_link_change(nl, ifindex, c) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "set mtu %u on ifindex %d", mtu, ifindex);
 	return 0;
@@ -463,10 +558,11 @@ int nl_link_set_mtu(struct nl_sock_ctx *nl, int ifindex, unsigned int mtu,
 int nl_link_set_master(struct nl_sock_ctx *nl, int ifindex, int master_ifindex,
 		       char *err, size_t errlen)
 {
-	struct nlmsghdr *nlh = nl_link_msg(nl, RTM_SETLINK, ifindex);
+	struct rtnl_link *c = rtnl_link_alloc();
 
-	mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)master_ifindex);
-	if (nl_talk(nl, nlh, NULL, NULL) < 0)
+	if (c)
+		rtnl_link_set_master(c, master_ifindex);
+	if (nl_link_change(nl, ifindex, c) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "set master of ifindex %d to ifindex %d",
 			       ifindex, master_ifindex);
@@ -476,12 +572,13 @@ int nl_link_set_master(struct nl_sock_ctx *nl, int ifindex, int master_ifindex,
 int nl_link_set_up(struct nl_sock_ctx *nl, int ifindex, int up, char *err,
 		   size_t errlen)
 {
-	struct nlmsghdr *nlh = nl_link_msg(nl, RTM_SETLINK, ifindex);
-	struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct rtnl_link *c = rtnl_link_alloc();
 
-	ifi->ifi_change = IFF_UP;
-	ifi->ifi_flags = up ? IFF_UP : 0;
-	if (nl_talk(nl, nlh, NULL, NULL) < 0)
+	if (c && up)
+		rtnl_link_set_flags(c, IFF_UP);
+	else if (c)
+		rtnl_link_unset_flags(c, IFF_UP);
+	if (nl_link_change(nl, ifindex, c) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "set ifindex %d %s", ifindex,
 			       up ? "up" : "down");
@@ -491,7 +588,16 @@ int nl_link_set_up(struct nl_sock_ctx *nl, int ifindex, int up, char *err,
 int nl_link_del(struct nl_sock_ctx *nl, int ifindex, char *err,
 		size_t errlen)
 {
-	if (nl_talk(nl, nl_link_msg(nl, RTM_DELLINK, ifindex), NULL, NULL) < 0)
+	struct rtnl_link *l = rtnl_link_alloc();
+	struct nl_msg *msg = NULL;
+	int r = -NLE_NOMEM;
+
+	if (l) {
+		rtnl_link_set_ifindex(l, ifindex);
+		r = rtnl_link_build_delete_request(l, &msg);
+		rtnl_link_put(l);
+	}
+	if (nl_talk_msg(nl, r, msg) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "delete link ifindex %d", ifindex);
 	return 0;
@@ -499,26 +605,29 @@ int nl_link_del(struct nl_sock_ctx *nl, int ifindex, char *err,
 
 /* --- addresses on links --------------------------------------------------- */
 
-static struct nlmsghdr *nl_ifaddr_msg(struct nl_sock_ctx *nl, uint16_t type,
-				      int ifindex, const struct inet_prefix *p,
-				      unsigned int ifa_flags)
+/* An rtnl_addr for P on IFINDEX with IFA_F_* FLAGS, or NULL (ENOMEM). */
+static struct rtnl_addr *nl_ifaddr_obj(int ifindex,
+				       const struct inet_prefix *p,
+				       unsigned int flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
-	struct ifaddrmsg *ifa;
-	size_t alen = inet_addr_len(p->addr.family);
+	struct rtnl_addr *a = rtnl_addr_alloc();
+	struct nl_addr *local;
 
-	nlh->nlmsg_type = type;
-	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
-	ifa->ifa_family = (uint8_t)p->addr.family;
-	ifa->ifa_prefixlen = (uint8_t)p->plen;
-	ifa->ifa_flags = (uint8_t)ifa_flags;
-	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
-	ifa->ifa_index = (uint32_t)ifindex;
-	mnl_attr_put(nlh, IFA_LOCAL, alen, p->addr.raw);
-	mnl_attr_put(nlh, IFA_ADDRESS, alen, p->addr.raw);
-	if (ifa_flags)
-		mnl_attr_put_u32(nlh, IFA_FLAGS, ifa_flags);
-	return nlh;
+	local = nl_addr_build(p->addr.family, p->addr.raw,
+			      inet_addr_len(p->addr.family));
+	if (!a || !local || rtnl_addr_set_local(a, local) < 0) {
+		nl_addr_put(local);
+		rtnl_addr_put(a);
+		errno = ENOMEM;
+		return NULL;
+	}
+	nl_addr_put(local);
+	rtnl_addr_set_ifindex(a, ifindex);
+	rtnl_addr_set_prefixlen(a, (int)p->plen);
+	rtnl_addr_set_scope(a, RT_SCOPE_UNIVERSE);
+	if (flags)
+		rtnl_addr_set_flags(a, flags);
+	return a;
 }
 
 static int nl_prefix_ok(const struct inet_prefix *p, const char *op,
@@ -537,8 +646,10 @@ int nl_ifaddr_add(struct nl_sock_ctx *nl, int ifindex,
 		  size_t errlen)
 {
 	char s[INET_PREFIX_STRLEN];
-	struct nlmsghdr *nlh;
+	struct nl_msg *msg = NULL;
+	struct rtnl_addr *a;
 	unsigned int f = 0;
+	int r = -NLE_NOMEM;
 
 	if (nl_prefix_ok(p, "add", ifindex, err, errlen) < 0)
 		return -1;
@@ -546,9 +657,13 @@ int nl_ifaddr_add(struct nl_sock_ctx *nl, int ifindex,
 		f |= IFA_F_NODAD;
 	if (flags & NL_ADDR_NOPREFIXROUTE)
 		f |= IFA_F_NOPREFIXROUTE;
-	nlh = nl_ifaddr_msg(nl, RTM_NEWADDR, ifindex, p, f);
-	nlh->nlmsg_flags |= NLM_F_CREATE | NLM_F_EXCL;
-	if (nl_talk(nl, nlh, NULL, NULL) < 0)
+	a = nl_ifaddr_obj(ifindex, p, f);
+	if (a) {
+		r = rtnl_addr_build_add_request(a, NLM_F_CREATE | NLM_F_EXCL,
+						&msg);
+		rtnl_addr_put(a);
+	}
+	if (nl_talk_msg(nl, r, msg) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "add address %s on ifindex %d",
 			       inet_prefix_str(p, s, sizeof(s)), ifindex);
@@ -559,11 +674,18 @@ int nl_ifaddr_del(struct nl_sock_ctx *nl, int ifindex,
 		  const struct inet_prefix *p, char *err, size_t errlen)
 {
 	char s[INET_PREFIX_STRLEN];
+	struct nl_msg *msg = NULL;
+	struct rtnl_addr *a;
+	int r = -NLE_NOMEM;
 
 	if (nl_prefix_ok(p, "delete", ifindex, err, errlen) < 0)
 		return -1;
-	if (nl_talk(nl, nl_ifaddr_msg(nl, RTM_DELADDR, ifindex, p, 0), NULL,
-		    NULL) < 0)
+	a = nl_ifaddr_obj(ifindex, p, 0);
+	if (a) {
+		r = rtnl_addr_build_delete_request(a, 0, &msg);
+		rtnl_addr_put(a);
+	}
+	if (nl_talk_msg(nl, r, msg) < 0)
 		return nl_fail(err, errlen, errno, nl->ext,
 			       "delete address %s on ifindex %d",
 			       inet_prefix_str(p, s, sizeof(s)), ifindex);
@@ -676,123 +798,151 @@ const char *nl_route_type_str(uint8_t type, char *buf, size_t len)
 
 /* --- change notifications ------------------------------------------------- */
 
+/*
+ * The caches the manager keeps, by kind.  libnl 3.7 has no cache for
+ * nexthop objects (RTM_NEWNEXTHOP): those are joined by hand and seen in
+ * nl_mon_msg_in.
+ */
 static const struct {
 	unsigned int	kind;
-	unsigned int	group;
-	int		optional;	/* newer than the rest */
-} nl_mon_groups[] = {
-	{ NL_CHG_ROUTE, RTNLGRP_IPV4_ROUTE, 0 },
-	{ NL_CHG_ROUTE, RTNLGRP_IPV6_ROUTE, 0 },
-	{ NL_CHG_ROUTE, RTNLGRP_IPV4_RULE, 0 },
-	{ NL_CHG_ROUTE, RTNLGRP_IPV6_RULE, 0 },
-	{ NL_CHG_ROUTE, RTNLGRP_NEXTHOP, 1 },
-	{ NL_CHG_ADDR, RTNLGRP_IPV4_IFADDR, 0 },
-	{ NL_CHG_ADDR, RTNLGRP_IPV6_IFADDR, 0 },
-	{ NL_CHG_LINK, RTNLGRP_LINK, 0 },
+	const char	*name;
+} nl_mon_caches[NL_MON_CACHES] = {
+	{ NL_CHG_ROUTE, "route/route" },
+	{ NL_CHG_ROUTE, "route/rule" },
+	{ NL_CHG_ADDR, "route/addr" },
+	{ NL_CHG_LINK, "route/link" },
 };
+
+static void nl_mon_change(struct nl_cache *cache, struct nl_object *obj,
+			  int action, void *data)
+{
+	struct nl_mon_cache *mc = data;
+
+	(void)cache;
+	(void)obj;
+	(void)action;
+	mc->nl->mon_seen |= mc->kind;
+}
+
+/* Every message on the event socket, before the manager sees it. */
+static int nl_mon_msg_in(struct nl_msg *msg, void *data)
+{
+	struct nl_sock_ctx *nl = data;
+	uint16_t type = nlmsg_hdr(msg)->nlmsg_type;
+
+	if (type == RTM_NEWNEXTHOP || type == RTM_DELNEXTHOP)
+		nl->mon_seen |= NL_CHG_ROUTE;
+	return NL_OK;
+}
+
+static int nl_mon_fail(struct nl_sock_ctx *nl, int nle, char *err,
+		       size_t errlen, const char *what)
+{
+	nl_monitor_close(nl);
+	return errbuf_fail(err, errlen, nl_errno(nle),
+			   "monitor rtnetlink: %s: %s", what, nl_geterror(nle));
+}
+
+/* The manager, its event socket and one cache per wanted kind. */
+static int nl_mon_setup(struct nl_sock_ctx *nl, unsigned int kinds,
+			char *err, size_t errlen)
+{
+	struct nl_mon_cache *mc;
+	unsigned int i;
+	int r;
+
+	nl->mon_sk = nl_socket_alloc();
+	if (!nl->mon_sk)
+		return nl_mon_fail(nl, -NLE_NOMEM, err, errlen, "socket");
+	r = nl_cache_mngr_alloc(nl->mon_sk, NETLINK_ROUTE, 0, &nl->mngr);
+	if (r < 0)
+		return nl_mon_fail(nl, r, err, errlen, "cache manager");
+	/* a bigger queue makes overruns rarer; they are survivable anyway */
+	nl_socket_set_buffer_size(nl->mon_sk, NL_MON_RCVBUF, 0);
+	nl_socket_modify_cb(nl->mon_sk, NL_CB_MSG_IN, NL_CB_CUSTOM,
+			    nl_mon_msg_in, nl);
+	if (kinds & NL_CHG_ROUTE)	/* newer kernels only: best effort */
+		nl_socket_add_membership(nl->mon_sk, RTNLGRP_NEXTHOP);
+	for (i = 0; i < NL_MON_CACHES; i++) {
+		if (!(kinds & nl_mon_caches[i].kind))
+			continue;
+		mc = &nl->mon[i];
+		mc->nl = nl;
+		mc->kind = nl_mon_caches[i].kind;
+		r = nl_cache_mngr_add(nl->mngr, nl_mon_caches[i].name,
+				      nl_mon_change, mc, &mc->cache);
+		if (r < 0)
+			return nl_mon_fail(nl, r, err, errlen,
+					   nl_mon_caches[i].name);
+	}
+	nl->mon_kinds = kinds;
+	return 0;
+}
 
 int nl_monitor_open(struct nl_sock_ctx *nl, unsigned int kinds, char *err,
 		    size_t errlen)
 {
-	struct mnl_socket *mon;
-	unsigned int i, g;
-	int rcvbuf = NL_MON_RCVBUF, e;
-
 	kinds &= NL_CHG_ALL;
 	if (!kinds)
 		return errbuf_fail(err, errlen, EINVAL,
 				   "monitor rtnetlink: nothing to watch");
-	mon = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (!mon)
-		return nl_fail(err, errlen, errno, NULL,
-			       "monitor rtnetlink: socket");
-	if (mnl_socket_bind(mon, 0, MNL_SOCKET_AUTOPID) < 0) {
-		e = errno;
-		mnl_socket_close(mon);
-		return nl_fail(err, errlen, e, NULL, "monitor rtnetlink: bind");
-	}
-	/* a bigger queue makes overruns rarer; they are survivable anyway */
-	setsockopt(mnl_socket_get_fd(mon), SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-		   sizeof(rcvbuf));
-	for (i = 0; i < sizeof(nl_mon_groups) / sizeof(nl_mon_groups[0]); i++) {
-		if (!(kinds & nl_mon_groups[i].kind))
-			continue;
-		g = nl_mon_groups[i].group;
-		if (mnl_socket_setsockopt(mon, NETLINK_ADD_MEMBERSHIP, &g,
-					  sizeof(g)) == 0 ||
-		    nl_mon_groups[i].optional)
-			continue;
-		e = errno;
-		mnl_socket_close(mon);
-		return nl_fail(err, errlen, e, NULL,
-			       "monitor rtnetlink: join group %u", g);
-	}
-	if (nl->mon)
-		mnl_socket_close(nl->mon);
-	nl->mon = mon;
-	nl->mon_kinds = kinds;
-	return mnl_socket_get_fd(mon);
+	nl_monitor_close(nl);
+	if (nl_mon_setup(nl, kinds, err, errlen) < 0)
+		return -1;
+	return nl_cache_mngr_get_fd(nl->mngr);
 }
 
 int nl_monitor_fd(const struct nl_sock_ctx *nl)
 {
-	return nl && nl->mon ? mnl_socket_get_fd(nl->mon) : -1;
+	return nl && nl->mngr ? nl_cache_mngr_get_fd(nl->mngr) : -1;
 }
 
-static unsigned int nl_mon_kind(uint16_t type)
+/* After an overrun the caches missed changes: fill them afresh. */
+static int nl_mon_refill(struct nl_sock_ctx *nl, char *err, size_t errlen)
 {
-	switch (type) {
-	case RTM_NEWROUTE:
-	case RTM_DELROUTE:
-	case RTM_NEWRULE:
-	case RTM_DELRULE:
-	case RTM_NEWNEXTHOP:
-	case RTM_DELNEXTHOP:
-		return NL_CHG_ROUTE;
-	case RTM_NEWADDR:
-	case RTM_DELADDR:
-		return NL_CHG_ADDR;
-	case RTM_NEWLINK:
-	case RTM_DELLINK:
-		return NL_CHG_LINK;
-	case NLMSG_OVERRUN:
-		return NL_CHG_OVERRUN | NL_CHG_ALL;
-	default:
-		return 0;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < NL_MON_CACHES; i++) {
+		if (!nl->mon[i].cache)
+			continue;
+		r = nl_cache_refill(nl->sk, nl->mon[i].cache);
+		if (r < 0)
+			return errbuf_fail(err, errlen, nl_errno(r),
+					   "read rtnetlink notifications: refill %s: %s",
+					   nl_mon_caches[i].name,
+					   nl_geterror(r));
 	}
+	return 0;
 }
 
 int nl_monitor_read(struct nl_sock_ctx *nl, char *err, size_t errlen)
 {
-	const struct nlmsghdr *nlh;
-	unsigned int seen = 0;
-	ssize_t n;
-	int i, len;
+	int i, r, overrun = 0;
 
-	if (!nl->mon)
+	if (!nl->mngr)
 		return errbuf_fail(err, errlen, EBADF,
 				   "read rtnetlink notifications: no monitor open");
+	nl->mon_seen = 0;
 	for (i = 0; i < NL_MON_BATCH; i++) {
-		n = mnl_socket_recvfrom(nl->mon, nl->buf, sizeof(nl->buf));
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS || errno == ENOSPC) {
-				/* the queue overflowed, or a message was cut */
-				seen |= NL_CHG_OVERRUN | NL_CHG_ALL;
-				continue;
-			}
-			return nl_fail(err, errlen, errno, NULL,
-				       "read rtnetlink notifications");
+		r = nl_cache_mngr_data_ready(nl->mngr);	/* up to EAGAIN */
+		if (r >= 0)
+			break;
+		if (r == -NLE_INTR)
+			continue;
+		if (r == -NLE_NOMEM || r == -NLE_MSG_TRUNC) {
+			/* ENOBUFS: the queue overflowed */
+			overrun = 1;
+			continue;
 		}
-		len = (int)n;
-		for (nlh = (const struct nlmsghdr *)nl->buf;
-		     mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len))
-			seen |= nl_mon_kind(nlh->nlmsg_type);
+		return errbuf_fail(err, errlen, nl_errno(r),
+				   "read rtnetlink notifications: %s",
+				   nl_geterror(r));
 	}
-	if (seen & NL_CHG_OVERRUN)
+	if (overrun) {
+		if (nl_mon_refill(nl, err, errlen) < 0)
+			return -1;
 		return (int)(NL_CHG_OVERRUN | nl->mon_kinds);
-	return (int)(seen & nl->mon_kinds);
+	}
+	return (int)(nl->mon_seen & nl->mon_kinds);
 }

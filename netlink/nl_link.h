@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Linux interface plumbing for ipoibd and the gateway: a TUN device, and
- * rtnetlink (through libmnl) for links, addresses, route lookups and change
- * notifications.
+ * rtnetlink for links, addresses, route lookups and change notifications
+ * (libnl-route-3 objects and caches; requests acked through libmnl so a
+ * refusal keeps the kernel's extended-ack text; docs/architecture.md).
  *
  * Owns the kernel interfaces, nothing else: no policy, no logging, no
  * event loop.  Every call works in the network namespace of the calling
@@ -154,6 +155,9 @@ const char *nl_route_type_str(uint8_t type, char *buf, size_t len);
  * Subscribe (on a socket of its own, non-blocking) to the notifications
  * named by KINDS (NL_CHG_ROUTE, _ADDR, _LINK).  Returns the fd to poll for
  * reading, or -1.  Calling it again replaces the earlier subscription.
+ * Behind it is a libnl cache manager holding the kernel's routes, rules,
+ * addresses or links (each kind's whole table, filled here); only
+ * changes to what those caches hold are reported.
  */
 int nl_monitor_open(struct nl_sock_ctx *nl, unsigned int kinds, char *err,
 		    size_t errlen);
