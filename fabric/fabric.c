@@ -219,6 +219,19 @@ struct fab_mad_agent *fab_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
 	return dev->prov->mad_open(dev, mgmt_class, err, errlen);
 }
 
+struct fab_mad_agent *fab_mad_register(struct fab_dev *dev,
+				       const struct fab_mad_reg *reg,
+				       char *err, size_t errlen)
+{
+	if (dev->prov->mad_register)
+		return dev->prov->mad_register(dev, reg, err, errlen);
+	if (!reg->methods[0] && !reg->methods[1] && !reg->class_version)
+		return fab_mad_open(dev, reg->mgmt_class, err, errlen);
+	fab_fail(err, errlen, EOPNOTSUPP, "%s provider has no MAD agents "
+		 "that serve requests", dev->prov->name);
+	return NULL;
+}
+
 void fab_mad_close(struct fab_mad_agent *agent)
 {
 	if (agent)

@@ -206,17 +206,57 @@ void fab_ah_destroy(struct fab_ah *ah);
  */
 struct fab_mad_agent;
 
+/*
+ * Where a MAD goes, or where it came from.  The GRH fields matter on RoCE
+ * (an Ethernet link layer: Soft-RoCE, RoCE NICs), where ports have no LIDs
+ * and every MAD must carry a GRH, and on InfiniBand across subnets.
+ * Sending with grh_present: gid is the destination GID, sgid_index the
+ * entry of our GID table to send from (on RoCE it picks RoCE v1 or v2 and
+ * IPv4 or IPv6), hop_limit 0 means 64.  Received with grh_present: gid is
+ * the sender's GID and sgid_index the entry the MAD was sent to, so that
+ * sending a reply to the address as received goes back the same way.
+ * Zero-initialised: no GRH, LID routing, as on a single IB subnet.
+ */
 struct fab_mad_addr {
-	uint16_t lid;		/* destination / source LID */
+	uint16_t lid;		/* destination / source LID; 0 on RoCE */
 	uint32_t qpn;		/* normally 1 */
 	uint32_t qkey;		/* normally FAB_QP1_QKEY */
 	uint16_t pkey_index;
 	uint8_t sl;
+	uint8_t grh_present;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint32_t flow_label;	/* 20 bits */
+	union fab_gid gid;
 };
 
-/* NULL with errno EOPNOTSUPP when the provider has no MAD interface. */
+/* NULL with errno EOPNOTSUPP when the provider has no MAD interface.  The
+ * agent receives only the responses to its own requests. */
 struct fab_mad_agent *fab_mad_open(struct fab_dev *dev, uint8_t mgmt_class,
 				   char *err, size_t errlen);
+
+/*
+ * An agent that also serves: besides the responses to its own requests it
+ * receives the requests of its class and class version whose method has
+ * its bit set in methods (method m: bit m % 64 of methods[m / 64]), as a
+ * connection manager must (the CM's REQ, REP, RTU, DREQ ... are all Send,
+ * 0x03, of class 0x07 version 2) and any server of a class.  A method of a
+ * class version belongs to one agent per port: the kernel refuses a second
+ * (EINVAL), such as ours for the CM's Send while its ib_cm is loaded.
+ * class_version 0 is the class's usual one: 2 for SA (0x03) and CM (0x07),
+ * else 1.  With no methods this is fab_mad_open(); with methods, providers
+ * without such agents fail with EOPNOTSUPP.
+ */
+struct fab_mad_reg {
+	uint8_t mgmt_class;
+	uint8_t class_version;
+	uint64_t methods[2];
+};
+
+struct fab_mad_agent *fab_mad_register(struct fab_dev *dev,
+				       const struct fab_mad_reg *reg,
+				       char *err, size_t errlen);
 void fab_mad_close(struct fab_mad_agent *agent);
 /* Readable when fab_mad_recv() may return a MAD. */
 int fab_mad_fd(struct fab_mad_agent *agent);

@@ -37,6 +37,10 @@ struct fab_provider {
 	struct fab_mad_agent *(*mad_open)(struct fab_dev *dev,
 					  uint8_t mgmt_class, char *err,
 					  size_t errlen);
+	/* optional: agents that serve requests (fab_mad_register) */
+	struct fab_mad_agent *(*mad_register)(struct fab_dev *dev,
+					      const struct fab_mad_reg *reg,
+					      char *err, size_t errlen);
 	void (*mad_close)(struct fab_mad_agent *agent);
 	int (*mad_fd)(struct fab_mad_agent *agent);
 	int (*mad_send)(struct fab_mad_agent *agent,

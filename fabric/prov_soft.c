@@ -930,6 +930,14 @@ static int soft_mad_send(struct fab_mad_agent *agent,
 	u.bth.psn = m->psn++ & 0xffffff;
 	u.deth.qkey = to->qkey;
 	u.deth.srcqp = 1;
+	if (to->grh_present) {	/* one GID per port: sgid_index is moot */
+		u.has_grh = 1;
+		u.grh.tclass = to->traffic_class;
+		u.grh.flow_label = to->flow_label & 0xfffff;
+		u.grh.hoplmt = to->hop_limit ? to->hop_limit : 64;
+		u.grh.sgid = d->attr.gid;
+		u.grh.dgid = to->gid;
+	}
 	u.payload = tmp;
 	u.payload_len = len;
 	plen = ib_ud_build(&u, pkt, sizeof(pkt));
@@ -972,6 +980,13 @@ static int soft_mad_recv(struct fab_mad_agent *agent, void *buf, size_t cap,
 		from->qkey = u.deth.qkey;
 		pi = fab_pkey_find(&d->attr, u.bth.pkey);
 		from->pkey_index = pi < 0 ? 0 : (uint16_t)pi;
+		if (u.has_grh) {
+			from->grh_present = 1;
+			from->hop_limit = u.grh.hoplmt;
+			from->traffic_class = u.grh.tclass;
+			from->flow_label = u.grh.flow_label;
+			from->gid = u.grh.sgid;
+		}
 	}
 	if (u.payload_len < cap)
 		cap = u.payload_len;

@@ -32,6 +32,33 @@
  *   requests (such as SA Report(Notice)).  umad2sim ignores the mask and
  *   routes every MAD of a class to that class's one agent in the process.
  *
+ *   Serving.  fab_mad_register() agents give the kernel a method mask, and
+ *   it routes requests (unsolicited MADs) of the class version by method to
+ *   the one agent per port that registered it, or, for a Get or Set nobody
+ *   took, answers itself with status 0x000c (unsupported method/attribute;
+ *   mad.c's generate_unmatched_resp()).  A method already taken -- the CM
+ *   class's Send by the kernel's ib_cm, loaded with rdma_cm -- makes the
+ *   registration fail with EINVAL.  libibumad's umad_register() returns
+ *   -EPERM for every failure; the ioctl's errno is the real reason.
+ *
+ *   CM class.  The kernel drops, on receipt and silently, a CM MAD (class
+ *   0x07) whose method is not Send unless its attribute is ClassPortInfo
+ *   (mad.c's validate_mad()): CM messages are all Sends.
+ *
+ *   RoCE (Soft-RoCE rdma_rxe, seen on Linux 6.1 with ib_umad loaded): the
+ *   port has a umad device and a GSI, so GSI classes work between RoCE
+ *   ports, with a GRH on every MAD: the kernel refuses to send one without
+ *   (write() fails with EINVAL: rdma_check_ah_attr()), and received ones
+ *   carry it (fab_mad_addr's GRH fields).  LIDs are 0.  There is no QP0
+ *   (registering SMP classes fails; smpquery says "client_register for
+ *   mgmt 1 failed"), no subnet manager and so no SA: an SA agent on an
+ *   Ethernet port is refused here with EOPNOTSUPP rather than left to time
+ *   out.  Between IPv4 GIDs (::ffff:a.b.c.d, RoCE v2) a response never
+ *   reaches its requester: the receive's GRH slot holds the IPv4 header,
+ *   and mad.c's rcv_has_same_gid() compares it as a GRH's DGID with the
+ *   request's SGID.  Requests (Send, as all CM messages are) get through;
+ *   Get/GetResp pairs need IPv6 GIDs, such as the fe80:: one at index 0.
+ *
  *   umad2sim limits (seen with ibsim 0.10 and OpenSM 3.3.23):
  *   - its umad "file descriptors" are numbers >= 1024 that only its own
  *     poll() wrapper understands, so fab_mad_fd() can go to poll() (alone
@@ -71,6 +98,9 @@
 #define PU_CLASS_SUBN_LID	0x01	/* SMPs: QP0, not for agents here */
 #define PU_CLASS_SUBN_DR	0x81
 #define PU_CLASS_SUBN_ADM	0x03
+#define PU_CLASS_CM		0x07
+#define PU_DEFAULT_HOP_LIMIT	64
+#define PU_LONG_BITS		(8 * sizeof(long))
 #define PU_METHOD_TRAP_REPRESS	0x07
 /*
  * The active MTU a umad port reports.  There is nowhere to read it from:
@@ -170,6 +200,18 @@ static enum fab_port_state pu_port_state(unsigned int st)
 	}
 }
 
+/* sysfs says "InfiniBand"; umad2sim's copy of it "IB" */
+static int pu_link_is_ib(const char *link_layer)
+{
+	return !strcmp(link_layer, "InfiniBand") || !strcmp(link_layer, "IB");
+}
+
+/* RoCE: Soft-RoCE, RoCE NICs */
+static int pu_link_is_eth(const char *link_layer)
+{
+	return !strcmp(link_layer, "Ethernet");
+}
+
 /* ---- device ------------------------------------------------------------- */
 
 static int pu_query_port(struct fab_dev *base, struct fab_port_attr *attr,
@@ -185,10 +227,10 @@ static int pu_query_port(struct fab_dev *base, struct fab_port_attr *attr,
 	ret = umad_get_port(dev->ca, dev->port, &up);
 	if (ret < 0)
 		return pu_no_port(dev->ca, dev->port, ret, err, errlen);
-	if (strcmp(up.link_layer, "InfiniBand") &&
-	    strcmp(up.link_layer, "IB")) {
-		fab_fail(err, errlen, EOPNOTSUPP, "umad: %s port %u is not "
-			 "InfiniBand (%s)", dev->ca, dev->port, up.link_layer);
+	if (!pu_link_is_ib(up.link_layer) && !pu_link_is_eth(up.link_layer)) {
+		fab_fail(err, errlen, EOPNOTSUPP, "umad: %s port %u is neither "
+			 "InfiniBand nor RoCE (%s)", dev->ca, dev->port,
+			 up.link_layer);
 		umad_release_port(&up);
 		return -1;
 	}
@@ -362,21 +404,76 @@ static void pu_ah_destroy(struct fab_ah *ah)
 
 /* ---- MAD agents (shared with the verbs provider) ------------------------ */
 
+/* An SA agent on a RoCE port could only time out: there is no SM. */
+static int pu_check_class(const char *ca_name, uint8_t port,
+			  uint8_t mgmt_class, char *err, size_t errlen)
+{
+	umad_port_t up;
+	int roce;
+
+	if (mgmt_class == PU_CLASS_SUBN_LID ||
+	    mgmt_class == PU_CLASS_SUBN_DR)
+		return fab_fail(err, errlen, EINVAL, "umad: class 0x%02x is "
+				"for SMPs on QP0, not for a GSI agent",
+				mgmt_class);
+	if (mgmt_class != PU_CLASS_SUBN_ADM)
+		return 0;
+	memset(&up, 0, sizeof(up));
+	if (umad_get_port(ca_name, port, &up) < 0)
+		return 0;	/* umad_open_port() will say what is wrong */
+	roce = pu_link_is_eth(up.link_layer);
+	umad_release_port(&up);
+	if (roce)
+		return fab_fail(err, errlen, EOPNOTSUPP, "umad: %s port %u is "
+				"RoCE (link layer Ethernet): no subnet "
+				"manager, so no SA", ca_name, port);
+	return 0;
+}
+
+static uint8_t pu_class_version(const struct fab_mad_reg *reg)
+{
+	if (reg->class_version)
+		return reg->class_version;
+	return reg->mgmt_class == PU_CLASS_SUBN_ADM ||
+	       reg->mgmt_class == PU_CLASS_CM ? 2 : 1;
+}
+
+/* fab_mad_reg's methods as the kernel's bitmap of longs */
+static void pu_method_mask(const struct fab_mad_reg *reg,
+			   long mask[16 / sizeof(long)])
+{
+	unsigned int m;
+
+	memset(mask, 0, 16);
+	for (m = 0; m < 128; m++)
+		if (reg->methods[m / 64] >> (m % 64) & 1)
+			mask[m / PU_LONG_BITS] |=
+				(long)(1UL << (m % PU_LONG_BITS));
+}
+
 struct fab_mad_agent *fab_umad_agent_open(struct fab_dev *dev,
 					  const char *ca_name, uint8_t port,
 					  uint8_t mgmt_class, char *err,
 					  size_t errlen)
 {
+	struct fab_mad_reg reg = { .mgmt_class = mgmt_class };
+
+	return fab_umad_agent_register(dev, ca_name, port, &reg, err, errlen);
+}
+
+struct fab_mad_agent *fab_umad_agent_register(struct fab_dev *dev,
+					      const char *ca_name,
+					      uint8_t port,
+					      const struct fab_mad_reg *reg,
+					      char *err, size_t errlen)
+{
+	long mask[16 / sizeof(long)];
+	uint8_t version = pu_class_version(reg);
 	struct pu_agent *a;
 	int ret, e;
 
-	if (mgmt_class == PU_CLASS_SUBN_LID ||
-	    mgmt_class == PU_CLASS_SUBN_DR) {
-		fab_fail(err, errlen, EINVAL, "umad: class 0x%02x is for SMPs "
-			 "on QP0, not for a GSI agent", mgmt_class);
-		return NULL;
-	}
-	if (pu_init(err, errlen) < 0)
+	if (pu_check_class(ca_name, port, reg->mgmt_class, err, errlen) < 0 ||
+	    pu_init(err, errlen) < 0)
 		return NULL;
 	a = calloc(1, sizeof(*a));
 	if (!a) {
@@ -400,19 +497,23 @@ struct fab_mad_agent *fab_umad_agent_open(struct fab_dev *dev,
 		goto fail;
 	}
 	a->fd = ret;
-	/* SA is class version 2, every other GSI class in use is 1; no
-	 * RMPP (segments arrive one by one), no methods (responses only). */
-	ret = umad_register(a->fd, mgmt_class,
-			    mgmt_class == PU_CLASS_SUBN_ADM ? 2 : 1, 0, NULL);
+	/* No RMPP: segments arrive one by one. */
+	pu_method_mask(reg, mask);
+	errno = 0;
+	ret = umad_register(a->fd, reg->mgmt_class, version, 0, mask);
 	if (ret < 0) {
-		fab_fail(err, errlen, ret < -1 ? -ret : EIO, "umad: cannot "
-			 "register an agent for class 0x%02x on %s port %u",
-			 mgmt_class, ca_name, port);
+		e = errno ? errno : EIO;
+		fab_fail(err, errlen, e, "umad: cannot register an agent for "
+			 "class 0x%02x version %u on %s port %u: %s%s",
+			 reg->mgmt_class, version, ca_name, port, strerror(e),
+			 e == EINVAL && (reg->methods[0] || reg->methods[1]) ?
+			 " (another agent, such as the kernel's ib_cm, serves "
+			 "one of those methods?)" : "");
 		goto fail;
 	}
 	a->id = ret;
 	a->base.dev = dev;
-	a->base.mgmt_class = mgmt_class;
+	a->base.mgmt_class = reg->mgmt_class;
 	return &a->base;
 fail:
 	e = errno;
@@ -446,6 +547,29 @@ static int pu_is_response(const uint8_t *mad)
 	return (mad[3] & 0x80) || mad[3] == PU_METHOD_TRAP_REPRESS;
 }
 
+/* Not umad_set_grh(): it leaves gid_index alone. */
+static void pu_set_grh(ib_mad_addr_t *ma, const struct fab_mad_addr *to)
+{
+	ma->grh_present = 1;
+	ma->gid_index = to->sgid_index;
+	ma->hop_limit = to->hop_limit ? to->hop_limit : PU_DEFAULT_HOP_LIMIT;
+	ma->traffic_class = to->traffic_class;
+	ma->flow_label = htobe32(to->flow_label & 0xfffff);
+	memcpy(ma->gid, to->gid.raw, sizeof(ma->gid));
+}
+
+/* As the kernel fills it from the receive's GRH (user_mad.c): gid is the
+ * sender's, gid_index the entry of ours it was sent to. */
+static void pu_get_grh(const ib_mad_addr_t *ma, struct fab_mad_addr *from)
+{
+	from->grh_present = 1;
+	from->sgid_index = ma->gid_index;
+	from->hop_limit = ma->hop_limit;
+	from->traffic_class = ma->traffic_class;
+	from->flow_label = be32toh(ma->flow_label) & 0xfffff;
+	memcpy(from->gid.raw, ma->gid, sizeof(from->gid.raw));
+}
+
 int fab_umad_agent_send(struct fab_mad_agent *base,
 			const struct fab_mad_addr *to, const void *mad,
 			size_t len)
@@ -464,10 +588,17 @@ int fab_umad_agent_send(struct fab_mad_agent *base,
 	umad_set_addr_net(a->umad, htobe16(to->lid), htobe32(to->qpn),
 			  to->sl, htobe32(to->qkey));
 	umad_set_pkey(a->umad, to->pkey_index);
+	if (to->grh_present)
+		pu_set_grh(umad_get_mad_addr(a->umad), to);
+	/* umad_send() returns -EIO for every failure; write()'s errno says
+	 * why (EINVAL: no GRH on RoCE, a bad GID index ...). */
 	ret = umad_send(a->fd, a->id, a->umad, (int)len,
 			pu_is_response(mad) ? 0 : PU_REQ_TIMEOUT_MS, 0);
-	if (ret < 0)
-		return pu_fail(NULL, 0, "umad_send", ret);
+	if (ret < 0) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
 	return 0;
 }
 
@@ -510,11 +641,27 @@ int fab_umad_agent_recv(struct fab_mad_agent *base, void *buf, size_t cap,
 		memset(from, 0, sizeof(*from));
 		from->lid = be16toh(ma->lid);
 		from->qpn = be32toh(ma->qpn) & 0xffffff;
-		from->qkey = be32toh(ma->qkey);
+		/* The kernel's read() leaves the Q_Key 0 (user_mad.c reports
+		 * QPN, LID, SL, path bits, P_Key index and GRH), as umad2sim
+		 * does; GSI MADs all carry QP1's. */
+		from->qkey = be32toh(ma->qkey) ? be32toh(ma->qkey) :
+			     FAB_QP1_QKEY;
 		from->sl = ma->sl;
 		from->pkey_index = (uint16_t)umad_get_pkey(a->umad);
+		if (ma->grh_present)
+			pu_get_grh(ma, from);
 		return PU_MAD_LEN;
 	}
+}
+
+static struct fab_mad_agent *pu_mad_register(struct fab_dev *base,
+					     const struct fab_mad_reg *reg,
+					     char *err, size_t errlen)
+{
+	struct pu_dev *dev = pu_dev_of(base);
+
+	return fab_umad_agent_register(base, dev->ca, dev->port, reg, err,
+				       errlen);
 }
 
 static struct fab_mad_agent *pu_mad_open(struct fab_dev *base,
@@ -544,6 +691,7 @@ const struct fab_provider fab_umad_provider = {
 	.ah_create = pu_ah_create,
 	.ah_destroy = pu_ah_destroy,
 	.mad_open = pu_mad_open,
+	.mad_register = pu_mad_register,
 	.mad_close = fab_umad_agent_close,
 	.mad_fd = fab_umad_agent_fd,
 	.mad_send = fab_umad_agent_send,
