@@ -30,6 +30,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 ibgwrun $R || {
 }
 # shellcheck source=/dev/null
 . $R/guest.env
+echo "guest-init: $VM_NAME set up, log in $R/init.log"
 exec >$R/init.log 2>&1
 
 # The unpacked kernel's modules, where modprobe looks for them
@@ -63,6 +64,7 @@ if [ -n "${VM_SHELL:-}" ]; then
 	echo 0 >$R/rc
 	exit 0
 fi
-export VM_NAME VM_PEER_ADDRS VM_RUN=$R
+export VM_NAME VM_RUN=$R
+echo "guest-init: running $VM_SCRIPT"
 timeout "$VM_TIMEOUT" bash $VM_SCRIPT >$R/out 2>&1
 echo $? >$R/rc
