@@ -36,7 +36,7 @@ int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen)
 	struct __user_cap_header_struct h = {
 		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct c[2];
-	uint64_t keep = 1ull << CAP_NET_ADMIN;
+	uint64_t keep = 1ull << CAP_NET_ADMIN, perm;
 	unsigned int i, last = last_cap();
 
 	if (keep_ipc_lock)
@@ -46,11 +46,18 @@ int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen)
 		snprintf(err, errlen, "capget: %s", strerror(errno));
 		return -1;
 	}
-	keep &= (uint64_t)c[0].permitted | (uint64_t)c[1].permitted << 32;
-	/* the bounding set first: it needs CAP_SETPCAP, which goes next */
-	for (i = 0; i <= last; i++)
-		if (!(keep >> i & 1) && prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0 &&
-		    errno != EINVAL) {
+	perm = (uint64_t)c[0].permitted | (uint64_t)c[1].permitted << 32;
+	keep &= perm;
+	/*
+	 * The bounding set first: dropping needs CAP_SETPCAP, which goes
+	 * next.  Without it -- systemd's CapabilityBoundingSet= leaves it
+	 * out -- the bounding set stays the one we were given, already
+	 * bounded, and with NoNewPrivileges nothing exec'd could use it.
+	 */
+	for (i = 0; i <= last && (perm >> CAP_SETPCAP & 1); i++)
+		if (!(keep >> i & 1) &&
+		    prctl(PR_CAPBSET_READ, i, 0, 0, 0) == 1 &&
+		    prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0 && errno != EINVAL) {
 			snprintf(err, errlen, "drop capability %u from the "
 				 "bounding set: %s", i, strerror(errno));
 			return -1;

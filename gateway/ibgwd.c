@@ -70,7 +70,7 @@ static unsigned int parts_used(const struct ibgwd *d)
 	return n;
 }
 
-/* ---- readiness, status and the watchdog (conf/notify.h) ------------------- */
+/* ---- readiness, status and the watchdog (conf/notify.h) ------------------ */
 
 static void gw_notify(struct ibgwd *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
