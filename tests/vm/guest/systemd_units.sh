@@ -44,8 +44,17 @@ CONF
 systemctl daemon-reload || gfail "daemon-reload"
 
 # --- started by systemctl: ibgwd waits for ibfabricd's READY=1 --------------
-# one command for both: systemd orders them (ibgwd After=ibfabricd)
-timeout 120 systemctl start ibgwd.service ibfabricd.service ||
+# one transaction for both, as at boot when both are enabled: After=
+# orders jobs that exist together (systemctl start A B makes one
+# transaction per unit, and ibgwd's job may run before ibfabricd's is
+# queued; ibgwd does not pull ibfabricd in: on hardware there is none)
+cat >/etc/systemd/system/ibgw-pair.target <<'UNIT'
+[Unit]
+Description=ibfabricd and ibgwd in one transaction, as at boot
+Wants=ibgwd.service ibfabricd.service
+UNIT
+systemctl daemon-reload || gfail "daemon-reload"
+timeout 120 systemctl start ibgw-pair.target ||
 	{ systemctl status --no-pager ibfabricd ibgwd; journalctl --no-pager -n 40; gfail "systemctl start"; }
 for u in ibfabricd ibgwd; do
 	[ "$(systemctl is-active $u)" = active ] || gfail "$u is $(systemctl is-active $u)"
@@ -141,7 +150,9 @@ journalctl --no-pager -u ibgwd >/tmp/gw.journal
 grep -q "partition t: data path stopped (tap ibgwt0: File descriptor in bad state): no more watchdog pings" /tmp/gw.journal ||
 	{ tail -20 /tmp/gw.journal; gfail "journal: the stopped data path not logged"; }
 grep -qi "watchdog timeout" /tmp/gw.journal || { tail -20 /tmp/gw.journal; gfail "journal: no watchdog timeout"; }
-[ "$dt" -ge 10 ] || gfail "restarted after $dt s: not by the 15 s watchdog"
+# the last ping came up to 7.5 s before the tap went: the 15 s ran out
+# 7.5 to 15 s after it
+[ "$dt" -ge 6 ] || gfail "restarted after $dt s: not by the 15 s watchdog"
 active() { [ "$(systemctl is-active ibgwd)" = active ]; }
 retry 120 active || gfail "ibgwd not active again: $(systemctl is-active ibgwd)"
 [ "$(show ibgwd MainPID)" != "$GPID" ] || gfail "same pid after the restart"
