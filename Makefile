@@ -54,7 +54,8 @@ LDFLAGS  += $(SANFLAGS)
 # and logging), netlink, ulp/ipoib, gateway.  The software subnet (subnet/)
 # is a simulator with an archive of its own: only ibfabricd, ibfabricctl
 # and the tests link it, never the daemons.
-CONF_SRCS   := conf/log.c conf/conf.c conf/counters.c conf/daemon.c
+CONF_SRCS   := conf/log.c conf/conf.c conf/counters.c conf/daemon.c \
+               conf/notify.c
 INET_SRCS   := inet/addr.c inet/csum.c inet/err.c inet/ip.c inet/icmp.c \
                inet/nd.c inet/frag.c inet/gso.c inet/tcp_mss.c inet/mcast.c
 FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \

@@ -8,6 +8,9 @@
  * ambient and bounding sets, so that neither it nor anything it could exec
  * gets them back.  libcap-ng does the work: it knows the kernel's last
  * capability and drops the bounding set while CAP_SETPCAP is still held.
+ * Without CAP_SETPCAP -- systemd's CapabilityBoundingSet= leaves it out --
+ * the bounding set stays the one we were given, already bounded, and with
+ * NoNewPrivileges nothing exec'd could use it.
  */
 #include <cap-ng.h>
 #include <errno.h>
@@ -20,7 +23,7 @@ int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen)
 {
 	const capng_type_t all = CAPNG_EFFECTIVE | CAPNG_PERMITTED |
 				 CAPNG_BOUNDING_SET;
-	int admin, lock, rc;
+	int admin, lock, setpcap, rc;
 
 	if (capng_get_caps_process() < 0) {
 		snprintf(err, errlen, "read capabilities: %s", strerror(errno));
@@ -30,6 +33,7 @@ int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen)
 	admin = capng_have_capability(CAPNG_PERMITTED, CAP_NET_ADMIN);
 	lock = keep_ipc_lock &&
 	       capng_have_capability(CAPNG_PERMITTED, CAP_IPC_LOCK);
+	setpcap = capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP);
 	capng_clear(CAPNG_SELECT_ALL);
 	if ((admin && capng_update(CAPNG_ADD, all, CAP_NET_ADMIN) < 0) ||
 	    (lock && capng_update(CAPNG_ADD, all, CAP_IPC_LOCK) < 0)) {
@@ -37,7 +41,8 @@ int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen)
 		return -1;
 	}
 	errno = 0;
-	rc = capng_apply(CAPNG_SELECT_ALL);
+	rc = capng_apply(setpcap ? CAPNG_SELECT_ALL :
+			 CAPNG_SELECT_CAPS | CAPNG_SELECT_AMBIENT);
 	if (rc < 0) {
 		/* its return codes name the step, and differ by version */
 		snprintf(err, errlen, "capng_apply: step %d failed: %s", rc,

@@ -16,8 +16,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <linux/if_packet.h>
+#include <net/if.h>
 #include <net/ethernet.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@
 
 #include "conf/daemon.h"
 #include "conf/log.h"
+#include "conf/notify.h"
 #include "inet/byteorder.h"
 #include "fabric/fabric.h"
 #include "gateway/gw_bridge.h"
@@ -67,36 +70,49 @@ static unsigned int parts_used(const struct ibgwd *d)
 	return n;
 }
 
-/* ---- readiness ------------------------------------------------------------ */
+/* ---- readiness, status and the watchdog (conf/notify.h) ------------------ */
 
-/*
- * systemd's notification protocol (sd_notify(3)), without libsystemd: a
- * datagram to the unix socket in $NOTIFY_SOCKET ("@" for the abstract
- * namespace).  Nothing happens when the variable is not set.
- */
-static void notify(const char *msg)
+static void gw_notify(struct ibgwd *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A message to systemd; a socket that refuses is logged once, not at
+ * every watchdog ping. */
+static void gw_notify(struct ibgwd *d, const char *fmt, ...)
 {
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa;
-	socklen_t len;
-	int fd;
+	char msg[512], err[256];
+	va_list ap;
 
-	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path))
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (notify_send(err, sizeof(err), "%s", msg) < 0) {
+		if (!d->notify_warned)
+			log_warnx("%s", err);
+		d->notify_warned = 1;
+	} else {
+		d->notify_warned = 0;
+	}
+}
+
+/* STATUS=: how many partitions have carrier, when that changes. */
+static void status_carrier(struct ibgwd *d)
+{
+	unsigned int i, n = 0;
+
+	if (!d->ready || d->dp_dead)
 		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	memcpy(sa.sun_path, path, strlen(path));
-	if (sa.sun_path[0] == '@')
-		sa.sun_path[0] = '\0';
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
-			  strlen(path));
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].used && part_link(&d->parts[i]) &&
+		    ipoib_link_carrier(part_link(&d->parts[i])))
+			n++;
+	if (d->status_sent && n == d->status_carrier &&
+	    parts_used(d) == d->status_parts)
 		return;
-	if (sendto(fd, msg, strlen(msg), MSG_NOSIGNAL,
-		   (struct sockaddr *)&sa, len) < 0)
-		log_warn("notify %s", path);
-	close(fd);
+	d->status_carrier = n;
+	d->status_parts = parts_used(d);
+	d->status_sent = 1;
+	gw_notify(d, "STATUS=%u of %u partition(s) with carrier", n,
+		  parts_used(d));
 }
 
 static void check_ready(struct ibgwd *d)
@@ -104,31 +120,143 @@ static void check_ready(struct ibgwd *d)
 	char err[256];
 	unsigned int i;
 
-	if (d->ready)
+	if (d->ready) {
+		status_carrier(d);
 		return;
+	}
 	for (i = 0; i < d->nparts; i++)
 		if (d->parts[i].used && !d->parts[i].up)
 			return;
 	d->ready = 1;
 	log_info("ready: %u partition(s)", parts_used(d));
-	{
-		char m[64];
-
-		snprintf(m, sizeof(m), "READY=1\nSTATUS=%u partition(s)",
-			 parts_used(d));
-		notify(m);
-	}
+	gw_notify(d, "READY=1");
+	status_carrier(d);
 	if (!d->foreground &&
 	    daemon_detach("ibgwd", d->verbose, d->base, err, sizeof(err)) < 0)
 		fatalx("%s", err);	/* still starting: as ibfabricd does */
 }
 
+/*
+ * Is a partition's data path alive?  Its descriptors are all watched by
+ * the event loop and none has failed for good: the fabric queue pair's
+ * receive side (none yet is fine: the broadcast join makes it), the TUN
+ * (router mode), the tap (transparent) or the trunk and its interface
+ * (a VLAN).  Carrier is not part of it: it is the subnet's to give, and
+ * a restart would not bring it.  0 with the reason in why when dead.
+ */
+static int part_alive(struct part *p, char *why, size_t len)
+{
+	struct ibgwd *d = p->d;
+	struct ipoib_link *l = part_link(p);
+	char ifn[IF_NAMESIZE];
+	int e;
+
+	if (!l) {
+		snprintf(why, len, "no IPoIB link");
+		return 0;
+	}
+	e = ipoib_link_rx_error(l);
+	if (e) {
+		snprintf(why, len, "queue pair: %s", strerror(e));
+		return 0;
+	}
+	if (p->tun && (e = ipoib_tun_error(p->tun))) {
+		snprintf(why, len, "%s: %s", ipoib_tun_ifname(p->tun),
+			 strerror(e));
+		return 0;
+	}
+	if (p->tun)
+		return 1;
+	if (p->pc->tap[0]) {
+		if (p->tap_fd < 0 || p->tap_err) {
+			snprintf(why, len, "tap %s: %s", p->pc->tap,
+				 strerror(p->tap_err ? p->tap_err : EBADF));
+			return 0;
+		}
+		return 1;
+	}
+	if (d->trunk_fd < 0 || d->trunk_err) {
+		snprintf(why, len, "trunk %s: %s", d->conf.trunk,
+			 strerror(d->trunk_err ? d->trunk_err : EBADF));
+		return 0;
+	}
+	if (!if_indextoname((unsigned int)d->trunk_ifindex, ifn)) {
+		snprintf(why, len, "trunk %s: %s", d->conf.trunk,
+			 strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* Every partition's data path alive?  A change is logged and told in
+ * STATUS=, once. */
+static int health_check(struct ibgwd *d)
+{
+	char why[256];
+	unsigned int i;
+
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].used &&
+		    !part_alive(&d->parts[i], why, sizeof(why)))
+			break;
+	if (i == d->nparts) {
+		if (d->dp_dead) {
+			log_info("every partition's data path is alive again");
+			d->dp_dead = 0;
+			d->status_sent = 0;
+			status_carrier(d);
+		}
+		return 1;
+	}
+	if (!d->dp_dead) {
+		log_warnx("partition %s: data path stopped (%s)%s",
+			  d->parts[i].pc->name, why, d->wd_usec ?
+			  ": no more watchdog pings" : "");
+		gw_notify(d, "STATUS=partition %s: data path stopped (%s)",
+			  d->parts[i].pc->name, why);
+		d->dp_dead = 1;
+	}
+	return 0;
+}
+
+/* WatchdogSec=: WATCHDOG=1 from the loop, while the data paths live. */
+static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ibgwd *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (health_check(d))
+		gw_notify(d, "WATCHDOG=1");
+}
+
+static int watchdog_start(struct ibgwd *d)
+{
+	uint64_t half;
+	struct timeval tv;
+
+	d->wd_usec = notify_watchdog_usec();
+	if (!d->wd_usec)
+		return 0;
+	half = d->wd_usec / 2;
+	tv.tv_sec = (time_t)(half / 1000000u);
+	tv.tv_usec = (suseconds_t)(half % 1000000u);
+	d->wd_ev = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d);
+	if (!d->wd_ev || event_add(d->wd_ev, &tv) < 0)
+		return -1;
+	log_debug("watchdog: WATCHDOG=1 every %llu ms while the data paths "
+		  "live", (unsigned long long)(half / 1000u));
+	return 0;
+}
+
 static void tun_carrier(void *arg, struct ipoib_tun *t, int up,
 			unsigned int mtu)
 {
-	(void)arg;
+	struct part *p = arg;
+
 	log_info("%s: carrier %s, MTU %u", ipoib_tun_ifname(t),
 		 up ? "up" : "down", mtu);
+	status_carrier(p->d);
 }
 
 /* Set-up steps that failed without stopping the interface. */
@@ -176,16 +304,16 @@ static void link_carrier(void *arg, int up, unsigned int mtu)
 
 	if (!up) {
 		log_info("partition %s: carrier down", p->pc->name);
+		status_carrier(p->d);
 		return;
 	}
 	ipoib_link_hwaddr(p->link, &hw);
 	ipoib_addr_ntop(&hw, hws, sizeof(hws));
 	log_info("partition %s: transparent, carrier up, MTU %u, address %s",
 		 p->pc->name, mtu, hws);
-	if (!p->up) {
+	if (!p->up)
 		p->up = 1;
-		check_ready(p->d);
-	}
+	check_ready(p->d);
 }
 
 /* every destination is on the link: the bridge names next hops itself */
@@ -377,6 +505,13 @@ static void tap_cb(evutil_socket_t fd, short what, void *arg)
 	ipoib_link_tx_hold(p->link, 1);
 	for (i = 0; i < TAP_BATCH; i++) {
 		n = read(fd, buf, sizeof(p->tapbuf));
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			/* the tap was deleted under us (EBADFD): readable,
+			 * in error, for good; the watchdog hears of it */
+			p->tap_err = errno;
+			event_del(p->tap_ev);
+			break;
+		}
 		if (n <= 0)
 			break;
 		if (!p->tap_vnet) {
@@ -446,6 +581,13 @@ static void trunk_cb(evutil_socket_t fd, short what, void *arg)
 		mh.msg_control = cm.buf;
 		mh.msg_controllen = sizeof(cm.buf);
 		n = recvmsg(fd, &mh, MSG_DONTWAIT);
+		/* ENETDOWN: the interface went down or away; whether it is
+		 * gone the watchdog asks by its index */
+		if (n < 0 && errno != EAGAIN && errno != EINTR &&
+		    errno != ENETDOWN) {
+			d->trunk_err = errno;
+			event_del(d->trunk_ev);
+		}
 		if (n < 0)
 			break;
 		if (sll.sll_pkttype == PACKET_OUTGOING)
@@ -731,6 +873,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 			gw_bridge_tick(d->parts[i].br, now);
 		tap_flush(&d->parts[i]);
 	}
+	health_check(d);	/* logged even without a watchdog */
 }
 
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
@@ -745,14 +888,12 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 	if (sig == SIGHUP) {
 		char err[1024];
 
-		notify("RELOADING=1");
 		log_info("SIGHUP: reloading %s", d->conf.path);
 		ibgwd_reload(d, err, sizeof(err));
-		notify("READY=1");
 		return;
 	}
 	log_info("signal %d: leaving the groups", (int)sig);
-	notify("STOPPING=1");
+	gw_notify(d, "STOPPING=1");
 	event_base_loopbreak(d->base);
 }
 
@@ -1022,9 +1163,25 @@ int ibgwd_partition_del(struct ibgwd *d, const char *name, char *err,
 	return commit(d, err, errlen);
 }
 
+static int reload(struct ibgwd *d, char *err, size_t errlen);
+
 /* Re-read the file: partitions gone are stopped, new ones started,
  * changed ones restarted; [gateway] changes need a restart. */
 int ibgwd_reload(struct ibgwd *d, char *err, size_t errlen)
+{
+	int n;
+
+	/* systemd's reload is over at READY=1, whether the file was
+	 * taken or not */
+	gw_notify(d, "RELOADING=1\nMONOTONIC_USEC=%llu",
+		  (unsigned long long)notify_monotonic_usec());
+	n = reload(d, err, errlen);
+	gw_notify(d, "READY=1");
+	status_carrier(d);
+	return n;
+}
+
+static int reload(struct ibgwd *d, char *err, size_t errlen)
 {
 	static struct gw_conf nc;
 	char *msg = NULL, *nl;
@@ -1234,6 +1391,8 @@ int main(int argc, char **argv)
 		d.sig_ev[i] = evsignal_new(d.base, sigs[i], signal_cb, &d);
 		event_add(d.sig_ev[i], NULL);
 	}
+	if (watchdog_start(&d) < 0)
+		fatalx("watchdog timer");
 	/* set up: from here on only what run-time changes need */
 	if (gw_drop_caps(!strncmp(d.conf.fabric, "verbs:", 6), err,
 			 sizeof(err)) < 0)
@@ -1256,6 +1415,8 @@ int main(int argc, char **argv)
 		close(d.trunk_fd);
 	event_free(d.dev_ev);
 	event_free(d.tick_ev);
+	if (d.wd_ev)
+		event_free(d.wd_ev);
 	if (d.mon_ev)
 		event_free(d.mon_ev);
 	for (i = 0; i < 4; i++)

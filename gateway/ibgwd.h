@@ -37,6 +37,7 @@ struct part {
 	struct gw_bridge *br;
 	int tap_fd, tap_ifindex;
 	int tap_vnet;			/* the tap has a virtio-net header */
+	int tap_err;			/* errno that stopped its reads, or 0 */
 	struct event *tap_ev;
 	uint64_t eth_tx_errors, tap_offload_bad;
 	/* TCP segments for the tap coalesced, behind one Ethernet header */
@@ -57,9 +58,16 @@ struct ibgwd {
 	int trunk_fd, trunk_ifindex;
 	struct event *trunk_ev;
 	uint64_t trunk_unmapped;
+	int trunk_err;			/* errno that stopped its reads, or 0 */
 	uint64_t fab_events[FAB_EV_DEVICE_FATAL + 1];	/* port events seen */
 	struct event *dev_ev, *mon_ev, *tick_ev, *sig_ev[4];
 	int ready, foreground, verbose, exit_code;
+	/* systemd (conf/notify.h): the watchdog's interval (0: none) and
+	 * timer, a data path found stopped, the last STATUS= sent */
+	uint64_t wd_usec;
+	struct event *wd_ev;
+	int dp_dead, notify_warned, status_sent;
+	unsigned int status_carrier, status_parts;
 	time_t started;
 	struct gw_ctl *ctl;		/* the control socket */
 	struct gw_metrics *metrics;	/* the Prometheus endpoint */

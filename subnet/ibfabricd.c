@@ -25,6 +25,7 @@
 #include "conf/conf.h"
 #include "conf/daemon.h"
 #include "conf/log.h"
+#include "conf/notify.h"
 #include "subnet/fsw.h"
 #include "fabric/ib_pkt.h"
 #include "subnet/partitions.h"
@@ -931,12 +932,22 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 	d->conns = c;
 }
 
+/* A notification to systemd, when it runs us (Type=notify). */
+static void fabd_notify(const char *msg)
+{
+	char err[256];
+
+	if (notify_send(err, sizeof(err), "%s", msg) < 0)
+		log_warnx("%s", err);
+}
+
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct fabd *d = arg;
 
 	(void)what;
 	log_info("signal %d: shutting down", (int)sig);
+	fabd_notify("STOPPING=1");
 	event_base_loopbreak(d->base);
 }
 
@@ -1144,6 +1155,12 @@ int main(int argc, char **argv)
 	log_info("ready: socket %s, %zu partition(s)%s%s", d.sockpath,
 		 d.pc.nparts, d.pcap ? ", capturing to " : "",
 		 d.pcap ? pcap_path : "");
+	/* the socket listens and the loop is about to serve it: whoever is
+	 * ordered After= us may connect from now on */
+	if (notify_send(err, sizeof(err),
+			"READY=1\nSTATUS=serving %s, %zu partition(s)",
+			d.sockpath, d.pc.nparts) < 0)
+		log_warnx("%s", err);
 	event_base_dispatch(d.base);
 
 	while (d.conns)

@@ -57,6 +57,59 @@ for n in $VM_RXE; do	# rxeN:ethN
 		echo "guest-init: rdma link add $n failed"
 done
 
+# --systemd: systemd as PID 1, on what was set up above, with one unit
+# that runs the script as stage two would and powers the guest off when
+# it is done.  Units that would wait for devices, ask on a terminal or
+# reach outside (gettys, network set-up, time sync, timers, this
+# machine's own services; tmpfiles-setup, which would empty the
+# host's /tmp in the overlay, slowly, over 9p) are masked; journald,
+# udev and the rest of basic.target run as on any Debian system.
+boot_systemd() {
+	local u=/etc/systemd/system
+	mkdir -p $u
+	for m in getty.target getty@tty1.service serial-getty@ttyS0.service \
+		 console-getty.service systemd-firstboot.service \
+		 systemd-remount-fs.service systemd-fsck-root.service \
+		 systemd-timesyncd.service systemd-networkd.service \
+		 networking.service timers.target remote-fs.target \
+		 emergency.service rescue.service opensm.service \
+		 postgresql.service systemd-pstore.service \
+		 systemd-tmpfiles-setup.service; do
+		rm -f $u/$m
+		ln -s /dev/null $u/$m
+	done
+	cat >/etc/ibgw-test-run <<-RUN
+	#!/bin/bash
+	export PATH=$PATH VM_NAME='$VM_NAME' VM_RUN=$R
+	cd '$VM_CWD' 2>/dev/null || cd /
+	timeout '$VM_TIMEOUT' bash $VM_SCRIPT >$R/out 2>&1
+	echo \$? >$R/rc
+	sync
+	RUN
+	chmod 0755 /etc/ibgw-test-run
+	cat >$u/ibgw-test.service <<-UNIT
+	[Unit]
+	Description=ibgw guest tier: the test's script
+	After=basic.target
+	SuccessAction=poweroff-force
+	FailureAction=poweroff-force
+	[Service]
+	Type=oneshot
+	ExecStart=/etc/ibgw-test-run
+	TimeoutStartSec=infinity
+	StandardOutput=journal+console
+	UNIT
+	cat >$u/ibgw-test.target <<-UNIT
+	[Unit]
+	Description=ibgw guest tier: basic system and the test
+	Requires=basic.target ibgw-test.service
+	After=basic.target
+	AllowIsolate=yes
+	UNIT
+	echo "guest-init: systemd as PID 1, ibgw-test.target"
+	exec /lib/systemd/systemd --unit=ibgw-test.target
+}
+
 cd "$VM_CWD" 2>/dev/null || cd /
 if [ -n "${VM_SHELL:-}" ]; then
 	echo "guest-init: shell on the console; exit to power off"
@@ -65,6 +118,9 @@ if [ -n "${VM_SHELL:-}" ]; then
 	exit 0
 fi
 export VM_NAME VM_RUN=$R
+if [ -n "${VM_SYSTEMD:-}" ]; then
+	boot_systemd	# does not return
+fi
 echo "guest-init: running $VM_SCRIPT"
 timeout "$VM_TIMEOUT" bash $VM_SCRIPT >$R/out 2>&1
 echo $? >$R/rc

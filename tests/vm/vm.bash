@@ -13,7 +13,8 @@
 #
 # vm_guest options: --script 'PATH ARGS' (run inside, by bash), --addr
 # CIDR (one per link, in vm_link order), --modprobe MOD, --rxe rxeN:ethN,
-# --timeout SECONDS, --shell (an interactive shell on this terminal).
+# --timeout SECONDS, --shell (an interactive shell on this terminal),
+# --systemd (systemd as PID 1 runs the script, as a unit; guest-init.sh).
 set -u
 
 VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -22,7 +23,7 @@ VM_MEM=${IBGW_VM_MEM:-1024}
 VM_DIR=${VM_DIR:-$(mktemp -d /tmp/ibgw-vm.XXXXXX)}
 VM_GUESTS=()
 declare -A VM_OPT_SCRIPT VM_OPT_ADDRS VM_OPT_MOD VM_OPT_RXE VM_OPT_TMO \
-	VM_OPT_SHELL VM_NETDEVS VM_NICS
+	VM_OPT_SHELL VM_OPT_SYSTEMD VM_NETDEVS VM_NICS
 VM_NLINKS=0
 
 # modules the initramfs loads to reach the root filesystem
@@ -115,6 +116,7 @@ vm_guest() {	# NAME OPTIONS...
 	VM_GUESTS+=("$n")
 	VM_OPT_SCRIPT[$n]="" VM_OPT_ADDRS[$n]="" VM_OPT_MOD[$n]="" VM_OPT_RXE[$n]=""
 	VM_OPT_TMO[$n]=${IBGW_VM_TIMEOUT:-240} VM_OPT_SHELL[$n]=""
+	VM_OPT_SYSTEMD[$n]=""
 	VM_NETDEVS[$n]="" VM_NICS[$n]=0
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -124,6 +126,7 @@ vm_guest() {	# NAME OPTIONS...
 		--rxe) VM_OPT_RXE[$n]="${VM_OPT_RXE[$n]} $2"; shift 2 ;;
 		--timeout) VM_OPT_TMO[$n]=$2; shift 2 ;;
 		--shell) VM_OPT_SHELL[$n]=1; shift ;;
+		--systemd) VM_OPT_SYSTEMD[$n]=1; shift ;;
 		*) vm_die "vm_guest: unknown option '$1'"; return 1 ;;
 		esac
 	done
@@ -155,6 +158,7 @@ vm_start() {	# NAME
 	VM_SCRIPT='${VM_OPT_SCRIPT[$n]}'
 	VM_TIMEOUT='${VM_OPT_TMO[$n]}'
 	VM_SHELL='${VM_OPT_SHELL[$n]}'
+	VM_SYSTEMD='${VM_OPT_SYSTEMD[$n]}'
 	VM_MODULES='$VM_MODULES'
 	VM_CWD='$VM_TOP'
 	ENV

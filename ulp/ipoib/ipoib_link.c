@@ -312,8 +312,11 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 			rc[i].buf_len = sizeof(l->rxbuf[i]);
 		}
 		n = fab_qp_recv(l->qp, rc, RX_BATCH);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			l->rx_err = errno;	/* for ipoib_link_rx_error */
 		if (n <= 0)
 			break;
+		l->rx_err = 0;
 		for (i = 0; i < n; i++) {
 			const uint8_t *p = rc[i].buf + FAB_GRH_LEN;
 			size_t len = rc[i].byte_len - FAB_GRH_LEN;
@@ -688,6 +691,11 @@ unsigned int ipoib_link_mtu(const struct ipoib_link *l)
 int ipoib_link_carrier(const struct ipoib_link *l)
 {
 	return l->carrier;
+}
+
+int ipoib_link_rx_error(const struct ipoib_link *l)
+{
+	return l->rx_err;
 }
 
 unsigned int ipoib_link_neigh_count(const struct ipoib_link *l)

@@ -153,6 +153,10 @@ const struct ipoib_link_stats *ipoib_link_stats(const struct ipoib_link *l);
 void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a);
 unsigned int ipoib_link_mtu(const struct ipoib_link *l);
 int ipoib_link_carrier(const struct ipoib_link *l);
+/* 0 while the queue pair's receive side is polled without error (or
+ * there is no queue pair yet: the broadcast join makes it); else the
+ * errno of the last poll that failed (ECONNRESET: the fabric is gone). */
+int ipoib_link_rx_error(const struct ipoib_link *l);
 /* Entries of the neighbour cache; multicast groups (any state), as the
  * report's "neighbors" and "groups" list them. */
 unsigned int ipoib_link_neigh_count(const struct ipoib_link *l);

@@ -99,6 +99,7 @@ struct ipoib_link {
 	struct sa_mcmember bcast;
 	union fab_gid bcast_mgid;
 	int carrier;
+	int rx_err;		/* errno of the last failed QP poll, or 0 */
 	unsigned int mtu;
 	struct mc *mcs;
 	struct path *paths;

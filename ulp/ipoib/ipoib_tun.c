@@ -41,6 +41,7 @@ struct ipoib_tun {
 	int configured, ready;
 	int no_nh_cache;	/* no route monitor: look up every time */
 	struct event *tun_ev;
+	int rd_err;		/* errno that stopped the reads, or 0 */
 	struct nh_entry nh[NH_CACHE];
 	int vnet;		/* the TUN has a virtio-net header */
 	struct ipoib_tun_stats st;
@@ -180,6 +181,13 @@ static void tun_cb(evutil_socket_t fd, short what, void *arg)
 		uint8_t *p = d->buf + (d->vnet ? TUN_HEADROOM : 0);
 
 		n = read(fd, p, sizeof(d->buf) - TUN_HEADROOM);
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			/* the interface was deleted under us (EBADFD): the
+			 * descriptor stays readable, in error, for good */
+			d->rd_err = errno;
+			event_del(d->tun_ev);
+			break;
+		}
 		if (n <= 0)
 			break;
 		if (!d->vnet) {
@@ -387,6 +395,11 @@ const char *ipoib_tun_ifname(const struct ipoib_tun *t)
 int ipoib_tun_ifindex(const struct ipoib_tun *t)
 {
 	return t->ifindex;
+}
+
+int ipoib_tun_error(const struct ipoib_tun *t)
+{
+	return t->rd_err;
 }
 
 struct ipoib_link *ipoib_tun_link(struct ipoib_tun *t)

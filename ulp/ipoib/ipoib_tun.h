@@ -83,6 +83,10 @@ void ipoib_tun_set_nocache(struct ipoib_tun *t, int nocache);
 const char *ipoib_tun_ifname(const struct ipoib_tun *t);
 int ipoib_tun_ifindex(const struct ipoib_tun *t);
 struct ipoib_link *ipoib_tun_link(struct ipoib_tun *t);
+/* 0 while the TUN is read; else the errno that stopped reading it for
+ * good (EBADFD: the interface was deleted), the descriptor then no longer
+ * watched. */
+int ipoib_tun_error(const struct ipoib_tun *t);
 
 /* Offload counters, beside the link's. */
 struct ipoib_tun_stats {
