@@ -14,7 +14,7 @@
 # vm_guest options: --script 'PATH ARGS' (run inside, by bash), --addr
 # CIDR (one per link, in vm_link order), --modprobe MOD, --rxe rxeN:ethN,
 # --timeout SECONDS, --shell (an interactive shell on this terminal),
-# --systemd (systemd as PID 1 runs the script, as a unit; guest-init.sh).
+# --systemd (systemd as PID 1 runs the script, as a unit; guest-init).
 set -u
 
 VM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -175,7 +175,7 @@ vm_start() {	# NAME
 	qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp 1 -nodefaults \
 		-display none -no-reboot "${console[@]}" \
 		-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
-		-append "console=ttyS0 quiet panic=-1 ibgw_init=$VM_TOP/tests/vm/guest-init.sh" \
+		-append "console=ttyS0 quiet panic=-1 ibgw_init=$VM_TOP/tests/vm/guest-init" \
 		-fsdev local,id=r,path=/,security_model=none,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=r,mount_tag=hostroot \
 		-fsdev local,id=w,path="$d",security_model=none \
