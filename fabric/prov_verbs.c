@@ -66,6 +66,7 @@
 #define PV_DEFAULT_RECV		512
 #define PV_WANT_INLINE		64	/* asked for; may get more */
 #define PV_BATCH		32	/* CQEs / WRs per verbs call */
+#define PV_DRAIN_MS		2000	/* destroy: no send completed for so long */
 
 #define PV_ROCE_HOP_LIMIT	64	/* a RoCE v2 AH without one: IP TTL */
 
@@ -785,12 +786,42 @@ static int pv_qp_to_rts(struct pv_qp *qp, const struct fab_qp_init *init,
 			 "ibv_modify_qp RTS", err, errlen);
 }
 
+static int pv_send_reap(struct pv_qp *qp);
+
+/*
+ * Wait until what fab_qp_send accepted has left, so that destroying a QP
+ * right after a send does not drop it (a device flushes the WQEs of a QP
+ * it destroys; rdma_rxe sends from a tasklet, behind the poster).  The
+ * soft provider gives the same guarantee.  It waits as long as sends keep
+ * completing (a software device under load is slow), and gives up after
+ * PV_DRAIN_MS without one: a dead port must not hang the caller.
+ */
+static void pv_send_drain(struct pv_qp *qp)
+{
+	uint32_t before;
+	int idle = 0;
+
+	while (qp->send_inflight && idle < PV_DRAIN_MS) {
+		before = qp->send_inflight;
+		if (pv_send_reap(qp) < 0)
+			break;
+		if (qp->send_inflight == before) {
+			usleep(1000);
+			idle++;
+		} else {
+			idle = 0;
+		}
+	}
+}
+
 static void pv_qp_destroy(struct fab_qp *base)
 {
 	struct pv_qp *qp = pv_qp_of(base);
 
 	if (!qp)
 		return;
+	if (qp->qp && qp->send_cq)
+		pv_send_drain(qp);
 	/* Reverse order of creation; CQ events are acked as they are read,
 	 * so ibv_destroy_cq does not wait. */
 	if (qp->qp)

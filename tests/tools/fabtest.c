@@ -13,7 +13,7 @@
  *                          [--own-qkey Q] [--mgid G | --dgid G]
  *                          [--gid-index N] [--count N] [--batch N]
  *                          [--size N] [--data TEXT | --pattern]
- *                          [--interval-us U] [--depth N]
+ *                          [--interval-us U] [--depth N] [--linger MS]
  *   fabtest [-s SOCK | -F SPEC] mad-ping NODE [--dlid L] [--tid T]
  *                          [--timeout MS]
  *
@@ -30,6 +30,9 @@
  * against that and prints "verify ok N bad B dup D missing M" at the end
  * (missing against --count), and no rx line per datagram.
  * --depth sets both queue depths of the QP (0: the provider's default).
+ * --linger keeps the QP MS milliseconds after the last send: rdma_rxe
+ * completes UD sends it has not transmitted yet when it is short of
+ * socket buffers, and drops them if the QP goes away meanwhile.
  * --join joins MGID through the SA (creating it with the QP's Q_Key and
  * P_Key if it does not exist), then attaches the QP to the MLID the SA
  * gave; the qpn file then holds "QPN LID MLID" (of the first join).
@@ -90,6 +93,7 @@ struct opts {
 	unsigned long batch;
 	int pattern, verify;
 	uint32_t depth;
+	unsigned long linger_ms;
 };
 
 #define PAT_HDR 11	/* "SEQ" and 8 digits */
@@ -592,6 +596,8 @@ static int cmd_send(const struct opts *o)
 		if (o->interval_us)
 			usleep((useconds_t)o->interval_us);
 	}
+	if (o->linger_ms)
+		usleep((useconds_t)(o->linger_ms * 1000));
 	printf("sent %lu\n", sent);
 	if (o->batch)
 		printf("send calls %lu\n", calls);
@@ -960,6 +966,7 @@ int main(int argc, char **argv)
 		{ "pattern", no_argument, NULL, 'P' },
 		{ "verify", no_argument, NULL, 'V' },
 		{ "depth", required_argument, NULL, 'E' },
+		{ "linger", required_argument, NULL, 'L' },
 		{ "mcast", required_argument, NULL, 'm' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "size", required_argument, NULL, 'z' },
@@ -1035,6 +1042,8 @@ int main(int argc, char **argv)
 						       4096); break;
 		case 'P': o.pattern = 1; break;
 		case 'V': o.verify = 1; break;
+		case 'L': o.linger_ms = (unsigned long)num("--linger", optarg,
+							   60000); break;
 		case 'E': o.depth = (uint32_t)num("--depth", optarg, 65536);
 			  break;
 		default: return 2;
