@@ -66,7 +66,7 @@
 #define PV_DEFAULT_RECV		512
 #define PV_WANT_INLINE		64	/* asked for; may get more */
 #define PV_BATCH		32	/* CQEs / WRs per verbs call */
-#define PV_DRAIN_MS		2000	/* destroy: no send completed for so long */
+#define PV_DRAIN_MS		2000	/* destroy: gives up after so long idle */
 
 #define PV_ROCE_HOP_LIMIT	64	/* a RoCE v2 AH without one: IP TTL */
 
