@@ -15,6 +15,7 @@ for want in \
 	'uc12: rxe1 -> rxe2 qpn 0x[0-9a-f]+, 5 datagrams, sgid ::ffff:10.78.0.1 dgid ::ffff:10.78.0.2' \
 	'uc21: rxe2 -> rxe1 qpn 0x[0-9a-f]+, 5 datagrams, sgid ::ffff:10.78.0.2 dgid ::ffff:10.78.0.1' \
 	'uc6: rxe1 -> rxe2 qpn 0x[0-9a-f]+, 5 datagrams, sgid fe80:' \
+	'gid-index: rxe1 \(default IPv4\) sent from index [0-9]+ fe80:' \
 	'mc4: rxe1 -> ::ffff:239.1.2.3, 3 datagrams at each of 2 QPs' \
 	'mc6: rxe1 -> ff0e::1:2:3, 3 datagrams at each of 2 QPs' \
 	'batch: send calls [0-9]+, verify ok 3000 bad 0 dup 0 missing 0 bytes 3000000' \

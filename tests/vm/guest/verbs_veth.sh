@@ -52,6 +52,18 @@ unicast() {
 unicast rxe1 rxe2 ::ffff:10.78.0.2 "" uc12 ::ffff:10.78.0.1
 unicast rxe2 rxe1 ::ffff:10.78.0.1 "" uc21 ::ffff:10.78.0.2
 unicast rxe1 rxe2 "$g6b" ":1:ipv6" uc6 "$g6"
+# an address handle naming its own source GID (--gid-index) on a port
+# whose default is the IPv4 one
+rm -f $T/q
+$FT -F verbs:rxe2:1:ipv6 recv r --count 1 --timeout 20000 --qpn-file $T/q \
+	>$T/gi.out 2>&1 &
+wait_file $T/q
+$FT -F verbs:rxe1 send s --dgid "$g6b" --gid-index "$i6" --dqpn "$(qpn_of $T/q)" \
+	--data gi-0 >$T/gi.send 2>&1 || { cat $T/gi.send; gfail "gid-index: send"; }
+wait $! || { cat $T/gi.out; gfail "gid-index: recv failed"; }
+expect $T/gi.out "^rx .* grh=1 sgid=$g6 dgid=$g6b len=4 data=gi-0\$" \
+	"gid-index: datagram missing or from the wrong GID"
+gok "gid-index: rxe1 (default IPv4) sent from index $i6 $g6"
 
 # multicast MGID SUFFIX TAG: two QPs on rxe2 attached, rxe1 sends 3
 mcast() {
