@@ -6,6 +6,8 @@
 # kernel, the network, then runs the test's script and leaves its output
 # and exit status in the share.  Powers the guest off in every case.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Never on a host: it mounts over /proc, /dev and /run and powers off.
+[ $$ -eq 1 ] || { echo "guest-init.sh: a guest's PID 1 only" >&2; exit 2; }
 R=/ibgw-run
 
 halt() {
