@@ -148,7 +148,13 @@ int fab_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 int fab_attach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
 		     uint16_t mlid, char *err, size_t errlen)
 {
-	if (mgid->raw[0] != 0xff)
+	static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					      0xff, 0xff };
+
+	/* ff00::/8, or (RoCE v2 over IPv4) ::ffff:224.0.0.0/100 */
+	if (mgid->raw[0] != 0xff &&
+	    (memcmp(mgid->raw, v4mapped, sizeof(v4mapped)) ||
+	     (mgid->raw[12] & 0xf0) != 0xe0))
 		return fab_fail(err, errlen, EINVAL,
 				"attach: not a multicast GID");
 	if (mlid < FAB_LID_MCAST_MIN || mlid > FAB_LID_MCAST_MAX)

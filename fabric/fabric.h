@@ -12,7 +12,11 @@
  *
  * Providers are chosen by a spec string:
  *   soft:PATH               a node attached to ibfabricd at unix socket PATH
- *   verbs:DEVICE[:PORT]     real hardware through rdma-core
+ *   verbs:DEVICE[:PORT[:GID]]  an HCA through rdma-core: InfiniBand, or
+ *                           RoCE (Ethernet link layer: Soft-RoCE rdma_rxe,
+ *                           RoCE NICs).  GID picks the source GID: a GID
+ *                           table index, "ipv4" or "ipv6" (the first
+ *                           RoCE v2 GID of that family); see prov_verbs.c
  *   umad:DEVICE[:PORT]      MADs only, through libibumad (no queue pairs):
  *                           for SA clients, and for OpenSM on ibsim
  *
@@ -65,6 +69,21 @@ union fab_gid {
 	} global;
 };
 
+/* What the port's link is.  Ethernet means RoCE: GIDs address the ports
+ * (LIDs are 0), every address handle carries a GRH, and there is no subnet
+ * manager or SA, so IPoIB and SA queries need an InfiniBand port. */
+enum fab_link_layer {
+	FAB_LINK_IB = 1,
+	FAB_LINK_ETHERNET = 2,
+};
+
+/* The kind of a GID table entry (the source GID a port sends from). */
+enum fab_gid_type {
+	FAB_GID_IB = 1,
+	FAB_GID_ROCE_V1 = 2,	/* RoCE over Ethernet, EtherType 0x8915 */
+	FAB_GID_ROCE_V2 = 3,	/* RoCE over UDP/IP, port 4791 */
+};
+
 enum fab_port_state {
 	FAB_PORT_DOWN = 1,
 	FAB_PORT_INIT = 2,
@@ -85,6 +104,13 @@ struct fab_port_attr {
 	union fab_gid gid;	/* GID index 0 */
 	uint16_t pkeys[FAB_MAX_PKEYS];	/* P_Key table; 0 = empty slot */
 	unsigned int npkeys;
+	enum fab_link_layer link_layer;
+	/* The source GID address handles use unless they name another
+	 * (fab_ah_attr.use_sgid_index): index 0 on InfiniBand, the spec's
+	 * choice on RoCE, where sgid is what a peer's dgid must be. */
+	uint8_t sgid_index;
+	enum fab_gid_type sgid_type;
+	union fab_gid sgid;
 };
 
 enum fab_event_type {
@@ -114,6 +140,9 @@ struct fab_qp_init {
 	uint32_t max_recv;	/* receive queue depth (0: provider default) */
 };
 
+/* On RoCE (FAB_LINK_ETHERNET) an address handle must be global (a GRH:
+ * dgid, hop_limit; 0 becomes 64) and dlid is ignored; to a multicast group
+ * the dgid is its MGID. */
 struct fab_ah_attr {
 	uint16_t dlid;
 	uint8_t sl;
@@ -121,7 +150,8 @@ struct fab_ah_attr {
 	uint8_t is_global;	/* send a GRH (always for multicast) */
 	uint8_t hop_limit;
 	uint8_t traffic_class;
-	uint8_t sgid_index;
+	uint8_t sgid_index;	/* only with use_sgid_index */
+	uint8_t use_sgid_index;	/* 0: the port's fab_port_attr.sgid_index */
 	uint32_t flow_label;
 	union fab_gid dgid;
 };
@@ -187,6 +217,9 @@ int fab_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n);
  * descriptor; a caller that stops after a full batch must call again
  * without waiting for the descriptor. */
 int fab_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n);
+/* On RoCE the MLID means nothing (any value in the multicast range does)
+ * and no SA is asked: the provider joins the MGID's IP multicast group
+ * (::ffff:a.b.c.d is IPv4 a.b.c.d) on the source GID's netdev. */
 int fab_attach_mcast(struct fab_qp *qp, const union fab_gid *mgid,
 		     uint16_t mlid, char *err, size_t errlen);
 int fab_detach_mcast(struct fab_qp *qp, const union fab_gid *mgid,

@@ -90,6 +90,9 @@ static void port_info_to_attr(const struct fsp_port_info *pi,
 	a->node_guid = pi->node_guid;
 	a->port_guid = pi->port_guid;
 	memcpy(a->gid.raw, pi->gid, 16);
+	a->link_layer = FAB_LINK_IB;
+	a->sgid_type = FAB_GID_IB;
+	a->sgid = a->gid;
 	a->npkeys = pi->npkeys > FAB_MAX_PKEYS ? FAB_MAX_PKEYS : pi->npkeys;
 	for (i = 0; i < a->npkeys; i++)
 		a->pkeys[i] = pi->pkeys[i];

@@ -247,6 +247,9 @@ static int pu_query_port(struct fab_dev *base, struct fab_port_attr *attr,
 	memcpy(attr->gid.raw, &up.gid_prefix, 8);
 	memcpy(attr->gid.raw + 8, &up.port_guid, 8);
 	attr->port_guid = be64toh(up.port_guid);
+	attr->link_layer = FAB_LINK_IB;	/* checked above */
+	attr->sgid_type = FAB_GID_IB;
+	attr->sgid = attr->gid;
 
 	/* As in the verbs provider: entries keep their index (the P_Key
 	 * index of a MAD), invalid keys are empty slots, npkeys ends after

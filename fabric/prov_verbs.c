@@ -1,12 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The verbs provider: "verbs:DEVICE[:PORT]", real InfiniBand hardware
- * through rdma-core's libibverbs.
+ * The verbs provider: "verbs:DEVICE[:PORT[:GID]]", an RDMA device through
+ * rdma-core's libibverbs, on an InfiniBand or an Ethernet (RoCE) link layer.
  *
- * THIS PROVIDER HAS NEVER BEEN RUN ON HARDWARE.  It was written against the
- * rdma-core headers (libibverbs 1.14 / rdma-core 44) and only compiled and
- * reviewed; no test exercises it, because the machines that build ibgw have
- * no HCA.  Treat every path here as untested until it has run on a real port.
+ * It has run on Soft-RoCE (the kernel's rdma_rxe, in the guest tier:
+ * tests/vm/verbs_*.sh) but never on an InfiniBand HCA: the machines that
+ * build ibgw have none.  The InfiniBand-only paths (LID-routed address
+ * handles, MLIDs) are reviewed, not tested.
+ *
+ * RoCE.  On an Ethernet link layer GIDs are the addresses (LIDs are 0):
+ * every address handle carries a GRH (is_global, dgid, sgid_index,
+ * hop_limit; dlid 0), and there is no SM or SA.  The source GID is chosen
+ * once per fab_dev, by the spec's third field:
+ *   (none)   the first RoCE v2 GID whose address is IPv4-mapped
+ *            (::ffff:a.b.c.d, RoCE v2 over IPv4), else the first RoCE v2
+ *            IPv6 one (global before link-local), else the lowest valid
+ *            entry; on InfiniBand, index 0
+ *   N        GID table index N, whatever its type
+ *   ipv4     the first RoCE v2 IPv4-mapped GID, or fail
+ *   ipv6     the first RoCE v2 IPv6 GID (global before link-local), or fail
+ * e.g. verbs:rxe0 (port 1, the IPv4 GID), verbs:rxe0:1:ipv6, verbs:mlx5_0:1:3.
+ * The table is read with ibv_query_gid_table (types and netdevs included),
+ * and read again by every fab_query_port, so that an address added later
+ * is found; fab_port_attr.sgid/sgid_index say what was picked.  Multicast
+ * on RoCE needs no SA: fab_attach_mcast also joins the MGID's IP group
+ * (IPv4 for ::ffff:a.b.c.d, else IPv6) on the source GID's netdev, as
+ * rdma_cm does, so that the IP layer (and IGMP/MLD snooping switches) let
+ * the group's datagrams in.
  *
  * It is deliberately thin: it maps the fabric interface onto verbs objects
  * one to one (device context + PD per fab_dev; completion channel, CQs, QP
@@ -29,9 +49,12 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -43,13 +66,42 @@
 #define PV_DEFAULT_RECV		512
 #define PV_WANT_INLINE		64	/* asked for; may get more */
 #define PV_BATCH		32	/* CQEs / WRs per verbs call */
+#define PV_DRAIN_MS		2000	/* destroy: gives up after so long idle */
+
+#define PV_ROCE_HOP_LIMIT	64	/* a RoCE v2 AH without one: IP TTL */
+
+/* How the source GID is picked (the spec's third field, see above). */
+enum pv_gid_sel {
+	PV_GID_DEFAULT,
+	PV_GID_INDEX,
+	PV_GID_IPV4,
+	PV_GID_IPV6,
+};
 
 struct pv_dev {
 	struct fab_dev base;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	uint8_t port;
+	uint8_t phys_ports;
 	uint64_t node_guid;	/* host order, read once: it never changes */
+	enum fab_link_layer link_layer;
+	char name[IBV_SYSFS_NAME_MAX];
+
+	enum pv_gid_sel gid_sel;
+	uint32_t gid_want;	/* PV_GID_INDEX */
+	/* the pick, as of the last pv_pick_gid */
+	uint8_t sgid_index;
+	enum fab_gid_type sgid_type;
+	union fab_gid sgid;
+	uint32_t sgid_ifindex;	/* RoCE: the GID's netdev (0: none) */
+};
+
+/* An IP multicast membership held for a RoCE attach. */
+struct pv_mc {
+	struct pv_mc *next;
+	union fab_gid mgid;
+	int fd;			/* the socket holding the membership */
 };
 
 struct pv_qp {
@@ -74,6 +126,8 @@ struct pv_qp {
 	 * the send_inflight slots before send_next are in the HCA. */
 	uint32_t send_next;
 	uint32_t send_inflight;
+
+	struct pv_mc *mcs;	/* RoCE: IP group memberships */
 
 	/* Not exported yet (see the report on fabric.h). */
 	uint64_t recv_errors;
@@ -146,6 +200,196 @@ static enum fab_port_state pv_port_state(enum ibv_port_state st)
 	}
 }
 
+/* ---- source GID --------------------------------------------------------- */
+
+static int pv_gid_v4mapped(const union ibv_gid *g)
+{
+	static const uint8_t pre[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					 0xff, 0xff };
+
+	return !memcmp(g->raw, pre, sizeof(pre));
+}
+
+static int pv_gid_linklocal(const union ibv_gid *g)
+{
+	return g->raw[0] == 0xfe && (g->raw[1] & 0xc0) == 0x80;
+}
+
+static enum fab_gid_type pv_gid_type(uint32_t t)
+{
+	switch (t) {
+	case IBV_GID_TYPE_ROCE_V1:
+		return FAB_GID_ROCE_V1;
+	case IBV_GID_TYPE_ROCE_V2:
+		return FAB_GID_ROCE_V2;
+	default:
+		return FAB_GID_IB;
+	}
+}
+
+/*
+ * The port's valid GID entries into *tab (malloc'd), their number or -1.
+ * ibv_query_gid_table reads the whole device (all ports) in one call; a
+ * kernel or provider without it is read entry by entry.
+ */
+static ssize_t pv_gid_table(struct pv_dev *dev, int tbl_len,
+			    struct ibv_gid_entry **tab, char *err,
+			    size_t errlen)
+{
+	size_t max = (size_t)tbl_len * (dev->phys_ports ? dev->phys_ports : 1);
+	struct ibv_gid_entry *t;
+	ssize_t n, i, k = 0;
+
+	if (max == 0)
+		max = 1;
+	t = calloc(max, sizeof(*t));
+	if (!t)
+		return fab_fail(err, errlen, ENOMEM, "verbs: %s",
+				strerror(ENOMEM));
+	n = ibv_query_gid_table(dev->ctx, t, max, 0);
+	if (n < 0) {
+		/* entry by entry; an empty slot fails with ENODATA */
+		for (i = 0; i < tbl_len; i++) {
+			if (ibv_query_gid_ex(dev->ctx, dev->port, (uint32_t)i,
+					     &t[k], 0) == 0)
+				k++;
+		}
+		n = k;
+	} else {
+		for (i = 0; i < n; i++) {
+			if (t[i].port_num == dev->port)
+				t[k++] = t[i];
+		}
+		n = k;
+	}
+	*tab = t;
+	return n;
+}
+
+/* The first entry of tab[0..n) that is RoCE v2 and of family v4 (1: IPv4-
+ * mapped) or IPv6 (0: global before link-local); NULL if none. */
+static const struct ibv_gid_entry *pv_gid_find(const struct ibv_gid_entry *tab,
+					       ssize_t n, int v4)
+{
+	const struct ibv_gid_entry *ll = NULL, *best = NULL;
+	ssize_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct ibv_gid_entry *e = &tab[i];
+
+		if (e->gid_type != IBV_GID_TYPE_ROCE_V2 ||
+		    pv_gid_v4mapped(&e->gid) != v4)
+			continue;
+		if (!v4 && pv_gid_linklocal(&e->gid)) {
+			if (!ll || e->gid_index < ll->gid_index)
+				ll = e;
+			continue;
+		}
+		if (!best || e->gid_index < best->gid_index)
+			best = e;
+	}
+	return best ? best : ll;
+}
+
+/* Choose the source GID as dev->gid_sel says (see the top of the file). */
+static int pv_pick_gid(struct pv_dev *dev, const struct ibv_port_attr *pa,
+		       char *err, size_t errlen)
+{
+	const struct ibv_gid_entry *e = NULL;
+	struct ibv_gid_entry *tab = NULL;
+	ssize_t n, i;
+	int ret = 0;
+
+	if (dev->link_layer == FAB_LINK_IB &&
+	    dev->gid_sel == PV_GID_DEFAULT) {
+		union ibv_gid g;
+
+		if (ibv_query_gid(dev->ctx, dev->port, 0, &g))
+			return pv_fail_null(err, errlen, "ibv_query_gid");
+		dev->sgid_index = 0;
+		dev->sgid_type = FAB_GID_IB;
+		memcpy(dev->sgid.raw, g.raw, sizeof(dev->sgid.raw));
+		dev->sgid_ifindex = 0;
+		return 0;
+	}
+	n = pv_gid_table(dev, pa->gid_tbl_len, &tab, err, errlen);
+	if (n < 0)
+		return -1;
+	switch (dev->gid_sel) {
+	case PV_GID_INDEX:
+		for (i = 0; i < n && !e; i++) {
+			if (tab[i].gid_index == dev->gid_want)
+				e = &tab[i];
+		}
+		if (!e)
+			ret = fab_fail(err, errlen, ENOENT, "verbs: %s port %u "
+				       "has no GID at index %u", dev->name,
+				       dev->port, dev->gid_want);
+		break;
+	case PV_GID_IPV4:
+	case PV_GID_IPV6:
+		e = pv_gid_find(tab, n, dev->gid_sel == PV_GID_IPV4);
+		if (!e)
+			ret = fab_fail(err, errlen, ENOENT, "verbs: %s port %u "
+				       "has no RoCE v2 %s GID (no such address "
+				       "on its netdev?)", dev->name, dev->port,
+				       dev->gid_sel == PV_GID_IPV4 ? "IPv4" :
+				       "IPv6");
+		break;
+	case PV_GID_DEFAULT:
+		e = pv_gid_find(tab, n, 1);
+		if (!e)
+			e = pv_gid_find(tab, n, 0);
+		for (i = 0; i < n && !e; i++)
+			e = &tab[i];	/* the lowest index comes first */
+		if (!e)
+			ret = fab_fail(err, errlen, ENOENT, "verbs: %s port %u "
+				       "has no valid GID", dev->name,
+				       dev->port);
+		break;
+	}
+	if (e) {
+		if (e->gid_index > 255) {
+			ret = fab_fail(err, errlen, ERANGE, "verbs: GID index "
+				       "%u does not fit an address handle",
+				       e->gid_index);
+		} else {
+			dev->sgid_index = (uint8_t)e->gid_index;
+			dev->sgid_type = pv_gid_type(e->gid_type);
+			memcpy(dev->sgid.raw, e->gid.raw,
+			       sizeof(dev->sgid.raw));
+			dev->sgid_ifindex = e->ndev_ifindex;
+		}
+	}
+	free(tab);
+	return ret;
+}
+
+/* The spec's GID field: an index, "ipv4" or "ipv6". */
+static int pv_parse_gid_sel(struct pv_dev *dev, const char *s, char *err,
+			    size_t errlen)
+{
+	char *end;
+	unsigned long v;
+
+	if (!strcmp(s, "ipv4")) {
+		dev->gid_sel = PV_GID_IPV4;
+		return 0;
+	}
+	if (!strcmp(s, "ipv6")) {
+		dev->gid_sel = PV_GID_IPV6;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > 255)
+		return fab_fail(err, errlen, EINVAL, "verbs: bad GID \"%s\" "
+				"(a GID index 0-255, ipv4 or ipv6)", s);
+	dev->gid_sel = PV_GID_INDEX;
+	dev->gid_want = (uint32_t)v;
+	return 0;
+}
+
 /* ---- device ------------------------------------------------------------- */
 
 static int pv_query_port(struct fab_dev *base, struct fab_port_attr *attr,
@@ -163,6 +407,8 @@ static int pv_query_port(struct fab_dev *base, struct fab_port_attr *attr,
 	ret = ibv_query_gid(dev->ctx, dev->port, 0, &gid);
 	if (ret)
 		return pv_fail(err, errlen, "ibv_query_gid", ret);
+	if (pv_pick_gid(dev, &pa, err, errlen) < 0)
+		return -1;
 
 	memset(attr, 0, sizeof(*attr));
 	attr->state = pv_port_state(pa.state);
@@ -175,6 +421,10 @@ static int pv_query_port(struct fab_dev *base, struct fab_port_attr *attr,
 	attr->node_guid = dev->node_guid;
 	memcpy(attr->gid.raw, gid.raw, sizeof(attr->gid.raw));
 	attr->port_guid = be64toh(gid.global.interface_id);
+	attr->link_layer = dev->link_layer;
+	attr->sgid_index = dev->sgid_index;
+	attr->sgid_type = dev->sgid_type;
+	attr->sgid = dev->sgid;
 
 	/*
 	 * Entries keep their hardware index, because a P_Key's position in
@@ -243,42 +493,54 @@ static struct ibv_context *pv_open_by_name(const char *name, char *err,
 static struct fab_dev *pv_open(const char *arg, const char *node, char *err,
 			       size_t errlen)
 {
-	char name[IBV_SYSFS_NAME_MAX];
+	char devport[IBV_SYSFS_NAME_MAX + 8];
 	struct ibv_device_attr da;
 	struct ibv_port_attr pa;
 	struct fab_port_attr check;
 	struct pv_dev *dev;
+	const char *gidsel = NULL, *c;
 	uint8_t port;
 	int ret, e;
 
 	(void)node;	/* a real HCA has its own identity */
-	if (fab_parse_dev_port("verbs", arg, name, sizeof(name), &port, err,
-			       errlen) < 0)
-		return NULL;
-
 	dev = calloc(1, sizeof(*dev));
 	if (!dev) {
 		fab_fail(err, errlen, ENOMEM, "verbs: %s", strerror(ENOMEM));
 		return NULL;
 	}
 	dev->base.prov = &fab_verbs_provider;
+
+	/* DEVICE[:PORT[:GID]]: split the GID off, the rest is common */
+	c = arg ? strchr(arg, ':') : NULL;
+	if (c)
+		c = strchr(c + 1, ':');
+	if (c) {
+		gidsel = c + 1;
+		if ((size_t)(c - arg) >= sizeof(devport)) {
+			fab_fail(err, errlen, EINVAL, "verbs: bad device name "
+				 "in \"%s\"", arg);
+			goto fail;
+		}
+		snprintf(devport, sizeof(devport), "%.*s", (int)(c - arg),
+			 arg);
+	} else {
+		snprintf(devport, sizeof(devport), "%s", arg ? arg : "");
+	}
+	if (fab_parse_dev_port("verbs", devport, dev->name, sizeof(dev->name),
+			       &port, err, errlen) < 0)
+		goto fail;
+	if (gidsel && pv_parse_gid_sel(dev, gidsel, err, errlen) < 0)
+		goto fail;
 	dev->port = port;
 
-	dev->ctx = pv_open_by_name(name, err, errlen);
+	dev->ctx = pv_open_by_name(dev->name, err, errlen);
 	if (!dev->ctx)
 		goto fail;
-
-	ret = ibv_query_port(dev->ctx, port, &pa);
-	if (ret) {
-		pv_fail(err, errlen, "ibv_query_port", ret);
-		goto fail;
-	}
-	/* Old kernels report UNSPECIFIED for InfiniBand ports. */
-	if (pa.link_layer != IBV_LINK_LAYER_INFINIBAND &&
-	    pa.link_layer != IBV_LINK_LAYER_UNSPECIFIED) {
-		fab_fail(err, errlen, EOPNOTSUPP, "verbs: %s port %u is not "
-			 "InfiniBand (RoCE/iWARP are not supported)", name,
-			 port);
+	if (dev->ctx->device->transport_type != IBV_TRANSPORT_IB) {
+		/* iWARP (Ethernet too): no UD queue pairs */
+		fab_fail(err, errlen, EOPNOTSUPP, "verbs: %s is not an "
+			 "InfiniBand/RoCE device (transport %d, iWARP?)",
+			 dev->name, (int)dev->ctx->device->transport_type);
 		goto fail;
 	}
 
@@ -288,6 +550,41 @@ static struct fab_dev *pv_open(const char *arg, const char *node, char *err,
 		goto fail;
 	}
 	dev->node_guid = be64toh(da.node_guid);
+	dev->phys_ports = da.phys_port_cnt;
+	if (port > da.phys_port_cnt) {
+		fab_fail(err, errlen, ENODEV, "verbs: %s has no port %u (%u "
+			 "port%s)", dev->name, port, da.phys_port_cnt,
+			 da.phys_port_cnt == 1 ? "" : "s");
+		goto fail;
+	}
+
+	ret = ibv_query_port(dev->ctx, port, &pa);
+	if (ret) {
+		pv_fail(err, errlen, "ibv_query_port", ret);
+		goto fail;
+	}
+	/* Old kernels report UNSPECIFIED for InfiniBand ports. */
+	switch (pa.link_layer) {
+	case IBV_LINK_LAYER_INFINIBAND:
+	case IBV_LINK_LAYER_UNSPECIFIED:
+		dev->link_layer = FAB_LINK_IB;
+		if (dev->gid_sel == PV_GID_IPV4 ||
+		    dev->gid_sel == PV_GID_IPV6) {
+			fab_fail(err, errlen, EINVAL, "verbs: %s port %u is "
+				 "InfiniBand: no %s GIDs (give a GID index)",
+				 dev->name, port, gidsel);
+			goto fail;
+		}
+		break;
+	case IBV_LINK_LAYER_ETHERNET:
+		dev->link_layer = FAB_LINK_ETHERNET;	/* RoCE */
+		break;
+	default:
+		fab_fail(err, errlen, EOPNOTSUPP, "verbs: %s port %u has link "
+			 "layer %u (neither InfiniBand nor Ethernet)",
+			 dev->name, port, (unsigned int)pa.link_layer);
+		goto fail;
+	}
 
 	dev->pd = ibv_alloc_pd(dev->ctx);
 	if (!dev->pd) {
@@ -489,16 +786,53 @@ static int pv_qp_to_rts(struct pv_qp *qp, const struct fab_qp_init *init,
 			 "ibv_modify_qp RTS", err, errlen);
 }
 
+static int pv_send_reap(struct pv_qp *qp);
+
+/*
+ * Wait until what fab_qp_send accepted has left, so that destroying a QP
+ * right after a send does not drop it (a device flushes the WQEs of a QP
+ * it destroys; rdma_rxe sends from a tasklet, behind the poster).  The
+ * soft provider gives the same guarantee.  It waits as long as sends keep
+ * completing (a software device under load is slow), and gives up after
+ * PV_DRAIN_MS without one: a dead port must not hang the caller.
+ */
+static void pv_send_drain(struct pv_qp *qp)
+{
+	uint32_t before;
+	int idle = 0;
+
+	while (qp->send_inflight && idle < PV_DRAIN_MS) {
+		before = qp->send_inflight;
+		if (pv_send_reap(qp) < 0)
+			break;
+		if (qp->send_inflight == before) {
+			usleep(1000);
+			idle++;
+		} else {
+			idle = 0;
+		}
+	}
+}
+
 static void pv_qp_destroy(struct fab_qp *base)
 {
 	struct pv_qp *qp = pv_qp_of(base);
 
 	if (!qp)
 		return;
+	if (qp->qp && qp->send_cq)
+		pv_send_drain(qp);
 	/* Reverse order of creation; CQ events are acked as they are read,
 	 * so ibv_destroy_cq does not wait. */
 	if (qp->qp)
 		ibv_destroy_qp(qp->qp);
+	while (qp->mcs) {
+		struct pv_mc *mc = qp->mcs;
+
+		qp->mcs = mc->next;
+		close(mc->fd);
+		free(mc);
+	}
 	if (qp->send_cq)
 		ibv_destroy_cq(qp->send_cq);
 	if (qp->recv_cq)
@@ -866,21 +1200,110 @@ static int pv_qp_recv(struct fab_qp *base, struct fab_recv *rc, int n)
 	return pv_recv_poll(qp, rc, n);
 }
 
+/*
+ * RoCE: hold the MGID's IP multicast group on the source GID's netdev
+ * with a socket of our own, as rdma_cm's RoCE join does.  Without it the
+ * IP layer drops the group's datagrams before the RoCE device sees them
+ * (rdma_rxe), and IGMP/MLD snooping switches never forward them.
+ */
+static int pv_ip_join(const struct pv_qp *qp, const union fab_gid *mgid,
+		      char *err, size_t errlen)
+{
+	const struct pv_dev *dev = qp->dev;
+	union ibv_gid g;
+	int fd, ret;
+
+	memcpy(g.raw, mgid->raw, sizeof(g.raw));
+	if (pv_gid_v4mapped(&g)) {
+		struct ip_mreqn mr;
+
+		memset(&mr, 0, sizeof(mr));
+		memcpy(&mr.imr_multiaddr.s_addr, mgid->raw + 12, 4);
+		mr.imr_ifindex = (int)dev->sgid_ifindex;
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return pv_fail_null(err, errlen, "socket (IPv4 join)");
+		ret = setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr,
+				 sizeof(mr));
+	} else {
+		struct ipv6_mreq mr;
+
+		memset(&mr, 0, sizeof(mr));
+		memcpy(mr.ipv6mr_multiaddr.s6_addr, mgid->raw, 16);
+		mr.ipv6mr_interface = dev->sgid_ifindex;
+		fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return pv_fail_null(err, errlen, "socket (IPv6 join)");
+		ret = setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &mr,
+				 sizeof(mr));
+	}
+	if (ret < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return pv_fail_null(err, errlen, "IP multicast join of the "
+				    "MGID");
+	}
+	return fd;
+}
+
+static struct pv_mc **pv_mc_find(struct pv_qp *qp, const union fab_gid *mgid)
+{
+	struct pv_mc **p;
+
+	for (p = &qp->mcs; *p; p = &(*p)->next) {
+		if (!memcmp((*p)->mgid.raw, mgid->raw, sizeof(mgid->raw)))
+			break;
+	}
+	return p;
+}
+
 static int pv_mcast(struct fab_qp *base, const union fab_gid *mgid,
 		    uint16_t mlid, int attach, char *err, size_t errlen)
 {
 	struct pv_qp *qp = pv_qp_of(base);
+	int roce = qp->dev->link_layer == FAB_LINK_ETHERNET;
+	struct pv_mc **at = NULL, *mc = NULL;
 	union ibv_gid gid;
 	int ret;
 
+	if (roce) {
+		at = pv_mc_find(qp, mgid);
+		if (attach && !*at) {
+			mc = calloc(1, sizeof(*mc));
+			if (!mc)
+				return fab_fail(err, errlen, ENOMEM,
+						"verbs: %s", strerror(ENOMEM));
+			mc->mgid = *mgid;
+			mc->fd = pv_ip_join(qp, mgid, err, errlen);
+			if (mc->fd < 0) {
+				free(mc);
+				return -1;
+			}
+		}
+	}
 	memcpy(gid.raw, mgid->raw, sizeof(gid.raw));
 	if (attach)
 		ret = ibv_attach_mcast(qp->qp, &gid, mlid);
 	else
 		ret = ibv_detach_mcast(qp->qp, &gid, mlid);
-	if (ret)
+	if (ret) {
+		if (mc) {
+			close(mc->fd);
+			free(mc);
+		}
 		return pv_fail(err, errlen, attach ? "ibv_attach_mcast" :
 			       "ibv_detach_mcast", ret);
+	}
+	if (mc) {
+		*at = mc;	/* at the end of the list */
+	} else if (roce && !attach && *at) {
+		mc = *at;
+		*at = mc->next;
+		close(mc->fd);
+		free(mc);
+	}
 	return 0;
 }
 
@@ -898,6 +1321,34 @@ static int pv_detach(struct fab_qp *base, const union fab_gid *mgid,
 
 /* ---- address handles ---------------------------------------------------- */
 
+/*
+ * RoCE v2 puts the GIDs in an IP header: an IPv4-mapped source reaches
+ * IPv4-mapped destinations only, an IPv6 source IPv6 ones (the kernel
+ * would take the wrong four bytes for an address, not refuse).  Checked
+ * for the port's own source GID; an explicit index is the caller's.
+ */
+static int pv_ah_family_check(const struct pv_dev *dev,
+			      const struct fab_ah_attr *attr, char *err,
+			      size_t errlen)
+{
+	union ibv_gid s, d;
+	char ss[64], ds[64];
+
+	if (attr->use_sgid_index || dev->sgid_type != FAB_GID_ROCE_V2)
+		return 0;
+	memcpy(s.raw, dev->sgid.raw, sizeof(s.raw));
+	memcpy(d.raw, attr->dgid.raw, sizeof(d.raw));
+	if (pv_gid_v4mapped(&s) == pv_gid_v4mapped(&d))
+		return 0;
+	fab_gid_to_str(&dev->sgid, ss, sizeof(ss));
+	fab_gid_to_str(&attr->dgid, ds, sizeof(ds));
+	return fab_fail(err, errlen, EAFNOSUPPORT, "verbs: source GID %s "
+			"(RoCE v2 over %s) cannot reach %s: choose a GID of "
+			"the other family (verbs:%s:%u:%s)", ss,
+			pv_gid_v4mapped(&s) ? "IPv4" : "IPv6", ds, dev->name,
+			dev->port, pv_gid_v4mapped(&s) ? "ipv6" : "ipv4");
+}
+
 static struct fab_ah *pv_ah_create(struct fab_dev *base,
 				   const struct fab_ah_attr *attr, char *err,
 				   size_t errlen)
@@ -912,11 +1363,27 @@ static struct fab_ah *pv_ah_create(struct fab_dev *base,
 	a.static_rate = attr->static_rate;
 	a.port_num = dev->port;
 	a.is_global = attr->is_global ? 1 : 0;
+	if (dev->link_layer == FAB_LINK_ETHERNET) {
+		/* RoCE: the GRH is the address (IP header on RoCE v2) */
+		if (!a.is_global) {
+			fab_fail(err, errlen, EINVAL, "verbs: %s port %u is "
+				 "RoCE (Ethernet link layer): an address "
+				 "handle needs a destination GID, not a LID",
+				 dev->name, dev->port);
+			return NULL;
+		}
+		if (pv_ah_family_check(dev, attr, err, errlen) < 0)
+			return NULL;
+		a.dlid = 0;
+	}
 	if (a.is_global) {
 		memcpy(a.grh.dgid.raw, attr->dgid.raw, sizeof(a.grh.dgid.raw));
 		a.grh.flow_label = attr->flow_label;
-		a.grh.sgid_index = attr->sgid_index;
+		a.grh.sgid_index = attr->use_sgid_index ? attr->sgid_index :
+				   dev->sgid_index;
 		a.grh.hop_limit = attr->hop_limit;
+		if (!a.grh.hop_limit && dev->link_layer == FAB_LINK_ETHERNET)
+			a.grh.hop_limit = PV_ROCE_HOP_LIMIT;
 		a.grh.traffic_class = attr->traffic_class;
 	}
 

@@ -232,6 +232,7 @@ struct sa_client *sa_client_new(struct event_base *base, struct fab_dev *dev,
 				size_t errlen)
 {
 	struct sa_client *c = calloc(1, sizeof(*c));
+	struct fab_port_attr pa;
 	char why[FAB_ERRLEN];
 	int e;
 
@@ -250,6 +251,19 @@ struct sa_client *sa_client_new(struct event_base *base, struct fab_dev *dev,
 	/* TIDs differ between runs, so a late answer to an earlier process
 	 * is not taken for ours */
 	c->next_id = (uint32_t)time(NULL) << 12 ^ (uint32_t)getpid();
+	if (fab_query_port(dev, &pa, why, sizeof(why)) < 0) {
+		e = errno;
+		free(c);
+		fab_fail(err, errlen, e, "SA client: %s", why);
+		return NULL;
+	}
+	if (pa.link_layer == FAB_LINK_ETHERNET) {
+		free(c);
+		fab_fail(err, errlen, EOPNOTSUPP, "SA client: the port is "
+			 "RoCE (Ethernet link layer): no subnet administrator "
+			 "to ask, an SA needs an InfiniBand port");
+		return NULL;
+	}
 	c->agent = fab_mad_open(dev, MAD_CLASS_SUBN_ADM, why, sizeof(why));
 	if (!c->agent) {
 		e = errno;

@@ -8,16 +8,31 @@
  *   fabtest [-s SOCK] recv NODE [--qkey Q] [--pkey P] [--mcast MGID@MLID]...
  *                          [--join MGID]... [--join-state N]
  *                          [--count N] [--timeout MS] [--idle MS]
- *                          [--qpn-file F]
+ *                          [--qpn-file F] [--depth N] [--verify]
  *   fabtest [-s SOCK] send NODE --dlid L [--dqpn Q] [--qkey Q] [--pkey P]
- *                          [--own-qkey Q] [--mgid G] [--count N]
- *                          [--size N] [--data TEXT] [--interval-us U]
+ *                          [--own-qkey Q] [--mgid G | --dgid G]
+ *                          [--gid-index N] [--count N] [--batch N]
+ *                          [--size N] [--data TEXT | --pattern]
+ *                          [--interval-us U] [--depth N] [--linger MS]
  *   fabtest [-s SOCK | -F SPEC] mad-ping NODE [--dlid L] [--tid T]
  *                          [--timeout MS]
  *
  * -F (--fabric) takes a whole fabric spec (umad:ibsim0:1, verbs:mlx5_0);
  * without it the node attaches to ibfabricd at soft:SOCK.
  * In --data, "%n" stands for the message number (0, 1, ...).
+ * --dgid and --mgid give the AH a GRH to that GID (on RoCE the only way
+ * to address a port: --dlid is ignored there); a multicast GID (ff..,
+ * or ::ffff:224.0.0.0/4 on RoCE v2 over IPv4) goes to QPN 0xffffff.
+ * --gid-index picks the source GID (default: the port's, see info).
+ * --batch posts N datagrams per fab_qp_send call.  --pattern fills each
+ * datagram of --size bytes with "SEQ" and its number in 8 digits, then
+ * bytes (number * 7 + offset) & 0xff; recv --verify checks every datagram
+ * against that and prints "verify ok N bad B dup D missing M" at the end
+ * (missing against --count), and no rx line per datagram.
+ * --depth sets both queue depths of the QP (0: the provider's default).
+ * --linger keeps the QP MS milliseconds after the last send: rdma_rxe
+ * completes UD sends it has not transmitted yet when it is short of
+ * socket buffers, and drops them if the QP goes away meanwhile.
  * --join joins MGID through the SA (creating it with the QP's Q_Key and
  * P_Key if it does not exist), then attaches the QP to the MLID the SA
  * gave; the qpn file then holds "QPN LID MLID" (of the first join).
@@ -74,7 +89,14 @@ struct opts {
 	unsigned long interval_us;
 	const char *qpn_file;
 	uint64_t tid;
+	int gid_index;			/* -1: the port's source GID */
+	unsigned long batch;
+	int pattern, verify;
+	uint32_t depth;
+	unsigned long linger_ms;
 };
+
+#define PAT_HDR 11	/* "SEQ" and 8 digits */
 
 /* The reason a set-up call gave (fabric.h's err); the per-packet calls
  * give errno only. */
@@ -131,7 +153,9 @@ static struct fab_dev *open_dev(const struct opts *o,
 static struct fab_qp *make_qp(const struct opts *o, struct fab_dev *dev,
 			      const struct fab_port_attr *pa, uint32_t qkey)
 {
-	struct fab_qp_init init = { .type = FAB_QPT_UD, .qkey = qkey };
+	struct fab_qp_init init = { .type = FAB_QPT_UD, .qkey = qkey,
+				    .max_send = o->depth,
+				    .max_recv = o->depth };
 	struct fab_qp *qp;
 	int idx = 0;
 
@@ -150,6 +174,25 @@ static struct fab_qp *make_qp(const struct opts *o, struct fab_dev *dev,
 	return qp;
 }
 
+static const char *link_layer_name(enum fab_link_layer ll)
+{
+	switch (ll) {
+	case FAB_LINK_IB: return "ib";
+	case FAB_LINK_ETHERNET: return "ethernet";
+	}
+	return "unknown";
+}
+
+static const char *gid_type_name(enum fab_gid_type t)
+{
+	switch (t) {
+	case FAB_GID_IB: return "ib";
+	case FAB_GID_ROCE_V1: return "roce-v1";
+	case FAB_GID_ROCE_V2: return "roce-v2";
+	}
+	return "unknown";
+}
+
 static int cmd_info(const struct opts *o)
 {
 	struct fab_port_attr pa;
@@ -157,6 +200,10 @@ static int cmd_info(const struct opts *o)
 	char gid[64];
 	unsigned int i;
 
+	fab_gid_to_str(&pa.sgid, gid, sizeof(gid));
+	printf("link_layer %s\nsgid_index %u\nsgid_type %s\nsgid %s\n",
+	       link_layer_name(pa.link_layer), pa.sgid_index,
+	       gid_type_name(pa.sgid_type), gid);
 	fab_gid_to_str(&pa.gid, gid, sizeof(gid));
 	printf("node %s\nlid 0x%04x\nsm_lid 0x%04x\nsm_sl %u\nlmc %u\n"
 	       "port %u\nstate %d\nmtu %d\n"
@@ -262,6 +309,72 @@ static uint16_t join_groups(const struct opts *o, struct fab_dev *dev,
 	return first;
 }
 
+/* A multicast GID: ff00::/8, or IPv4-mapped 224.0.0.0/4 (RoCE v2). */
+static int gid_is_mcast(const union fab_gid *g)
+{
+	static const uint8_t v4[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff,
+					0xff };
+
+	return g->raw[0] == 0xff ||
+	       (!memcmp(g->raw, v4, sizeof(v4)) && (g->raw[12] & 0xf0) == 0xe0);
+}
+
+/* --pattern's datagram number seq, len bytes */
+static void pattern_fill(uint8_t *p, uint32_t len, unsigned long seq)
+{
+	char hdr[PAT_HDR + 1];
+	uint32_t i;
+
+	snprintf(hdr, sizeof(hdr), "SEQ%08lu", seq % 100000000ul);
+	memcpy(p, hdr, PAT_HDR);
+	for (i = PAT_HDR; i < len; i++)
+		p[i] = (uint8_t)(seq * 7 + i);
+}
+
+/* The number of a --pattern datagram, or -1 if it is not one. */
+static long pattern_check(const uint8_t *p, uint32_t len)
+{
+	unsigned long seq = 0;
+	uint32_t i;
+
+	if (len < PAT_HDR || memcmp(p, "SEQ", 3))
+		return -1;
+	for (i = 3; i < PAT_HDR; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		seq = seq * 10 + (unsigned long)(p[i] - '0');
+	}
+	for (i = PAT_HDR; i < len; i++) {
+		if (p[i] != (uint8_t)(seq * 7 + i))
+			return -1;
+	}
+	return (long)seq;
+}
+
+/*
+ * The addresses in a received GRH slot: an IB/RoCE v1/RoCE v2-over-IPv6
+ * GRH (IP version 6) has SGID and DGID at 8 and 24; for RoCE v2 over
+ * IPv4 verbs leaves 20 bytes, then the IPv4 header (addresses at 12, 16
+ * of it), shown IPv4-mapped as the GIDs are.
+ */
+static void grh_addrs(const uint8_t *g, char *s, char *d, size_t len)
+{
+	union fab_gid a, b;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (g[0] >> 4 == 6) {
+		memcpy(a.raw, g + 8, 16);
+		memcpy(b.raw, g + 24, 16);
+	} else if (g[20] >> 4 == 4) {
+		a.raw[10] = a.raw[11] = b.raw[10] = b.raw[11] = 0xff;
+		memcpy(a.raw + 12, g + 32, 4);
+		memcpy(b.raw + 12, g + 36, 4);
+	}
+	fab_gid_to_str(&a, s, len);
+	fab_gid_to_str(&b, d, len);
+}
+
 static int cmd_recv(const struct opts *o)
 {
 	struct fab_port_attr pa;
@@ -273,7 +386,15 @@ static int cmd_recv(const struct opts *o)
 	int more = 0;
 	long long deadline = now_ms() + (long long)o->timeout_ms;
 	uint16_t mlid = 0;
+	unsigned long v_ok = 0, v_bad = 0, v_dup = 0, v_bytes = 0;
+	uint8_t *seen = NULL;
 	int i, n;
+
+	if (o->verify && o->count) {
+		seen = calloc(o->count, 1);
+		if (!seen)
+			return 1;
+	}
 
 	for (i = 0; i < o->nmc; i++)
 		if (fab_attach_mcast(qp, &o->mc[i].gid, o->mc[i].mlid,
@@ -333,20 +454,77 @@ static int cmd_recv(const struct opts *o)
 		for (i = 0; i < n; i++) {
 			uint32_t len = rc[i].byte_len - FAB_GRH_LEN;
 			uint32_t show = len > 64 ? 64 : len;
+			char addrs[160] = "", s[64], d[64];
 
+			if (o->verify) {
+				long seq = pattern_check(rc[i].buf +
+							 FAB_GRH_LEN, len);
+
+				v_bytes += len;
+				if (seq < 0 || rc[i].truncated)
+					v_bad++;
+				else if (seen && (unsigned long)seq >= o->count)
+					v_bad++;
+				else if (seen && seen[seq])
+					v_dup++;
+				else
+					v_ok++;
+				if (seen && seq >= 0 &&
+				    (unsigned long)seq < o->count)
+					seen[seq] = 1;
+				if (got + (unsigned long)i > 0)
+					continue;	/* the first is shown */
+			}
+			if (rc[i].grh_present) {
+				grh_addrs(rc[i].buf, s, d, sizeof(s));
+				snprintf(addrs, sizeof(addrs),
+					 " sgid=%s dgid=%s", s, d);
+			}
 			printf("rx slid=0x%04x src_qp=0x%06x pkey_index=%u "
-			       "grh=%u len=%u data=%.*s\n", rc[i].slid,
+			       "grh=%u%s len=%u data=%.*s\n", rc[i].slid,
 			       rc[i].src_qp, rc[i].pkey_index,
-			       rc[i].grh_present, len, (int)show,
+			       rc[i].grh_present, addrs, len,
+			       o->verify ? PAT_HDR : (int)show,
 			       (const char *)rc[i].buf + FAB_GRH_LEN);
 		}
 		got += (unsigned long)n;
 		fflush(stdout);
 	}
 	printf("received %lu\n", got);
+	if (o->verify) {
+		unsigned long miss = 0, k;
+
+		for (k = 0; seen && k < o->count; k++)
+			miss += !seen[k];
+		printf("verify ok %lu bad %lu dup %lu missing %lu bytes %lu\n",
+		       v_ok, v_bad, v_dup, miss, v_bytes);
+		free(seen);
+	}
 	fab_qp_destroy(qp);
 	fab_close(dev);
 	return 0;
+}
+
+/* The text of datagram seq into buf (cap bytes); its length. */
+static uint32_t send_fill(const struct opts *o, uint8_t *buf, size_t cap,
+			  unsigned long seq)
+{
+	const char *at = o->data ? strstr(o->data, "%n") : NULL;
+
+	if (o->pattern) {
+		pattern_fill(buf, (uint32_t)o->size, seq);
+		return (uint32_t)o->size;
+	}
+	if (at)	/* "%n" in --data: the message number */
+		return (uint32_t)snprintf((char *)buf, cap, "%.*s%lu%s",
+					  (int)(at - o->data), o->data, seq,
+					  at + 2);
+	if (o->data) {
+		memcpy(buf, o->data, strlen(o->data));
+		return (uint32_t)strlen(o->data);
+	}
+	memset(buf, 'x', o->size);
+	return (uint32_t)o->size;
 }
 
 static int cmd_send(const struct opts *o)
@@ -356,60 +534,75 @@ static int cmd_send(const struct opts *o)
 	struct fab_qp *qp = make_qp(o, dev, &pa,
 				    o->own_qkey_set ? o->own_qkey : 0x0b1b);
 	struct fab_ah_attr aa = { .dlid = o->dlid, .hop_limit = 0xff };
-	struct fab_send_wr wr;
+	unsigned long batch = o->batch ? o->batch : 1;
+	struct fab_send_wr *wrs;
 	struct fab_ah *ah;
-	uint8_t *buf;
-	size_t len = o->data ? strlen(o->data) : o->size;
-	unsigned long sent = 0;
-	const char *seq_at;
-	size_t seqcap;
+	uint8_t *bufs;
+	size_t cap = (o->data ? strlen(o->data) : o->size) + 24;
+	unsigned long sent = 0, calls = 0, k;
+	uint32_t dqpn;
 
+	if (o->pattern && o->size < PAT_HDR) {
+		fprintf(stderr, "fabtest: --pattern needs --size %d or more\n",
+			PAT_HDR);
+		return 2;
+	}
 	if (o->mgid_set) {
 		aa.is_global = 1;
 		aa.dgid = o->mgid;
 	}
+	if (o->gid_index >= 0) {
+		aa.use_sgid_index = 1;
+		aa.sgid_index = (uint8_t)o->gid_index;
+	}
 	ah = fab_ah_create(dev, &aa, fab_err, sizeof(fab_err));
 	if (!ah)
 		die("address handle");
-	seq_at = o->data ? strstr(o->data, "%n") : NULL;
-	seqcap = len + 24;
-	buf = calloc(1, seqcap);
-	if (!buf)
+	wrs = calloc(batch, sizeof(*wrs));
+	bufs = calloc(batch, cap);
+	if (!wrs || !bufs)
 		return 1;
-	if (o->data)
-		memcpy(buf, o->data, len);
+	if (o->dqpn_set)
+		dqpn = o->dqpn;
+	else if ((o->mgid_set && gid_is_mcast(&o->mgid)) ||
+		 o->dlid >= FAB_LID_MCAST_MIN)
+		dqpn = FAB_MCAST_QPN;
 	else
-		memset(buf, 'x', len);
-	wr.ah = ah;
-	wr.remote_qpn = o->dqpn_set ? o->dqpn :
-			(o->dlid >= FAB_LID_MCAST_MIN ? FAB_MCAST_QPN : 0);
-	wr.remote_qkey = o->qkey_set ? o->qkey : 0x0b1b;
-	wr.buf = buf;
-	wr.len = (uint32_t)len;
+		dqpn = 0;
 	while (sent < o->count) {
-		int n;
+		unsigned long n = o->count - sent < batch ? o->count - sent :
+				  batch, off = 0;
 
-		if (seq_at) {	/* "%n" in --data: the message number */
-			int k = snprintf((char *)buf, seqcap, "%.*s%lu%s",
-					 (int)(seq_at - o->data), o->data,
-					 sent, seq_at + 2);
-
-			wr.len = (uint32_t)k;
+		for (k = 0; k < n; k++) {
+			wrs[k].ah = ah;
+			wrs[k].remote_qpn = dqpn;
+			wrs[k].remote_qkey = o->qkey_set ? o->qkey : 0x0b1b;
+			wrs[k].buf = bufs + k * cap;
+			wrs[k].len = send_fill(o, bufs + k * cap, cap,
+					       sent + k);
 		}
-		n = fab_qp_send(qp, &wr, 1);
+		/* what the send queue did not take is offered again */
+		while (off < n) {
+			int m = fab_qp_send(qp, wrs + off, (int)(n - off));
 
-		if (n < 0)
-			die_send(&wr);
-		if (n == 0) {
-			usleep(100);
-			continue;
+			calls++;
+			if (m < 0)
+				die_send(&wrs[off]);
+			if (m == 0)
+				usleep(100);
+			off += (unsigned long)m;
 		}
-		sent++;
+		sent += n;
 		if (o->interval_us)
 			usleep((useconds_t)o->interval_us);
 	}
+	if (o->linger_ms)
+		usleep((useconds_t)(o->linger_ms * 1000));
 	printf("sent %lu\n", sent);
-	free(buf);
+	if (o->batch)
+		printf("send calls %lu\n", calls);
+	free(bufs);
+	free(wrs);
 	fab_ah_destroy(ah);
 	fab_qp_destroy(qp);
 	fab_close(dev);
@@ -767,6 +960,13 @@ int main(int argc, char **argv)
 		{ "dlid", required_argument, NULL, 'l' },
 		{ "dqpn", required_argument, NULL, 'd' },
 		{ "mgid", required_argument, NULL, 'g' },
+		{ "dgid", required_argument, NULL, 'g' },
+		{ "gid-index", required_argument, NULL, 'G' },
+		{ "batch", required_argument, NULL, 'B' },
+		{ "pattern", no_argument, NULL, 'P' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "depth", required_argument, NULL, 'E' },
+		{ "linger", required_argument, NULL, 'L' },
 		{ "mcast", required_argument, NULL, 'm' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "size", required_argument, NULL, 'z' },
@@ -783,7 +983,7 @@ int main(int argc, char **argv)
 	struct opts o = {
 		.sock = FAB_DEFAULT_SOFT_PATH, .pkey = -1, .count = 1,
 		.size = 32, .timeout_ms = 20000, .tid = 0xfeedbeefc0ffee01ull,
-		.join_state = 1,
+		.join_state = 1, .gid_index = -1,
 	};
 	const char *cmd;
 	int ch;
@@ -836,6 +1036,16 @@ int main(int argc, char **argv)
 			  break;
 		case 'f': o.qpn_file = optarg; break;
 		case 'T': o.tid = num("--tid", optarg, ~0ull); break;
+		case 'G': o.gid_index = (int)num("--gid-index", optarg, 255);
+			  break;
+		case 'B': o.batch = (unsigned long)num("--batch", optarg,
+						       4096); break;
+		case 'P': o.pattern = 1; break;
+		case 'V': o.verify = 1; break;
+		case 'L': o.linger_ms = (unsigned long)num("--linger", optarg,
+							   60000); break;
+		case 'E': o.depth = (uint32_t)num("--depth", optarg, 65536);
+			  break;
 		default: return 2;
 		}
 	}

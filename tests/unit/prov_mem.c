@@ -144,6 +144,9 @@ static struct fab_dev *mem_open(const char *arg, const char *node, char *err,
 	md->pa.port_guid = 0x0002c90300012345ull;
 	md->pa.node_guid = md->pa.port_guid;
 	mem_port_gid(&md->pa.gid);
+	md->pa.link_layer = FAB_LINK_IB;
+	md->pa.sgid_type = FAB_GID_IB;
+	md->pa.sgid = md->pa.gid;
 	md->pa.pkeys[0] = 0xffff;
 	md->pa.pkeys[1] = 0x8001;
 	md->pa.npkeys = 2;

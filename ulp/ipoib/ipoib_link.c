@@ -530,6 +530,15 @@ struct ipoib_link *ipoib_link_new(struct event_base *base,
 	l->pkey = cfg->pkey | 0x8000;
 	if (fab_query_port(dev, &l->pa, err, errlen) < 0)
 		goto fail;
+	if (l->pa.link_layer == FAB_LINK_ETHERNET) {
+		/* as the kernel's ib_ipoib, which skips RoCE ports */
+		errbuf_fail(err, errlen, EOPNOTSUPP, "IPoIB runs on an "
+			    "InfiniBand link layer only: this port is RoCE "
+			    "(Ethernet link layer), which has no subnet "
+			    "manager or SA for IPoIB's multicast joins and "
+			    "path queries");
+		goto fail;
+	}
 	l->pkey_index = fab_pkey_find(&l->pa, l->pkey);
 	if (l->pkey_index < 0) {
 		errbuf_fail(err, errlen, ENOENT,

@@ -1,0 +1,82 @@
+# Helpers of the verbs provider's guest scripts (sourced inside a guest,
+# after guest.bash).
+FT=${IBGW_BIN:-$G_TOP/build}/tests/fabtest
+case "$FT" in /*) ;; *) FT=$G_TOP/$FT ;; esac
+[ -x "$FT" ] || gfail "no $FT (make all first)"
+
+# veth_pair: two rxe devices in this one guest, rxe1 on va (10.78.0.1) and
+# rxe2 on vb (10.78.0.2), the two ends of a veth pair.  Both addresses are
+# local, so by default the kernel would loop their traffic through lo,
+# where no rxe device listens; policy routing sends what this host
+# originates out of the veth instead, and accept_local lets it in at the
+# other end (the local table still delivers what arrives).
+veth_pair() {
+	local i
+	modprobe veth || gfail "no veth module"
+	ip link add va type veth peer name vb || gfail "cannot add veth"
+	ip addr add 10.78.0.1/24 dev va
+	ip addr add 10.78.0.2/24 dev vb
+	ip link set va up
+	ip link set vb up
+	for i in all default va vb; do
+		sysctl -qw net.ipv4.conf.$i.accept_local=1 \
+			net.ipv4.conf.$i.rp_filter=0
+	done
+	ip route add 10.78.0.2 dev va src 10.78.0.1 table 100
+	ip route add 10.78.0.1 dev vb src 10.78.0.2 table 100
+	ip rule add pref 100 iif lo lookup 100
+	ip rule add pref 1000 lookup local
+	ip rule del pref 0
+	rdma link add rxe1 type rxe netdev va || gfail "rdma link add rxe1"
+	rdma link add rxe2 type rxe netdev vb || gfail "rdma link add rxe2"
+	wait_active rxe1
+	wait_active rxe2
+}
+
+# wait_active DEV: until DEV's port 1 is ACTIVE (10 s at most)
+wait_active() {
+	local i
+	for i in $(seq 1 50); do
+		grep -q ACTIVE /sys/class/infiniband/$1/ports/1/state 2>/dev/null &&
+			return 0
+		sleep 0.2
+	done
+	gfail "$1 port 1 never became ACTIVE"
+}
+
+# wait_file F: until F exists and is not empty (20 s at most)
+wait_file() {
+	local i
+	for i in $(seq 1 100); do
+		[ -s "$1" ] && return 0
+		sleep 0.2
+	done
+	gfail "no $1"
+}
+
+# qpn_of F: the QPN a fabtest --qpn-file left
+qpn_of() {
+	cut -d' ' -f1 "$1"
+}
+
+# expect FILE PATTERN WHAT: FILE has a line matching the extended regexp
+expect() {
+	grep -Eq -- "$2" "$1" || { sed 's/^/    | /' "$1"; gfail "$3"; }
+}
+
+# serve PORT FILE: let the peer fetch FILE once, over TCP (background)
+serve() {
+	socat -u "OPEN:$2" "TCP-LISTEN:$1,reuseaddr" >/dev/null 2>&1 &
+}
+
+# fetch PEER PORT: what the peer serves on PORT (retried while it is not
+# listening yet)
+fetch() {
+	local i out
+	for i in $(seq 1 120); do
+		out=$(socat -u "TCP:$1:$2" STDOUT 2>/dev/null) && [ -n "$out" ] &&
+			{ echo "$out"; return 0; }
+		sleep 0.5
+	done
+	gfail "nothing from $1:$2"
+}
