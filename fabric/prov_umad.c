@@ -200,6 +200,24 @@ static enum fab_port_state pu_port_state(unsigned int st)
 	}
 }
 
+/* The type of a RoCE port's GID 0 (sysfs gid_attrs/types/0: "RoCE v2" or
+ * "IB/RoCE v1"); RoCE v2 when sysfs does not say. */
+static enum fab_gid_type pu_gid0_type(const char *ca, unsigned int port)
+{
+	char path[256], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/%u/gid_attrs/types/0", ca, port);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	return strstr(buf, "v1") ? FAB_GID_ROCE_V1 : FAB_GID_ROCE_V2;
+}
+
 /* sysfs says "InfiniBand"; umad2sim's copy of it "IB" */
 static int pu_link_is_ib(const char *link_layer)
 {
@@ -247,9 +265,14 @@ static int pu_query_port(struct fab_dev *base, struct fab_port_attr *attr,
 	memcpy(attr->gid.raw, &up.gid_prefix, 8);
 	memcpy(attr->gid.raw + 8, &up.port_guid, 8);
 	attr->port_guid = be64toh(up.port_guid);
-	attr->link_layer = FAB_LINK_IB;	/* checked above */
-	attr->sgid_type = FAB_GID_IB;
-	attr->sgid = attr->gid;
+	attr->sgid = attr->gid;		/* GID index 0 */
+	if (pu_link_is_eth(up.link_layer)) {
+		attr->link_layer = FAB_LINK_ETHERNET;
+		attr->sgid_type = pu_gid0_type(dev->ca, dev->port);
+	} else {
+		attr->link_layer = FAB_LINK_IB;
+		attr->sgid_type = FAB_GID_IB;
+	}
 
 	/* As in the verbs provider: entries keep their index (the P_Key
 	 * index of a MAD), invalid keys are empty slots, npkeys ends after

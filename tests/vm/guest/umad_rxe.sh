@@ -42,10 +42,14 @@ want=0x$(tr -d : </sys/class/infiniband/rxe0/node_guid)
 [ "$(field node_guid)" = "$want" ] || gfail "node_guid $(field node_guid), sysfs $want"
 want=$(sed -n 's/^\t*Port GUID: //p' /tmp/ibstat)
 [ "$(field port_guid)" = "$want" ] || gfail "port_guid $(field port_guid), ibstat $want"
+[ "$(field link_layer)" = ethernet ] ||
+	gfail "link_layer '$(field link_layer)', not ethernet"
+[ "$(field sgid_type)" = roce-v2 ] ||
+	gfail "sgid_type '$(field sgid_type)': sysfs types/0 is $(cat $port/gid_attrs/types/0)"
 grep -q 'State: Active' /tmp/ibstat || gfail "ibstat: not Active"
 grep -q 'Base lid: 0$' /tmp/ibstat || gfail "ibstat: base lid not 0"
 grep -q 'Link layer: Ethernet' /tmp/ibstat || gfail "ibstat: link layer not Ethernet"
-gok "port: state 4, lid 0, sm_lid 0, gid $(field gid), GUIDs as sysfs and ibstat"
+gok "port: state 4, lid 0, sm_lid 0, link layer ethernet, gid $(field gid) (roce-v2), GUIDs as sysfs and ibstat"
 
 # expect_fail TEXT CMD...: CMD fails within 15 s, saying TEXT
 expect_fail() {
