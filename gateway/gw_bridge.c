@@ -540,6 +540,51 @@ static void eth_arp(struct gw_bridge *b, const struct eth_hdr *h,
 	eth_out(b, a.sha, m->mac, ETH_P_ARP_, out, sizeof(out));
 }
 
+static const uint8_t all_nodes_mac[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+static const struct in6_addr all_nodes = { { { 0xff, 0x02, [15] = 1 } } };
+
+/*
+ * A DAD probe from Ethernet (RFC 4862 5.4.3) for an IB host's address:
+ * defended in the host's name, as it would itself, with an advertisement
+ * to all nodes (no override: a proxy's).  Probes for addresses not known
+ * here go on to IB, where the holder defends (ib_nd_from_ib()).
+ */
+static void eth_dad_defend(struct gw_bridge *b, const struct inet_addr *tgt)
+{
+	struct ipoib_addr hw;
+	struct ibmac *m;
+	uint8_t out[ETH_ND_LEN];
+	size_t n;
+
+	if (on_ethernet(b, tgt) || b->ops.ib_neigh(b->arg, tgt, &hw) < 0)
+		return;
+	m = mac_of(b, &hw, tgt);
+	if (!m)
+		return;
+	n = eth_nd_build_na(&tgt->v6, &all_nodes, &tgt->v6, 0, m->mac, out,
+			    sizeof(out));
+	b->st.nd_answered++;
+	eth_out(b, all_nodes_mac, m->mac, ETH_P_IPV6_, out, n);
+}
+
+/* An advertisement from Ethernet to a group (a LAN host defending its
+ * address against a DAD probe, or announcing it) goes to IB without the
+ * 6-byte option; the link gives it the gateway's address. */
+static void eth_na_to_ib(struct gw_bridge *b, const struct eth_nd *nd)
+{
+	uint8_t out[INET_IPV6_HDR_LEN + INET_ND_NS_NA_MSG_LEN];
+	size_t n;
+
+	n = inet_nd_build_na(&nd->nd.ip.src, &nd->nd.ip.dst, &nd->nd.target,
+			     nd->nd.flags & ~INET_NA_FLAG_OVERRIDE, NULL, 3,
+			     out, sizeof(out));
+	if (!n)
+		return;
+	b->st.to_ib_packets++;
+	b->st.to_ib_bytes += n;
+	b->ops.ib_xmit(b->arg, out, n, NULL, 0);
+}
+
 /* 1 when the ND message was the bridge's to take. */
 static int eth_nd(struct gw_bridge *b, const uint8_t *smac, const uint8_t *p,
 		  size_t len)
@@ -566,10 +611,14 @@ static int eth_nd(struct gw_bridge *b, const uint8_t *smac, const uint8_t *p,
 	if (nd.nd.type == INET_ND_NA) {
 		if (nd.has_tlla)
 			learn(b, &tgt, nd.tlla);
+		if (nd.nd.ip.dst.s6_addr[0] == 0xff)
+			eth_na_to_ib(b, &nd);
 		return 1;
 	}
-	if (IN6_IS_ADDR_UNSPECIFIED(&nd.nd.ip.src))
-		return 1;	/* DAD: not answered for IB hosts */
+	if (IN6_IS_ADDR_UNSPECIFIED(&nd.nd.ip.src)) {
+		eth_dad_defend(b, &tgt);
+		return 0;	/* and on to IB's solicited-node group */
+	}
 	if (nd.has_slla)
 		learn(b, &src, nd.slla);
 	if (on_ethernet(b, &tgt))
@@ -697,6 +746,48 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 
 /* ---- from IB ------------------------------------------------------------------ */
 
+/*
+ * Neighbour discovery the link hands over (ipoib_neigh_rx_nd): DAD probes
+ * from :: (no sender to look up: they go out from the gateway's MAC) and
+ * advertisements to groups (a host defending its address), whose 20-byte
+ * option becomes the MAC the host has on Ethernet.  1 when taken.
+ */
+static int nd_from_ib(struct gw_bridge *b, const uint8_t *pkt, size_t len,
+		      const uint8_t *dmac)
+{
+	struct ipoib_nd nd;
+	struct inet_addr tgt;
+	struct ibmac *m;
+	uint8_t out[ETH_ND_LEN];
+	size_t n;
+
+	if (len < INET_IPV6_HDR_LEN + INET_ND_NS_NA_MSG_LEN ||
+	    pkt[6] != INET_PROTO_ICMPV6 ||
+	    (pkt[40] != INET_ND_NS && pkt[40] != INET_ND_NA) ||
+	    ipoib_nd_decode(pkt, len, &nd) != INET_OK)
+		return 0;
+	if (nd.type == INET_ND_NS) {
+		if (!IN6_IS_ADDR_UNSPECIFIED(&nd.ip.src))
+			return 0;
+		b->st.from_ib_packets++;
+		b->st.from_ib_bytes += len;
+		eth_out(b, dmac, b->cfg.mac, ETH_P_IPV6_, pkt, len);
+		return 1;
+	}
+	if (nd.ip.dst.s6_addr[0] != 0xff || !nd.has_tlla)
+		return 0;
+	inet_addr_v6(&tgt, &nd.target);
+	m = mac_of(b, &nd.tlla, &tgt);
+	if (!m)
+		return 1;
+	n = eth_nd_build_na(&nd.ip.src, &nd.ip.dst, &nd.target, nd.flags,
+			    m->mac, out, sizeof(out));
+	b->st.from_ib_packets++;
+	b->st.from_ib_bytes += len;
+	eth_out(b, dmac, m->mac, ETH_P_IPV6_, out, n);
+	return 1;
+}
+
 void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
@@ -740,6 +831,8 @@ void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
 		if (ip.dst.s6_addr[0] == 0xff) {
 			eth_mcast_mac_v6(&ip.dst, dmac);
 			multi = 1;
+			if (nd_from_ib(b, pkt, len, dmac))
+				return;
 		}
 	} else {
 		drop(b, GW_DROP_IB_MALFORMED);

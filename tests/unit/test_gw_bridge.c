@@ -501,6 +501,106 @@ static void test_nd(void **state)
 	gw_bridge_free(b);
 }
 
+/* duplicate address detection (RFC 4862) across the bridge, both ways */
+static void test_dad(void **state)
+{
+	static const uint8_t AN[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+	struct gw_bridge *b = setup(0);
+	struct in6_addr any, a6, free6, l6, sn, an;
+	uint8_t f[200], mac[6], p[200];
+	struct ipoib_nd ind;
+	struct eth_nd nd;
+	struct eth_hdr h;
+	size_t n, len;
+
+	(void)state;
+	fk.know_a = 1;
+	eth_mac_of_ib(&fk.a_hw, mac);
+	memset(&any, 0, sizeof(any));
+	inet_pton(AF_INET6, "fd09::1", &a6);
+	inet_pton(AF_INET6, "fd09::77", &free6);
+	inet_pton(AF_INET6, "fd09::50", &l6);
+	inet_pton(AF_INET6, "ff02::1", &an);
+
+	/* a LAN host probing an IB host's address: defended in its name
+	 * (to all nodes, no override), and the probe goes on to IB */
+	inet_solicited_node(&a6, &sn);
+	n = eth_hdr(f, (const uint8_t[6]){ 0x33, 0x33, 0xff, 0, 0, 1 }, LMAC,
+		    0, 0x86dd);
+	n += eth_nd_build_ns(&any, &sn, &a6, NULL, f + n, sizeof(f) - n);
+	gw_bridge_eth_rx(b, f, n);
+	assert_int_equal(fk.neth, 1);
+	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
+	assert_memory_equal(h.dst, AN, 6);
+	assert_memory_equal(h.src, mac, 6);
+	assert_int_equal(eth_nd_decode(fk.eth[0].data + 14,
+				       fk.eth[0].len - 14, &nd), INET_OK);
+	assert_int_equal(nd.nd.type, INET_ND_NA);
+	assert_int_equal(nd.nd.flags, 0);
+	assert_memory_equal(&nd.nd.target, &a6, 16);
+	assert_memory_equal(&nd.nd.ip.dst, &an, 16);
+	assert_true(nd.has_tlla);
+	assert_memory_equal(nd.tlla, mac, 6);
+	assert_int_equal(fk.nib, 1);
+	assert_false(fk.ib[0].has_nh);
+	assert_int_equal(fk.ib[0].len, n - 14);
+
+	/* a probe for an address nobody is known at: only passed on */
+	fk.neth = fk.nib = 0;
+	inet_solicited_node(&free6, &sn);
+	n = eth_hdr(f, (const uint8_t[6]){ 0x33, 0x33, 0xff, 0, 0, 0x77 },
+		    LMAC, 0, 0x86dd);
+	n += eth_nd_build_ns(&any, &sn, &free6, NULL, f + n, sizeof(f) - n);
+	gw_bridge_eth_rx(b, f, n);
+	assert_int_equal(fk.neth, 0);
+	assert_int_equal(fk.nib, 1);
+
+	/* a LAN host defending its address: to IB without the 6-byte
+	 * option (the link puts its own in), not overriding */
+	fk.neth = fk.nib = 0;
+	n = eth_hdr(f, AN, LMAC, 0, 0x86dd);
+	n += eth_nd_build_na(&l6, &an, &l6, INET_NA_FLAG_OVERRIDE, LMAC,
+			     f + n, sizeof(f) - n);
+	gw_bridge_eth_rx(b, f, n);
+	assert_int_equal(fk.nib, 1);
+	assert_int_equal(ipoib_nd_decode(fk.ib[0].data, fk.ib[0].len, &ind),
+			 INET_OK);
+	assert_int_equal(ind.type, INET_ND_NA);
+	assert_false(ind.has_tlla);
+	assert_int_equal(ind.flags, 0);
+	assert_memory_equal(&ind.target, &l6, 16);
+	assert_memory_equal(&ind.ip.dst, &an, 16);
+
+	/* from IB: a probe from :: goes out from the gateway's MAC ... */
+	fk.neth = fk.nib = 0;
+	inet_solicited_node(&l6, &sn);
+	len = ipoib_nd_build_ns(&any, &sn, &l6, NULL, p, sizeof(p));
+	gw_bridge_ib_rx(b, p, len);
+	assert_int_equal(fk.neth, 1);
+	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
+	assert_memory_equal(h.src, GWMAC, 6);
+	assert_int_equal(h.dst[0], 0x33);
+	assert_memory_equal(fk.eth[0].data + 14, p, len);
+
+	/* ... and an IB host's defence to all nodes gets the MAC it has on
+	 * Ethernet for its 20-byte option */
+	fk.neth = 0;
+	len = ipoib_nd_build_na(&a6, &an, &a6, INET_NA_FLAG_OVERRIDE,
+				&fk.a_hw, p, sizeof(p));
+	gw_bridge_ib_rx(b, p, len);
+	assert_int_equal(fk.neth, 1);
+	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
+	assert_memory_equal(h.dst, AN, 6);
+	assert_memory_equal(h.src, mac, 6);
+	assert_int_equal(eth_nd_decode(fk.eth[0].data + 14,
+				       fk.eth[0].len - 14, &nd), INET_OK);
+	assert_int_equal(nd.nd.type, INET_ND_NA);
+	assert_memory_equal(&nd.nd.target, &a6, 16);
+	assert_true(nd.has_tlla);
+	assert_memory_equal(nd.tlla, mac, 6);
+	gw_bridge_free(b);
+}
+
 /* probes are retried, then what waited is dropped and counted */
 static void test_neigh_failure(void **state)
 {
@@ -602,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_mtu),
 		cmocka_unit_test(test_mss),
 		cmocka_unit_test(test_nd),
+		cmocka_unit_test(test_dad),
 		cmocka_unit_test(test_neigh_failure),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_mac_recovered),
