@@ -49,10 +49,27 @@ static void proxy_claim(const char *ip)
 	proxy.claims[proxy.nclaims++] = h_ip(ip);
 }
 
+/* What the conflict hook was told. */
+static struct {
+	unsigned int calls;
+	struct inet_addr a;
+	uint32_t qpn;
+} conflict;
+
+static void host_conflict(void *arg, const struct inet_addr *a,
+			  const struct ipoib_addr *hw)
+{
+	(void)arg;
+	conflict.calls++;
+	conflict.a = *a;
+	conflict.qpn = hw ? hw->qpn : 0;
+}
+
 static const struct ipoib_link_ops proxy_ops = {
 	.rx = host_rx,
 	.carrier = host_carrier,
 	.proxy = host_proxy,
+	.conflict = host_conflict,
 };
 
 /* A router's routes: 192.0.2.0/24 through 10.0.0.254, 198.51.100.0/24
@@ -89,6 +106,7 @@ static const struct ipoib_link_ops router_ops = {
 static int setup_hooks(void **state)
 {
 	memset(&proxy, 0, sizeof(proxy));
+	memset(&conflict, 0, sizeof(conflict));
 	memset(&route, 0, sizeof(route));
 	return setup(state);
 }
@@ -134,7 +152,8 @@ static void test_proxy_arp(void **state)
 	const struct mem_pkt *p;
 	struct ipoib_arp arp;
 	struct in_addr peer4 = h_in4("10.0.0.2"), lan = h_in4("10.0.0.50"),
-		       other = h_in4("10.0.0.60");
+		       other = h_in4("10.0.0.60"), mine = h_in4("10.0.0.1"),
+		       any;
 	struct inet_addr asked;
 	uint8_t buf[IPOIB_ARP_LEN];
 	size_t len;
@@ -180,6 +199,35 @@ static void test_proxy_arp(void **state)
 	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
 	assert_int_equal(mem_sent_count(t->dev), 0);
 	assert_int_equal(t->nrx, 0);
+
+	/* an RFC 5227 probe (sender 0.0.0.0) for the claimed address is
+	 * defended, on the broadcast group; one for an unclaimed address
+	 * is not */
+	memset(&any, 0, sizeof(any));
+	len = ipoib_arp_build_request(&t->peer, &any, &lan, buf, sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	assert_to_group(t, p, &t->bcast);
+	pkt_arp(p, &arp);
+	assert_int_equal(arp.op, IPOIB_ARPOP_REPLY);
+	assert_int_equal(arp.spa.s_addr, lan.s_addr);
+	assert_int_equal(arp.sha.qpn, t->me.qpn);
+	mem_sent_clear(t->dev);
+	len = ipoib_arp_build_request(&t->peer, &any, &other, buf,
+				      sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+
+	/* another host claiming one of our own addresses: the conflict is
+	 * told, with its link address */
+	assert_int_equal(conflict.calls, 0);
+	len = ipoib_arp_build_announce(&t->peer, &mine, buf, sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_ARP, buf, len);
+	assert_int_equal(conflict.calls, 1);
+	asked = h_ip("10.0.0.1");
+	assert_true(inet_addr_equal(&conflict.a, &asked));
+	assert_int_equal(conflict.qpn, PEER_QPN);
 }
 
 static void test_proxy_nd(void **state)
@@ -190,6 +238,7 @@ static void test_proxy_nd(void **state)
 	struct in6_addr peer6 = h_in6("2001:db8::2"),
 			lan = h_in6("2001:db8::50"),
 			other = h_in6("2001:db8::60"), any;
+	union fab_gid an;
 	struct inet_addr asked;
 	uint8_t buf[128];
 	size_t len;
@@ -227,18 +276,39 @@ static void test_proxy_nd(void **state)
 	assert_int_equal(nd.tlla.qpn, t->me.qpn);
 	assert_memory_equal(nd.tlla.gid.raw, t->me.gid.raw, 16);
 
-	/* duplicate address detection for it: a proxy does not defend */
+	/* duplicate address detection for it (RFC 4862 5.4.3): the proxy
+	 * defends, with an advertisement to all nodes (not overriding),
+	 * and hands the probe up (a bridge takes it to its other side) */
 	mem_sent_clear(t->dev);
 	memset(&any, 0, sizeof(any));
 	len = ipoib_nd_build_ns(&any, NULL, &lan, NULL, buf, sizeof(buf));
 	assert_int_not_equal(len, 0);
 	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	mgid6(t, "ff02::1", &an);
+	assert_to_group(t, p, &an);
+	assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
+					p->len - IPOIB_HDR_LEN, &nd), INET_OK);
+	assert_int_equal(nd.type, INET_ND_NA);
+	assert_memory_equal(&nd.target, &lan, 16);
+	assert_int_equal(nd.ip.dst.s6_addr[0], 0xff);
+	assert_int_equal(nd.flags, 0);
+	assert_true(nd.has_tlla);
+	assert_int_equal(nd.tlla.qpn, t->me.qpn);
+	assert_int_equal(t->nrx, 1);
 	/* nor does it take the unspecified address for a neighbour (the
 	 * answer would wait for it, and be asked for, on the next tick) */
 	assert_false(neigh_listed(t, "::"));
+	mem_sent_clear(t->dev);
 	h_tick_for(t, 1);
 	assert_int_equal(mem_sent_count(t->dev), 0);
-	assert_int_equal(t->nrx, 0);
+
+	/* a probe for an address nobody holds: no answer, handed up */
+	len = ipoib_nd_build_ns(&any, NULL, &other, NULL, buf, sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(t->nrx, 2);
 }
 
 /* ---- next hops ----------------------------------------------------------- */

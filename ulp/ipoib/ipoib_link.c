@@ -186,9 +186,36 @@ static void too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 	}
 }
 
+/*
+ * A Neighbour Advertisement from the host without a target link-layer
+ * option (a TUN has no link address, so the kernel's answers to DAD
+ * probes carry none; a bridge's from Ethernet are rebuilt without one)
+ * gets ours, in buf: the receivers learn where the target is.
+ */
+static const uint8_t *na_with_tlla(struct ipoib_link *l, const uint8_t *pkt,
+				   size_t *len, uint8_t *buf)
+{
+	struct ipoib_nd nd;
+	struct ipoib_addr me;
+	size_t n;
+
+	if (*len < INET_IPV6_HDR_LEN + INET_ND_NS_NA_MSG_LEN ||
+	    pkt[6] != INET_PROTO_ICMPV6 || pkt[40] != INET_ND_NA ||
+	    ipoib_nd_decode(pkt, *len, &nd) != INET_OK || nd.has_tlla)
+		return pkt;
+	ipoib_link_hwaddr(l, &me);
+	n = ipoib_nd_build_na(&nd.ip.src, &nd.ip.dst, &nd.target, nd.flags,
+			      &me, buf, IPOIB_ND_NS_NA_LEN);
+	if (!n)
+		return pkt;
+	*len = n;
+	return buf;
+}
+
 static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		 const struct inet_addr *via, int bcast)
 {
+	uint8_t na[IPOIB_ND_NS_NA_LEN];
 	struct inet_addr dst, nh;
 	union fab_gid mgid;
 	uint16_t et;
@@ -246,6 +273,7 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 			too_big(l, pkt, len);
 			return;
 		}
+		pkt = na_with_tlla(l, pkt, &len, na);
 		et = IPOIB_ETH_P_IPV6;
 		dst.family = AF_INET6;
 		dst.v6 = ip.dst;
@@ -440,8 +468,10 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 		if (m->st == MC_IDLE)
 			ipoib_mcast_join(l, m);
 	ipoib_mcast_join_listen(l);
-	for (i = 0; i < l->naddrs; i++)
+	for (i = 0; i < l->naddrs; i++) {
+		ipoib_neigh_probe_own(l, &l->addrs[i].addr);
 		ipoib_neigh_announce(l, &l->addrs[i].addr);
+	}
 }
 
 /* Failures of the join are retried after a backoff; -1 (ENOMEM) only

@@ -58,6 +58,12 @@ struct ipoib_link_ops {
 	 * addresses; return 1 to answer it with the link's own address
 	 * (a gateway answering for the hosts behind it). */
 	int (*proxy)(void *arg, const struct inet_addr *target);
+	/* (optional) Another endpoint hw claims a, one of the link's own
+	 * addresses: an ARP with a as its sender, or a Neighbour
+	 * Advertisement to a multicast group with a as its target (an
+	 * answer to duplicate address detection). */
+	void (*conflict)(void *arg, const struct inet_addr *a,
+			 const struct ipoib_addr *hw);
 };
 
 /* Counters; the drop reasons are also the names printed by ipoibd. */

@@ -14,6 +14,11 @@
 #include "inet/nd.h"
 #include "ulp/ipoib/ipoib_priv.h"
 
+static int same_endpoint(const struct ipoib_addr *a, const struct ipoib_addr *b)
+{
+	return a->qpn == b->qpn && !memcmp(a->gid.raw, b->gid.raw, 16);
+}
+
 static unsigned int ip_hash(const struct inet_addr *a)
 {
 	return inet_addr_hash(a) % NEIGH_HASH;
@@ -344,13 +349,20 @@ void ipoib_neigh_rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 	sip.family = tip.family = AF_INET;
 	sip.v4 = arp.spa;
 	tip.v4 = arp.tpa;
+	ipoib_link_hwaddr(l, &me);
+	if (arp.spa.s_addr && ipoib_link_is_local(l, &sip) &&
+	    !same_endpoint(&arp.sha, &me) && l->ops.conflict)
+		l->ops.conflict(l->arg, &sip, &arp.sha);	/* RFC 5227 */
 	if (!arp.spa.s_addr) {
 		/* a probe (RFC 5227, or a gateway resolving for others):
 		 * Linux answers it for its own addresses; we answer on the
 		 * broadcast group, which the prober listens to, instead of
-		 * resolving a path to a sender we learn nothing else of */
-		if (arp.op == IPOIB_ARPOP_REQUEST &&
-		    ipoib_link_is_local(l, &tip) && l->carrier) {
+		 * resolving a path to a sender we learn nothing else of.
+		 * A proxy defends the addresses it answers for, so that a
+		 * host probing for one of them learns it is taken. */
+		if (arp.op == IPOIB_ARPOP_REQUEST && l->carrier &&
+		    (ipoib_link_is_local(l, &tip) ||
+		     (l->ops.proxy && l->ops.proxy(l->arg, &tip)))) {
 			ipoib_link_hwaddr(l, &me);
 			blen = ipoib_arp_build_reply(&me, &arp.tpa, &arp.sha,
 						     &arp.spa, buf,
@@ -415,12 +427,27 @@ int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 		n = neigh_find(l, &tgt);
 		if (n && nd.has_tlla)
 			neigh_set_hw(l, n, &nd.tlla);
-		return 1;
+		if (nd.ip.dst.s6_addr[0] != 0xff)
+			return 1;	/* an answer to our solicitation */
+		/* to a group: perhaps an answer to duplicate address
+		 * detection, the host's (or the bridge's) to see */
+		if (ipoib_link_is_local(l, &tgt) && l->ops.conflict)
+			l->ops.conflict(l->arg, &tgt, nd.has_tlla ? &nd.tlla :
+					NULL);
+		return 0;
 	}
 	/* NS: for one of our addresses, or one we proxy for (RFC 4861
 	 * 7.2.8: a proxy's answers do not override) */
-	if (IN6_IS_ADDR_UNSPECIFIED(&nd.ip.src))
-		return 1;	/* DAD: we do not defend, nor proxies */
+	if (IN6_IS_ADDR_UNSPECIFIED(&nd.ip.src)) {
+		/* DAD (RFC 4862 5.4.3): the host defends its own addresses
+		 * or gives up a tentative one, so it gets the probe; a
+		 * proxy defends the addresses it answers for, with an
+		 * advertisement to all nodes */
+		if (!ipoib_link_is_local(l, &tgt) && l->ops.proxy &&
+		    l->ops.proxy(l->arg, &tgt))
+			ipoib_neigh_defend(l, &tgt);
+		return 0;
+	}
 	if (ipoib_link_is_local(l, &tgt))
 		flags = INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE;
 	else if (l->ops.proxy && l->ops.proxy(l->arg, &tgt))
@@ -440,6 +467,51 @@ int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 		ipoib_neigh_output(l, &src, IPOIB_ETH_P_IPV6, buf, blen);
 	}
 	return 1;
+}
+
+/* An unsolicited Neighbour Advertisement for target to all nodes, with
+ * our address and without the override flag (a proxy's, RFC 4861
+ * 7.2.8), as the answer to a DAD probe. */
+void ipoib_neigh_defend(struct ipoib_link *l, const struct inet_addr *target)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
+	struct ipoib_addr me;
+	struct in6_addr an;
+	union fab_gid mgid;
+	uint8_t buf[128];
+	size_t len;
+
+	if (!l->carrier)
+		return;
+	memcpy(&an, all_nodes, 16);
+	ipoib_link_hwaddr(l, &me);
+	len = ipoib_nd_build_na(&target->v6, &an, &target->v6, 0, &me, buf,
+				sizeof(buf));
+	if (len) {
+		l->st.nd_tx++;
+		ipoib_mcast_mgid6(l, &an, &mgid);
+		ipoib_mcast_send(l, &mgid, IPOIB_ETH_P_IPV6, buf, len);
+	}
+}
+
+/* An ARP probe for one of our own addresses (RFC 5227 2.1.1: sender
+ * 0.0.0.0), so that a host already holding it answers and the conflict
+ * is seen (ops->conflict). */
+void ipoib_neigh_probe_own(struct ipoib_link *l, const struct inet_addr *a)
+{
+	struct ipoib_addr me;
+	struct in_addr any = { 0 };
+	uint8_t buf[IPOIB_ARP_LEN];
+	size_t len;
+
+	if (a->family != AF_INET || !l->carrier)
+		return;
+	ipoib_link_hwaddr(l, &me);
+	len = ipoib_arp_build_request(&me, &any, &a->v4, buf, sizeof(buf));
+	if (len) {
+		l->st.arp_tx++;
+		ipoib_mcast_send(l, &l->bcast_mgid, IPOIB_ETH_P_ARP, buf, len);
+	}
 }
 
 void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a)

@@ -205,6 +205,8 @@ void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 void ipoib_neigh_rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len);
 int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len);
 void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a);
+void ipoib_neigh_defend(struct ipoib_link *l, const struct inet_addr *target);
+void ipoib_neigh_probe_own(struct ipoib_link *l, const struct inet_addr *a);
 void ipoib_neigh_flush_paths(struct ipoib_link *l);
 void ipoib_neigh_tick(struct ipoib_link *l, time_t t);
 /* Neighbours and paths, at the link's end. */

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -16,6 +19,7 @@
 #include "conf/errbuf.h"
 #include "fabric/fabric.h"
 #include "inet/gso.h"
+#include "inet/nd.h"
 #include "inet/tcp_mss.h"
 #include "ulp/ipoib/ipoib_tun.h"
 
@@ -126,10 +130,38 @@ static void tun_write(void *arg, const struct gso_vnet_hdr *h,
 		d->st.rx_tun_write++;
 }
 
+/*
+ * A Neighbour Advertisement the link hands up (one to a group: an answer
+ * to duplicate address detection) loses its 20-byte link-layer option:
+ * the kernel takes only options of the TUN's address length (none) and
+ * drops the message otherwise, and it needs only the target.
+ */
+static const uint8_t *na_strip(const uint8_t *pkt, size_t *len, uint8_t *buf,
+			       size_t cap)
+{
+	struct ipoib_nd nd;
+	size_t n;
+
+	if (*len < INET_IPV6_HDR_LEN + INET_ND_NS_NA_MSG_LEN ||
+	    pkt[0] >> 4 != 6 || pkt[6] != INET_PROTO_ICMPV6 ||
+	    pkt[40] != INET_ND_NA || ipoib_nd_decode(pkt, *len, &nd) !=
+	    INET_OK || !nd.has_tlla)
+		return pkt;
+	n = ipoib_nd_build_na(&nd.ip.src, &nd.ip.dst, &nd.target, nd.flags,
+			      NULL, buf, cap);
+	if (!n)
+		return pkt;
+	*len = n;
+	return buf;
+}
+
 /* A packet from the link for the host. */
 static void rx(void *arg, const uint8_t *pkt, size_t len)
 {
 	struct ipoib_tun *d = arg;
+	uint8_t na[IPOIB_ND_NS_NA_LEN];
+
+	pkt = na_strip(pkt, &len, na, sizeof(na));
 
 	if (d->cfg.mss_mtu && len <= GSO_MAX_PKT && tcp_maybe_syn(pkt, len)) {
 		/* a SYN to clamp is changed in a copy (pkt is the link's) */
@@ -247,19 +279,58 @@ static void add_link_local(struct ipoib_tun *d)
 		tun_error(d, err);
 }
 
-/* No kernel-made IPv6 link-local address on the interface. */
-static void no_addr_gen(const char *ifname)
+static void ipv6_conf(const char *ifname, const char *key, const char *val)
 {
 	char path[128];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/"
-		 "addr_gen_mode", ifname);
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/%s",
+		 ifname, key);
 	f = fopen(path, "w");
 	if (!f)
 		return;		/* no IPv6 in this namespace */
-	fputs("1\n", f);
+	fputs(val, f);
 	fclose(f);
+}
+
+/*
+ * No kernel-made IPv6 link-local address on the interface; duplicate
+ * address detection on its addresses, as on an IPoIB interface.  A TUN
+ * is made IFF_NOARP, and for such a device the kernel sets accept_dad to
+ * -1 and skips DAD (addresses are at once preferred): ARP is turned on
+ * (the TUN has no link header, so neighbours stay NOARP entries) and
+ * accept_dad set to 1.  The kernel then sends its DAD probes from ::
+ * through the TUN, and the link hands back the advertisements that
+ * defend the address.
+ */
+static void no_addr_gen(struct ipoib_tun *d)
+{
+	struct ifreq ifr;
+	int s;
+
+	ipv6_conf(d->ifname, "addr_gen_mode", "1\n");
+	ipv6_conf(d->ifname, "accept_dad", "1\n");
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", d->ifname);
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0 &&
+	    (ifr.ifr_flags & IFF_NOARP)) {
+		ifr.ifr_flags &= ~IFF_NOARP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+			tun_error(d, "turning ARP on (for DAD): no DAD");
+	}
+	close(s);
+}
+
+static void conflict(void *arg, const struct inet_addr *a,
+		     const struct ipoib_addr *hw)
+{
+	struct ipoib_tun *d = arg;
+
+	if (d->ops.conflict)
+		d->ops.conflict(d->arg, d, a, hw);
 }
 
 static void carrier(void *arg, int up, unsigned int mtu)
@@ -276,8 +347,10 @@ static void carrier(void *arg, int up, unsigned int mtu)
 		tun_error(d, err);
 	if (!d->configured) {
 		for (i = 0; i < d->cfg.naddrs; i++) {
+			/* IPv6 ones tentative until the kernel's DAD is
+			 * done: preferred, or dadfailed */
 			if (nl_ifaddr_add(d->nl, d->ifindex, &d->cfg.addrs[i],
-					  NL_ADDR_NODAD, err,
+					  0, err,
 					  sizeof(err)) < 0 && errno != EEXIST)
 				tun_error(d, err);
 		}
@@ -302,6 +375,7 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 {
 	struct ipoib_link_ops lops = { .rx = rx, .rx_done = rx_done,
 				       .carrier = carrier,
+				       .conflict = conflict,
 				       .nexthop = nexthop };
 	struct ipoib_tun *d;
 	char why[FAB_ERRLEN], off[NL_ERRLEN + 32];
@@ -336,7 +410,7 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 		snprintf(off, sizeof(off), "%s: packets go one by one", why);
 		tun_error(d, off);
 	}
-	no_addr_gen(d->ifname);
+	no_addr_gen(d);
 	d->link = ipoib_link_new(base, dev, &cfg->link, &lops, d, why,
 				 sizeof(why));
 	if (!d->link) {

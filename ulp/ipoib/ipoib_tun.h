@@ -57,6 +57,13 @@ struct ipoib_tun_ops {
 	 * ("...: packets go one by one"), or the MTU, an address or the
 	 * link state when the carrier came. */
 	void (*error)(void *arg, struct ipoib_tun *t, const char *msg);
+	/* Another endpoint claims one of the interface's addresses
+	 * (ipoib_link_ops.conflict; hw NULL when it did not say which):
+	 * for IPv6 the kernel's duplicate address detection then marks a
+	 * tentative address dadfailed. */
+	void (*conflict)(void *arg, struct ipoib_tun *t,
+			 const struct inet_addr *a,
+			 const struct ipoib_addr *hw);
 };
 
 /* Create the TUN and the link (not started).  NULL with errno set and the

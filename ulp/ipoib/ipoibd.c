@@ -9,6 +9,7 @@
  * Next hops for off-link destinations come from the kernel's routing table,
  * cached and flushed when routes change (this file watches them).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -79,6 +80,25 @@ static void tun_error(void *arg, struct ipoib_tun *t, const char *msg)
 	(void)arg;
 	(void)t;
 	log_warnx("%s", msg);
+}
+
+/* Duplicate address detection (IPv6) and conflict detection (IPv4). */
+static void tun_conflict(void *arg, struct ipoib_tun *t,
+			 const struct inet_addr *a, const struct ipoib_addr *hw)
+{
+	char as[INET6_ADDRSTRLEN], hws[IPOIB_ADDR_STRLEN] = "?";
+
+	(void)arg;
+	inet_ntop(a->family, a->raw, as, sizeof(as));
+	if (hw)
+		ipoib_addr_ntop(hw, hws, sizeof(hws));
+	if (a->family == AF_INET6)
+		log_warnx("%s: duplicate address %s: in use by %s (DAD: a "
+			  "tentative address goes dadfailed)",
+			  ipoib_tun_ifname(t), as, hws);
+	else
+		log_warnx("%s: address conflict: %s is claimed by %s",
+			  ipoib_tun_ifname(t), as, hws);
 }
 
 static void ready(void *arg, struct ipoib_tun *t)
@@ -153,7 +173,8 @@ int main(int argc, char **argv)
 	static struct ipoibd d;
 	static struct ipoib_tun_cfg tc = { .link = { .pkey = 0xffff } };
 	struct ipoib_tun_ops tops = { .ready = ready, .carrier = tun_carrier,
-				      .error = tun_error };
+				      .error = tun_error,
+				      .conflict = tun_conflict };
 	const char *spec = NULL, *node = NULL, *ifname = "ib%d", *why;
 	char err[NL_ERRLEN];
 	unsigned long long v;
