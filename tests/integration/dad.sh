@@ -135,9 +135,10 @@ expect_eq "ib2 configured with ib1's fd41::1" "$(state ib2 ib0 fd41::1)" \
 	dadfailed
 eventually settled ib2 ib0 fd41::2
 expect_eq "ib2's free fd41::2" "$(state ib2 ib0 fd41::2)" preferred
-grep -q "duplicate address fd41::1" "$T/ib2.log" ||
+grep -q "duplicate address fd41::1: .*DAD failed: dadfailed" "$T/ib2.log" ||
 	{ cat "$T/ib2.log"; fail "ib2's log: no duplicate fd41::1"; }
-ok "ib2's log: duplicate address fd41::1"
+grep -q "fd41::2" "$T/ib2.log" && { cat "$T/ib2.log"; fail "ib2: fd41::2?"; }
+ok "ib2's log: duplicate address fd41::1, DAD failed (none for fd41::2)"
 expect_eq "ib1 keeps fd41::1" "$(state ib1 ib0 fd41::1)" preferred
 ns lan1 ping -c 2 -W 2 fd41::1 >/dev/null || fail "lan1 -> ib1 IPv6 at the end"
 ok "lan1 still reaches ib1 at fd41::1"

@@ -626,6 +626,22 @@ int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p,
 	return 0;
 }
 
+int ipoib_link_del_addr(struct ipoib_link *l, const struct inet_addr *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->naddrs; i++) {
+		if (!inet_addr_equal(&l->addrs[i].addr, a))
+			continue;
+		memmove(&l->addrs[i], &l->addrs[i + 1],
+			(l->naddrs - i - 1) * sizeof(l->addrs[0]));
+		l->naddrs--;
+		return 0;	/* its solicited-node group stays joined */
+	}
+	errno = ENOENT;
+	return -1;
+}
+
 static void restart(struct ipoib_link *l, int keep_carrier)
 {
 	struct mc *m;

@@ -126,6 +126,10 @@ int ipoib_link_start(struct ipoib_link *l, char *err, size_t errlen);
 int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *a,
 			char *err, size_t errlen);
 
+/* No longer a local address (an IPv6 one whose duplicate address
+ * detection failed): -1 with ENOENT when it is not one. */
+int ipoib_link_del_addr(struct ipoib_link *l, const struct inet_addr *a);
+
 /* An IP packet from the host.  Never fails: drops are counted. */
 void ipoib_link_xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len);
 /* The same for a unicast packet through next hop nh (the nexthop callback

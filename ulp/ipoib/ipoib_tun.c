@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_addr.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -324,13 +325,46 @@ static void no_addr_gen(struct ipoib_tun *d)
 	close(s);
 }
 
+/* Is a still tentative on the interface (/proc/net/if_inet6 flags)? */
+static int tentative(struct ipoib_tun *d, const struct inet_addr *a)
+{
+	char hex[33], name[IFNAMSIZ + 1], want[33];
+	unsigned int idx, plen, scope, flags, i;
+	int r = 0;
+	FILE *f;
+
+	for (i = 0; i < 16; i++)
+		snprintf(want + 2 * i, 3, "%02x", a->v6.s6_addr[i]);
+	f = fopen("/proc/net/if_inet6", "r");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%32s %x %x %x %x %16s", hex, &idx, &plen, &scope,
+		      &flags, name) == 6) {
+		if ((int)idx == d->ifindex && !strcmp(hex, want)) {
+			r = (flags & IFA_F_TENTATIVE) != 0;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/*
+ * Another host claims one of our addresses.  For an IPv6 one still
+ * tentative, the advertisement about to be handed up makes the kernel's
+ * DAD fail: the link stops answering for it, as the kernel does for a
+ * dadfailed address.
+ */
 static void conflict(void *arg, const struct inet_addr *a,
 		     const struct ipoib_addr *hw)
 {
 	struct ipoib_tun *d = arg;
+	int failed = 0;
 
+	if (a->family == AF_INET6 && tentative(d, a))
+		failed = ipoib_link_del_addr(d->link, a) == 0;
 	if (d->ops.conflict)
-		d->ops.conflict(d->arg, d, a, hw);
+		d->ops.conflict(d->arg, d, a, hw, failed);
 }
 
 static void carrier(void *arg, int up, unsigned int mtu)

@@ -58,12 +58,13 @@ struct ipoib_tun_ops {
 	 * link state when the carrier came. */
 	void (*error)(void *arg, struct ipoib_tun *t, const char *msg);
 	/* Another endpoint claims one of the interface's addresses
-	 * (ipoib_link_ops.conflict; hw NULL when it did not say which):
-	 * for IPv6 the kernel's duplicate address detection then marks a
-	 * tentative address dadfailed. */
+	 * (ipoib_link_ops.conflict; hw NULL when it did not say which).
+	 * dad_failed: an IPv6 address still tentative, which the kernel's
+	 * duplicate address detection now marks dadfailed; the link no
+	 * longer answers for it. */
 	void (*conflict)(void *arg, struct ipoib_tun *t,
 			 const struct inet_addr *a,
-			 const struct ipoib_addr *hw);
+			 const struct ipoib_addr *hw, int dad_failed);
 };
 
 /* Create the TUN and the link (not started).  NULL with errno set and the

@@ -84,7 +84,8 @@ static void tun_error(void *arg, struct ipoib_tun *t, const char *msg)
 
 /* Duplicate address detection (IPv6) and conflict detection (IPv4). */
 static void tun_conflict(void *arg, struct ipoib_tun *t,
-			 const struct inet_addr *a, const struct ipoib_addr *hw)
+			 const struct inet_addr *a, const struct ipoib_addr *hw,
+			 int dad_failed)
 {
 	char as[INET6_ADDRSTRLEN], hws[IPOIB_ADDR_STRLEN] = "?";
 
@@ -92,9 +93,12 @@ static void tun_conflict(void *arg, struct ipoib_tun *t,
 	inet_ntop(a->family, a->raw, as, sizeof(as));
 	if (hw)
 		ipoib_addr_ntop(hw, hws, sizeof(hws));
-	if (a->family == AF_INET6)
-		log_warnx("%s: duplicate address %s: in use by %s (DAD: a "
-			  "tentative address goes dadfailed)",
+	if (dad_failed)
+		log_warnx("%s: duplicate address %s: in use by %s, DAD "
+			  "failed: dadfailed, not answered for",
+			  ipoib_tun_ifname(t), as, hws);
+	else if (a->family == AF_INET6)
+		log_warnx("%s: duplicate address %s: in use by %s",
 			  ipoib_tun_ifname(t), as, hws);
 	else
 		log_warnx("%s: address conflict: %s is claimed by %s",
