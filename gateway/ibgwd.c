@@ -124,8 +124,12 @@ static void check_ready(struct ibgwd *d)
 		status_carrier(d);
 		return;
 	}
+	/* a partition whose P_Key the port lacks does not hold the
+	 * gateway back: it gets its carrier when the SM adds the key */
 	for (i = 0; i < d->nparts; i++)
-		if (d->parts[i].used && !d->parts[i].up)
+		if (d->parts[i].used && !d->parts[i].up &&
+		    part_link(&d->parts[i]) &&
+		    ipoib_link_has_pkey(part_link(&d->parts[i])))
 			return;
 	d->ready = 1;
 	log_info("ready: %u partition(s)", parts_used(d));
@@ -834,12 +838,22 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 			return;
 		}
 		for (i = 0; i < d->nparts; i++) {
+			struct ipoib_link *l;
+			int had;
+
 			if (!d->parts[i].used)
 				continue;
+			l = part_link(&d->parts[i]);
+			had = l && ipoib_link_has_pkey(l);
 			if (d->parts[i].tun)
 				ipoib_tun_event(d->parts[i].tun, ev.type);
 			else if (d->parts[i].link)
 				ipoib_link_event(d->parts[i].link, ev.type);
+			if (l && had != ipoib_link_has_pkey(l))
+				log_info("partition %s: P_Key 0x%04x %s the "
+					 "port's table", d->parts[i].pc->name,
+					 d->parts[i].pc->pkey | 0x8000,
+					 had ? "removed from" : "added to");
 		}
 	}
 }
@@ -997,6 +1011,14 @@ static void part_go(struct part *p)
 	if (p->tun ? ipoib_tun_start(p->tun, err, sizeof(err)) :
 	    ipoib_link_start(p->link, err, sizeof(err))) {
 		log_warnx("partition %s: %s", p->pc->name, err);
+		return;
+	}
+	if (!ipoib_link_has_pkey(part_link(p))) {
+		/* it waits for the subnet manager to add the key */
+		log_warnx("partition %s: P_Key 0x%04x is not in the port's "
+			  "table: no carrier until the subnet manager adds it",
+			  p->pc->name, p->pc->pkey | 0x8000);
+		check_ready(p->d);
 		return;
 	}
 	log_info("partition %s: P_Key 0x%04x, %s, joining the broadcast group",

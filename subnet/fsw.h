@@ -115,6 +115,17 @@ int fsw_port_set(struct fsw *sw, struct fsw_node *node, int up);
 /* As an SM restart: memberships forgotten, CLIENT_REREGISTER to every
  * port that is up; returns how many. */
 unsigned int fsw_client_reregister(struct fsw *sw);
+/*
+ * New partitions (a reload; pc replaces the configuration given before and
+ * must live as long as the switch).  Every port's P_Key table is made
+ * again keeping the indexes of the keys it still has; PKEY_CHANGE goes to
+ * exactly the ports whose table changed, which leave the groups of keys
+ * they lost; the groups of partitions that are gone are deleted (their
+ * number in *groups_deleted, if not NULL).  Returns how many ports
+ * changed.
+ */
+unsigned int fsw_set_partitions(struct fsw *sw, const struct prtn_conf *pc,
+				unsigned int *groups_deleted);
 struct fsw_node *fsw_node_find(struct fsw *sw, const char *name);
 /* How many multicast groups the SA has the node's port in. */
 unsigned int fsw_node_groups(const struct fsw *sw, const struct fsw_node *node);

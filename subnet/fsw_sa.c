@@ -615,6 +615,72 @@ void fsw_sa_port_up(struct fsw_sa *sa, uint16_t lid)
 		send_trap(sa, SA_TRAP_GID_IN_SERVICE, &n.gid, 0);
 }
 
+static int add_all_well_known(struct fsw_sa *sa);
+
+/* The port's P_Key table changed: it leaves the groups of partitions it
+ * is no longer in, as OpenSM removes a port from the groups of a P_Key it
+ * lost. */
+void fsw_sa_port_pkeys_changed(struct fsw_sa *sa, uint16_t lid)
+{
+	struct sa_port_mcms *pm;
+	struct fsw_sa_port n;
+	unsigned int k;
+	uint8_t ss;
+
+	if (sa->ops->port_by_lid(sa->ctx, lid, &n) < 0 || lid >= sa->nmcms)
+		return;
+	pm = &sa->mcms[lid];
+	k = 0;
+	while (k < pm->n) {
+		struct sa_group *g = sa->by_mlid[pm->v[k].mlid -
+						 FAB_LID_MCAST_MIN];
+		int i = g ? member_find(g, n.guid) : -1;
+
+		if (i < 0) {	/* cannot happen; keep the loop finite */
+			pm->v[k] = pm->v[--pm->n];
+			continue;
+		}
+		if (port_has_pkey(&n, g->rec.pkey)) {
+			k++;
+			continue;
+		}
+		/* member_remove takes the entry out of pm->v */
+		member_remove(sa, g, (unsigned int)i, 0xf, &ss);
+	}
+}
+
+unsigned int fsw_sa_set_partitions(struct fsw_sa *sa,
+				   const struct prtn_conf *pc)
+{
+	unsigned int i, deleted = 0;
+
+	sa->pc = pc;
+	/* every group is an ordinary one until the new file names it */
+	for (i = 0; i < NMLIDS; i++)
+		if (sa->by_mlid[i])
+			sa->by_mlid[i]->well_known = 0;
+	if (add_all_well_known(sa) < 0)
+		return deleted;	/* out of MLIDs or memory: what fits */
+	for (i = 0; i < NMLIDS; i++) {
+		struct sa_group *g = sa->by_mlid[i];
+
+		if (!g || g->well_known)
+			continue;
+		/* a partition that is gone takes its groups with it, and
+		 * their members lose them; a group no longer in the file
+		 * lives on while it has full members, as a joined one */
+		if (pc && prtn_conf_find(pc, g->rec.pkey) &&
+		    g->full_members)
+			continue;
+		if (g->full_members)
+			send_trap(sa, SA_TRAP_MCG_DELETED, &g->rec.mgid,
+				  g->rec.pkey);
+		group_delete(sa, g);
+		deleted++;
+	}
+	return deleted;
+}
+
 void fsw_sa_forget_all(struct fsw_sa *sa)
 {
 	unsigned int i;
@@ -637,8 +703,14 @@ static int add_well_known(struct fsw_sa *sa, const struct prtn *p,
 	memset(&r, 0, sizeof(r));	/* MLID 0: the next free one */
 	memcpy(r.mgid.raw, mgid_raw, 16);
 	r.mgid.raw[1] = (uint8_t)((r.mgid.raw[1] & 0xf0) | (scope & 0xf));
-	if (group_find(sa, &r.mgid))
+	g = group_find(sa, &r.mgid);
+	if (g) {
+		/* a reload: a group made by a join, now in the file, is
+		 * well-known from here on (its parameters stay) */
+		if ((g->rec.pkey & 0x7fff) == p->pkey)
+			g->well_known = 1;
 		return 0;
+	}
 	r.qkey = qkey;
 	r.mtu = mtu;
 	r.tclass = tclass;

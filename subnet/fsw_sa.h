@@ -87,6 +87,17 @@ void fsw_sa_port_up(struct fsw_sa *sa, uint16_t lid);
  * memberships and subscriptions go, as OpenSM drops those of a vanished
  * port, and trap 65 (GID out of service) goes to the others. */
 void fsw_sa_port_gone(struct fsw_sa *sa, uint16_t lid);
+/* The port's P_Key table changed: it leaves the groups whose P_Key it
+ * no longer has. */
+void fsw_sa_port_pkeys_changed(struct fsw_sa *sa, uint16_t lid);
+/* New partitions (a reload; pc replaces the one given before and must
+ * live as long as the SA): the well-known groups of partitions that are
+ * new are made, and the groups of partitions that are gone deleted, their
+ * members losing them; a group the file no longer names but whose
+ * partition stays is kept while it has full members.  Returns how many
+ * groups were deleted. */
+unsigned int fsw_sa_set_partitions(struct fsw_sa *sa,
+				   const struct prtn_conf *pc);
 /* An SM restart: every membership and subscription is forgotten
  * (well-known groups stay, empty). */
 void fsw_sa_forget_all(struct fsw_sa *sa);

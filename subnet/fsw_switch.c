@@ -533,6 +533,100 @@ unsigned int fsw_client_reregister(struct fsw *sw)
 	return n;
 }
 
+/*
+ * The table a port gets from new partitions, index-stable as real SMs
+ * make it: a key the port keeps stays at its index (the same key first,
+ * then the same partition with the other membership), and new keys take
+ * free slots, the lowest first; those that were never used before those
+ * a removed key just left, so that a queue pair still holding a removed
+ * key's index does not find another partition there at once.  Slot 0 is
+ * filled only with the key that wants index 0 (the default partition's,
+ * or an indx0 one).  Returns the table's length.
+ */
+static unsigned int pkeys_merge(const uint16_t *old, unsigned int nold,
+				const uint16_t *want, unsigned int nwant,
+				uint16_t *out)
+{
+	unsigned char used[FAB_MAX_PKEYS] = { 0 };
+	unsigned int i, j, pass, n = 0;
+
+	memset(out, 0, FAB_MAX_PKEYS * sizeof(*out));
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < nold; i++) {
+			if (!old[i] || out[i])
+				continue;
+			for (j = 0; j < nwant; j++) {
+				if (used[j] || !want[j])
+					continue;
+				if (pass ? (want[j] & 0x7fff) !=
+					   (old[i] & 0x7fff) :
+					   want[j] != old[i])
+					continue;
+				out[i] = want[j];
+				used[j] = 1;
+				break;
+			}
+		}
+	}
+	for (j = 0; j < nwant; j++) {
+		int slot = -1;
+
+		if (used[j] || !want[j])
+			continue;
+		if (j == 0 && !out[0]) {
+			slot = 0;
+		} else {
+			for (pass = 0; pass < 2 && slot < 0; pass++)
+				for (i = 1; i < FAB_MAX_PKEYS && slot < 0; i++)
+					if (!out[i] && (pass || i >= nold ||
+							!old[i]))
+						slot = (int)i;
+		}
+		if (slot < 0)
+			break;	/* the table is full: as an HCA's */
+		out[slot] = want[j];
+	}
+	for (i = 0; i < FAB_MAX_PKEYS; i++)
+		if (out[i])
+			n = i + 1;
+	return n;
+}
+
+unsigned int fsw_set_partitions(struct fsw *sw, const struct prtn_conf *pc,
+				unsigned int *groups_deleted)
+{
+	uint16_t want[FAB_MAX_PKEYS], nt[FAB_MAX_PKEYS];
+	unsigned int i, nwant, nn, changed = 0, gone;
+	struct fsw_qp *q;
+
+	sw->pc = pc;
+	for (i = 0; i < sw->nnodes; i++) {
+		struct fsw_node *n = sw->nodes[i];
+
+		prtn_pkey_table(pc, n->name, n->port_guid, 0, want,
+				FAB_MAX_PKEYS, &nwant);
+		nn = pkeys_merge(n->pkeys, n->npkeys, want, nwant, nt);
+		if (nn == n->npkeys &&
+		    !memcmp(nt, n->pkeys, nn * sizeof(*nt)))
+			continue;
+		memcpy(n->pkeys, nt, sizeof(n->pkeys));
+		n->npkeys = nn;
+		/* a QP holds an index: it sends and receives with whatever
+		 * the table holds there now (nothing, if the slot emptied) */
+		for (q = n->qps; q; q = q->next)
+			if (!q->gsi)
+				q->pkey = q->pkey_index < nn ?
+					  nt[q->pkey_index] : 0;
+		fsw_sa_port_pkeys_changed(sw->sa, n->lid);
+		raise_event(sw, n, FAB_EV_PKEY_CHANGE);
+		changed++;
+	}
+	gone = fsw_sa_set_partitions(sw->sa, pc);
+	if (groups_deleted)
+		*groups_deleted = gone;
+	return changed;
+}
+
 void fsw_port_info(const struct fsw *sw, const struct fsw_node *node,
 		   struct fsp_port_info *pi)
 {

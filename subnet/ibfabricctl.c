@@ -27,6 +27,8 @@ static void usage(FILE *f)
 "  path SRC DST [PKEY]  the PathRecord the SA answers between two nodes\n"
 "  rereg              as an SM restart: forget memberships, raise\n"
 "                     CLIENT_REREGISTER on every node\n"
+"  reload             re-read the partitions file (as SIGHUP); a bad file\n"
+"                     is refused with its errors, the old one kept\n"
 "  port NODE down|up  take a node's port down (PORT_ERR) or up (PORT_ACTIVE)\n"
 "  capture off|on     pause or resume ibfabricd's packet capture\n"
 "  replay FILE NODE   switch every packet of a pcap as if NODE sent it\n"
@@ -151,6 +153,7 @@ int main(int argc, char **argv)
 		return cmd_report(sock, cmd, NULL);
 	}
 	if (!strcmp(cmd, "partitions") || !strcmp(cmd, "rereg") ||
+	    !strcmp(cmd, "reload") ||
 	    !strcmp(cmd, "groups") || !strcmp(cmd, "path") ||
 	    !strcmp(cmd, "port") || !strcmp(cmd, "capture")) {
 		char line[160];

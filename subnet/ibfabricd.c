@@ -78,6 +78,7 @@ struct fabd {
 	struct event_base *base;
 	struct fsw *sw;
 	struct prtn_conf pc;
+	const char *prtn_path;	/* -P, re-read on SIGHUP and reload */
 	const char *sockpath;
 	int lfd;
 	struct event *lev;
@@ -556,7 +557,7 @@ static void reply_err(struct conn *c, uint32_t seq, int err, const char *fmt,
 static void reply_err(struct conn *c, uint32_t seq, int err, const char *fmt,
 		      ...)
 {
-	char msg[256];
+	char msg[2048];	/* a reload's parse errors, several lines */
 	va_list ap;
 	int n;
 
@@ -793,6 +794,40 @@ static int handle_qp_msg(struct conn *c, const struct fsp_hdr *h,
 	return 0;
 }
 
+/*
+ * Re-read the partitions file (SIGHUP, ibfabricctl reload), as OpenSM
+ * does on SIGHUP.  A file that does not parse leaves the partitions in use
+ * as they are.  Writes what happened (or why not) to msg; 0 or -1.
+ */
+static int fabd_reload(struct fabd *d, char *msg, size_t cap)
+{
+	static char err[4096];
+	struct prtn_conf nc, old;
+	unsigned int ports, groups;
+
+	if (!d->prtn_path) {
+		snprintf(msg, cap, "no partitions file to re-read (started "
+			 "without --partitions)");
+		log_warnx("reload: %s", msg);
+		return -1;
+	}
+	if (prtn_conf_load(d->prtn_path, &nc, err, sizeof(err)) < 0) {
+		snprintf(msg, cap, "%s\nreload failed: the partitions in use "
+			 "are kept", err);
+		log_warnx("reload: %s: the partitions in use are kept", err);
+		return -1;
+	}
+	old = d->pc;
+	d->pc = nc;
+	ports = fsw_set_partitions(d->sw, &d->pc, &groups);
+	prtn_conf_free(&old);
+	snprintf(msg, cap, "partitions reloaded from %s: %zu partition(s), "
+		 "PKEY_CHANGE on %u port(s), %u group(s) deleted\n",
+		 d->prtn_path, d->pc.nparts, ports, groups);
+	log_info("%.*s", (int)strcspn(msg, "\n"), msg);
+	return 0;
+}
+
 static int handle_ctl(struct conn *c, const struct fsp_hdr *h,
 		      const void *body)
 {
@@ -814,6 +849,14 @@ static int handle_ctl(struct conn *c, const struct fsp_hdr *h,
 		c->d->pcap_paused = !strcmp(cmd, "capture off");
 		snprintf(out, sizeof(out), "capture %s\n",
 			 c->d->pcap_paused ? "paused" : "on");
+		fsp_send(c->fd, FSP_REPLY, h->seq, 0, out, strlen(out), -1);
+		return 0;
+	}
+	if (!strcmp(cmd, "reload")) {
+		if (fabd_reload(c->d, out, sizeof(out)) < 0) {
+			reply_err(c, h->seq, EINVAL, "%s", out);
+			return 0;
+		}
 		fsp_send(c->fd, FSP_REPLY, h->seq, 0, out, strlen(out), -1);
 		return 0;
 	}
@@ -944,8 +987,14 @@ static void fabd_notify(const char *msg)
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct fabd *d = arg;
+	char msg[4096];
 
 	(void)what;
+	if (sig == SIGHUP) {
+		log_info("SIGHUP: re-reading the partitions");
+		fabd_reload(d, msg, sizeof(msg));
+		return;
+	}
 	log_info("signal %d: shutting down", (int)sig);
 	fabd_notify("STOPPING=1");
 	event_base_loopbreak(d->base);
@@ -1014,8 +1063,8 @@ int main(int argc, char **argv)
 	};
 	struct fsw_fault_cfg faults = { .seed = 1 };
 	const char *pcap_path = NULL, *prtn_path = NULL, *why;
-	char *abs_sock = NULL;
-	struct event *sigs[2];
+	char *abs_sock = NULL, *abs_prtn = NULL;
+	struct event *sigs[3];
 	struct fabd d;
 	char err[512];
 	int ch, foreground = 0, verbose = 0, i;
@@ -1030,7 +1079,7 @@ int main(int argc, char **argv)
 		case 'f': foreground = 1; break;
 		case 'v': verbose = 1; break;
 		case 's': d.sockpath = optarg; break;
-		case 'P': prtn_path = optarg; break;
+		case 'P': prtn_path = d.prtn_path = optarg; break;
 		case 'p': pcap_path = optarg; break;
 		case 'L':
 			if (parse_prob("--loss", optarg, &faults.loss) < 0)
@@ -1113,6 +1162,13 @@ int main(int argc, char **argv)
 		free(cwd);
 		d.sockpath = abs_sock;
 	}
+	/* the same for the partitions file, re-read on SIGHUP */
+	if (d.prtn_path && d.prtn_path[0] != '/') {
+		abs_prtn = realpath(d.prtn_path, NULL);
+		if (!abs_prtn)
+			fatal("%s", d.prtn_path);
+		d.prtn_path = abs_prtn;
+	}
 	/* detached before the event base is made: nothing to reinit */
 	if (!foreground &&
 	    daemon_detach("ibfabricd", verbose, NULL, err, sizeof(err)) < 0)
@@ -1148,8 +1204,8 @@ int main(int argc, char **argv)
 	}
 	sigs[0] = evsignal_new(d.base, SIGINT, signal_cb, &d);
 	sigs[1] = evsignal_new(d.base, SIGTERM, signal_cb, &d);
-	signal(SIGHUP, SIG_IGN);	/* nothing to reload */
-	for (i = 0; i < 2; i++)
+	sigs[2] = evsignal_new(d.base, SIGHUP, signal_cb, &d);
+	for (i = 0; i < 3; i++)
 		evsignal_add(sigs[i], NULL);
 
 	log_info("ready: socket %s, %zu partition(s)%s%s", d.sockpath,
@@ -1165,7 +1221,7 @@ int main(int argc, char **argv)
 
 	while (d.conns)
 		conn_free(d.conns);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
 	event_free(d.lev);
 	event_free(d.flush_ev);
@@ -1181,5 +1237,6 @@ int main(int argc, char **argv)
 	event_base_free(d.base);
 	prtn_conf_free(&d.pc);
 	free(abs_sock);
+	free(abs_prtn);
 	return 0;
 }

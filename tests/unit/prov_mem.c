@@ -204,6 +204,18 @@ void mem_port_event(struct fab_dev *dev, enum fab_event_type type)
 	mem_efd_set(md->efd, 1);
 }
 
+void mem_set_pkeys(struct fab_dev *dev, const uint16_t *pkeys,
+		   unsigned int n)
+{
+	struct mem_dev *md = mem_dev_of(dev);
+
+	if (n > FAB_MAX_PKEYS)
+		mem_full("P_Key");
+	memset(md->pa.pkeys, 0, sizeof(md->pa.pkeys));
+	memcpy(md->pa.pkeys, pkeys, n * sizeof(*pkeys));
+	md->pa.npkeys = n;
+}
+
 /* ---- queue pairs ----------------------------------------------------------- */
 
 static struct fab_qp *mem_qp_create(struct fab_dev *dev,

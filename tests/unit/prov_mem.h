@@ -95,5 +95,9 @@ void mem_sa_clear(struct fab_dev *dev);
 /* A port event: PORT_ERR takes the port down, PORT_ACTIVE up (MADs are
  * lost while it is down); every type is queued for fab_get_event(). */
 void mem_port_event(struct fab_dev *dev, enum fab_event_type type);
+/* The port's P_Key table (what fab_query_port reads), as an SM sets it;
+ * no event: send FAB_EV_PKEY_CHANGE with mem_port_event(). */
+void mem_set_pkeys(struct fab_dev *dev, const uint16_t *pkeys,
+		   unsigned int n);
 
 #endif

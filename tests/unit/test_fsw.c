@@ -47,7 +47,30 @@ static int cap_deliver(void *ctx, void *owner, const uint8_t *pkt,
 	return 0;
 }
 
-static const struct fsw_ops ops = { .deliver = cap_deliver };
+/* PKEY_CHANGE events, by node (nodes named as setup attaches them). */
+static struct fsw_node *pkey_events[16];
+static unsigned int npkey_events;
+
+static void cap_event(void *ctx, struct fsw_node *node,
+		      enum fab_event_type type)
+{
+	(void)ctx;
+	if (type == FAB_EV_PKEY_CHANGE && npkey_events < 16)
+		pkey_events[npkey_events++] = node;
+}
+
+static int got_pkey_event(const struct fsw_node *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < npkey_events; i++)
+		if (pkey_events[i] == n)
+			return 1;
+	return 0;
+}
+
+static const struct fsw_ops ops = { .deliver = cap_deliver,
+				    .event = cap_event };
 
 struct env {
 	struct prtn_conf pc;
@@ -389,6 +412,79 @@ static void test_many_nodes(void **state)
 	assert_int_equal(fsw_node_groups(e->sw, n[299]), 1);
 }
 
+/*
+ * New partitions: tables made again with the indexes of kept keys
+ * unchanged (a new key takes a slot never used before one a removed key
+ * left), PKEY_CHANGE on exactly the ports whose table changed, a QP on a
+ * removed key's index left with no P_Key, and a deleted partition's
+ * groups gone.
+ */
+static void test_reload(void **state)
+{
+	static const char conf2[] =
+		"Default=0x7fff, ipoib : ALL=full ;\n"
+		"q=0x8002, ipoib : full1=full, out=full ;\n"
+		"p=0x8001 : full2=full, lim1=limited ;\n";
+	static const char conf3[] =
+		"Default=0x7fff, ipoib : ALL=full ;\n"
+		"p=0x8001 : full2=full, lim1=limited ;\n";
+	struct env *e = *state;
+	struct prtn_conf pc2, pc3;
+	struct fsp_port_info pi;
+	struct fsw_qp *q;
+	static char buf[65536];
+	char err[256];
+	unsigned int deleted = 0;
+
+	q = slot_qp_create(e->sw, e->full1, 0x11, 1, 0, err, sizeof(err));
+	assert_non_null(q);
+	assert_int_equal(fsw_qp_pkey(q), 0x8001);
+	assert_int_equal(prtn_conf_parse(conf2, sizeof(conf2) - 1, "t2", &pc2,
+					 err, sizeof(err)), 0);
+	npkey_events = 0;
+	assert_int_equal(fsw_set_partitions(e->sw, &pc2, NULL), 3);
+	assert_int_equal(npkey_events, 3);
+	assert_true(got_pkey_event(e->full1));
+	assert_true(got_pkey_event(e->lim2));
+	assert_true(got_pkey_event(e->out));
+	assert_false(got_pkey_event(e->full2));
+	assert_false(got_pkey_event(e->lim1));
+	pi = port_info(e->sw, e->full1);
+	assert_int_equal(pi.npkeys, 3);
+	assert_int_equal(pi.pkeys[0], 0xffff);
+	assert_int_equal(pi.pkeys[1], 0);
+	assert_int_equal(pi.pkeys[2], 0x8002);
+	assert_int_equal(fsw_qp_pkey(q), 0);
+	pi = port_info(e->sw, e->full2);
+	assert_int_equal(pi.npkeys, 2);
+	assert_int_equal(pi.pkeys[1], 0x8001);
+	pi = port_info(e->sw, e->lim1);
+	assert_int_equal(pi.pkeys[1], 0x0001);
+	pi = port_info(e->sw, e->out);
+	assert_int_equal(pi.npkeys, 2);
+	assert_int_equal(pi.pkeys[1], 0x8002);
+	fsw_ctl(e->sw, "groups", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "0x8002"));
+
+	/* q goes: its group with it, its ports get PKEY_CHANGE */
+	assert_int_equal(prtn_conf_parse(conf3, sizeof(conf3) - 1, "t3", &pc3,
+					 err, sizeof(err)), 0);
+	npkey_events = 0;
+	assert_int_equal(fsw_set_partitions(e->sw, &pc3, &deleted), 2);
+	assert_true(got_pkey_event(e->full1));
+	assert_true(got_pkey_event(e->out));
+	assert_int_equal(deleted, 1);
+	fsw_ctl(e->sw, "groups", buf, sizeof(buf));
+	assert_null(strstr(buf, "0x8002"));
+	pi = port_info(e->sw, e->out);
+	assert_int_equal(pi.npkeys, 1);
+	/* the switch holds pc3 now; the setup's conf is freed at teardown */
+	prtn_conf_free(&pc2);
+	fsw_free(e->sw);
+	e->sw = NULL;
+	prtn_conf_free(&pc3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +499,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_spoofed_slid, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_reload, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("fsw", tests, NULL, NULL);

@@ -917,18 +917,79 @@ static void test_err_fabric_objects(void **state)
 	fab_close(dev);
 }
 
-/* A P_Key the port does not have: the link is refused, with the reason. */
-static void test_err_link_pkey_refused(void **state)
+/*
+ * A P_Key the port does not have: the link is made and waits without
+ * carrier, asking the SA nothing; PKEY_CHANGE with the key in the table
+ * joins (carrier on); the key gone drops the carrier, the attachments and
+ * the queue pair; back again, it joins again.  A PKEY_CHANGE that leaves
+ * the key where it was changes nothing.
+ */
+static void test_pkey_appears_and_goes(void **state)
 {
+	static const uint16_t with[] = { 0xffff, 0x8001, 0x8002 };
+	static const uint16_t other[] = { 0xffff, 0x0001, 0x8002, 0x8003 };
+	static const uint16_t without[] = { 0xffff, 0x8001 };
 	struct t *t = *state;
 	struct ipoib_link_cfg cfg = { .pkey = 0x8002 };
-	char err[FAB_ERRLEN] = "";
+	union fab_gid bc;
+	uint8_t pkt[64];
+	size_t len;
 
-	errno = 0;
-	assert_null(ipoib_link_new(t->base, t->dev, &cfg, &host_ops, t, err,
-				   sizeof(err)));
-	assert_int_equal(errno, ENOENT);
-	assert_string_equal(err, "P_Key 0x8002 is not in the port's table");
+	relink(t, &cfg, &host_ops);
+	ipoib_bcast_mgid(0x8002, IPOIB_SCOPE_LINK, &bc);
+	assert_false(ipoib_link_has_pkey(t->l));
+	assert_int_equal(ipoib_link_start(t->l, NULL, 0), 0);
+	h_tick_for(t, 20);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, NULL), 0);
+	assert_false(ipoib_link_carrier(t->l));
+	/* another port event does not make it join either */
+	port_event(t, FAB_EV_CLIENT_REREGISTER);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, NULL), 0);
+
+	/* the SM adds the key */
+	mem_set_pkeys(t->dev, with, 3);
+	port_event(t, FAB_EV_PKEY_CHANGE);
+	assert_true(ipoib_link_has_pkey(t->l));
+	assert_true(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 1);
+	assert_int_equal(join_of(t, &bc)->join_state, SA_JOIN_FULL);
+	assert_true(mem_attached(t->dev, &bc));
+
+	/* other keys change, ours stays at its index: nothing happens */
+	mem_sa_clear(t->dev);
+	mem_set_pkeys(t->dev, other, 4);
+	port_event(t, FAB_EV_PKEY_CHANGE);
+	assert_true(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 1);
+	assert_int_equal(t->carrier_downs, 0);
+	assert_int_equal(mem_sa_nreq(t->dev), 0);
+
+	/* the key is removed: no carrier, nothing attached, nothing sent */
+	mem_set_pkeys(t->dev, without, 2);
+	port_event(t, FAB_EV_PKEY_CHANGE);
+	assert_false(ipoib_link_has_pkey(t->l));
+	assert_false(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_downs, 1);
+	assert_false(mem_attached(t->dev, &bc));
+	assert_int_equal(ipoib_link_neigh_count(t->l), 0);
+	len = udp4("10.0.0.1", "10.0.0.2", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	assert_int_equal(ipoib_link_stats(t->l)->drop[IPOIB_DROP_NO_CARRIER],
+			 1);
+	mem_sa_clear(t->dev);
+	h_tick_for(t, 20);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, NULL), 0);
+
+	/* and comes back */
+	mem_set_pkeys(t->dev, with, 3);
+	port_event(t, FAB_EV_PKEY_CHANGE);
+	assert_true(ipoib_link_carrier(t->l));
+	assert_int_equal(t->carrier_ups, 2);
+	assert_int_equal(join_of(t, &bc)->join_state, SA_JOIN_FULL);
+	assert_true(mem_attached(t->dev, &bc));
 }
 
 /* More addresses than the link holds: ENOSPC, naming the address. */
@@ -1002,7 +1063,7 @@ int main(void)
 		cmocka_unit_test(test_err_unknown_provider),
 		cmocka_unit_test(test_err_soft_no_fabric),
 		cmocka_unit_test(test_err_fabric_objects),
-		cmocka_unit_test_setup_teardown(test_err_link_pkey_refused,
+		cmocka_unit_test_setup_teardown(test_pkey_appears_and_goes,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_err_link_addr_full,
 						setup, teardown),

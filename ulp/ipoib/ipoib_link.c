@@ -494,8 +494,8 @@ static int bcast_join(struct ipoib_link *l)
 		m->next = l->mcs;
 		l->mcs = m;
 	}
-	if (m->st == MC_JOINING)
-		return 0;
+	if (m->st == MC_JOINING || l->pkey_index < 0)
+		return 0;	/* no P_Key: PKEY_CHANGE brings it */
 	if (fab_query_port(l->dev, &l->pa, NULL, 0) < 0) {
 		ipoib_mcast_failed(l, m);	/* try again after a backoff */
 		return 0;
@@ -569,12 +569,9 @@ struct ipoib_link *ipoib_link_new(struct event_base *base,
 			    "path queries");
 		goto fail;
 	}
+	/* without the P_Key the link waits for it, without carrier, as
+	 * the kernel's interface does until the SM adds the key */
 	l->pkey_index = fab_pkey_find(&l->pa, l->pkey);
-	if (l->pkey_index < 0) {
-		errbuf_fail(err, errlen, ENOENT,
-			    "P_Key 0x%04x is not in the port's table", l->pkey);
-		goto fail;
-	}
 	ipoib_bcast_mgid(l->pkey, IPOIB_SCOPE_LINK, &l->bcast_mgid);
 	l->sa = sa_client_new(base, dev, NULL, err, errlen);
 	if (!l->sa)
@@ -661,9 +658,73 @@ static void restart(struct ipoib_link *l, int keep_carrier)
 	bcast_join(l);
 }
 
+/*
+ * The P_Key left the port's table: carrier off, and the link forgets what
+ * it had in the partition (group attachments and joins, neighbours,
+ * paths, the queue pair, which held the key's index); the groups stay
+ * listed to be joined again when the key comes back.  The SM has already
+ * taken the port out of the partition's groups.
+ */
+static void pkey_lost(struct ipoib_link *l)
+{
+	struct mc *m;
+
+	set_carrier(l, 0);
+	ipoib_neigh_free_all(l);
+	for (m = l->mcs; m; m = m->next) {
+		if (m->req)
+			sa_cancel(l->sa, m->req);
+		m->req = 0;
+		if (m->attached && l->qp)
+			fab_detach_mcast(l->qp, &m->mgid, m->mlid, NULL, 0);
+		m->attached = 0;
+		if (m->ah)
+			fab_ah_destroy(m->ah);
+		m->ah = NULL;
+		m->st = MC_IDLE;
+		m->backoff_s = 0;
+		l->st.drop[IPOIB_DROP_MCAST_FAILED] += fq_drain(&m->q);
+	}
+	if (l->rx_ev) {
+		event_free(l->rx_ev);
+		l->rx_ev = NULL;
+	}
+	if (l->qp) {
+		fab_qp_destroy(l->qp);
+		l->qp = NULL;
+	}
+	l->ntx = 0;
+	l->pkey_index = -1;
+}
+
+/* PKEY_CHANGE: read the port's table again; the key appearing starts the
+ * broadcast join (carrier follows it), disappearing drops the carrier, a
+ * key that moved to another index is the two in turn. */
+static void pkey_check(struct ipoib_link *l)
+{
+	int idx;
+
+	if (fab_query_port(l->dev, &l->pa, NULL, 0) < 0)
+		return;
+	idx = fab_pkey_find(&l->pa, l->pkey);
+	if (idx == l->pkey_index)
+		return;
+	if (l->pkey_index >= 0)
+		pkey_lost(l);
+	if (idx < 0)
+		return;
+	l->pkey_index = idx;
+	l->st.rejoins++;
+	sa_client_refresh(l->sa);
+	bcast_join(l);
+}
+
 void ipoib_link_event(struct ipoib_link *l, enum fab_event_type type)
 {
 	switch (type) {
+	case FAB_EV_PKEY_CHANGE:
+		pkey_check(l);
+		break;
 	case FAB_EV_CLIENT_REREGISTER:
 	case FAB_EV_GID_CHANGE:
 		/* the SM forgot us: rejoin everything, re-resolve paths;
@@ -746,6 +807,11 @@ unsigned int ipoib_link_mtu(const struct ipoib_link *l)
 int ipoib_link_carrier(const struct ipoib_link *l)
 {
 	return l->carrier;
+}
+
+int ipoib_link_has_pkey(const struct ipoib_link *l)
+{
+	return l->pkey_index >= 0;
 }
 
 int ipoib_link_rx_error(const struct ipoib_link *l)

@@ -103,8 +103,10 @@ extern const struct counter_desc ipoib_link_counters[];
  * Errors as fabric.h's: -1 or NULL with errno set and a one-line reason
  * in err (NULL is fine).  ipoib_link_new fails with the fabric's errno
  * and message when the port cannot be asked (ECONNRESET: the fabric is
- * gone), ENOENT when cfg->pkey is not in the port's P_Key table ("P_Key
- * 0x8001 is not in the port's table"), ENOMEM.  Nothing here logs: what
+ * gone), ENOMEM.  A cfg->pkey the port's P_Key table lacks is no error:
+ * the link waits for it without carrier (ipoib_link_has_pkey() says so),
+ * as the kernel's interface does, and joins when a PKEY_CHANGE event
+ * shows the key (the SM added it).  Nothing here logs: what
  * happens later (joins refused, paths not found) is counted in the stats
  * and told through ops->carrier.
  */
@@ -155,7 +157,10 @@ void ipoib_link_tx_hold(struct ipoib_link *l, int hold);
 
 /* Port events (fab_get_event): CLIENT_REREGISTER / GID change rejoin all
  * groups and re-resolve paths; PORT_ERR drops the carrier; PORT_ACTIVE,
- * LID_CHANGE, SM_CHANGE restart from the broadcast join. */
+ * LID_CHANGE, SM_CHANGE restart from the broadcast join; PKEY_CHANGE reads
+ * the port's table again: the key appearing starts the broadcast join,
+ * the key gone drops the carrier, the groups' attachments, the neighbours
+ * and the queue pair (a new one, with a new QPN, comes with the key). */
 void ipoib_link_event(struct ipoib_link *l, enum fab_event_type type);
 
 const struct ipoib_link_stats *ipoib_link_stats(const struct ipoib_link *l);
@@ -163,6 +168,8 @@ const struct ipoib_link_stats *ipoib_link_stats(const struct ipoib_link *l);
 void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a);
 unsigned int ipoib_link_mtu(const struct ipoib_link *l);
 int ipoib_link_carrier(const struct ipoib_link *l);
+/* 1 while the port's P_Key table holds the link's P_Key. */
+int ipoib_link_has_pkey(const struct ipoib_link *l);
 /* 0 while the queue pair's receive side is polled without error (or
  * there is no queue pair yet: the broadcast join makes it); else the
  * errno of the last poll that failed (ECONNRESET: the fabric is gone). */

@@ -33,8 +33,10 @@ struct ipoibd {
 	struct ipoib_tun *tun;
 	struct nl_sock_ctx *nl;
 	int foreground, verbose;
+	int detached;		/* daemon_detach() done */
 	struct event *dev_ev, *mon_ev, *sig_ev[3];
 	int exit_code;
+	uint16_t pkey;		/* with the full bit, for messages */
 };
 
 static void usage(FILE *f)
@@ -115,7 +117,7 @@ static void ready(void *arg, struct ipoib_tun *t)
 	ipoib_addr_ntop(&hw, hws, sizeof(hws));
 	log_info("ready: %s up, MTU %u, address %s", ipoib_tun_ifname(t),
 		 ipoib_link_mtu(ipoib_tun_link(t)), hws);
-	if (!d->foreground &&
+	if (!d->foreground && !d->detached++ &&
 	    daemon_detach("ipoibd", d->verbose, d->base, err, sizeof(err)) < 0)
 		fatalx("%s", err);	/* still starting: as ibfabricd does */
 }
@@ -136,6 +138,18 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while ((r = fab_get_event(d->dev, &ev)) == 1) {
 		log_info("port event %s", fab_event_name(ev.type));
+		if (ev.type == FAB_EV_PKEY_CHANGE) {
+			struct ipoib_link *l = ipoib_tun_link(d->tun);
+			int had = ipoib_link_has_pkey(l);
+
+			ipoib_tun_event(d->tun, ev.type);
+			if (had != ipoib_link_has_pkey(l))
+				log_info("%s: P_Key 0x%04x %s the port's "
+					 "table", ipoib_tun_ifname(d->tun),
+					 d->pkey, had ? "removed from" :
+					 "added to");
+			continue;
+		}
 		if (ev.type == FAB_EV_DEVICE_FATAL) {
 			log_warnx("the fabric is gone");
 			d->exit_code = 1;
@@ -298,9 +312,23 @@ int main(int argc, char **argv)
 		log_warnx("%s: %s", ipoib_tun_ifname(d.tun), err);
 		return 1;
 	}
-	log_info("%s (ifindex %d): joining the broadcast group of P_Key "
-		 "0x%04x", ipoib_tun_ifname(d.tun), ipoib_tun_ifindex(d.tun),
-		 tc.link.pkey | 0x8000);
+	d.pkey = tc.link.pkey | 0x8000;
+	if (!ipoib_link_has_pkey(ipoib_tun_link(d.tun))) {
+		/* as the kernel's interface: there, without carrier, until
+		 * the subnet manager adds the key (PKEY_CHANGE) */
+		log_warnx("%s (ifindex %d): P_Key 0x%04x is not in the port's "
+			  "table: no carrier until the subnet manager adds it",
+			  ipoib_tun_ifname(d.tun), ipoib_tun_ifindex(d.tun),
+			  d.pkey);
+		if (!d.foreground && !d.detached++ &&
+		    daemon_detach("ipoibd", d.verbose, d.base, err,
+				  sizeof(err)) < 0)
+			fatalx("%s", err);
+	} else {
+		log_info("%s (ifindex %d): joining the broadcast group of "
+			 "P_Key 0x%04x", ipoib_tun_ifname(d.tun),
+			 ipoib_tun_ifindex(d.tun), d.pkey);
+	}
 	event_base_dispatch(d.base);
 
 	/* clean shutdown: SA leaves (waited for, briefly), then the
