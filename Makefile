@@ -163,6 +163,12 @@ $(IPOIB_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
                 $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) $(IPOIB_TEST_WRAP) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
 
+# The fabric interface's RC/CM dispatch, over the in-memory provider.
+$(BUILD)/tests/test_fabric_rc: $(BUILD)/tests/unit/test_fabric_rc.o \
+                $(BUILD)/tests/unit/prov_mem.o \
+                $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
+
 # The switch's tests share their queue pairs' owner slots.
 $(BUILD)/tests/test_fsw $(BUILD)/tests/test_fsw_sa: $(BUILD)/tests/test_%: \
 		$(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/fsw_slots.o \
