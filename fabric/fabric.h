@@ -2,11 +2,13 @@
 /*
  * The fabric interface: every InfiniBand access of ibgw goes through here.
  *
- * Shaped after the verbs object model so that RC queue pairs, connection
- * management and shared-memory paths can be added beside what exists:
+ * Shaped after the verbs object model (and rdma_cm for connections):
  *   fab_dev  an opened HCA port (device context + port + protection domain)
- *   fab_qp   a queue pair with its own completion file descriptor
+ *   fab_qp   a queue pair with its own completion file descriptor: UD, or
+ *            RC on a fab_cm_id
  *   fab_ah   an address handle (where a UD datagram goes)
+ *   fab_mr   a registered memory region (lkey, rkey) for RC work requests
+ *   fab_cm_id  one end of a reliable connection, or a listener
  *   fab_mad_agent  a management-class agent on the port's GSI (QP1), as a
  *            kernel MAD agent / umad registration is
  *
