@@ -26,9 +26,10 @@ has() {	# OUTPUT REGEXP
 has "$A" '^ok\(a\): server: REQ private data, REJ, 140 messages'
 has "$B" "^ok\(b\): 1: rejected reason 28 pdata 'rejected-by-server'$"
 has "$B" '^ok\(b\): 2: port nobody listens on: (rejected reason|unreachable)'
+has "$B" '^ok\(b\): 2b: no such host: unreachable '
 has "$B" '^ok\(b\): 3: 57 bytes of REQ private data: EINVAL$'
 has "$B" '^ok\(b\): 4: established with REP private data'
-ok "rc over rxe: REJ with private data, no listener -> $(echo "$B" | sed -n 's/^ok(b): 2: port nobody listens on: //p'), 57 bytes EINVAL, sends/write+imm/read verified, disconnect both sides"
+ok "rc over rxe: REJ with private data, no listener -> $(echo "$B" | sed -n 's/^ok(b): 2: port nobody listens on: //p'), no host -> $(echo "$B" | sed -n 's/^ok(b): 2b: no such host: //p'), 57 bytes EINVAL, sends/write+imm/read verified, disconnect both sides"
 
 P=$VM_DIR/b/rc.pcap
 [ -s "$P" ] || fail "no capture at $P"

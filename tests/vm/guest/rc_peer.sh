@@ -4,7 +4,8 @@
 #   a  rctest server: serves one connection, rejects "reject-me"
 #   b  captures its eth0 (UDP 4791) into /ibgw-run/rc.pcap, then as client:
 #      1 a REQ the server rejects with private data
-#      2 a REQ to a port nobody listens on (7999)
+#      2 a REQ to a port nobody listens on (7999); 2b one to an address
+#        nobody has (10.77.0.99): no REQ at all, UNREACHABLE
 #      3 a REQ with 57 bytes of private data (over rdma_cm's 56): EINVAL
 #      4 the whole exchange (sends, RDMA write [with immediate], read,
 #        disconnect)
@@ -69,6 +70,13 @@ cat $T/c2.out
 [ $rc -eq 2 ] || gfail "2: exit $rc, expected 2 (rejected/unreachable)"
 expect $T/c2.out '^(rejected reason [0-9]+|unreachable .*)' "2: no REJ/UNREACHABLE"
 gok "2: port nobody listens on: $(head -n1 $T/c2.out)"
+
+$RT -F verbs:rxe0 client --dst ::ffff:10.77.0.99 --timeout 30000 >$T/c2b.out 2>&1
+rc=$?
+cat $T/c2b.out
+[ $rc -eq 2 ] || gfail "2b: exit $rc, expected 2 (unreachable)"
+expect $T/c2b.out '^unreachable ' "2b: no UNREACHABLE for a host that is not there"
+gok "2b: no such host: $(head -n1 $T/c2b.out)"
 
 $C --pdata-len 57 >$T/c3.out 2>&1
 rc=$?
