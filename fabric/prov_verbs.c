@@ -28,6 +28,10 @@
  * rdma_cm does, so that the IP layer (and IGMP/MLD snooping switches) let
  * the group's datagrams in.
  *
+ * RC queue pairs, memory regions and connection management are in
+ * prov_verbs_cm.c, through librdmacm (docs/rc-cm.md); for them the device
+ * context is librdmacm's own (rdma_get_devices), when rdma_cm is there.
+ *
  * It is deliberately thin: it maps the fabric interface onto verbs objects
  * one to one (device context + PD per fab_dev; completion channel, CQs, QP
  * and one registered buffer per fab_qp; ibv_ah per fab_ah) and holds no

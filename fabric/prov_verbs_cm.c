@@ -51,6 +51,7 @@
 #define PVC_DEFAULT_DEPTH	128
 #define PVC_RESOLVE_MS		2000
 #define PVC_BATCH		32
+#define PVC_MAX_SGE		16	/* per work request, our limit */
 
 struct pvc_id {
 	struct fab_cm_id base;
@@ -170,6 +171,11 @@ struct fab_qp *pv_cm_qp_create(struct fab_cm_id *base,
 	qp->base.type = FAB_QPT_RC;
 	qp->base.pkey_index = init->pkey_index;
 	qp->max_sge = init->max_sge ? init->max_sge : 1;
+	if (qp->max_sge > PVC_MAX_SGE) {
+		fab_fail(err, errlen, EINVAL, "verbs: max_sge %u over %d",
+			 qp->max_sge, PVC_MAX_SGE);
+		goto fail;
+	}
 	qp->ch = ibv_create_comp_channel(dev->ctx);
 	if (!qp->ch) {
 		pv_fail_null(err, errlen, "ibv_create_comp_channel");
@@ -241,7 +247,7 @@ static void pvc_sges(const struct fab_sge *in, unsigned int n,
 
 static int pvc_post_send_one(struct pvc_qp *qp, const struct fab_rc_wr *w)
 {
-	struct ibv_sge sge[w->num_sge ? w->num_sge : 1];
+	struct ibv_sge sge[PVC_MAX_SGE];
 	struct ibv_send_wr wr = { .wr_id = w->wr_id }, *bad;
 	int ret;
 
@@ -289,7 +295,7 @@ int pv_rc_post_recv(struct fab_qp *base, const struct fab_recv_wr *wr, int n)
 	int i, ret;
 
 	for (i = 0; i < n; i++) {
-		struct ibv_sge sge[wr[i].num_sge ? wr[i].num_sge : 1];
+		struct ibv_sge sge[PVC_MAX_SGE];
 		struct ibv_recv_wr r = { .wr_id = wr[i].wr_id }, *bad;
 
 		if (wr[i].num_sge > qp->max_sge) {
