@@ -27,7 +27,7 @@ BUILD    ?= build
 SANFLAGS :=
 endif
 
-PKGS     := libevent_core libibverbs libibumad libmnl libnl-3.0 libnl-route-3.0
+PKGS     := libevent_core libibverbs librdmacm libibumad libmnl libnl-3.0 libnl-route-3.0
 HTTP_LIBS = $(shell pkg-config --libs libevent_extra)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) cmocka 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
@@ -59,7 +59,7 @@ CONF_SRCS   := conf/log.c conf/conf.c conf/counters.c conf/daemon.c \
 INET_SRCS   := inet/addr.c inet/csum.c inet/err.c inet/ip.c inet/icmp.c \
                inet/nd.c inet/frag.c inet/gso.c inet/tcp_mss.c inet/mcast.c
 FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
-               fabric/prov_soft.c fabric/prov_verbs.c fabric/soft_proto.c fabric/soft_ring.c \
+               fabric/prov_soft.c fabric/prov_verbs.c fabric/prov_verbs_cm.c fabric/soft_proto.c fabric/soft_ring.c \
                fabric/sa_mad.c fabric/prov_umad.c fabric/sa_client.c
 SUBNET_SRCS := subnet/partitions.c subnet/fsw_switch.c subnet/fsw_fault.c \
                subnet/fsw_sa.c subnet/pcap.c
@@ -91,7 +91,7 @@ PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd 
          $(BUILD)/ibgwctl
 TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
          $(BUILD)/tests/bench_sa $(BUILD)/tests/nltest $(BUILD)/tests/bench_gw \
-         $(BUILD)/tests/madtest
+         $(BUILD)/tests/madtest $(BUILD)/tests/rctest
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -137,6 +137,9 @@ $(BUILD)/tests/nltest: $(BUILD)/tests/tools/nltest.o $(DAEMON_LIBS)
 $(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
+$(BUILD)/tests/rctest: $(BUILD)/tests/tools/rctest.o $(DAEMON_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
 $(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
@@ -162,6 +165,12 @@ $(IPOIB_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
                 $(BUILD)/tests/unit/prov_mem.o \
                 $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) $(IPOIB_TEST_WRAP) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
+
+# The fabric interface's RC/CM dispatch, over the in-memory provider.
+$(BUILD)/tests/test_fabric_rc: $(BUILD)/tests/unit/test_fabric_rc.o \
+                $(BUILD)/tests/unit/prov_mem.o \
+                $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
 
 # The switch's tests share their queue pairs' owner slots.
 $(BUILD)/tests/test_fsw $(BUILD)/tests/test_fsw_sa: $(BUILD)/tests/test_%: \

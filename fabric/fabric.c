@@ -112,8 +112,9 @@ struct fab_qp *fab_qp_create(struct fab_dev *dev,
 			     size_t errlen)
 {
 	if (init->type != FAB_QPT_UD) {
-		fab_fail(err, errlen, EINVAL, "unsupported QP type %d",
-			 init->type);
+		fab_fail(err, errlen, EINVAL, "unsupported QP type %d%s",
+			 init->type, init->type == FAB_QPT_RC ?
+			 " (RC QPs come from fab_cm_qp_create)" : "");
 		return NULL;
 	}
 	return dev->prov->qp_create(dev, init, err, errlen);
@@ -121,8 +122,14 @@ struct fab_qp *fab_qp_create(struct fab_dev *dev,
 
 void fab_qp_destroy(struct fab_qp *qp)
 {
-	if (qp)
-		qp->dev->prov->qp_destroy(qp);
+	struct fab_cm_id *id;
+
+	if (!qp)
+		return;
+	id = qp->cm;
+	qp->dev->prov->qp_destroy(qp);
+	if (id)
+		id->qp = NULL;
 }
 
 uint32_t fab_qp_num(const struct fab_qp *qp)
@@ -310,4 +317,269 @@ int fab_gid_from_str(const char *s, union fab_gid *gid)
 		return -1;
 	}
 	return 0;
+}
+
+/* --- reliable connections ------------------------------------------------ */
+
+static int fab_nosup(char *err, size_t errlen, const struct fab_dev *dev,
+		     const char *what)
+{
+	return fab_fail(err, errlen, EOPNOTSUPP, "%s provider has no %s",
+			dev->prov->name, what);
+}
+
+struct fab_mr *fab_mr_reg(struct fab_dev *dev, void *addr, size_t len,
+			  unsigned int access, char *err, size_t errlen)
+{
+	const unsigned int all = FAB_ACCESS_LOCAL_WRITE |
+				 FAB_ACCESS_REMOTE_WRITE |
+				 FAB_ACCESS_REMOTE_READ;
+
+	if (!dev->prov->mr_reg) {
+		fab_nosup(err, errlen, dev, "memory regions");
+		return NULL;
+	}
+	if (!addr || !len || (access & ~all) ||
+	    ((access & FAB_ACCESS_REMOTE_WRITE) &&
+	     !(access & FAB_ACCESS_LOCAL_WRITE))) {
+		fab_fail(err, errlen, EINVAL, "mr_reg: bad region or access "
+			 "0x%x", access);
+		return NULL;
+	}
+	return dev->prov->mr_reg(dev, addr, len, access, err, errlen);
+}
+
+void fab_mr_dereg(struct fab_mr *mr)
+{
+	if (mr)
+		mr->dev->prov->mr_dereg(mr);
+}
+
+uint32_t fab_mr_lkey(const struct fab_mr *mr)
+{
+	return mr->lkey;
+}
+
+uint32_t fab_mr_rkey(const struct fab_mr *mr)
+{
+	return mr->rkey;
+}
+
+static int fab_rc_check(const struct fab_qp *qp, int op_missing)
+{
+	if (qp->type != FAB_QPT_RC) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (op_missing) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return 0;
+}
+
+int fab_qp_post_send(struct fab_qp *qp, const struct fab_rc_wr *wr, int n)
+{
+	if (fab_rc_check(qp, !qp->dev->prov->qp_post_send) < 0)
+		return -1;
+	return qp->dev->prov->qp_post_send(qp, wr, n);
+}
+
+int fab_qp_post_recv(struct fab_qp *qp, const struct fab_recv_wr *wr, int n)
+{
+	if (fab_rc_check(qp, !qp->dev->prov->qp_post_recv) < 0)
+		return -1;
+	return qp->dev->prov->qp_post_recv(qp, wr, n);
+}
+
+int fab_qp_poll(struct fab_qp *qp, struct fab_wc *wc, int n)
+{
+	if (fab_rc_check(qp, !qp->dev->prov->qp_poll) < 0)
+		return -1;
+	return qp->dev->prov->qp_poll(qp, wc, n);
+}
+
+int fab_qp_set_error(struct fab_qp *qp)
+{
+	if (fab_rc_check(qp, !qp->dev->prov->qp_set_error) < 0)
+		return -1;
+	return qp->dev->prov->qp_set_error(qp);
+}
+
+const char *fab_wc_status_name(enum fab_wc_status status)
+{
+	static const char *const names[] = {
+		[FAB_WC_SUCCESS] = "success",
+		[FAB_WC_LOC_LEN_ERR] = "local length error",
+		[FAB_WC_LOC_QP_OP_ERR] = "local QP operation error",
+		[FAB_WC_LOC_PROT_ERR] = "local protection error",
+		[FAB_WC_WR_FLUSH_ERR] = "work request flushed",
+		[FAB_WC_BAD_RESP_ERR] = "bad response",
+		[FAB_WC_LOC_ACCESS_ERR] = "local access error",
+		[FAB_WC_REM_INV_REQ_ERR] = "remote invalid request",
+		[FAB_WC_REM_ACCESS_ERR] = "remote access error",
+		[FAB_WC_REM_OP_ERR] = "remote operation error",
+		[FAB_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
+		[FAB_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
+		[FAB_WC_REM_ABORT_ERR] = "remote aborted",
+		[FAB_WC_GENERAL_ERR] = "general error",
+	};
+
+	if ((unsigned int)status < sizeof(names) / sizeof(names[0]) &&
+	    names[status])
+		return names[status];
+	return "unknown status";
+}
+
+int fab_cm_fd(struct fab_dev *dev)
+{
+	if (!dev->prov->cm_fd) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return dev->prov->cm_fd(dev);
+}
+
+int fab_cm_get_event(struct fab_dev *dev, struct fab_cm_event *ev)
+{
+	if (!dev->prov->cm_get_event) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return dev->prov->cm_get_event(dev, ev);
+}
+
+const char *fab_cm_event_name(enum fab_cm_event_type type)
+{
+	switch (type) {
+	case FAB_CM_EV_CONNECT_REQUEST: return "CONNECT_REQUEST";
+	case FAB_CM_EV_ESTABLISHED: return "ESTABLISHED";
+	case FAB_CM_EV_REJECTED: return "REJECTED";
+	case FAB_CM_EV_UNREACHABLE: return "UNREACHABLE";
+	case FAB_CM_EV_CONNECT_ERROR: return "CONNECT_ERROR";
+	case FAB_CM_EV_DISCONNECTED: return "DISCONNECTED";
+	case FAB_CM_EV_DEVICE_REMOVAL: return "DEVICE_REMOVAL";
+	case FAB_CM_EV_TIMEWAIT_EXIT: return "TIMEWAIT_EXIT";
+	}
+	return "UNKNOWN";
+}
+
+static struct fab_cm_id *fab_cm_new(struct fab_cm_id *id, void *context)
+{
+	if (id)
+		id->context = context;
+	return id;
+}
+
+struct fab_cm_id *fab_cm_listen(struct fab_dev *dev,
+				const struct fab_cm_addr *addr, int backlog,
+				void *context, char *err, size_t errlen)
+{
+	if (!dev->prov->cm_listen) {
+		fab_nosup(err, errlen, dev, "connection manager");
+		return NULL;
+	}
+	if (backlog < 0) {
+		fab_fail(err, errlen, EINVAL, "listen: backlog %d", backlog);
+		return NULL;
+	}
+	return fab_cm_new(dev->prov->cm_listen(dev, addr, backlog ? backlog :
+					       16, err, errlen), context);
+}
+
+struct fab_cm_id *fab_cm_create_id(struct fab_dev *dev, void *context,
+				   char *err, size_t errlen)
+{
+	if (!dev->prov->cm_create_id) {
+		fab_nosup(err, errlen, dev, "connection manager");
+		return NULL;
+	}
+	return fab_cm_new(dev->prov->cm_create_id(dev, err, errlen), context);
+}
+
+struct fab_qp *fab_cm_qp_create(struct fab_cm_id *id,
+				const struct fab_qp_init *init, char *err,
+				size_t errlen)
+{
+	if (!id->dev->prov->cm_qp_create) {
+		fab_nosup(err, errlen, id->dev, "RC queue pairs");
+		return NULL;
+	}
+	if (init->type != FAB_QPT_RC || id->qp || id->listener) {
+		fab_fail(err, errlen, EINVAL, "cm_qp_create: %s",
+			 init->type != FAB_QPT_RC ? "not an RC QP" :
+			 id->qp ? "the id has a QP" : "a listener");
+		return NULL;
+	}
+	return id->dev->prov->cm_qp_create(id, init, err, errlen);
+}
+
+struct fab_qp *fab_cm_qp(const struct fab_cm_id *id)
+{
+	return id->qp;
+}
+
+int fab_cm_connect(struct fab_cm_id *id, const struct fab_cm_addr *dst,
+		   const struct fab_cm_param *param, char *err, size_t errlen)
+{
+	if (!id->dev->prov->cm_connect)
+		return fab_nosup(err, errlen, id->dev, "connection manager");
+	if (param && param->private_data_len > FAB_CM_REQ_PRIV)
+		return fab_fail(err, errlen, EINVAL, "connect: %u bytes of "
+				"private data, a REQ has room for %d",
+				param->private_data_len, FAB_CM_REQ_PRIV);
+	if (!id->qp || id->listener)
+		return fab_fail(err, errlen, EINVAL, "connect: %s",
+				id->listener ? "a listener" : "no QP");
+	return id->dev->prov->cm_connect(id, dst, param, err, errlen);
+}
+
+int fab_cm_accept(struct fab_cm_id *id, const struct fab_cm_param *param,
+		  char *err, size_t errlen)
+{
+	if (!id->dev->prov->cm_accept)
+		return fab_nosup(err, errlen, id->dev, "connection manager");
+	if (param && param->private_data_len > FAB_CM_REP_PRIV)
+		return fab_fail(err, errlen, EINVAL, "accept: %u bytes of "
+				"private data, a REP has room for %d",
+				param->private_data_len, FAB_CM_REP_PRIV);
+	if (!id->qp || id->listener)
+		return fab_fail(err, errlen, EINVAL, "accept: %s",
+				id->listener ? "a listener" : "no QP");
+	return id->dev->prov->cm_accept(id, param, err, errlen);
+}
+
+int fab_cm_reject(struct fab_cm_id *id, const void *private_data,
+		  uint8_t len, char *err, size_t errlen)
+{
+	if (!id->dev->prov->cm_reject)
+		return fab_nosup(err, errlen, id->dev, "connection manager");
+	if (len > FAB_CM_REJ_PRIV)
+		return fab_fail(err, errlen, EINVAL, "reject: %u bytes of "
+				"private data, a REJ has room for %d", len,
+				FAB_CM_REJ_PRIV);
+	return id->dev->prov->cm_reject(id, private_data, len, err, errlen);
+}
+
+int fab_cm_disconnect(struct fab_cm_id *id, char *err, size_t errlen)
+{
+	if (!id->dev->prov->cm_disconnect)
+		return fab_nosup(err, errlen, id->dev, "connection manager");
+	return id->dev->prov->cm_disconnect(id, err, errlen);
+}
+
+void fab_cm_destroy(struct fab_cm_id *id)
+{
+	if (id)
+		id->dev->prov->cm_destroy(id);
+}
+
+void *fab_cm_context(const struct fab_cm_id *id)
+{
+	return id->context;
+}
+
+void fab_cm_set_context(struct fab_cm_id *id, void *context)
+{
+	id->context = context;
 }

@@ -2,11 +2,13 @@
 /*
  * The fabric interface: every InfiniBand access of ibgw goes through here.
  *
- * Shaped after the verbs object model so that RC queue pairs, connection
- * management and shared-memory paths can be added beside what exists:
+ * Shaped after the verbs object model (and rdma_cm for connections):
  *   fab_dev  an opened HCA port (device context + port + protection domain)
- *   fab_qp   a queue pair with its own completion file descriptor
+ *   fab_qp   a queue pair with its own completion file descriptor: UD, or
+ *            RC on a fab_cm_id
  *   fab_ah   an address handle (where a UD datagram goes)
+ *   fab_mr   a registered memory region (lkey, rkey) for RC work requests
+ *   fab_cm_id  one end of a reliable connection, or a listener
  *   fab_mad_agent  a management-class agent on the port's GSI (QP1), as a
  *            kernel MAD agent / umad registration is
  *
@@ -130,14 +132,17 @@ struct fab_event {
 
 enum fab_qp_type {
 	FAB_QPT_UD = 1,
+	FAB_QPT_RC = 2,		/* only through fab_cm_qp_create() */
 };
 
 struct fab_qp_init {
 	enum fab_qp_type type;
-	uint32_t qkey;		/* the QP's Q_Key */
+	uint32_t qkey;		/* the QP's Q_Key (UD) */
 	uint16_t pkey_index;	/* index into the port's P_Key table */
 	uint32_t max_send;	/* send queue depth (0: provider default) */
 	uint32_t max_recv;	/* receive queue depth (0: provider default) */
+	uint32_t max_sge;	/* RC: SGEs per work request (0: 1) */
+	uint32_t max_inline;	/* RC: inline send bytes wanted (0: none) */
 };
 
 /* On RoCE (FAB_LINK_ETHERNET) an address handle must be global (a GRH:
@@ -229,6 +234,291 @@ struct fab_ah *fab_ah_create(struct fab_dev *dev,
 			     const struct fab_ah_attr *attr, char *err,
 			     size_t errlen);
 void fab_ah_destroy(struct fab_ah *ah);
+
+/*
+ * Reliable connections: memory regions, RC queue pairs and connection
+ * management, shaped after verbs and rdma_cm (docs/rc-cm.md).  Providers
+ * without them (soft for now, umad, the unit tests' mem) fail every call
+ * below with EOPNOTSUPP; fabric.c does that for a provider whose op is
+ * NULL.  Set-up calls fill err as the constructors above do; the data
+ * path calls (fab_qp_post_send, fab_qp_post_recv, fab_qp_poll,
+ * fab_cm_get_event) set errno only.
+ */
+
+/* Memory regions: what RC work requests point into.  Access flags as
+ * verbs has them; a region is always locally readable. */
+#define FAB_ACCESS_LOCAL_WRITE	0x1	/* receives and RDMA read land here */
+#define FAB_ACCESS_REMOTE_WRITE	0x2	/* needs LOCAL_WRITE, as in verbs */
+#define FAB_ACCESS_REMOTE_READ	0x4
+
+struct fab_mr;
+
+/* Register [addr, addr + len) of this process on dev's protection domain
+ * (the one its RC QPs use).  NULL with errno: EINVAL (len 0, REMOTE_WRITE
+ * without LOCAL_WRITE, unknown flags), EOPNOTSUPP, or the kernel's
+ * (ENOMEM: over RLIMIT_MEMLOCK).  The memory must stay mapped until
+ * fab_mr_dereg; a region must be deregistered before its fab_dev closes. */
+struct fab_mr *fab_mr_reg(struct fab_dev *dev, void *addr, size_t len,
+			  unsigned int access, char *err, size_t errlen);
+void fab_mr_dereg(struct fab_mr *mr);
+uint32_t fab_mr_lkey(const struct fab_mr *mr);	/* for our own SGEs */
+uint32_t fab_mr_rkey(const struct fab_mr *mr);	/* what a peer puts in RETH */
+
+/* A piece of a registered region, as ibv_sge: addr is a virtual address
+ * inside the region whose lkey is given. */
+struct fab_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+enum fab_wr_opcode {
+	FAB_WR_SEND = 1,
+	FAB_WR_SEND_WITH_IMM,
+	FAB_WR_RDMA_WRITE,
+	FAB_WR_RDMA_WRITE_WITH_IMM,	/* consumes a receive at the peer */
+	FAB_WR_RDMA_READ,
+};
+
+#define FAB_SEND_SIGNALED	0x1	/* a completion even on success */
+#define FAB_SEND_INLINE		0x2	/* copied at post time, no lkey */
+#define FAB_SEND_FENCE		0x4	/* after earlier RDMA reads complete */
+
+/* One RC send-queue work request.  Unsignaled requests that succeed
+ * produce no completion (a failed one always does); the send queue frees
+ * their slots when a later signaled one completes, so a caller that
+ * posts only unsignaled requests fills the queue.  imm_data is in host
+ * order (the wire carries it big-endian). */
+struct fab_rc_wr {
+	uint64_t wr_id;
+	enum fab_wr_opcode opcode;
+	unsigned int flags;		/* FAB_SEND_* */
+	const struct fab_sge *sg_list;
+	unsigned int num_sge;
+	uint32_t imm_data;		/* *_WITH_IMM */
+	uint64_t remote_addr;		/* RDMA_*: the peer's virtual address */
+	uint32_t rkey;			/* RDMA_*: the peer region's rkey */
+};
+
+/* One receive buffer (scatter list) for an incoming SEND or the
+ * immediate of an RDMA WRITE with immediate. */
+struct fab_recv_wr {
+	uint64_t wr_id;
+	const struct fab_sge *sg_list;
+	unsigned int num_sge;
+};
+
+/* Completion status, as ibv_wc_status names them.  Once a request fails
+ * the QP is in the error state: every request still queued, and every
+ * one posted later, completes with FAB_WC_WR_FLUSH_ERR. */
+enum fab_wc_status {
+	FAB_WC_SUCCESS = 0,
+	FAB_WC_LOC_LEN_ERR,		/* a receive too small for the SEND */
+	FAB_WC_LOC_QP_OP_ERR,
+	FAB_WC_LOC_PROT_ERR,		/* bad lkey or address */
+	FAB_WC_WR_FLUSH_ERR,		/* flushed: the QP is in error */
+	FAB_WC_BAD_RESP_ERR,
+	FAB_WC_LOC_ACCESS_ERR,
+	FAB_WC_REM_INV_REQ_ERR,		/* NAK: invalid request */
+	FAB_WC_REM_ACCESS_ERR,		/* NAK: bad rkey, range or rights */
+	FAB_WC_REM_OP_ERR,
+	FAB_WC_RETRY_EXC_ERR,		/* no ACK after retry_count tries */
+	FAB_WC_RNR_RETRY_EXC_ERR,	/* RNR NAKs beyond rnr_retry_count */
+	FAB_WC_REM_ABORT_ERR,
+	FAB_WC_GENERAL_ERR,		/* anything else (vendor_err says) */
+};
+
+enum fab_wc_opcode {
+	FAB_WC_SEND = 1,
+	FAB_WC_RDMA_WRITE,
+	FAB_WC_RDMA_READ,
+	FAB_WC_RECV,			/* a SEND [with immediate] arrived */
+	FAB_WC_RECV_RDMA_WITH_IMM,	/* an RDMA WRITE with immediate did */
+};
+
+/* One completion of an RC QP (send and receive queue share one CQ).
+ * opcode is valid only with FAB_WC_SUCCESS (verbs leaves it undefined
+ * otherwise); recv says which queue the wr_id came from, always. */
+struct fab_wc {
+	uint64_t wr_id;
+	enum fab_wc_status status;
+	enum fab_wc_opcode opcode;
+	uint32_t byte_len;		/* receives: bytes written */
+	uint32_t imm_data;		/* host order, when imm_valid */
+	uint32_t vendor_err;
+	uint32_t src_qp;
+	uint8_t imm_valid;
+	uint8_t recv;			/* 1: a receive-queue completion */
+};
+
+/* Post n requests in order; returns how many were accepted (< n when the
+ * queue is full, or when wr[k] is refused after k were accepted), or -1
+ * with errno when the first is refused: EINVAL (a bad opcode, num_sge over
+ * max_sge, not an RC QP; verbs also for a send before the connection is
+ * up), ENOMEM (queue full).  Receives may be posted as soon as the QP
+ * exists, and should be, before accepting or connecting; sends once
+ * FAB_CM_EV_ESTABLISHED has been seen.  A QP in the error state
+ * accepts requests and flushes them (FAB_WC_WR_FLUSH_ERR), as verbs does;
+ * a provider that refuses instead says so in its own documentation. */
+int fab_qp_post_send(struct fab_qp *qp, const struct fab_rc_wr *wr, int n);
+int fab_qp_post_recv(struct fab_qp *qp, const struct fab_recv_wr *wr, int n);
+/* Non-blocking, for RC QPs: 0..n completions, or -1 with errno.  As
+ * fab_qp_recv: fewer than n only when the CQ is empty, which re-arms
+ * fab_qp_fd(); a caller that stops after a full batch must call again. */
+int fab_qp_poll(struct fab_qp *qp, struct fab_wc *wc, int n);
+/* Move an RC QP to the error state (flushing what is queued). */
+int fab_qp_set_error(struct fab_qp *qp);
+const char *fab_wc_status_name(enum fab_wc_status status);
+
+/*
+ * Connection management, shaped after rdma_cm.  A fab_cm_id is one end of
+ * a connection, or a listener.  The CM events of all of a fab_dev's ids
+ * come through one pollable descriptor, fab_cm_fd(), drained by
+ * fab_cm_get_event(), on the caller's event loop.
+ *
+ * An address is a GID and a service ID.  On InfiniBand the GID is the
+ * port's (AF_IB in rdma_cm); on RoCE it is an IP address: ::ffff:a.b.c.d
+ * for IPv4, else IPv6, as the port's RoCE v2 GIDs are.  The all-zero GID
+ * in a listen means the dev's own source GID (fab_port_attr.sgid): an id
+ * is always bound to its fab_dev.  Service IDs as the IB CM has them, in
+ * host order; rdma_cm's IP port spaces are service IDs too:
+ * FAB_CM_SID_TCP(port) is RDMA_PS_TCP's port (what rdma_cm on RoCE and
+ * rping use).  lid is a hint for providers without path resolution (0:
+ * find it from the GID); verbs ignores it.
+ */
+#define FAB_CM_PS_TCP		0x0106
+#define FAB_CM_PS_IB		0x013f
+#define FAB_CM_SID_PS(ps, port)	(((uint64_t)(ps) << 16) | (uint16_t)(port))
+#define FAB_CM_SID_TCP(port)	FAB_CM_SID_PS(FAB_CM_PS_TCP, port)
+#define FAB_CM_SID_IB(port)	FAB_CM_SID_PS(FAB_CM_PS_IB, port)
+#define FAB_CM_SID_PORT_MASK	0xffffffffffff0000ull	/* any port */
+#define FAB_CM_SID_EXACT	0xffffffffffffffffull
+
+/* Private data sizes of the CM messages (IBA 12.6).  rdma_cm on an IP
+ * address prepends its own 36-byte header to a REQ's, which leaves the
+ * caller 56 bytes (FAB_CM_REQ_PRIV_IP); AF_IB and providers of their own
+ * CM give the whole 92.  Over the limit: EINVAL. */
+#define FAB_CM_REQ_PRIV		92
+#define FAB_CM_REQ_PRIV_IP	56
+#define FAB_CM_REP_PRIV		196
+#define FAB_CM_REJ_PRIV		148
+#define FAB_CM_PRIV_MAX		196	/* the largest an event carries */
+
+/* The CM's reject reasons (IBA table 112) callers may see. */
+#define FAB_CM_REJ_TIMEOUT		1	/* no reply to the REQ */
+#define FAB_CM_REJ_INVALID_SERVICE_ID	8	/* nobody listens */
+#define FAB_CM_REJ_STALE_CONN		10
+#define FAB_CM_REJ_CONSUMER_DEFINED	28	/* fab_cm_reject() */
+
+struct fab_cm_addr {
+	union fab_gid gid;
+	uint64_t service_id;
+	uint64_t service_mask;	/* listen only: 0 means FAB_CM_SID_EXACT */
+	uint16_t lid;		/* hint; 0: resolve from gid */
+};
+
+/* What a connection negotiates.  0 in a count field means the provider's
+ * default: 1 outstanding RDMA read each way (responder_resources,
+ * initiator_depth), retry_count 7, rnr_retry_count 7 (retry for ever). */
+struct fab_cm_param {
+	const void *private_data;
+	uint8_t private_data_len;
+	uint8_t responder_resources;	/* reads we serve at once */
+	uint8_t initiator_depth;	/* reads we have outstanding */
+	uint8_t retry_count;
+	uint8_t rnr_retry_count;
+};
+
+enum fab_cm_event_type {
+	FAB_CM_EV_CONNECT_REQUEST = 1,	/* on a listener: a REQ */
+	FAB_CM_EV_ESTABLISHED,		/* REP received (active), RTU (passive) */
+	FAB_CM_EV_REJECTED,		/* REJ: status is its reason */
+	FAB_CM_EV_UNREACHABLE,		/* address, route or REQ timed out */
+	FAB_CM_EV_CONNECT_ERROR,	/* any other failure to connect */
+	FAB_CM_EV_DISCONNECTED,		/* DREQ received, or ours answered */
+	FAB_CM_EV_DEVICE_REMOVAL,
+	FAB_CM_EV_TIMEWAIT_EXIT,	/* the QP may be reused or destroyed */
+};
+
+struct fab_cm_id;
+
+/*
+ * A CM event, copied out: nothing needs acknowledging.  id is the
+ * connection it is about; on FAB_CM_EV_CONNECT_REQUEST it is a new id,
+ * the caller's to fab_cm_accept, fab_cm_reject or fab_cm_destroy, and
+ * listen_id is the listener (NULL otherwise).  status: the reject reason
+ * for REJECTED, a positive errno for UNREACHABLE and CONNECT_ERROR, else
+ * 0.  private_data: the REQ's (CONNECT_REQUEST), the REP's (ESTABLISHED,
+ * active side) or the REJ's (REJECTED); private_data_len is at least what
+ * the peer sent -- rdma_cm zero-pads to the message's field size -- so a
+ * protocol carries its own lengths, as IPoIB CM and RDS do.  peer: the
+ * remote address (CONNECT_REQUEST); peer_qpn its QP number when known.
+ */
+struct fab_cm_event {
+	enum fab_cm_event_type type;
+	struct fab_cm_id *id;
+	struct fab_cm_id *listen_id;
+	int status;
+	uint32_t peer_qpn;
+	struct fab_cm_addr peer;
+	uint8_t private_data_len;
+	uint8_t private_data[FAB_CM_PRIV_MAX];
+};
+
+/* Readable when fab_cm_get_event() may return an event; created on first
+ * use, stable for the fab_dev's life.  -1 with errno EOPNOTSUPP. */
+int fab_cm_fd(struct fab_dev *dev);
+/* Non-blocking: 1 with *ev filled, 0 when nothing is pending, -1 with
+ * errno.  Steps of the provider's own (address and route resolution)
+ * are taken here and never surface. */
+int fab_cm_get_event(struct fab_dev *dev, struct fab_cm_event *ev);
+const char *fab_cm_event_name(enum fab_cm_event_type type);
+
+/* Listen on addr's service ID under its mask (rdma_cm on an IP address:
+ * an exact port only; EINVAL for another mask).  backlog 0: a default. */
+struct fab_cm_id *fab_cm_listen(struct fab_dev *dev,
+				const struct fab_cm_addr *addr, int backlog,
+				void *context, char *err, size_t errlen);
+/* An id to connect from, bound to dev (so that its QP can be created and
+ * receives posted before fab_cm_connect). */
+struct fab_cm_id *fab_cm_create_id(struct fab_dev *dev, void *context,
+				   char *err, size_t errlen);
+/* The id's RC QP on dev's protection domain, its send and receive
+ * completions on one CQ behind fab_qp_fd().  init->type must be
+ * FAB_QPT_RC; one QP per id; the id owns it (fab_cm_destroy destroys it,
+ * and so may fab_qp_destroy, earlier).  On a CONNECT_REQUEST's id: before
+ * fab_cm_accept. */
+struct fab_qp *fab_cm_qp_create(struct fab_cm_id *id,
+				const struct fab_qp_init *init, char *err,
+				size_t errlen);
+struct fab_qp *fab_cm_qp(const struct fab_cm_id *id);	/* NULL: none */
+/* Connect id (with its QP) to dst: resolves the address and route, sends
+ * the REQ; the outcome is an ESTABLISHED, REJECTED, UNREACHABLE or
+ * CONNECT_ERROR event.  Private data over the REQ's limit: EINVAL. */
+int fab_cm_connect(struct fab_cm_id *id, const struct fab_cm_addr *dst,
+		   const struct fab_cm_param *param, char *err, size_t errlen);
+/* Answer a CONNECT_REQUEST with a REP (ESTABLISHED follows the RTU)... */
+int fab_cm_accept(struct fab_cm_id *id, const struct fab_cm_param *param,
+		  char *err, size_t errlen);
+/* ... or a REJ, reason FAB_CM_REJ_CONSUMER_DEFINED, carrying private data
+ * (up to FAB_CM_REJ_PRIV); the id is then the caller's to destroy. */
+int fab_cm_reject(struct fab_cm_id *id, const void *private_data,
+		  uint8_t len, char *err, size_t errlen);
+/* Send a DREQ (the QP goes to the error state); a DISCONNECTED event
+ * follows the DREP or its timeout, and the peer sees one too. */
+int fab_cm_disconnect(struct fab_cm_id *id, char *err, size_t errlen);
+/* Destroy the id, its QP if any, and its connection (a live one is torn
+ * down as by the peer's view of a vanished node). */
+void fab_cm_destroy(struct fab_cm_id *id);
+void *fab_cm_context(const struct fab_cm_id *id);
+void fab_cm_set_context(struct fab_cm_id *id, void *context);
+
+/*
+ * No MRA call: rdma_cm does not expose the MRA (the kernel's CM sends it
+ * by itself when a REQ or REP waits long for its answer), so a provider
+ * mapped onto it cannot offer one.  A provider with its own CM sends MRA
+ * as it sees fit.
+ */
 
 /*
  * MADs on the general services interface (QP1).  An agent registers for one

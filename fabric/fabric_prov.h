@@ -48,6 +48,42 @@ struct fab_provider {
 			size_t len);
 	int (*mad_recv)(struct fab_mad_agent *agent, void *buf, size_t cap,
 			struct fab_mad_addr *from);
+
+	/* Reliable connections, all optional: fabric.c fails a call whose
+	 * op is NULL with EOPNOTSUPP.  fabric.c checks the arguments that
+	 * need no provider (types, flags, private data over the IBA sizes)
+	 * first; the RC QP ops see only FAB_QPT_RC QPs. */
+	struct fab_mr *(*mr_reg)(struct fab_dev *dev, void *addr, size_t len,
+				 unsigned int access, char *err,
+				 size_t errlen);
+	void (*mr_dereg)(struct fab_mr *mr);
+	int (*qp_post_send)(struct fab_qp *qp, const struct fab_rc_wr *wr,
+			    int n);
+	int (*qp_post_recv)(struct fab_qp *qp, const struct fab_recv_wr *wr,
+			    int n);
+	int (*qp_poll)(struct fab_qp *qp, struct fab_wc *wc, int n);
+	int (*qp_set_error)(struct fab_qp *qp);
+	int (*cm_fd)(struct fab_dev *dev);
+	int (*cm_get_event)(struct fab_dev *dev, struct fab_cm_event *ev);
+	struct fab_cm_id *(*cm_listen)(struct fab_dev *dev,
+				       const struct fab_cm_addr *addr,
+				       int backlog, char *err, size_t errlen);
+	struct fab_cm_id *(*cm_create_id)(struct fab_dev *dev, char *err,
+					  size_t errlen);
+	/* must set id->qp and qp->cm */
+	struct fab_qp *(*cm_qp_create)(struct fab_cm_id *id,
+				       const struct fab_qp_init *init,
+				       char *err, size_t errlen);
+	int (*cm_connect)(struct fab_cm_id *id, const struct fab_cm_addr *dst,
+			  const struct fab_cm_param *param, char *err,
+			  size_t errlen);
+	int (*cm_accept)(struct fab_cm_id *id, const struct fab_cm_param *param,
+			 char *err, size_t errlen);
+	int (*cm_reject)(struct fab_cm_id *id, const void *private_data,
+			 uint8_t len, char *err, size_t errlen);
+	int (*cm_disconnect)(struct fab_cm_id *id, char *err, size_t errlen);
+	/* destroys id->qp first, if any */
+	void (*cm_destroy)(struct fab_cm_id *id);
 };
 
 struct fab_dev {
@@ -60,6 +96,22 @@ struct fab_qp {
 	enum fab_qp_type type;
 	uint32_t qkey;
 	uint16_t pkey_index;
+	struct fab_cm_id *cm;	/* RC: the id that owns it */
+};
+
+struct fab_mr {
+	struct fab_dev *dev;
+	void *addr;
+	size_t len;
+	uint32_t lkey;
+	uint32_t rkey;
+};
+
+struct fab_cm_id {
+	struct fab_dev *dev;
+	void *context;
+	struct fab_qp *qp;	/* NULL until fab_cm_qp_create */
+	int listener;
 };
 
 struct fab_ah {

@@ -28,6 +28,10 @@
  * rdma_cm does, so that the IP layer (and IGMP/MLD snooping switches) let
  * the group's datagrams in.
  *
+ * RC queue pairs, memory regions and connection management are in
+ * prov_verbs_cm.c, through librdmacm (docs/rc-cm.md); for them the device
+ * context is librdmacm's own (rdma_get_devices), when rdma_cm is there.
+ *
  * It is deliberately thin: it maps the fabric interface onto verbs objects
  * one to one (device context + PD per fab_dev; completion channel, CQs, QP
  * and one registered buffer per fab_qp; ibv_ah per fab_ah) and holds no
@@ -58,9 +62,11 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 #include "fabric/fabric_prov.h"
 #include "fabric/prov_umad.h"
+#include "fabric/prov_verbs.h"
 
 #define PV_DEFAULT_SEND		256
 #define PV_DEFAULT_RECV		512
@@ -69,33 +75,6 @@
 #define PV_DRAIN_MS		2000	/* destroy: gives up after so long idle */
 
 #define PV_ROCE_HOP_LIMIT	64	/* a RoCE v2 AH without one: IP TTL */
-
-/* How the source GID is picked (the spec's third field, see above). */
-enum pv_gid_sel {
-	PV_GID_DEFAULT,
-	PV_GID_INDEX,
-	PV_GID_IPV4,
-	PV_GID_IPV6,
-};
-
-struct pv_dev {
-	struct fab_dev base;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	uint8_t port;
-	uint8_t phys_ports;
-	uint64_t node_guid;	/* host order, read once: it never changes */
-	enum fab_link_layer link_layer;
-	char name[IBV_SYSFS_NAME_MAX];
-
-	enum pv_gid_sel gid_sel;
-	uint32_t gid_want;	/* PV_GID_INDEX */
-	/* the pick, as of the last pv_pick_gid */
-	uint8_t sgid_index;
-	enum fab_gid_type sgid_type;
-	union fab_gid sgid;
-	uint32_t sgid_ifindex;	/* RoCE: the GID's netdev (0: none) */
-};
 
 /* An IP multicast membership held for a RoCE attach. */
 struct pv_mc {
@@ -139,11 +118,6 @@ struct pv_ah {
 	struct ibv_ah *ah;
 };
 
-static struct pv_dev *pv_dev_of(struct fab_dev *dev)
-{
-	return (struct pv_dev *)dev;
-}
-
 static struct pv_qp *pv_qp_of(struct fab_qp *qp)
 {
 	return (struct pv_qp *)qp;
@@ -155,7 +129,7 @@ static struct pv_qp *pv_qp_of(struct fab_qp *qp)
  * event readers return -1 with errno set, and a few providers return
  * -errno.  Accept all three.
  */
-static int pv_fail(char *err, size_t errlen, const char *call, int ret)
+int pv_fail(char *err, size_t errlen, const char *call, int ret)
 {
 	int e;
 
@@ -169,12 +143,12 @@ static int pv_fail(char *err, size_t errlen, const char *call, int ret)
 }
 
 /* For calls that return NULL with errno set. */
-static int pv_fail_null(char *err, size_t errlen, const char *call)
+int pv_fail_null(char *err, size_t errlen, const char *call)
 {
 	return pv_fail(err, errlen, call, -1);
 }
 
-static int pv_set_nonblock(int fd)
+int pv_set_nonblock(int fd)
 {
 	int flags = fcntl(fd, F_GETFL);
 
@@ -457,11 +431,36 @@ static void pv_close(struct fab_dev *base)
 
 	if (!dev)
 		return;
+	pv_cm_close(dev);
 	if (dev->pd)
 		ibv_dealloc_pd(dev->pd);	/* EBUSY if QPs/AHs leaked */
-	if (dev->ctx)
-		ibv_close_device(dev->ctx);
+	if (dev->ctx && !dev->ctx_cm)
+		ibv_close_device(dev->ctx);	/* rdma_cm's stay open */
 	free(dev);
+}
+
+/*
+ * The device's context as librdmacm holds it, so that rdma_cm ids bound
+ * to this port use our PD and memory regions (rdma_create_qp wants a PD
+ * of id->verbs); NULL when rdma_cm is not there (no rdma_ucm module), and
+ * the provider opens a context of its own without RC.
+ */
+static struct ibv_context *pv_open_cm_ctx(const char *name)
+{
+	struct ibv_context **list, *ctx = NULL;
+	int i, num = 0;
+
+	list = rdma_get_devices(&num);
+	if (!list)
+		return NULL;
+	for (i = 0; i < num; i++) {
+		if (!strcmp(ibv_get_device_name(list[i]->device), name)) {
+			ctx = list[i];
+			break;
+		}
+	}
+	rdma_free_devices(list);
+	return ctx;
 }
 
 static struct ibv_context *pv_open_by_name(const char *name, char *err,
@@ -533,7 +532,11 @@ static struct fab_dev *pv_open(const char *arg, const char *node, char *err,
 		goto fail;
 	dev->port = port;
 
-	dev->ctx = pv_open_by_name(dev->name, err, errlen);
+	dev->ctx = pv_open_cm_ctx(dev->name);
+	if (dev->ctx)
+		dev->ctx_cm = 1;
+	else
+		dev->ctx = pv_open_by_name(dev->name, err, errlen);
 	if (!dev->ctx)
 		goto fail;
 	if (dev->ctx->device->transport_type != IBV_TRANSPORT_IB) {
@@ -820,6 +823,10 @@ static void pv_qp_destroy(struct fab_qp *base)
 
 	if (!qp)
 		return;
+	if (base->type == FAB_QPT_RC) {
+		pv_rc_qp_destroy(base);
+		return;
+	}
 	if (qp->qp && qp->send_cq)
 		pv_send_drain(qp);
 	/* Reverse order of creation; CQ events are acked as they are read,
@@ -988,6 +995,8 @@ fail:
 
 static int pv_qp_fd(struct fab_qp *base)
 {
+	if (base->type == FAB_QPT_RC)
+		return pv_rc_qp_fd(base);
 	return pv_qp_of(base)->channel->fd;
 }
 
@@ -1062,6 +1071,11 @@ static int pv_qp_send(struct fab_qp *base, const struct fab_send_wr *wr,
 	struct ibv_send_wr wrs[PV_BATCH], *bad;
 	struct ibv_sge sges[PV_BATCH];
 	int done = 0;
+
+	if (base->type != FAB_QPT_UD) {
+		errno = EINVAL;	/* RC: fab_qp_post_send */
+		return -1;
+	}
 
 	if (n <= 0)
 		return 0;
@@ -1179,6 +1193,10 @@ static int pv_qp_recv(struct fab_qp *base, struct fab_recv *rc, int n)
 	void *ev_ctx;
 	int got, ret;
 
+	if (base->type != FAB_QPT_UD) {
+		errno = EINVAL;		/* RC: fab_qp_poll */
+		return -1;
+	}
 	if (n <= 0)
 		return 0;
 	got = pv_recv_poll(qp, rc, n);
@@ -1447,4 +1465,20 @@ const struct fab_provider fab_verbs_provider = {
 	.mad_fd = fab_umad_agent_fd,
 	.mad_send = fab_umad_agent_send,
 	.mad_recv = fab_umad_agent_recv,
+	.mr_reg = pv_mr_reg,
+	.mr_dereg = pv_mr_dereg,
+	.qp_post_send = pv_rc_post_send,
+	.qp_post_recv = pv_rc_post_recv,
+	.qp_poll = pv_rc_poll,
+	.qp_set_error = pv_rc_set_error,
+	.cm_fd = pv_cm_fd,
+	.cm_get_event = pv_cm_get_event,
+	.cm_listen = pv_cm_listen,
+	.cm_create_id = pv_cm_create_id,
+	.cm_qp_create = pv_cm_qp_create,
+	.cm_connect = pv_cm_connect,
+	.cm_accept = pv_cm_accept,
+	.cm_reject = pv_cm_reject,
+	.cm_disconnect = pv_cm_disconnect,
+	.cm_destroy = pv_cm_destroy,
 };
