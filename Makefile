@@ -134,7 +134,8 @@ $(BUILD)/ibgwctl: $(BUILD)/gateway/ibgwctl.o
 $(BUILD)/tests/nltest: $(BUILD)/tests/tools/nltest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(DAEMON_LIBS)
+$(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(BUILD)/tests/tools/tool.o \
+		$(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/rctest: $(BUILD)/tests/tools/rctest.o $(DAEMON_LIBS)
@@ -143,7 +144,8 @@ $(BUILD)/tests/rctest: $(BUILD)/tests/tools/rctest.o $(DAEMON_LIBS)
 $(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
-$(BUILD)/tests/madtest: $(BUILD)/tests/tools/madtest.o $(DAEMON_LIBS)
+$(BUILD)/tests/madtest: $(BUILD)/tests/tools/madtest.o $(BUILD)/tests/tools/tool.o \
+		$(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/bench_sa: $(BUILD)/tests/bench/bench_sa.o $(DAEMON_LIBS)

@@ -55,6 +55,7 @@
 #include "conf/conf.h"
 #include "inet/byteorder.h"
 #include "fabric/fabric.h"
+#include "tests/tools/tool.h"
 #include "fabric/sa_client.h"
 #include "fabric/ib_pkt.h"
 #include "fabric/prov_soft.h"
@@ -122,14 +123,7 @@ static void die_send(const struct fab_send_wr *wr)
 static unsigned long long num(const char *opt, const char *s,
 			      unsigned long long max)
 {
-	unsigned long long v;
-	const char *why;
-
-	if (conf_parse_uint(s, 0, max, &v, &why) < 0) {
-		fprintf(stderr, "fabtest: %s '%s': %s\n", opt, s, why);
-		exit(2);
-	}
-	return v;
+	return tool_num("fabtest", opt, s, max);
 }
 
 static struct fab_dev *open_dev(const struct opts *o,
@@ -217,14 +211,6 @@ static int cmd_info(const struct opts *o)
 	printf("\n");
 	fab_close(dev);
 	return 0;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Print pending port events; 1 if the fabric is gone. */
@@ -384,7 +370,7 @@ static int cmd_recv(const struct opts *o)
 	struct fab_recv rc[16];
 	unsigned long got = 0;
 	int more = 0;
-	long long deadline = now_ms() + (long long)o->timeout_ms;
+	long long deadline = tool_now_ms() + (long long)o->timeout_ms;
 	uint16_t mlid = 0;
 	unsigned long v_ok = 0, v_bad = 0, v_dup = 0, v_bytes = 0;
 	uint8_t *seen = NULL;
@@ -426,7 +412,7 @@ static int cmd_recv(const struct opts *o)
 			{ .fd = fab_qp_fd(qp), .events = POLLIN },
 			{ .fd = fab_dev_fd(dev), .events = POLLIN },
 		};
-		long long left = deadline - now_ms();
+		long long left = deadline - tool_now_ms();
 
 		/* --idle: once traffic has started, a quiet spell ends it */
 		if (o->idle_ms && got && left > (long long)o->idle_ms)
@@ -848,7 +834,7 @@ static int mad_wait(struct fab_mad_agent *agent, uint64_t tid,
 	for (;;) {
 		struct pollfd pfd = { .fd = fab_mad_fd(agent),
 				      .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - tool_now_ms();
 		int n;
 
 		n = fab_mad_recv(agent, mad, MAD_LEN, from);
@@ -902,7 +888,7 @@ static int cmd_mad_ping(const struct opts *o)
 	printf("mad sent dlid 0x%04x tid 0x%016llx\n", to.lid,
 	       (unsigned long long)o->tid);
 	fflush(stdout);
-	if (!mad_wait(agent, o->tid, now_ms() + (long long)o->timeout_ms,
+	if (!mad_wait(agent, o->tid, tool_now_ms() + (long long)o->timeout_ms,
 		      rsp, &from)) {
 		if (stop_signal)
 			fprintf(stderr, "fabtest: stopped by signal %d\n",

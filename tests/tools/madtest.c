@@ -40,6 +40,7 @@
 #include "conf/conf.h"
 #include "inet/byteorder.h"
 #include "fabric/fabric.h"
+#include "tests/tools/tool.h"
 
 #define MAD_LEN		256
 #define MAD_DATA	24	/* after the common MAD header */
@@ -82,14 +83,7 @@ static void die(const char *what)
 static unsigned long long num(const char *opt, const char *s,
 			      unsigned long long max)
 {
-	unsigned long long v;
-	const char *why;
-
-	if (conf_parse_uint(s, 0, max, &v, &why) < 0) {
-		fprintf(stderr, "madtest: %s '%s': %s\n", opt, s, why);
-		exit(2);
-	}
-	return v;
+	return tool_num("madtest", opt, s, max);
 }
 
 static void parse_methods(struct opts *o, const char *s)
@@ -105,14 +99,6 @@ static void parse_methods(struct opts *o, const char *s)
 		o->methods[m / 64] |= 1ull << (m % 64);
 	}
 	o->methods_set = 1;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The version the MAD header carries: the agent's, as fabric.h defaults
@@ -179,7 +165,7 @@ static int mad_next(struct fab_mad_agent *agent, long long deadline,
 	for (;;) {
 		struct pollfd pfd = { .fd = fab_mad_fd(agent),
 				      .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - tool_now_ms();
 		int n;
 
 		n = fab_mad_recv(agent, mad, MAD_LEN, from);
@@ -237,7 +223,7 @@ static int cmd_ping(const struct opts *o)
 	       to.lid, to.grh_present, gid, to.sgid_index);
 	fflush(stdout);
 
-	deadline = now_ms() + (long long)o->timeout_ms;
+	deadline = tool_now_ms() + (long long)o->timeout_ms;
 	for (;;) {
 		if (!mad_next(agent, deadline, rsp, &from)) {
 			fprintf(stderr, "madtest: no answer within %lu ms\n",
@@ -282,7 +268,7 @@ static int cmd_echo(const struct opts *o)
 	       o->mgmt_class, class_version(o),
 	       (unsigned long long)methods[1], (unsigned long long)methods[0]);
 	fflush(stdout);
-	deadline = now_ms() + (long long)o->timeout_ms;
+	deadline = tool_now_ms() + (long long)o->timeout_ms;
 	while (done < o->count) {
 		if (!mad_next(agent, deadline, mad, &from)) {
 			fprintf(stderr, "madtest: %lu of %lu requests within "
