@@ -112,7 +112,8 @@ uint8_t ib_aeth_syndrome(const struct ib_aeth *h)
 /* AETH: 0 Syndrome:8 | 1 MSN:24 */
 void ib_aeth_encode(const struct ib_aeth *h, uint8_t *p)
 {
-	be32_put(p, (uint32_t)ib_aeth_syndrome(h) << 24 | (h->msn & IB_MSN_MASK));
+	be32_put(p, (uint32_t)ib_aeth_syndrome(h) << 24 |
+		    (h->msn & IB_MSN_MASK));
 }
 
 void ib_aeth_decode(const uint8_t *p, struct ib_aeth *h)
