@@ -221,6 +221,13 @@ enum ib_pkt_err ib_pkt_check(const uint8_t *buf, size_t len,
 	return pkt_check(buf, len, lrh, grh, bth_off, 1, -1);
 }
 
+enum ib_pkt_err ib_pkt_check_nocrc(const uint8_t *buf, size_t len,
+				   struct ib_lrh *lrh, struct ib_grh *grh,
+				   size_t *bth_off)
+{
+	return pkt_check(buf, len, lrh, grh, bth_off, 0, -1);
+}
+
 enum ib_pkt_err ib_pkt_check_vcrc(const uint8_t *buf, size_t len, int vcrc,
 				  struct ib_lrh *lrh, struct ib_grh *grh,
 				  size_t *bth_off)

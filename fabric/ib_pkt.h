@@ -135,6 +135,10 @@ enum ib_pkt_err ib_ud_parse_checked(const uint8_t *buf, size_t len,
 enum ib_pkt_err ib_pkt_check(const uint8_t *buf, size_t len,
 			     struct ib_lrh *lrh, struct ib_grh *grh,
 			     size_t *bth_off);
+/* The same without the CRCs (framing only), for packets already checked. */
+enum ib_pkt_err ib_pkt_check_nocrc(const uint8_t *buf, size_t len,
+				   struct ib_lrh *lrh, struct ib_grh *grh,
+				   size_t *bth_off);
 /* The same with the VCRC of buf[0 .. len - 2) already computed (vcrc, as
  * ib_vcrc_copy gives it while copying the packet in); -1: compute it. */
 enum ib_pkt_err ib_pkt_check_vcrc(const uint8_t *buf, size_t len, int vcrc,
