@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,22 +31,58 @@
 #define SOFT_CALL_TIMEOUT_MS	5000
 #define SOFT_EVQ		64
 #define SOFT_SOCKBUF		(4 << 20)
+#define SOFT_BACKOFF_MIN_MS	100
+#define SOFT_BACKOFF_MAX_MS	1000
 
+struct soft_qp;
+struct soft_mad;
+
+/*
+ * ibfabricd going away is a port going down, not the end of the device:
+ * the sockets are closed, the port reported PORT_ERR, and the device
+ * attaches again (FSP_HELLO_REATTACH, its QPs with their numbers back,
+ * its MAD agents, its multicast attachments) when ibfabricd is back,
+ * then reports PORT_ACTIVE.  So that callers can keep their descriptors
+ * on an event loop across that, each device, QP and MAD agent hands out
+ * a private epoll descriptor holding its current socket; the device's
+ * also holds the timerfd that paces the attempts to attach again.
+ */
 struct soft_dev {
 	struct fab_dev base;
-	int fd;
+	int fd;			/* the device socket; -1 while down */
+	int epfd;		/* fab_dev_fd(): fd and tfd */
+	int tfd;		/* reattach timer */
 	uint32_t seq;
-	int dead;		/* ibfabricd went away; reported once */
-	int dead_reported;
+	int up;			/* attached to ibfabricd */
+	int reattaching;	/* events wait in held[] for PORT_ACTIVE */
+	unsigned int backoff_ms;
 	int rings;		/* ask for FSP_QP_SHM (IBGW_SOFT_RINGS != 0) */
+	uint32_t hello_flags;
+	char path[108];
+	char node[FSP_NODE_MAX];
 	struct fab_port_attr attr;
 	enum fab_event_type evq[SOFT_EVQ];
 	unsigned int evq_head, evq_len;
+	enum fab_event_type held[SOFT_EVQ];
+	unsigned int nheld;
+	struct soft_qp *qps;
+	struct soft_mad *mads;
+	uint64_t tx_lost;	/* sends dropped while the port was down */
+};
+
+struct soft_att {
+	union fab_gid mgid;
+	uint16_t mlid;
 };
 
 struct soft_qp {
 	struct fab_qp base;
-	int fd;
+	struct soft_qp *next;
+	int fd;			/* the QP socket; -1 while down */
+	int epfd;		/* fab_qp_fd() */
+	uint16_t flags;		/* as created: FSP_QP_BURST, FSP_QP_SHM */
+	struct soft_att *att;	/* multicast attachments, replayed */
+	unsigned int natt, att_cap;
 	uint16_t pkey;
 	uint32_t psn;
 	uint8_t *rxbuf;		/* the last burst received */
@@ -59,7 +97,9 @@ struct soft_qp {
  * in its high half come back on it. */
 struct soft_mad {
 	struct fab_mad_agent base;
-	int fd;
+	struct soft_mad *next;
+	int fd;			/* -1 while down */
+	int epfd;		/* fab_mad_fd() */
 	uint32_t agent;
 	uint32_t psn;
 };
@@ -100,6 +140,11 @@ static void port_info_to_attr(const struct fsp_port_info *pi,
 
 static void evq_push(struct soft_dev *d, uint32_t type)
 {
+	if (d->reattaching) {	/* after PORT_ACTIVE */
+		if (d->nheld < SOFT_EVQ)
+			d->held[d->nheld++] = (enum fab_event_type)type;
+		return;
+	}
 	if (d->evq_len == SOFT_EVQ)	/* overflow: drop the oldest */
 		d->evq_head = (d->evq_head + 1) % SOFT_EVQ, d->evq_len--;
 	d->evq[(d->evq_head + d->evq_len) % SOFT_EVQ] =
@@ -118,6 +163,8 @@ static void soft_async(struct soft_dev *d, const struct fsp_hdr *h,
 		evq_push(d, ev.type);
 	}
 }
+
+static void soft_lost(struct soft_dev *d);
 
 static void close_fds(int *fd)
 {
@@ -145,13 +192,18 @@ static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
 
 	for (i = 0; fds && i < FSP_FDS_MAX; i++)
 		fds[i] = -1;
-	if (d->dead)
+	if (d->fd < 0)
 		return fab_fail(err, errlen, ECONNRESET,
-				"soft: fabric connection lost");
-	if (fsp_send(d->fd, type, seq, 0, req, reqlen, -1) < 0)
-		return fab_fail(err, errlen, errno == EPIPE ? ECONNRESET :
-				errno, "soft: send to ibfabricd: %s",
-				strerror(errno));
+				"soft: the port is down (no ibfabricd)");
+	pfd.fd = d->fd;
+	if (fsp_send(d->fd, type, seq, 0, req, reqlen, -1) < 0) {
+		if (errno == EPIPE || errno == ECONNRESET) {
+			soft_lost(d);
+			errno = ECONNRESET;
+		}
+		return fab_fail(err, errlen, errno, "soft: send to ibfabricd: "
+				"%s", strerror(errno));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		int r = poll(&pfd, 1, left);
@@ -165,8 +217,8 @@ static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
 		n = fsp_recv_fds(d->fd, &h, buf, sizeof(buf), fd, FSP_FDS_MAX);
 		if (n < 0 && errno == EAGAIN)
 			goto again;
-		if (n < 0 && errno == EPIPE) {
-			d->dead = 1;
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+			soft_lost(d);
 			return fab_fail(err, errlen, ECONNRESET, "soft: receive "
 					"from ibfabricd: connection closed");
 		}
@@ -219,56 +271,82 @@ static int soft_refresh(struct soft_dev *d, char *err, size_t errlen)
 	return 0;
 }
 
-static struct fab_dev *soft_open(const char *arg, const char *node,
-				 char *err, size_t errlen)
+/* Watch fd (or nothing: -1) in the private epoll descriptor ep. */
+static void ep_add(int ep, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void close_sock(int ep, int *fd)
+{
+	if (*fd < 0)
+		return;
+	epoll_ctl(ep, EPOLL_CTL_DEL, *fd, NULL);
+	close(*fd);
+	*fd = -1;
+}
+
+static void arm_timer(struct soft_dev *d, unsigned int ms)
+{
+	struct itimerspec it = {
+		.it_value.tv_sec = ms / 1000,
+		.it_value.tv_nsec = (long)(ms % 1000) * 1000000 + 1,
+	};
+
+	timerfd_settime(d->tfd, 0, &it, NULL);
+}
+
+static void qp_drop_sock(struct soft_qp *q);
+
+/* Every socket closed, nothing mapped: so nothing polls readable. */
+static void drop_sockets(struct soft_dev *d)
+{
+	struct soft_qp *q;
+	struct soft_mad *m;
+
+	close_sock(d->epfd, &d->fd);
+	for (q = d->qps; q; q = q->next)
+		qp_drop_sock(q);
+	for (m = d->mads; m; m = m->next)
+		close_sock(m->epfd, &m->fd);
+}
+
+/* ibfabricd went away (end of file on any of our sockets): the port is
+ * down until it is back. */
+static void soft_lost(struct soft_dev *d)
+{
+	if (!d->up)
+		return;
+	d->up = 0;
+	drop_sockets(d);
+	d->attr.state = FAB_PORT_DOWN;
+	evq_push(d, FAB_EV_PORT_ERR);
+	d->backoff_ms = 0;
+	arm_timer(d, 0);	/* at once: the first try, and PORT_ERR seen */
+}
+
+/* Connect and say HELLO: 0 and the port in d->attr, or -1. */
+static int dev_connect(struct soft_dev *d, uint32_t flags, char *err,
+		       size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct fsp_hello hello = { .version = FSP_VERSION };
+	struct fsp_hello hello = { .version = FSP_VERSION, .flags = flags };
 	struct fsp_port_info pi;
-	struct soft_dev *d;
-	const char *path = *arg ? arg : FAB_DEFAULT_SOFT_PATH, *env;
 	ssize_t n;
-	int e;
 
-	if (!node || !*node) {
-		fab_fail(err, errlen, EINVAL, "soft: a node name is required");
-		return NULL;
-	}
-	if (strlen(node) >= FSP_NODE_MAX) {
-		fab_fail(err, errlen, ENAMETOOLONG, "soft: node name '%s' "
-			 "longer than %d", node, FSP_NODE_MAX - 1);
-		return NULL;
-	}
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		fab_fail(err, errlen, ENAMETOOLONG,
-			 "soft: socket path '%s' too long", path);
-		return NULL;
-	}
-	strcpy(sun.sun_path, path);
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		fab_fail(err, errlen, ENOMEM, "soft: out of memory");
-		return NULL;
-	}
-	d->base.prov = &fab_soft_provider;
-	/* IBGW_SOFT_RINGS=0: QP sockets carry the packets (bursts) instead
-	 * of shared rings; for comparisons and for tests of that path */
-	env = getenv("IBGW_SOFT_RINGS");
-	d->rings = !(env && !strcmp(env, "0"));
+	strcpy(sun.sun_path, d->path);
 	d->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (d->fd < 0) {
-		fab_fail(err, errlen, errno, "soft: socket: %s",
-			 strerror(errno));
-		goto fail;
-	}
+	if (d->fd < 0)
+		return fab_fail(err, errlen, errno, "soft: socket: %s",
+				strerror(errno));
 	if (connect(d->fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		fab_fail(err, errlen, errno, "soft: connect to ibfabricd at "
-			 "%s: %s", path, strerror(errno));
+			 "%s: %s", d->path, strerror(errno));
 		goto fail;
 	}
-	if (!strcmp(node, FAB_SOFT_OBSERVER))
-		hello.flags |= FSP_HELLO_OBSERVER;
-	snprintf(hello.node, sizeof(hello.node), "%s", node);
+	snprintf(hello.node, sizeof(hello.node), "%s", d->node);
 	n = soft_call(d, FSP_HELLO, &hello, sizeof(hello), &pi, sizeof(pi),
 		      NULL, err, errlen);
 	if (n < 0)
@@ -280,11 +358,121 @@ static struct fab_dev *soft_open(const char *arg, const char *node,
 	}
 	port_info_to_attr(&pi, &d->attr);
 	fcntl(d->fd, F_SETFL, fcntl(d->fd, F_GETFL) | O_NONBLOCK);
+	return 0;
+fail:
+	if (d->fd >= 0) {
+		int e = errno;
+
+		close(d->fd);
+		d->fd = -1;
+		errno = e;
+	}
+	return -1;
+}
+
+static int qp_connect(struct soft_dev *d, struct soft_qp *q, int again,
+		      char *err, size_t errlen);
+static int mad_connect(struct soft_dev *d, struct soft_mad *m, char *err,
+		       size_t errlen);
+static int att_replay(struct soft_qp *q);
+
+/* The timer fired: try to attach again; on failure, later. */
+static void soft_reattach(struct soft_dev *d)
+{
+	struct soft_qp *q;
+	struct soft_mad *m;
+	uint64_t exp;
+	unsigned int i;
+
+	if (read(d->tfd, &exp, sizeof(exp)) < 0 || d->up)
+		return;
+	d->reattaching = 1;
+	d->nheld = 0;
+	if (dev_connect(d, d->hello_flags | FSP_HELLO_REATTACH, NULL, 0) < 0)
+		goto fail;
+	for (q = d->qps; q; q = q->next)
+		if (qp_connect(d, q, 1, NULL, 0) < 0 || att_replay(q) < 0)
+			goto fail;
+	for (m = d->mads; m; m = m->next)
+		if (mad_connect(d, m, NULL, 0) < 0)
+			goto fail;
+	ep_add(d->epfd, d->fd);
+	d->up = 1;
+	d->reattaching = 0;
+	evq_push(d, FAB_EV_PORT_ACTIVE);
+	for (i = 0; i < d->nheld; i++)	/* CLIENT_REREGISTER, say */
+		evq_push(d, d->held[i]);
+	d->nheld = 0;
+	return;
+fail:
+	d->reattaching = 0;
+	drop_sockets(d);
+	d->attr.state = FAB_PORT_DOWN;
+	d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : SOFT_BACKOFF_MIN_MS;
+	if (d->backoff_ms > SOFT_BACKOFF_MAX_MS)
+		d->backoff_ms = SOFT_BACKOFF_MAX_MS;
+	arm_timer(d, d->backoff_ms);
+}
+
+static struct fab_dev *soft_open(const char *arg, const char *node,
+				 char *err, size_t errlen)
+{
+	struct soft_dev *d;
+	const char *path = *arg ? arg : FAB_DEFAULT_SOFT_PATH, *env;
+	int e;
+
+	if (!node || !*node) {
+		fab_fail(err, errlen, EINVAL, "soft: a node name is required");
+		return NULL;
+	}
+	if (strlen(node) >= FSP_NODE_MAX) {
+		fab_fail(err, errlen, ENAMETOOLONG, "soft: node name '%s' "
+			 "longer than %d", node, FSP_NODE_MAX - 1);
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fab_fail(err, errlen, ENOMEM, "soft: out of memory");
+		return NULL;
+	}
+	if (strlen(path) >= sizeof(d->path)) {
+		free(d);
+		fab_fail(err, errlen, ENAMETOOLONG,
+			 "soft: socket path '%s' too long", path);
+		return NULL;
+	}
+	strcpy(d->path, path);
+	strcpy(d->node, node);
+	d->fd = d->tfd = -1;
+	d->base.prov = &fab_soft_provider;
+	/* IBGW_SOFT_RINGS=0: QP sockets carry the packets (bursts) instead
+	 * of shared rings; for comparisons and for tests of that path */
+	env = getenv("IBGW_SOFT_RINGS");
+	d->rings = !(env && !strcmp(env, "0"));
+	if (!strcmp(node, FAB_SOFT_OBSERVER))
+		d->hello_flags |= FSP_HELLO_OBSERVER;
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->epfd >= 0)
+		d->tfd = timerfd_create(CLOCK_MONOTONIC,
+					TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->epfd < 0 || d->tfd < 0) {
+		fab_fail(err, errlen, errno, "soft: epoll/timerfd: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	/* the first attach fails plainly: nothing is running yet */
+	if (dev_connect(d, d->hello_flags, err, errlen) < 0)
+		goto fail;
+	ep_add(d->epfd, d->fd);
+	ep_add(d->epfd, d->tfd);
+	d->up = 1;
 	return &d->base;
 fail:
 	e = errno;
-	if (d->fd >= 0)
-		close(d->fd);
+	if (d->tfd >= 0)
+		close(d->tfd);
+	if (d->epfd >= 0)
+		close(d->epfd);
 	free(d);
 	errno = e;
 	return NULL;
@@ -294,7 +482,10 @@ static void soft_close(struct fab_dev *dev)
 {
 	struct soft_dev *d = to_sdev(dev);
 
-	close(d->fd);
+	if (d->fd >= 0)
+		close(d->fd);
+	close(d->tfd);
+	close(d->epfd);
 	free(d);
 }
 
@@ -303,7 +494,8 @@ static int soft_query_port(struct fab_dev *dev, struct fab_port_attr *attr,
 {
 	struct soft_dev *d = to_sdev(dev);
 
-	if (soft_refresh(d, err, errlen) < 0)
+	/* down: what the port was, in state DOWN */
+	if (d->up && soft_refresh(d, err, errlen) < 0)
 		return -1;
 	*attr = d->attr;
 	return 0;
@@ -311,7 +503,7 @@ static int soft_query_port(struct fab_dev *dev, struct fab_port_attr *attr,
 
 static int soft_dev_fd(struct fab_dev *dev)
 {
-	return to_sdev(dev)->fd;
+	return to_sdev(dev)->epfd;
 }
 
 static int soft_get_event(struct fab_dev *dev, struct fab_event *ev)
@@ -321,12 +513,14 @@ static int soft_get_event(struct fab_dev *dev, struct fab_event *ev)
 	struct fsp_hdr h;
 	ssize_t n;
 
-	while (!d->evq_len && !d->dead) {
+	if (!d->up && !d->evq_len)
+		soft_reattach(d);
+	while (!d->evq_len && d->up) {
 		n = fsp_recv(d->fd, &h, buf, sizeof(buf), NULL);
 		if (n < 0) {
 			if (errno == EAGAIN)
-				return 0;
-			d->dead = 1;
+				break;
+			soft_lost(d);	/* PORT_ERR */
 			break;
 		}
 		soft_async(d, &h, buf);
@@ -336,19 +530,16 @@ static int soft_get_event(struct fab_dev *dev, struct fab_event *ev)
 		d->evq_head = (d->evq_head + 1) % SOFT_EVQ;
 		d->evq_len--;
 		/* keep the cached attributes right for packet building */
-		if (ev->type == FAB_EV_LID_CHANGE ||
+		if (d->up && (ev->type == FAB_EV_LID_CHANGE ||
 		    ev->type == FAB_EV_PKEY_CHANGE ||
 		    ev->type == FAB_EV_PORT_ACTIVE ||
 		    ev->type == FAB_EV_SM_CHANGE ||
-		    ev->type == FAB_EV_GID_CHANGE)
+		    ev->type == FAB_EV_GID_CHANGE))
 			soft_refresh(d, NULL, 0);
 		return 1;
 	}
-	if (d->dead && !d->dead_reported) {
-		d->dead_reported = 1;
-		ev->type = FAB_EV_DEVICE_FATAL;
-		return 1;
-	}
+	/* no DEVICE_FATAL: a soft port stays down while ibfabricd is away,
+	 * however long, as a port whose cable is pulled */
 	return 0;
 }
 
@@ -382,19 +573,64 @@ static int map_rings(struct soft_qp *q, int mfd, char *err, size_t errlen)
 	return 0;
 }
 
+static void qp_drop_sock(struct soft_qp *q)
+{
+	close_sock(q->epfd, &q->fd);
+	if (q->shm)
+		munmap(q->shm, FSP_SHM_BYTES);
+	q->shm = NULL;
+	q->rx_len = q->rx_off = 0;
+}
+
+/* Make the QP at ibfabricd (again: with its number back). */
+static int qp_connect(struct soft_dev *d, struct soft_qp *q, int again,
+		      char *err, size_t errlen)
+{
+	struct fsp_qp_create_qpn req = {
+		.c = { .type = q->base.type, .qkey = q->base.qkey,
+		       .pkey_index = q->base.pkey_index, .flags = q->flags },
+		.qpn = q->base.qpn,
+	};
+	struct fsp_qp_ref ref;
+	int fds[FSP_FDS_MAX], fd;
+
+	if (again)
+		req.c.flags |= FSP_QP_QPN;
+	if (soft_call(d, FSP_QP_CREATE, &req,
+		      again ? sizeof(req) : sizeof(req.c), &ref, sizeof(ref),
+		      fds, err, errlen) < 0)
+		return -1;
+	fd = fds[0];
+	if (fd < 0) {
+		if (fds[1] >= 0)
+			close(fds[1]);
+		return fab_fail(err, errlen, EPROTO,
+				"soft: ibfabricd sent no QP socket");
+	}
+	if (fds[1] >= 0 && map_rings(q, fds[1], err, errlen) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (again && ref.qpn != q->base.qpn) {	/* ibfabricd must honour it */
+		close(fd);
+		return fab_fail(err, errlen, EPROTO, "soft: QPN changed");
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	setbufs(fd);
+	q->fd = fd;
+	q->base.qpn = ref.qpn;
+	q->pkey = d->attr.pkeys[q->base.pkey_index];
+	ep_add(q->epfd, fd);
+	return 0;
+}
+
 static struct fab_qp *soft_qp_create(struct fab_dev *dev,
 				     const struct fab_qp_init *init,
 				     char *err, size_t errlen)
 {
 	struct soft_dev *d = to_sdev(dev);
-	struct fsp_qp_create req = {
-		.type = init->type, .qkey = init->qkey,
-		.pkey_index = init->pkey_index,
-		.flags = FSP_QP_BURST | (d->rings ? FSP_QP_SHM : 0),
-	};
-	struct fsp_qp_ref ref;
 	struct soft_qp *q;
-	int fds[FSP_FDS_MAX], fd, e;
+	int e;
 
 	if (init->pkey_index >= d->attr.npkeys ||
 	    !d->attr.pkeys[init->pkey_index]) {
@@ -408,33 +644,27 @@ static struct fab_qp *soft_qp_create(struct fab_dev *dev,
 		fab_fail(err, errlen, ENOMEM, "soft: out of memory");
 		return NULL;
 	}
-	if (soft_call(d, FSP_QP_CREATE, &req, sizeof(req), &ref, sizeof(ref),
-		      fds, err, errlen) < 0)
-		goto fail;
-	fd = fds[0];
-	if (fd < 0) {
-		if (fds[1] >= 0)
-			close(fds[1]);
-		fab_fail(err, errlen, EPROTO,
-			 "soft: ibfabricd sent no QP socket");
+	q->fd = -1;
+	q->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (q->epfd < 0) {
+		fab_fail(err, errlen, errno, "soft: epoll: %s",
+			 strerror(errno));
 		goto fail;
 	}
-	if (fds[1] >= 0 && map_rings(q, fds[1], err, errlen) < 0) {
-		close(fd);
-		goto fail;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	setbufs(fd);
-	q->fd = fd;
+	q->flags = FSP_QP_BURST | (d->rings ? FSP_QP_SHM : 0);
 	q->base.dev = dev;
-	q->base.qpn = ref.qpn;
 	q->base.type = init->type;
 	q->base.qkey = init->qkey;
 	q->base.pkey_index = init->pkey_index;
-	q->pkey = d->attr.pkeys[init->pkey_index];
+	if (qp_connect(d, q, 0, err, errlen) < 0)
+		goto fail;
+	q->next = d->qps;
+	d->qps = q;
 	return &q->base;
 fail:
 	e = errno;
+	if (q->epfd >= 0)
+		close(q->epfd);
 	free(q->rxbuf);
 	free(q);
 	errno = e;
@@ -443,23 +673,30 @@ fail:
 
 static void soft_qp_destroy(struct fab_qp *qp)
 {
-	struct soft_qp *q = to_sqp(qp);
+	struct soft_qp *q = to_sqp(qp), **pp;
+	struct soft_dev *d = to_sdev(qp->dev);
 	struct fsp_qp_ref ref = { .qpn = qp->qpn };
 
+	for (pp = &d->qps; *pp; pp = &(*pp)->next)
+		if (*pp == q) {
+			*pp = q->next;
+			break;
+		}
 	/* closing the socketpair alone is enough; the request makes the
 	 * release synchronous for the caller */
-	soft_call(to_sdev(qp->dev), FSP_QP_DESTROY, &ref, sizeof(ref), NULL, 0,
-		  NULL, NULL, 0);
-	close(q->fd);
-	if (q->shm)
-		munmap(q->shm, FSP_SHM_BYTES);
+	if (q->fd >= 0)
+		soft_call(d, FSP_QP_DESTROY, &ref, sizeof(ref), NULL, 0, NULL,
+			  NULL, 0);
+	qp_drop_sock(q);
+	close(q->epfd);
+	free(q->att);
 	free(q->rxbuf);
 	free(q);
 }
 
 static int soft_qp_fd(struct fab_qp *qp)
 {
-	return to_sqp(qp)->fd;
+	return to_sqp(qp)->epfd;
 }
 
 /*
@@ -542,6 +779,10 @@ static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 	uint32_t mtu = (uint32_t)fab_mtu_to_bytes(d->attr.active_mtu);
 	int done = 0;
 
+	if (q->fd < 0) {	/* the port is down: lost on the wire */
+		d->tx_lost += (uint64_t)n;
+		return n;
+	}
 	if (q->shm)
 		return ring_send(q, wr, n);
 	while (done < n) {
@@ -596,10 +837,14 @@ static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 		if (sent < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				break;	/* send queue full */
+			if (errno == EPIPE || errno == ECONNRESET) {
+				/* ibfabricd is gone: the port goes down */
+				soft_lost(d);
+				d->tx_lost += (uint64_t)(n - done);
+				return n;
+			}
 			if (done)
 				break;
-			if (errno == EPIPE)	/* ibfabricd is gone */
-				errno = ECONNRESET;
 			return -1;
 		}
 		for (b = 0; b < sent; b++)
@@ -699,9 +944,8 @@ static int ring_recv(struct soft_qp *q, struct fab_recv *rc, int n)
 			;
 		if (got == 0 || (got < 0 && errno != EAGAIN &&
 				 errno != EINTR)) {
-			d->dead = 1;	/* a DEVICE_FATAL event follows */
-			errno = ECONNRESET;
-			return -1;
+			soft_lost(d);	/* a PORT_ERR event follows */
+			return 0;
 		}
 	}
 	while (out < n) {
@@ -736,6 +980,8 @@ static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 	struct soft_dev *d = to_sdev(qp->dev);
 	int out = 0, r;
 
+	if (q->fd < 0)
+		return 0;
 	if (q->shm)
 		return ring_recv(q, rc, n);
 	while (out < n) {
@@ -746,12 +992,9 @@ static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 		r = burst_next(q, &pkt, &plen);
 		if (r == 0)
 			break;
-		if (r == -2) {	/* ibfabricd released the QP or exited */
-			d->dead = 1;	/* a DEVICE_FATAL event follows */
-			if (out)
-				break;
-			errno = ECONNRESET;
-			return -1;
+		if (r == -2) {	/* ibfabricd exited */
+			soft_lost(d);	/* a PORT_ERR event follows */
+			break;
 		}
 		if (r < 0) {
 			if (out)
@@ -774,15 +1017,69 @@ static int soft_mcast(struct fab_qp *qp, uint16_t type,
 			 NULL, err, errlen) < 0 ? -1 : 0;
 }
 
+static int att_find(const struct soft_qp *q, const union fab_gid *mgid,
+		    uint16_t mlid)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->natt; i++)
+		if (q->att[i].mlid == mlid &&
+		    !memcmp(q->att[i].mgid.raw, mgid->raw, 16))
+			return (int)i;
+	return -1;
+}
+
+/* The attachments again, at a new ibfabricd. */
+static int att_replay(struct soft_qp *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->natt; i++)
+		if (soft_mcast(&q->base, FSP_MCAST_ATTACH, &q->att[i].mgid,
+			       q->att[i].mlid, NULL, 0) < 0 &&
+		    errno == ECONNRESET)
+			return -1;
+	return 0;
+}
+
+/* Attachments are recorded, to be made again after ibfabricd restarts;
+ * while the port is down they are only recorded. */
 static int soft_attach(struct fab_qp *qp, const union fab_gid *mgid,
 		       uint16_t mlid, char *err, size_t errlen)
 {
-	return soft_mcast(qp, FSP_MCAST_ATTACH, mgid, mlid, err, errlen);
+	struct soft_qp *q = to_sqp(qp);
+
+	if (q->fd >= 0 &&
+	    soft_mcast(qp, FSP_MCAST_ATTACH, mgid, mlid, err, errlen) < 0)
+		return -1;
+	if (att_find(q, mgid, mlid) >= 0)
+		return 0;
+	if (q->natt == q->att_cap) {
+		unsigned int cap = q->att_cap ? 2 * q->att_cap : 8;
+		struct soft_att *a = realloc(q->att, cap * sizeof(*a));
+
+		if (!a)
+			return fab_fail(err, errlen, ENOMEM,
+					"soft: out of memory");
+		q->att = a;
+		q->att_cap = cap;
+	}
+	q->att[q->natt].mgid = *mgid;
+	q->att[q->natt++].mlid = mlid;
+	return 0;
 }
 
 static int soft_detach(struct fab_qp *qp, const union fab_gid *mgid,
 		       uint16_t mlid, char *err, size_t errlen)
 {
+	struct soft_qp *q = to_sqp(qp);
+	int i = att_find(q, mgid, mlid);
+
+	if (i >= 0)
+		q->att[i] = q->att[--q->natt];
+	if (q->fd < 0)
+		return i < 0 ? fab_fail(err, errlen, EINVAL, "soft: detach: "
+					"not attached") : 0;
 	return soft_mcast(qp, FSP_MCAST_DETACH, mgid, mlid, err, errlen);
 }
 
@@ -834,6 +1131,13 @@ void *fab_soft_qp_rings(struct fab_qp *qp)
 	return to_sqp(qp)->shm;
 }
 
+int fab_soft_qp_sock(struct fab_qp *qp)
+{
+	if (qp->dev->prov != &fab_soft_provider)
+		return -1;
+	return to_sqp(qp)->fd;
+}
+
 int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap,
 		 char *err, size_t errlen)
 {
@@ -850,59 +1154,88 @@ int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap,
 	return 0;
 }
 
+static int mad_connect(struct soft_dev *d, struct soft_mad *m, char *err,
+		       size_t errlen)
+{
+	struct fsp_qp_create req = {
+		.type = FAB_QPT_UD, .qkey = m->base.mgmt_class,
+		.pkey_index = 0, .flags = FSP_QP_GSI,
+	};
+	struct fsp_qp_ref ref;
+	int fds[FSP_FDS_MAX], fd;
+
+	if (soft_call(d, FSP_QP_CREATE, &req, sizeof(req), &ref, sizeof(ref),
+		      fds, err, errlen) < 0)
+		return -1;
+	fd = fds[0];
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (fd < 0)
+		return fab_fail(err, errlen, EPROTO,
+				"soft: ibfabricd sent no MAD socket");
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	m->fd = fd;
+	m->agent = ref.qpn;	/* a new one after a restart: TIDs differ */
+	ep_add(m->epfd, fd);
+	return 0;
+}
+
 static struct fab_mad_agent *soft_mad_open(struct fab_dev *dev,
 					   uint8_t mgmt_class, char *err,
 					   size_t errlen)
 {
 	struct soft_dev *d = to_sdev(dev);
-	struct fsp_qp_create req = {
-		.type = FAB_QPT_UD, .qkey = mgmt_class, .pkey_index = 0,
-		.flags = FSP_QP_GSI,
-	};
-	struct fsp_qp_ref ref;
 	struct soft_mad *m = calloc(1, sizeof(*m));
-	int fds[FSP_FDS_MAX], fd;
 
 	if (!m) {
 		fab_fail(err, errlen, ENOMEM, "soft: out of memory");
 		return NULL;
 	}
-	if (soft_call(d, FSP_QP_CREATE, &req, sizeof(req), &ref, sizeof(ref),
-		      fds, err, errlen) < 0) {
-		free(m);
-		return NULL;
-	}
-	fd = fds[0];
-	if (fds[1] >= 0)
-		close(fds[1]);
-	if (fd < 0) {
-		free(m);
-		fab_fail(err, errlen, EPROTO,
-			 "soft: ibfabricd sent no MAD socket");
-		return NULL;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	m->fd = fd;
-	m->agent = ref.qpn;
+	m->fd = -1;
 	m->base.dev = dev;
 	m->base.mgmt_class = mgmt_class;
+	m->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (m->epfd < 0) {
+		fab_fail(err, errlen, errno, "soft: epoll: %s",
+			 strerror(errno));
+		free(m);
+		return NULL;
+	}
+	if (mad_connect(d, m, err, errlen) < 0) {
+		int e = errno;
+
+		close(m->epfd);
+		free(m);
+		errno = e;
+		return NULL;
+	}
+	m->next = d->mads;
+	d->mads = m;
 	return &m->base;
 }
 
 static void soft_mad_close(struct fab_mad_agent *agent)
 {
-	struct soft_mad *m = (struct soft_mad *)agent;
+	struct soft_mad *m = (struct soft_mad *)agent, **pp;
+	struct soft_dev *d = to_sdev(agent->dev);
 	struct fsp_qp_ref ref = { .qpn = m->agent };
 
-	soft_call(to_sdev(agent->dev), FSP_QP_DESTROY, &ref, sizeof(ref), NULL,
-		  0, NULL, NULL, 0);
-	close(m->fd);
+	for (pp = &d->mads; *pp; pp = &(*pp)->next)
+		if (*pp == m) {
+			*pp = m->next;
+			break;
+		}
+	if (m->fd >= 0)
+		soft_call(d, FSP_QP_DESTROY, &ref, sizeof(ref), NULL, 0, NULL,
+			  NULL, 0);
+	close_sock(m->epfd, &m->fd);
+	close(m->epfd);
 	free(m);
 }
 
 static int soft_mad_fd(struct fab_mad_agent *agent)
 {
-	return ((struct soft_mad *)agent)->fd;
+	return ((struct soft_mad *)agent)->epfd;
 }
 
 static int soft_mad_send(struct fab_mad_agent *agent,
@@ -921,6 +1254,8 @@ static int soft_mad_send(struct fab_mad_agent *agent,
 		errno = EINVAL;	/* not in the port's P_Key table */
 		return -1;
 	}
+	if (m->fd < 0)		/* the port is down: lost on the wire */
+		return 0;
 	memcpy(tmp, mad, len);
 	/* the high half of the TID routes the response back to us */
 	be32_put(tmp + 8, m->agent);
@@ -945,6 +1280,10 @@ static int soft_mad_send(struct fab_mad_agent *agent,
 	u.payload_len = len;
 	plen = ib_ud_build(&u, pkt, sizeof(pkt));
 	n = send(m->fd, pkt, plen, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+		soft_lost(d);
+		return 0;
+	}
 	if (n < 0)
 		return -1;	/* EAGAIN: the queue is full */
 	if (n != (ssize_t)plen) {
@@ -965,12 +1304,16 @@ static int soft_mad_recv(struct fab_mad_agent *agent, void *buf, size_t cap,
 	int pi;
 
 	for (;;) {
+		if (m->fd < 0)
+			return 0;
 		n = recv(m->fd, pkt, sizeof(pkt), MSG_DONTWAIT);
+		if (n < 0 && errno == ECONNRESET)
+			n = 0;
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR ? 0 : -1;
-		if (n == 0) {	/* the fabric is gone */
-			errno = ECONNRESET;
-			return -1;
+		if (n == 0) {	/* ibfabricd is gone: the port goes down */
+			soft_lost(d);
+			return 0;
 		}
 		if (ib_ud_parse(pkt, (size_t)n, &u) == IB_PKT_OK)
 			break;

@@ -20,5 +20,8 @@ int fab_soft_ctl(struct fab_dev *dev, const char *cmd, char *out, size_t cap,
 /* A QP's shared rings (FSP_SHM_BYTES, layout in soft_ring.h), or NULL when
  * it has none; for tests that write garbage into them. */
 void *fab_soft_qp_rings(struct fab_qp *qp);
+/* The QP's socket to ibfabricd (fab_qp_fd() is an epoll descriptor that
+ * wraps it), -1 while the port is down; for tests that write to it. */
+int fab_soft_qp_sock(struct fab_qp *qp);
 
 #endif

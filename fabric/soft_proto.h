@@ -38,6 +38,10 @@ enum fsp_type {
 };
 
 #define FSP_HELLO_OBSERVER	0x1	/* a tool: holds no port, no QPs */
+/* the node was attached to an ibfabricd that went away and is coming
+ * back (its QPs follow with FSP_QP_QPN); the SM answers with
+ * CLIENT_REREGISTER, as OpenSM does to the ports of a subnet it finds */
+#define FSP_HELLO_REATTACH	0x2
 
 struct fsp_hdr {
 	uint16_t type;
@@ -84,12 +88,20 @@ struct fsp_port_info {
  * socket then carries only one-byte kicks and its end of file. */
 #define FSP_QP_SHM		0x8
 #define FSP_FDS_MAX		2
+/* the QP wants its number back (re-attaching): the body is
+ * struct fsp_qp_create_qpn; EADDRINUSE when the number is taken */
+#define FSP_QP_QPN		0x10
 
 struct fsp_qp_create {
 	uint32_t type;
 	uint32_t qkey;
 	uint16_t pkey_index;
 	uint16_t flags;
+};
+
+struct fsp_qp_create_qpn {
+	struct fsp_qp_create c;
+	uint32_t qpn;
 };
 
 struct fsp_qp_ref {

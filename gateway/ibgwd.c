@@ -831,6 +831,8 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 		log_info("port event %s", fab_event_name(ev.type));
 		if (ev.type <= FAB_EV_DEVICE_FATAL)
 			d->fab_events[ev.type]++;
+		if (ev.type == FAB_EV_PORT_ERR)
+			log_warnx("port down, waiting for the subnet");
 		if (ev.type == FAB_EV_DEVICE_FATAL) {
 			log_warnx("the fabric is gone");
 			d->exit_code = 1;

@@ -106,6 +106,10 @@ void fsw_count_ctl_malformed(struct fsw *sw);
 void fsw_drop(struct fsw *sw, enum fsw_drop why);
 const char *fsw_drop_name(enum fsw_drop d);
 
+/* Keep lid for the port GUID (a guid2lid entry from an earlier run);
+ * before any node attaches.  0, or -1 with errno EINVAL (a LID outside
+ * 0x0002..0xBFFF or kept already) or EEXIST (the GUID has one). */
+int fsw_lid_reserve(struct fsw *sw, uint64_t port_guid, uint16_t lid);
 /* A process attaches to node name; the node is made on first use. */
 struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 				 char *err, size_t errlen);
@@ -127,6 +131,8 @@ unsigned int fsw_client_reregister(struct fsw *sw);
 unsigned int fsw_set_partitions(struct fsw *sw, const struct prtn_conf *pc,
 				unsigned int *groups_deleted);
 struct fsw_node *fsw_node_find(struct fsw *sw, const char *name);
+/* The i-th node in attach order, NULL past the last. */
+struct fsw_node *fsw_node_at(const struct fsw *sw, unsigned int i);
 /* How many multicast groups the SA has the node's port in. */
 unsigned int fsw_node_groups(const struct fsw *sw, const struct fsw_node *node);
 /* What a process on the node sees of its port: LID, GUIDs, P_Keys. */
@@ -144,6 +150,10 @@ struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,
 			      void *owner, uint8_t mgmt_class, char *err,
 			      size_t errlen);
 struct fsw_qp *fsw_qp_find(struct fsw_node *node, uint32_t qpn);
+/* Give a QP just made the number qpn instead (a node re-attaching after
+ * an ibfabricd restart asks for its QPNs back).  0, or -1 with errno
+ * EINVAL (0, 1, 0xFFFFFF or beyond) or EADDRINUSE. */
+int fsw_qp_renumber(struct fsw_node *node, struct fsw_qp *qp, uint32_t qpn);
 uint32_t fsw_qp_qpn(const struct fsw_qp *qp);
 /* The P_Key at the QP's P_Key index, as it was made. */
 uint16_t fsw_qp_pkey(const struct fsw_qp *qp);

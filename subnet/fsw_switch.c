@@ -86,6 +86,12 @@ struct fsw {
 	struct fsw_node *by_lid[FSW_MAX_UNICAST_LID + 1];
 	struct fsw_mgroup *groups[FSW_MLIDS];	/* attachments, by MLID */
 	uint16_t next_lid;
+	/* --lid-file: the LIDs an earlier run gave (a guid2lid table):
+	 * the port GUID each LID is kept for, and the pairs in load order */
+	uint64_t *lid_guid;
+	uint64_t *res_guid;
+	uint16_t *res_lid;
+	unsigned int nres, res_cap;
 	uint8_t port_mtu;		/* every port's MTU code */
 	struct fsw_fault fault;
 	int faults_on;
@@ -363,6 +369,9 @@ void fsw_free(struct fsw *sw)
 		free(n);
 	}
 	fsw_sa_free(sw->sa);
+	free(sw->lid_guid);
+	free(sw->res_guid);
+	free(sw->res_lid);
 	for (i = 0; i < FSW_MLIDS; i++)
 		mgroup_free(sw->groups[i]);
 	free(sw->nodes);
@@ -438,6 +447,70 @@ static int valid_node_name(const char *name)
 	return 1;
 }
 
+struct fsw_node *fsw_node_at(const struct fsw *sw, unsigned int i)
+{
+	return i < sw->nnodes ? sw->nodes[i] : NULL;
+}
+
+int fsw_lid_reserve(struct fsw *sw, uint64_t port_guid, uint16_t lid)
+{
+	unsigned int i;
+
+	if (lid < FSW_FIRST_LID || lid > FSW_MAX_UNICAST_LID || !port_guid ||
+	    (sw->lid_guid && sw->lid_guid[lid]) || sw->nnodes) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < sw->nres; i++)
+		if (sw->res_guid[i] == port_guid) {
+			errno = EEXIST;
+			return -1;
+		}
+	if (!sw->lid_guid) {
+		sw->lid_guid = calloc(FSW_MAX_UNICAST_LID + 1,
+				      sizeof(*sw->lid_guid));
+		if (!sw->lid_guid)
+			return -1;
+	}
+	if (sw->nres == sw->res_cap) {
+		unsigned int cap = sw->res_cap ? 2 * sw->res_cap : 64;
+		uint64_t *g = realloc(sw->res_guid, cap * sizeof(*g));
+		uint16_t *l;
+
+		if (!g)
+			return -1;
+		sw->res_guid = g;
+		l = realloc(sw->res_lid, cap * sizeof(*l));
+		if (!l)
+			return -1;
+		sw->res_lid = l;
+		sw->res_cap = cap;
+	}
+	sw->res_guid[sw->nres] = port_guid;
+	sw->res_lid[sw->nres++] = lid;
+	sw->lid_guid[lid] = port_guid;
+	return 0;
+}
+
+/* The LID a new port gets: the one kept for its GUID if any, else the
+ * next one neither taken nor kept for another port; 0: none left. */
+static uint16_t pick_lid(struct fsw *sw, uint64_t port_guid)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->nres; i++)
+		if (sw->res_guid[i] == port_guid &&
+		    !sw->by_lid[sw->res_lid[i]])
+			return sw->res_lid[i];
+	while (sw->next_lid <= FSW_MAX_UNICAST_LID &&
+	       (sw->by_lid[sw->next_lid] ||
+		(sw->lid_guid && sw->lid_guid[sw->next_lid])))
+		sw->next_lid++;
+	if (sw->next_lid > FSW_MAX_UNICAST_LID)
+		return 0;
+	return sw->next_lid++;
+}
+
 struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 				 char *err, size_t errlen)
 {
@@ -454,10 +527,6 @@ struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 			 FSP_NODE_MAX - 1);
 		return NULL;
 	}
-	if (sw->next_lid > FSW_MAX_UNICAST_LID) {
-		snprintf(err, errlen, "no unicast LIDs left");
-		return NULL;
-	}
 	if (sw->nnodes == sw->nodes_cap && nodes_grow(sw) < 0)
 		goto nomem;
 	n = calloc(1, sizeof(*n));
@@ -469,7 +538,12 @@ struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 		guid = FSW_GUID_OUI << 40 | ((guid + 2) & 0xfffffffffeull);
 	n->node_guid = guid;
 	n->port_guid = guid | 1;
-	n->lid = sw->next_lid++;
+	n->lid = pick_lid(sw, n->port_guid);
+	if (!n->lid) {
+		free(n);
+		snprintf(err, errlen, "no unicast LIDs left");
+		return NULL;
+	}
 	n->port_up = 1;
 	n->next_qpn = FSW_FIRST_QPN;
 	/* more partitions than table slots: the first FAB_MAX_PKEYS stay,
@@ -722,6 +796,25 @@ struct fsw_qp *fsw_qp_create(struct fsw *sw, struct fsw_node *node,
 	q->next = node->qps;
 	node->qps = q;
 	return q;
+}
+
+int fsw_qp_renumber(struct fsw_node *node, struct fsw_qp *qp, uint32_t qpn)
+{
+	if (qpn < 2 || qpn >= 0xFFFFFF) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (qp->qpn == qpn)
+		return 0;
+	if (fsw_qp_find(node, qpn)) {
+		errno = EADDRINUSE;
+		return -1;
+	}
+	qp->qpn = qpn;
+	/* later QPs are numbered after it, as the HCA's would have been */
+	if (qpn >= node->next_qpn && qpn + 1 < 0xFFFFFF)
+		node->next_qpn = qpn + 1;
+	return 0;
 }
 
 struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,

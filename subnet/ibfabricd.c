@@ -80,6 +80,7 @@ struct fabd {
 	struct prtn_conf pc;
 	const char *prtn_path;	/* -P, re-read on SIGHUP and reload */
 	const char *sockpath;
+	const char *lid_file;	/* --lid-file: guid2lid kept across runs */
 	int lfd;
 	struct event *lev;
 	struct event *flush_ev;
@@ -99,12 +100,14 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: ibfabricd [-f] [-v] [-s SOCKET] [-P PARTITIONS_CONF] [--pcap FILE]\n"
 "                 [--mtu BYTES] [--loss P] [--dup P] [--reorder P] [--seed N]\n"
+"                 [--lid-file FILE]\n"
 "  -f, --foreground      stay in the foreground, log to stderr\n"
 "  -v, --verbose         debug logging\n"
 "  -s, --socket PATH     node socket (default %s)\n"
 "  -P, --partitions FILE OpenSM-syntax partitions.conf\n"
 "      --pcap FILE       write every packet entering the switch (linktype 252)\n"
 "      --mtu BYTES       every port's MTU: 256, 512, 1024, 2048, 4096 (default)\n"
+"      --lid-file FILE   keep LIDs across runs (guid2lid: GUID LID LID a line)\n"
 "      --loss P          drop packets with probability P (0..1)\n"
 "      --dup P           duplicate packets with probability P\n"
 "      --reorder P       hold a packet back behind the next with probability P\n"
@@ -581,6 +584,68 @@ static struct qpio *conn_qp(struct conn *c, uint32_t qpn)
 	return NULL;
 }
 
+/* --lid-file: "GUID LID LID" a line, as OpenSM's guid2lid; rewritten
+ * whole (a temporary file renamed over it) when a node is made. */
+static void lid_file_save(struct fabd *d)
+{
+	struct fsp_port_info pi;
+	struct fsw_node *n;
+	char tmp[4096];
+	unsigned int i;
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", d->lid_file) >=
+	    (int)sizeof(tmp))
+		return;
+	f = fopen(tmp, "w");
+	if (!f) {
+		log_warn("%s", tmp);
+		return;
+	}
+	for (i = 0; (n = fsw_node_at(d->sw, i)); i++) {
+		fsw_port_info(d->sw, n, &pi);
+		fprintf(f, "0x%016llx 0x%04x 0x%04x\n",
+			(unsigned long long)pi.port_guid, pi.lid, pi.lid);
+	}
+	if (fclose(f) != 0 || rename(tmp, d->lid_file) < 0) {
+		log_warn("%s", d->lid_file);
+		unlink(tmp);
+	}
+}
+
+/* Load the LIDs of an earlier run; a missing file is an empty table. */
+static int lid_file_load(struct fabd *d)
+{
+	unsigned long long guid;
+	unsigned int lid, lid2, n = 0, line = 0;
+	char buf[256];
+	FILE *f = fopen(d->lid_file, "r");
+
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		log_warn("%s", d->lid_file);
+		return -1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		line++;
+		if (buf[0] == '#' || buf[0] == '\n')
+			continue;
+		if (sscanf(buf, "%llx %x %x", &guid, &lid, &lid2) != 3 ||
+		    lid > 0xffff ||
+		    fsw_lid_reserve(d->sw, guid, (uint16_t)lid) < 0) {
+			log_warnx("%s:%u: ignored (not GUID LID LID, or a "
+				  "LID or GUID given twice)", d->lid_file,
+				  line);
+			continue;
+		}
+		n++;
+	}
+	fclose(f);
+	log_info("%s: %u LIDs kept from an earlier run", d->lid_file, n);
+	return 0;
+}
+
 static int handle_hello(struct conn *c, const struct fsp_hdr *h,
 			const void *body)
 {
@@ -606,6 +671,8 @@ static int handle_hello(struct conn *c, const struct fsp_hdr *h,
 	if (hello.flags & FSP_HELLO_OBSERVER) {
 		c->observer = 1;
 	} else {
+		int known = fsw_node_find(c->d->sw, hello.node) != NULL;
+
 		c->node = fsw_node_attach(c->d->sw, hello.node, err,
 					  sizeof(err));
 		if (!c->node) {
@@ -615,8 +682,20 @@ static int handle_hello(struct conn *c, const struct fsp_hdr *h,
 		fsw_port_info(c->d->sw, c->node, &pi);
 		log_debug("node %s (LID 0x%04x): process attached",
 			  fsw_node_name(c->node), pi.lid);
+		if (!known && c->d->lid_file)
+			lid_file_save(c->d);
 	}
 	fsp_send(c->fd, FSP_REPLY, h->seq, 0, &pi, sizeof(pi), -1);
+	/* a node back from an earlier ibfabricd: the SM tells it to
+	 * register again (groups, subscriptions), as OpenSM does after a
+	 * restart; it comes after the reply, once the port is up */
+	if (c->node && (hello.flags & FSP_HELLO_REATTACH)) {
+		struct fsp_event ev = { .type = FAB_EV_CLIENT_REREGISTER };
+
+		log_info("node %s (LID 0x%04x): re-attached",
+			 fsw_node_name(c->node), pi.lid);
+		fsp_send(c->fd, FSP_EVENT, 0, 0, &ev, sizeof(ev), -1);
+	}
 	return 0;
 }
 
@@ -655,23 +734,29 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 			    const void *body)
 {
 	struct fabd *d = c->d;
+	struct fsp_qp_create_qpn rq;
 	struct fsp_qp_create req;
 	struct fsp_qp_ref ref;
 	struct qpio *io;
 	char err[256];
 	int sv[2], sz = FABD_SOCKBUF, mfd = -1, fds[2];
 
-	if (h->len != sizeof(req)) {
+	memset(&rq, 0, sizeof(rq));
+	if (h->len == sizeof(rq.c) || h->len == sizeof(rq))
+		memcpy(&rq, body, h->len);
+	req = rq.c;
+	if ((h->len != sizeof(rq.c) && h->len != sizeof(rq)) ||
+	    !(req.flags & FSP_QP_QPN) != (h->len == sizeof(rq.c))) {
 		reply_err(c, h->seq, EBADMSG, "QP_CREATE of %u bytes", h->len);
 		return -1;
 	}
-	memcpy(&req, body, sizeof(req));
 	if (req.type != FAB_QPT_UD) {
 		reply_err(c, h->seq, EOPNOTSUPP, "QP type %u not supported",
 			  req.type);
 		return 0;
 	}
-	if (req.flags & ~(FSP_QP_GSI | FSP_QP_BURST | FSP_QP_SHM)) {
+	if (req.flags & ~(FSP_QP_GSI | FSP_QP_BURST | FSP_QP_SHM |
+			  FSP_QP_QPN)) {
 		reply_err(c, h->seq, EPERM, "privileged QPs belong to the "
 			  "subnet manager");
 		return 0;
@@ -700,6 +785,16 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 	if (!io->qp) {
 		free(io);
 		reply_err(c, h->seq, EINVAL, "%s", err);
+		return 0;
+	}
+	if ((req.flags & FSP_QP_QPN) &&
+	    fsw_qp_renumber(c->node, io->qp, rq.qpn) < 0) {
+		int e = errno;
+
+		fsw_qp_destroy(d->sw, io->qp);
+		free(io);
+		reply_err(c, h->seq, e, "QPN 0x%06x: %s", rq.qpn,
+			  strerror(e));
 		return 0;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -1057,13 +1152,14 @@ int main(int argc, char **argv)
 		{ "reorder", required_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "mtu", required_argument, NULL, 'M' },
+		{ "lid-file", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fsw_fault_cfg faults = { .seed = 1 };
 	const char *pcap_path = NULL, *prtn_path = NULL, *why;
-	char *abs_sock = NULL, *abs_prtn = NULL;
+	char *abs_sock = NULL, *abs_prtn = NULL, *abs_lid = NULL;
 	struct event *sigs[3];
 	struct fabd d;
 	char err[512];
@@ -1081,6 +1177,7 @@ int main(int argc, char **argv)
 		case 's': d.sockpath = optarg; break;
 		case 'P': prtn_path = d.prtn_path = optarg; break;
 		case 'p': pcap_path = optarg; break;
+		case 'G': d.lid_file = optarg; break;
 		case 'L':
 			if (parse_prob("--loss", optarg, &faults.loss) < 0)
 				return 2;
@@ -1169,6 +1266,14 @@ int main(int argc, char **argv)
 			fatal("%s", d.prtn_path);
 		d.prtn_path = abs_prtn;
 	}
+	if (d.lid_file && d.lid_file[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+
+		if (!cwd || asprintf(&abs_lid, "%s/%s", cwd, d.lid_file) < 0)
+			fatal("lid file path");
+		free(cwd);
+		d.lid_file = abs_lid;
+	}
 	/* detached before the event base is made: nothing to reinit */
 	if (!foreground &&
 	    daemon_detach("ibfabricd", verbose, NULL, err, sizeof(err)) < 0)
@@ -1190,6 +1295,8 @@ int main(int argc, char **argv)
 		fatalx("out of memory");
 	fsw_set_faults(d.sw, &faults);
 	fsw_set_port_mtu(d.sw, mtu_code);
+	if (d.lid_file && lid_file_load(&d) < 0)
+		fatalx("%s: cannot read the LID file", d.lid_file);
 	d.lev = event_new(d.base, d.lfd, EV_READ | EV_PERSIST, accept_cb, &d);
 	d.flush_ev = evtimer_new(d.base, flush_cb, &d);
 	d.out_ev = event_new(d.base, -1, 0, out_flush_cb, &d);
@@ -1238,5 +1345,6 @@ int main(int argc, char **argv)
 	prtn_conf_free(&d.pc);
 	free(abs_sock);
 	free(abs_prtn);
+	free(abs_lid);
 	return 0;
 }

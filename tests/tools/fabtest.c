@@ -608,7 +608,7 @@ static int cmd_burst_garbage(const struct opts *o)
 	uint8_t b[2 * (FSP_BURST_REC + IB_MAX_PKT)];
 	struct ib_ud u;
 	size_t n, len;
-	int fd = fab_qp_fd(qp), i;
+	int fd = fab_soft_qp_sock(qp), i;
 
 	if (fab_soft_qp_rings(qp)) {
 		fprintf(stderr, "fabtest: burst-garbage needs "
@@ -715,7 +715,7 @@ static int cmd_ring_garbage(const struct opts *o)
 	uint8_t *m = fab_soft_qp_rings(g), *data;
 	struct fsp_ring_ctl *tx, *rx;
 	uint32_t qkey = o->qkey_set ? o->qkey : 0x0b1b, h, v;
-	int fd = fab_qp_fd(g);
+	int fd = fab_soft_qp_sock(g);
 	static char big[4001];
 
 	if (!m) {

@@ -52,6 +52,12 @@ static void mc_joined(void *arg, const struct sa_result *res)
 		ipoib_mcast_failed(l, m);
 		return;
 	}
+	/* a rejoin after the SM restarted may give the group another
+	 * MLID: the attachment moves with it */
+	if (m->attached && l->qp && m->mlid != res->rec.mcm[0].mlid) {
+		fab_detach_mcast(l->qp, &m->mgid, m->mlid, NULL, 0);
+		m->attached = 0;
+	}
 	m->mlid = res->rec.mcm[0].mlid;
 	m->js = res->rec.mcm[0].join_state;
 	memset(&aa, 0, sizeof(aa));

@@ -150,6 +150,9 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 					 "added to");
 			continue;
 		}
+		if (ev.type == FAB_EV_PORT_ERR)
+			log_warnx("%s: port down, waiting for the subnet",
+				  ipoib_tun_ifname(d->tun));
 		if (ev.type == FAB_EV_DEVICE_FATAL) {
 			log_warnx("the fabric is gone");
 			d->exit_code = 1;
