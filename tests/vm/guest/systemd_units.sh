@@ -30,7 +30,8 @@ CONF
 cat >/etc/systemd/system/ibfabricd.service.d/partitions.conf <<'CONF'
 [Service]
 ExecStart=
-ExecStart=/usr/local/sbin/ibfabricd -f -s /run/ibgw/fabric.sock -P /etc/ibgw/partitions.conf
+ExecStart=/usr/local/sbin/ibfabricd -f -s /run/ibgw/fabric.sock -P /etc/ibgw/partitions.conf \
+	--lid-file /var/lib/ibgw/guid2lid
 CONF
 cat >/etc/ibgw/ibgw.conf <<'CONF'
 [gateway]
@@ -159,6 +160,18 @@ retry 120 active || gfail "ibgwd not active again: $(systemctl is-active ibgwd)"
 ip link show ibgwt0 >/dev/null 2>&1 || gfail "no ibgwt0 after the restart"
 retry 40 carrier2 || gfail "after the restart: status '$(show ibgwd StatusText)'"
 gok "tap deleted: '$(grep -io 'watchdog timeout[^!]*' /tmp/gw.journal | head -n1)' after ${dt}s, NRestarts=$(show ibgwd NRestarts), active again with ibgwt0, '$(show ibgwd StatusText)'"
+
+# --- the subnet restarts under ibgwd: LIDs kept in the state directory ---------------
+L=/var/lib/ibgw/guid2lid
+[ -s $L ] || gfail "no $L after the start"
+cp $L /tmp/guid2lid.before
+GPID=$(show ibgwd MainPID)
+timeout 60 systemctl restart ibfabricd || gfail "systemctl restart ibfabricd"
+retry 40 carrier2 || gfail "after ibfabricd's restart: status '$(show ibgwd StatusText)'"
+[ "$(systemctl is-active ibgwd)" = active ] || gfail "ibgwd $(systemctl is-active ibgwd) after ibfabricd's restart"
+[ "$(show ibgwd MainPID)" = "$GPID" ] || gfail "ibgwd restarted with the subnet"
+cmp -s $L /tmp/guid2lid.before || { diff /tmp/guid2lid.before $L; gfail "$L changed"; }
+gok "systemctl restart ibfabricd: ibgwd stays (same pid), carrier back, $L ($(wc -l <$L) port(s)) unchanged"
 
 # --- stop ------------------------------------------------------------------------------
 timeout 60 systemctl stop ibgwd ibfabricd || gfail "systemctl stop"
