@@ -112,28 +112,18 @@ void ib_deth_decode(const uint8_t *p, struct ib_deth *h)
 	h->srcqp = be32_get(p + 4) & 0xffffff;
 }
 
-size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
+size_t ib_pkt_put_route(uint8_t *buf, const struct ib_lrh *lrh_in,
+			const struct ib_grh *grh_in, size_t body)
 {
-	struct ib_lrh lrh = u->lrh;
-	struct ib_grh grh = u->grh;
-	struct ib_bth bth = u->bth;
-	size_t hdr, pad, body, total, off;
-	uint32_t icrc;
-	uint16_t vcrc;
+	struct ib_lrh lrh = *lrh_in;
+	size_t off = IB_LRH_LEN;
 
-	hdr = IB_LRH_LEN + (u->has_grh ? IB_GRH_LEN : 0) + IB_BTH_LEN +
-	      IB_DETH_LEN + (u->has_imm ? IB_IMMDT_LEN : 0);
-	pad = (4 - (u->payload_len & 3)) & 3;
-	body = hdr + u->payload_len + pad;
-	total = body + IB_ICRC_LEN + IB_VCRC_LEN;
-	if (total > cap || (body + IB_ICRC_LEN) / 4 > 0x7ff)
-		return 0;
-
-	lrh.lnh = u->has_grh ? IB_LNH_IBA_GLOBAL : IB_LNH_IBA_LOCAL;
+	lrh.lnh = grh_in ? IB_LNH_IBA_GLOBAL : IB_LNH_IBA_LOCAL;
 	lrh.pktlen = (uint16_t)((body + IB_ICRC_LEN) / 4);
 	ib_lrh_encode(&lrh, buf);
-	off = IB_LRH_LEN;
-	if (u->has_grh) {
+	if (grh_in) {
+		struct ib_grh grh = *grh_in;
+
 		grh.ipver = 6;
 		grh.nxthdr = IB_GRH_NXTHDR;
 		grh.paylen = (uint16_t)(body + IB_ICRC_LEN - IB_LRH_LEN -
@@ -141,23 +131,21 @@ size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
 		ib_grh_encode(&grh, buf + off);
 		off += IB_GRH_LEN;
 	}
-	bth.opcode = u->has_imm ? IB_OP_UD_SEND_ONLY_IMM : IB_OP_UD_SEND_ONLY;
-	bth.padcnt = (uint8_t)pad;
-	ib_bth_encode(&bth, buf + off);
-	off += IB_BTH_LEN;
-	ib_deth_encode(&u->deth, buf + off);
-	off += IB_DETH_LEN;
-	if (u->has_imm) {
-		be32_put(buf + off, u->imm);
-		off += IB_IMMDT_LEN;
-	}
+	return off;
+}
+
+size_t ib_pkt_seal(uint8_t *buf, size_t off, const void *payload,
+		   size_t payload_len, size_t pad)
+{
+	uint32_t icrc;
+	uint16_t vcrc;
+
 	/* the ICRC of the headers (variant fields masked), then of the
 	 * payload as it is copied in, then of the pad */
 	icrc = ib_icrc_native(buf, off);
-	if (u->payload_len)
-		icrc = ib_crc32_copy(icrc, buf + off, u->payload,
-				     u->payload_len);
-	off += u->payload_len;
+	if (payload_len)
+		icrc = ib_crc32_copy(icrc, buf + off, payload, payload_len);
+	off += payload_len;
 	memset(buf + off, 0, pad);
 	icrc = ib_crc32(icrc, buf + off, pad);
 	off += pad;
@@ -170,6 +158,34 @@ size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
 	buf[off++] = (uint8_t)vcrc;
 	buf[off++] = (uint8_t)(vcrc >> 8);
 	return off;
+}
+
+size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
+{
+	struct ib_bth bth = u->bth;
+	size_t hdr, pad, body, total, off;
+
+	hdr = IB_LRH_LEN + (u->has_grh ? IB_GRH_LEN : 0) + IB_BTH_LEN +
+	      IB_DETH_LEN + (u->has_imm ? IB_IMMDT_LEN : 0);
+	pad = (4 - (u->payload_len & 3)) & 3;
+	body = hdr + u->payload_len + pad;
+	total = body + IB_ICRC_LEN + IB_VCRC_LEN;
+	if (total > cap || (body + IB_ICRC_LEN) / 4 > 0x7ff)
+		return 0;
+
+	off = ib_pkt_put_route(buf, &u->lrh, u->has_grh ? &u->grh : NULL,
+			       body);
+	bth.opcode = u->has_imm ? IB_OP_UD_SEND_ONLY_IMM : IB_OP_UD_SEND_ONLY;
+	bth.padcnt = (uint8_t)pad;
+	ib_bth_encode(&bth, buf + off);
+	off += IB_BTH_LEN;
+	ib_deth_encode(&u->deth, buf + off);
+	off += IB_DETH_LEN;
+	if (u->has_imm) {
+		be32_put(buf + off, u->imm);
+		off += IB_IMMDT_LEN;
+	}
+	return ib_pkt_seal(buf, off, u->payload, u->payload_len, pad);
 }
 
 /* crcs: check the CRCs; vcrc >= 0: the VCRC already computed */

@@ -121,6 +121,19 @@ void ib_deth_decode(const uint8_t *p, struct ib_deth *h);
  */
 size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap);
 
+/*
+ * The pieces every builder shares.  ib_pkt_put_route writes the LRH (LNH
+ * from grh: NULL for none; PktLen from body, the bytes from the LRH through
+ * the pad) and the GRH (IPVer, NxtHdr, PayLen filled in) and returns their
+ * length.  ib_pkt_seal, once the transport headers end at off, copies the
+ * payload in, zeroes the pad and appends ICRC and VCRC computed on the way;
+ * it returns the packet's length.  buf must hold it all.
+ */
+size_t ib_pkt_put_route(uint8_t *buf, const struct ib_lrh *lrh,
+			const struct ib_grh *grh, size_t body);
+size_t ib_pkt_seal(uint8_t *buf, size_t off, const void *payload,
+		   size_t payload_len, size_t pad);
+
 /* Check framing, VCRC and ICRC, and decode a UD packet. */
 enum ib_pkt_err ib_ud_parse(const uint8_t *buf, size_t len, struct ib_ud *u);
 /* The same without recomputing the CRCs, for a packet whose CRCs were

@@ -203,14 +203,10 @@ static enum ib_rc_err rc_check(const struct ib_rc *r, unsigned int f,
 size_t ib_rc_build(const struct ib_rc *r, unsigned int pmtu, uint8_t *buf,
 		   size_t cap, enum ib_rc_err *err)
 {
-	struct ib_lrh lrh = r->lrh;
-	struct ib_grh grh = r->grh;
 	struct ib_rc chk = *r;
 	unsigned int f = ib_rc_op_flags(r->bth.opcode);
 	size_t hdr, pad, body, total, off;
 	enum ib_rc_err e;
-	uint32_t icrc;
-	uint16_t vcrc;
 
 	if (!f) {
 		*err = IB_RC_BAD_OPCODE;
@@ -232,18 +228,8 @@ size_t ib_rc_build(const struct ib_rc *r, unsigned int pmtu, uint8_t *buf,
 		return 0;
 	}
 
-	lrh.lnh = r->has_grh ? IB_LNH_IBA_GLOBAL : IB_LNH_IBA_LOCAL;
-	lrh.pktlen = (uint16_t)((body + IB_ICRC_LEN) / 4);
-	ib_lrh_encode(&lrh, buf);
-	off = IB_LRH_LEN;
-	if (r->has_grh) {
-		grh.ipver = 6;
-		grh.nxthdr = IB_GRH_NXTHDR;
-		grh.paylen = (uint16_t)(body + IB_ICRC_LEN - IB_LRH_LEN -
-					IB_GRH_LEN);
-		ib_grh_encode(&grh, buf + off);
-		off += IB_GRH_LEN;
-	}
+	off = ib_pkt_put_route(buf, &r->lrh, r->has_grh ? &r->grh : NULL,
+			       body);
 	ib_bth_encode(&chk.bth, buf + off);
 	off += IB_BTH_LEN;
 	/* IBTA order: RETH, AETH, ImmDt (no RC opcode has RETH and AETH) */
@@ -259,24 +245,8 @@ size_t ib_rc_build(const struct ib_rc *r, unsigned int pmtu, uint8_t *buf,
 		be32_put(buf + off, r->imm);
 		off += IB_IMMDT_LEN;
 	}
-	icrc = ib_icrc_native(buf, off);
-	if (r->payload_len)
-		icrc = ib_crc32_copy(icrc, buf + off, r->payload,
-				     r->payload_len);
-	off += r->payload_len;
-	memset(buf + off, 0, pad);
-	icrc = ib_crc32(icrc, buf + off, pad);
-	off += pad;
-
-	buf[off++] = (uint8_t)icrc;
-	buf[off++] = (uint8_t)(icrc >> 8);
-	buf[off++] = (uint8_t)(icrc >> 16);
-	buf[off++] = (uint8_t)(icrc >> 24);
-	vcrc = ib_vcrc(buf, off);
-	buf[off++] = (uint8_t)vcrc;
-	buf[off++] = (uint8_t)(vcrc >> 8);
 	*err = IB_RC_OK;
-	return off;
+	return ib_pkt_seal(buf, off, r->payload, r->payload_len, pad);
 }
 
 static enum ib_rc_err rc_parse(const uint8_t *buf, size_t len,
