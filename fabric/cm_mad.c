@@ -250,37 +250,24 @@ static void rep_decode(const uint8_t *d, struct cm_rep *r)
 	r->local_ca_guid = be64_get(d + 28);
 }
 
-/* the private data a message holds, and the range checks of its fields */
-static int msg_fields(const struct cm_msg *m, const uint8_t **priv,
-		      size_t *len)
+/* the range checks of a message's fields */
+static int msg_fields(const struct cm_msg *m)
 {
 	switch (m->hdr.attr_id) {
 	case CM_ATTR_REQ:
-		*priv = m->u.req.priv;
-		*len = m->u.req.priv_len;
 		return req_ok(&m->u.req);
 	case CM_ATTR_MRA:
-		*priv = m->u.mra.priv;
-		*len = m->u.mra.priv_len;
 		return m->u.mra.msg_mraed <= CM_MSG_OTHER &&
 		       m->u.mra.service_timeout <= 0x1f;
 	case CM_ATTR_REJ:
-		*priv = m->u.rej.priv;
-		*len = m->u.rej.priv_len;
 		return m->u.rej.msg_rejected <= CM_MSG_OTHER &&
 		       m->u.rej.ari_len <= CM_REJ_ARI_LEN;
 	case CM_ATTR_REP:
-		*priv = m->u.rep.priv;
-		*len = m->u.rep.priv_len;
 		return rep_ok(&m->u.rep);
 	case CM_ATTR_RTU:
 	case CM_ATTR_DREP:
-		*priv = m->u.rtu.priv;
-		*len = m->u.rtu.priv_len;
 		return 1;
 	case CM_ATTR_DREQ:
-		*priv = m->u.dreq.priv;
-		*len = m->u.dreq.priv_len;
 		return m->u.dreq.remote_qpn <= 0xffffff;
 	}
 	return 0;
@@ -291,14 +278,14 @@ int cm_mad_build(const struct cm_msg *m, uint8_t mad[MAD_LEN],
 {
 	struct mad_hdr h = m->hdr;
 	uint8_t *d = mad + MAD_HDR_LEN;
-	const uint8_t *priv = NULL;
-	size_t len = 0, max = cm_priv_max(h.attr_id);
+	const uint8_t *priv = m->priv;
+	size_t len = m->priv_len, max = cm_priv_max(h.attr_id);
 
 	if (!max) {
 		*err = CM_MAD_BAD_ATTR;
 		return -1;
 	}
-	if (!msg_fields(m, &priv, &len)) {
+	if (!msg_fields(m)) {
 		*err = CM_MAD_BAD_FIELD;
 		return -1;
 	}
@@ -356,7 +343,7 @@ enum cm_mad_err cm_mad_parse(const uint8_t *mad, size_t len,
 			     struct cm_msg *m)
 {
 	const uint8_t *d = mad + MAD_HDR_LEN;
-	const uint8_t *priv, *p;
+	const uint8_t *priv;
 	size_t plen;
 
 	memset(m, 0, sizeof(*m));
@@ -410,34 +397,9 @@ enum cm_mad_err cm_mad_parse(const uint8_t *mad, size_t len,
 		break;
 	}
 	/* every message's private data is its last field */
-	switch (m->hdr.attr_id) {
-	case CM_ATTR_REQ:
-		m->u.req.priv = priv;
-		m->u.req.priv_len = plen;
-		break;
-	case CM_ATTR_MRA:
-		m->u.mra.priv = priv;
-		m->u.mra.priv_len = plen;
-		break;
-	case CM_ATTR_REJ:
-		m->u.rej.priv = priv;
-		m->u.rej.priv_len = plen;
-		break;
-	case CM_ATTR_REP:
-		m->u.rep.priv = priv;
-		m->u.rep.priv_len = plen;
-		break;
-	case CM_ATTR_RTU:
-	case CM_ATTR_DREP:
-		m->u.rtu.priv = priv;
-		m->u.rtu.priv_len = plen;
-		break;
-	case CM_ATTR_DREQ:
-		m->u.dreq.priv = priv;
-		m->u.dreq.priv_len = plen;
-		break;
-	}
-	if (!msg_fields(m, &p, &plen))
+	m->priv = priv;
+	m->priv_len = plen;
+	if (!msg_fields(m))
 		return CM_MAD_BAD_FIELD;
 	return CM_MAD_OK;
 }

@@ -129,8 +129,6 @@ struct cm_req {
 	uint8_t ext_transport;		/* 3 bits */
 	struct cm_path primary;
 	struct cm_path alt;		/* all zero: no alternate path */
-	const uint8_t *priv;		/* up to CM_REQ_PRIV_LEN */
-	size_t priv_len;
 };
 
 struct cm_mra {
@@ -138,8 +136,6 @@ struct cm_mra {
 	uint32_t remote_comm_id;
 	uint8_t msg_mraed;		/* 2 bits, CM_MSG_* */
 	uint8_t service_timeout;	/* 5 bits: 4.096 us * 2^n */
-	const uint8_t *priv;
-	size_t priv_len;
 };
 
 struct cm_rej {
@@ -149,8 +145,6 @@ struct cm_rej {
 	uint8_t ari_len;		/* 7 bits, 0..CM_REJ_ARI_LEN */
 	uint16_t reason;		/* CM_REJ_* */
 	uint8_t ari[CM_REJ_ARI_LEN];
-	const uint8_t *priv;
-	size_t priv_len;
 };
 
 struct cm_rep {
@@ -168,24 +162,18 @@ struct cm_rep {
 	uint8_t rnr_retry_count;	/* 3 bits */
 	uint8_t srq;			/* 1 bit */
 	uint64_t local_ca_guid;
-	const uint8_t *priv;
-	size_t priv_len;
 };
 
 /* RTU and DREP; DREQ adds the remote QPN */
 struct cm_rtu {
 	uint32_t local_comm_id;
 	uint32_t remote_comm_id;
-	const uint8_t *priv;
-	size_t priv_len;
 };
 
 struct cm_dreq {
 	uint32_t local_comm_id;
 	uint32_t remote_comm_id;
 	uint32_t remote_qpn;		/* 24 bits, QPN or EECN */
-	const uint8_t *priv;
-	size_t priv_len;
 };
 
 /* One CM MAD: hdr.attr_id says which member of u is meant. */
@@ -199,6 +187,9 @@ struct cm_msg {
 		struct cm_rtu rtu;	/* also DREP */
 		struct cm_dreq dreq;
 	} u;
+	/* every message's last field, up to cm_priv_max(hdr.attr_id) */
+	const uint8_t *priv;
+	size_t priv_len;
 };
 
 enum cm_mad_err {

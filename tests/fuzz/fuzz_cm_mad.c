@@ -12,30 +12,6 @@
 
 #define check(c)	do { if (!(c)) __builtin_trap(); } while (0)
 
-/* private data of any member, which the union keeps at different places */
-static const uint8_t *priv_of(const struct cm_msg *m, size_t *len)
-{
-	switch (m->hdr.attr_id) {
-	case CM_ATTR_REQ:
-		*len = m->u.req.priv_len;
-		return m->u.req.priv;
-	case CM_ATTR_MRA:
-		*len = m->u.mra.priv_len;
-		return m->u.mra.priv;
-	case CM_ATTR_REJ:
-		*len = m->u.rej.priv_len;
-		return m->u.rej.priv;
-	case CM_ATTR_REP:
-		*len = m->u.rep.priv_len;
-		return m->u.rep.priv;
-	case CM_ATTR_DREQ:
-		*len = m->u.dreq.priv_len;
-		return m->u.dreq.priv;
-	}
-	*len = m->u.rtu.priv_len;
-	return m->u.rtu.priv;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -54,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	check(cm_attr_name(m.hdr.attr_id)[0] != 'u');
 	(void)cm_rej_reason_name(m.u.rej.reason);
-	priv = priv_of(&m, &plen);
+	priv = m.priv;
+	plen = m.priv_len;
 	check(plen == cm_priv_max(m.hdr.attr_id));
 	check(priv >= data + MAD_HDR_LEN && priv + plen == data + MAD_LEN);
 

@@ -55,8 +55,8 @@ static void sample_req(struct cm_msg *m)
 	r->primary.sl = 9;
 	r->primary.subnet_local = 1;
 	r->primary.local_ack_timeout = 18;
-	r->priv = priv92;
-	r->priv_len = sizeof(priv92);
+	m->priv = priv92;
+	m->priv_len = sizeof(priv92);
 }
 
 static void test_req_vector(void **state)
@@ -124,9 +124,9 @@ static void test_req_vector(void **state)
 	assert_int_equal(d.u.req.srq, 1);
 	assert_memory_equal(&d.u.req.primary, &m.u.req.primary,
 			    sizeof(struct cm_path));
-	assert_ptr_equal(d.u.req.priv, mad + D(140));
-	assert_int_equal(d.u.req.priv_len, CM_REQ_PRIV_LEN);
-	assert_memory_equal(d.u.req.priv, priv92, CM_REQ_PRIV_LEN);
+	assert_ptr_equal(d.priv, mad + D(140));
+	assert_int_equal(d.priv_len, CM_REQ_PRIV_LEN);
+	assert_memory_equal(d.priv, priv92, CM_REQ_PRIV_LEN);
 	assert_int_equal(D(140) + CM_REQ_PRIV_LEN, MAD_LEN);
 }
 
@@ -145,8 +145,8 @@ static void test_other_vectors(void **state)
 	m.u.mra.remote_comm_id = 0x11223344;
 	m.u.mra.msg_mraed = CM_MSG_REP;
 	m.u.mra.service_timeout = 17;
-	m.u.mra.priv = pd;
-	m.u.mra.priv_len = sizeof(pd);
+	m.priv = pd;
+	m.priv_len = sizeof(pd);
 	assert_int_equal(cm_mad_build(&m, mad, &err), 0);
 	assert_int_equal(mad[17], 0x11);
 	assert_memory_equal(mad + D(0), "\0\0\0\x01\x11\x22\x33\x44", 8);
@@ -156,7 +156,7 @@ static void test_other_vectors(void **state)
 	assert_int_equal(cm_mad_parse(mad, sizeof(mad), &d), CM_MAD_OK);
 	assert_int_equal(d.u.mra.msg_mraed, CM_MSG_REP);
 	assert_int_equal(d.u.mra.service_timeout, 17);
-	assert_int_equal(d.u.mra.priv_len, CM_MRA_PRIV_LEN);
+	assert_int_equal(d.priv_len, CM_MRA_PRIV_LEN);
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.attr_id = CM_ATTR_REJ;
@@ -166,8 +166,8 @@ static void test_other_vectors(void **state)
 	m.u.rej.reason = CM_REJ_INVALID_SERVICE_ID;
 	m.u.rej.ari_len = 8;
 	memcpy(m.u.rej.ari, "\x10\0\0\0\0\0\x01\x23", 8);
-	m.u.rej.priv = pd;
-	m.u.rej.priv_len = sizeof(pd);
+	m.priv = pd;
+	m.priv_len = sizeof(pd);
 	assert_int_equal(cm_mad_build(&m, mad, &err), 0);
 	assert_int_equal(mad[17], 0x12);
 	assert_int_equal(mad[D(8)], 0x00);
@@ -213,8 +213,8 @@ static void test_other_vectors(void **state)
 	assert_int_equal(d.u.rep.target_ack_delay, 15);
 	assert_int_equal(d.u.rep.rnr_retry_count, 7);
 	assert_int_equal(d.u.rep.srq, 1);
-	assert_ptr_equal(d.u.rep.priv, mad + D(36));
-	assert_int_equal(d.u.rep.priv_len, CM_REP_PRIV_LEN);
+	assert_ptr_equal(d.priv, mad + D(36));
+	assert_int_equal(d.priv_len, CM_REP_PRIV_LEN);
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.attr_id = CM_ATTR_DREQ;
@@ -225,7 +225,7 @@ static void test_other_vectors(void **state)
 	assert_memory_equal(mad + D(8), "\xab\xcd\xef\0", 4);
 	assert_int_equal(cm_mad_parse(mad, sizeof(mad), &d), CM_MAD_OK);
 	assert_int_equal(d.u.dreq.remote_qpn, 0xabcdef);
-	assert_ptr_equal(d.u.dreq.priv, mad + D(12));
+	assert_ptr_equal(d.priv, mad + D(12));
 
 	memset(&m, 0, sizeof(m));
 	m.hdr.attr_id = CM_ATTR_RTU;
@@ -234,44 +234,19 @@ static void test_other_vectors(void **state)
 	assert_int_equal(cm_mad_build(&m, mad, &err), 0);
 	assert_int_equal(cm_mad_parse(mad, sizeof(mad), &d), CM_MAD_OK);
 	assert_int_equal(d.u.rtu.remote_comm_id, 6);
-	assert_ptr_equal(d.u.rtu.priv, mad + D(8));
+	assert_ptr_equal(d.priv, mad + D(8));
 	m.hdr.attr_id = CM_ATTR_DREP;
 	assert_int_equal(cm_mad_build(&m, mad, &err), 0);
 	assert_int_equal(mad[17], 0x16);
 	assert_int_equal(cm_mad_parse(mad, sizeof(mad), &d), CM_MAD_OK);
 	assert_int_equal(d.u.rtu.local_comm_id, 5);
-	assert_int_equal(d.u.rtu.priv_len, CM_DREP_PRIV_LEN);
+	assert_int_equal(d.priv_len, CM_DREP_PRIV_LEN);
 }
 
-/* the union's members keep priv at different places */
 static void set_priv(struct cm_msg *m, const uint8_t *p, size_t len)
 {
-	switch (m->hdr.attr_id) {
-	case CM_ATTR_REQ:
-		m->u.req.priv = p;
-		m->u.req.priv_len = len;
-		break;
-	case CM_ATTR_MRA:
-		m->u.mra.priv = p;
-		m->u.mra.priv_len = len;
-		break;
-	case CM_ATTR_REJ:
-		m->u.rej.priv = p;
-		m->u.rej.priv_len = len;
-		break;
-	case CM_ATTR_REP:
-		m->u.rep.priv = p;
-		m->u.rep.priv_len = len;
-		break;
-	case CM_ATTR_DREQ:
-		m->u.dreq.priv = p;
-		m->u.dreq.priv_len = len;
-		break;
-	default:
-		m->u.rtu.priv = p;
-		m->u.rtu.priv_len = len;
-		break;
-	}
+	m->priv = p;
+	m->priv_len = len;
 }
 
 static void test_priv_sizes(void **state)
@@ -354,7 +329,7 @@ static void test_rejects(void **state)
 	m.u.req.retry_count = 8;
 	assert_int_equal(cm_mad_build(&m, mad, &err), -1);
 	sample_req(&m);
-	m.u.req.priv = NULL;
+	m.priv = NULL;
 	assert_int_equal(cm_mad_build(&m, mad, &err), -1);
 	assert_int_equal(err, CM_MAD_PRIV_TOO_LONG);
 	m.hdr.attr_id = 0x0099;
