@@ -137,6 +137,32 @@ head -c $(( $(stat -c %s "$NG") - 10 )) "$NG" >"$T/cut.pcapng"
 expect_err 1 "cut.pcapng: record 1: truncated pcapng" "$BIN/ibfabricctl" -s "$SOCK" replay "$T/cut.pcapng" h1
 stop_fabric
 
+# a damaged --lid-file: every bad line ignored and named, the good one
+# kept, the subnet up and handing out LIDs around the kept one
+{
+	echo "not a guid2lid line"
+	echo "0x1 0x0000 0x0000"		# LID 0
+	echo "0x2 0xc000 0xc000"		# a multicast LID
+	echo "0x3 0x0005 0x0005"		# kept
+	echo "0x3 0x0006 0x0006"		# the same GUID again
+	echo "0x4 0x0005 0x0005"		# the same LID again
+	echo "0x0 0x0007 0x0007"		# GUID 0
+	head -c 600 /dev/zero | tr '\0' 'x'; echo
+	head -c 200 /dev/urandom | tr -d '\n'; echo
+} >"$T/bad.lids"
+start_fabric --lid-file "$T/bad.lids"
+n=$(grep -c "bad.lids:[0-9]*: ignored" "$T/fabric.log")
+[ "$n" -ge 8 ] || { cat "$T/fabric.log"; fail "lid file: $n lines ignored, want 8 or more"; }
+grep -q "bad.lids: 1 LIDs kept" "$T/fabric.log" ||
+	{ cat "$T/fabric.log"; fail "lid file: the good line not kept"; }
+lid=$("$BIN/tests/fabtest" -s "$SOCK" info h1 | sed -n 's/^lid //p')
+case "$lid" in
+0x0000|0x0005|"") fail "lid file: h1 got LID '$lid'" ;;
+esac
+fabric_alive
+stop_fabric
+ok "damaged --lid-file: $n lines ignored and named, 1 kept, h1 got LID $lid"
+
 "$D" --help | grep -q "usage: ibfabricd" || fail "--help"
 "$D" --version | grep -q "^ibfabricd [0-9]" || fail "--version"
 ok "bad_input"
