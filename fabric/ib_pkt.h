@@ -22,9 +22,12 @@
 #define IB_IMMDT_LEN	4
 #define IB_ICRC_LEN	4
 #define IB_VCRC_LEN	2
-/* largest packet we carry: headers + 4096 payload + CRCs */
-#define IB_MAX_PKT	(IB_LRH_LEN + IB_GRH_LEN + IB_BTH_LEN + IB_DETH_LEN + \
-			 IB_IMMDT_LEN + 4096 + 4 + IB_ICRC_LEN + IB_VCRC_LEN)
+/* largest packet we carry: headers + 4096 payload + pad + CRCs; the
+ * largest extended headers are an RC RDMA WRITE Only with Immediate's
+ * (RETH 16 + ImmDt 4), above UD's DETH + ImmDt */
+#define IB_EXT_MAX	20
+#define IB_MAX_PKT	(IB_LRH_LEN + IB_GRH_LEN + IB_BTH_LEN + IB_EXT_MAX + \
+			 4096 + 4 + IB_ICRC_LEN + IB_VCRC_LEN)
 
 /* LRH Link Next Header */
 #define IB_LNH_RAW		0

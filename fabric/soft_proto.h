@@ -34,6 +34,15 @@ enum fsp_type {
 	FSP_CTL,		/* c->s text command; reply text */
 	FSP_REPLY,		/* s->c: status in the header, body per type */
 	FSP_EVENT,		/* s->c async: fsp_event */
+	/* connection management (the node's CM runs in ibfabricd) */
+	FSP_CM_OPEN,		/* c->s; reply empty + the CM event socket */
+	FSP_CM_LISTEN,		/* c->s fsp_cm_listen; reply fsp_cm_ref */
+	FSP_CM_CONNECT,		/* c->s fsp_cm_connect; reply fsp_cm_ref */
+	FSP_CM_ACCEPT,		/* c->s fsp_cm_accept; reply empty */
+	FSP_CM_REJECT,		/* c->s fsp_cm_reject; reply empty */
+	FSP_CM_DISCONNECT,	/* c->s fsp_cm_ref; reply empty */
+	FSP_CM_DESTROY,		/* c->s fsp_cm_ref; reply empty */
+	FSP_CM_EVENT,		/* s->c on the CM event socket: fsp_cm_event */
 	FSP_TYPE_MAX
 };
 
@@ -117,6 +126,96 @@ struct fsp_mcast {
 
 struct fsp_event {
 	uint32_t type;		/* enum fab_event_type */
+};
+
+/*
+ * Connection management.  A host kernel's CM runs once per node and
+ * serves every process of it; so does ibfabricd's (subnet/fsw_cm.h): it
+ * exchanges the CM MADs on the node's QP1 and tells processes what
+ * happened.  A process asks for its event socket once (FSP_CM_OPEN: the
+ * reply passes one end of a SOCK_SEQPACKET socketpair on which only
+ * FSP_CM_EVENT messages come); requests go on the device socket and are
+ * answered there.  Connections and listeners are named by handles
+ * ibfabricd gives (never 0), unique per process.  The RC QP itself is a
+ * FSP_QP_CREATE of type FAB_QPT_RC; its transport runs in the process
+ * (fabric/soft_rc.h), which gives its QPN and starting PSN here and gets
+ * the peer's in the events.
+ */
+#define FSP_CM_PRIV_MAX		196
+
+struct fsp_cm_listen {
+	uint64_t service_id;
+	uint64_t service_mask;	/* 0: exact */
+	uint32_t backlog;	/* 0: a default */
+};
+
+struct fsp_cm_ref {
+	uint32_t handle;
+};
+
+/* what a side offers; 0 counts mean the defaults of fab_cm_param */
+struct fsp_cm_offer {
+	uint32_t qpn;		/* this process's RC QP, not yet connected */
+	uint32_t psn;		/* its first PSN, 24 bits */
+	uint8_t responder_resources;
+	uint8_t initiator_depth;
+	uint8_t retry_count;	/* 0..7 */
+	uint8_t rnr_retry_count; /* 0..7 */
+	uint8_t priv_len;
+	uint8_t resv[3];
+	uint8_t priv[FSP_CM_PRIV_MAX];
+};
+
+struct fsp_cm_connect {
+	uint64_t service_id;
+	uint8_t gid[16];	/* the destination port's GID */
+	uint16_t dlid;		/* 0: the port with that GID */
+	uint16_t pkey_index;	/* must be the QP's */
+	uint32_t resv;
+	struct fsp_cm_offer o;	/* priv_len up to FAB_CM_REQ_PRIV */
+};
+
+struct fsp_cm_accept {
+	uint32_t handle;	/* a CONNECT_REQUEST's */
+	uint32_t resv;
+	struct fsp_cm_offer o;	/* priv_len up to FAB_CM_REP_PRIV */
+};
+
+struct fsp_cm_reject {
+	uint32_t handle;
+	uint8_t priv_len;	/* up to FAB_CM_REJ_PRIV */
+	uint8_t resv[3];
+	uint8_t priv[FSP_CM_PRIV_MAX];
+};
+
+/*
+ * An event.  On CONNECT_REQUEST (handle new, listen_handle the listener)
+ * and on ESTABLISHED at the active side, the path and peer fields say
+ * what the QP needs to connect (soft_rc_conn): the peer's QPN, LID and
+ * first PSN, the path MTU, the local ACK timeout, the counts and read
+ * depths as negotiated for this side.  Private data: the REQ's, the
+ * REP's or the REJ's whole field (zero padded), as fab_cm_event has it.
+ */
+struct fsp_cm_event {
+	uint32_t type;		/* enum fab_cm_event_type */
+	uint32_t handle;
+	uint32_t listen_handle;
+	int32_t status;		/* reject reason, or positive errno */
+	uint64_t service_id;
+	uint8_t peer_gid[16];
+	uint16_t peer_lid;
+	uint16_t pkey;
+	uint32_t peer_qpn;
+	uint32_t peer_psn;
+	uint8_t path_mtu;	/* IB MTU code */
+	uint8_t ack_timeout;	/* 4.096 us * 2^n */
+	uint8_t retry_count;
+	uint8_t rnr_retry_count; /* for this side's sends */
+	uint8_t responder_resources; /* reads this side serves */
+	uint8_t initiator_depth;	/* reads this side may issue */
+	uint8_t priv_len;
+	uint8_t resv;
+	uint8_t priv[FSP_CM_PRIV_MAX];
 };
 
 /* Send one message, optionally passing a file descriptor (-1: none). */
