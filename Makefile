@@ -59,7 +59,7 @@ CONF_SRCS   := conf/log.c conf/conf.c conf/counters.c conf/daemon.c \
 INET_SRCS   := inet/addr.c inet/csum.c inet/err.c inet/ip.c inet/icmp.c \
                inet/nd.c inet/frag.c inet/gso.c inet/tcp_mss.c inet/mcast.c
 FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
-               fabric/prov_soft.c fabric/prov_verbs.c fabric/prov_verbs_cm.c \
+               fabric/prov_soft.c fabric/prov_soft_rc.c fabric/prov_verbs.c fabric/prov_verbs_cm.c \
                fabric/soft_proto.c fabric/soft_ring.c \
                fabric/sa_mad.c fabric/prov_umad.c fabric/sa_client.c \
                fabric/ib_rc.c fabric/cm_mad.c

@@ -79,7 +79,6 @@ static void soft_async(struct soft_dev *d, const struct fsp_hdr *h,
 	}
 }
 
-static void soft_lost(struct soft_dev *d);
 
 static void close_fds(int *fd)
 {
@@ -93,9 +92,9 @@ static void close_fds(int *fd)
 /* Synchronous request: returns the reply body length, or -1 with errno
  * (ibfabricd's status when it refused) and the reason in err. */
 /* fds: NULL, or room for FSP_FDS_MAX passed descriptors (-1: none). */
-static ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
-			 size_t reqlen, void *rep, size_t repcap, int *fds,
-			 char *err, size_t errlen)
+ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
+		  size_t reqlen, void *rep, size_t repcap, int *fds,
+		  char *err, size_t errlen)
 {
 	static __thread uint8_t buf[FSP_MSG_MAX];
 	struct fsp_hdr h;
@@ -230,12 +229,13 @@ static void drop_sockets(struct soft_dev *d)
 
 /* ibfabricd went away (end of file on any of our sockets): the port is
  * down until it is back. */
-static void soft_lost(struct soft_dev *d)
+void soft_lost(struct soft_dev *d)
 {
 	if (!d->up)
 		return;
 	d->up = 0;
 	drop_sockets(d);
+	soft_cm_lost(d);
 	d->attr.state = FAB_PORT_DOWN;
 	evq_push(d, FAB_EV_PORT_ERR);
 	d->backoff_ms = 0;
@@ -359,6 +359,7 @@ static struct fab_dev *soft_open(const char *arg, const char *node,
 	strcpy(d->path, path);
 	strcpy(d->node, node);
 	d->fd = d->tfd = -1;
+	d->cm_sock = d->cm_epfd = d->cm_efd = -1;
 	d->base.prov = &fab_soft_provider;
 	/* IBGW_SOFT_RINGS=0: QP sockets carry the packets (bursts) instead
 	 * of shared rings; for comparisons and for tests of that path */
@@ -397,6 +398,7 @@ static void soft_close(struct fab_dev *dev)
 {
 	struct soft_dev *d = to_sdev(dev);
 
+	soft_rc_dev_free(d);
 	if (d->fd >= 0)
 		close(d->fd);
 	close(d->tfd);
@@ -539,9 +541,9 @@ static int qp_connect(struct soft_dev *d, struct soft_qp *q, int again,
 	return 0;
 }
 
-static struct fab_qp *soft_qp_create(struct fab_dev *dev,
-				     const struct fab_qp_init *init,
-				     char *err, size_t errlen)
+struct fab_qp *soft_qp_create(struct fab_dev *dev,
+			      const struct fab_qp_init *init, char *err,
+			      size_t errlen)
 {
 	struct soft_dev *d = to_sdev(dev);
 	struct soft_qp *q;
@@ -559,7 +561,7 @@ static struct fab_qp *soft_qp_create(struct fab_dev *dev,
 		fab_fail(err, errlen, ENOMEM, "soft: out of memory");
 		return NULL;
 	}
-	q->fd = -1;
+	q->fd = q->tfd = -1;
 	q->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (q->epfd < 0) {
 		fab_fail(err, errlen, errno, "soft: epoll: %s",
@@ -586,7 +588,7 @@ fail:
 	return NULL;
 }
 
-static void soft_qp_destroy(struct fab_qp *qp)
+void soft_qp_destroy(struct fab_qp *qp)
 {
 	struct soft_qp *q = to_sqp(qp), **pp;
 	struct soft_dev *d = to_sdev(qp->dev);
@@ -603,6 +605,7 @@ static void soft_qp_destroy(struct fab_qp *qp)
 		soft_call(d, FSP_QP_DESTROY, &ref, sizeof(ref), NULL, 0, NULL,
 			  NULL, 0);
 	qp_drop_sock(q);
+	soft_rc_qp_free(q);
 	close(q->epfd);
 	free(q->att);
 	free(q->rxbuf);
@@ -772,7 +775,7 @@ static int soft_qp_send(struct fab_qp *qp, const struct fab_send_wr *wr, int n)
 
 /* The next packet of the current burst, reading another when it is used
  * up: 1 and the packet in *pkt, *len; 0 nothing waiting, -1 error, -2 end of file. */
-static int burst_next(struct soft_qp *q, const uint8_t **pkt, size_t *len)
+int soft_burst_next(struct soft_qp *q, const uint8_t **pkt, size_t *len)
 {
 	size_t l;
 	ssize_t got;
@@ -904,7 +907,7 @@ static int soft_qp_recv(struct fab_qp *qp, struct fab_recv *rc, int n)
 		const uint8_t *pkt;
 		size_t plen;
 
-		r = burst_next(q, &pkt, &plen);
+		r = soft_burst_next(q, &pkt, &plen);
 		if (r == 0)
 			break;
 		if (r == -2) {	/* ibfabricd exited */
@@ -1276,4 +1279,20 @@ const struct fab_provider fab_soft_provider = {
 	.mad_fd = soft_mad_fd,
 	.mad_send = soft_mad_send,
 	.mad_recv = soft_mad_recv,
+	.mr_reg = soft_mr_reg,
+	.mr_dereg = soft_mr_dereg,
+	.qp_post_send = soft_qp_post_send,
+	.qp_post_recv = soft_qp_post_recv,
+	.qp_poll = soft_qp_poll,
+	.qp_set_error = soft_qp_set_error,
+	.cm_fd = soft_cm_fd,
+	.cm_get_event = soft_cm_get_event,
+	.cm_listen = soft_cm_listen,
+	.cm_create_id = soft_cm_create_id,
+	.cm_qp_create = soft_cm_qp_create,
+	.cm_connect = soft_cm_connect,
+	.cm_accept = soft_cm_accept,
+	.cm_reject = soft_cm_reject,
+	.cm_disconnect = soft_cm_disconnect,
+	.cm_destroy = soft_cm_destroy,
 };

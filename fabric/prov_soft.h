@@ -24,4 +24,9 @@ void *fab_soft_qp_rings(struct fab_qp *qp);
  * wraps it), -1 while the port is down; for tests that write to it. */
 int fab_soft_qp_sock(struct fab_qp *qp);
 
+/* An RC QP's transport counters (fabric/soft_rc.h) as one line of
+ * "name value" pairs; the length, or -1 with errno EOPNOTSUPP (another
+ * provider) or EINVAL (not an RC QP). */
+int fab_soft_qp_rc_counters(struct fab_qp *qp, char *buf, size_t cap);
+
 #endif

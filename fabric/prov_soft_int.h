@@ -21,6 +21,8 @@
 
 struct soft_qp;
 struct soft_mad;
+struct soft_mr;
+struct soft_cm_id;
 
 /*
  * ibfabricd going away is a port going down, not the end of the device:
@@ -53,6 +55,16 @@ struct soft_dev {
 	struct soft_qp *qps;
 	struct soft_mad *mads;
 	uint64_t tx_lost;	/* sends dropped while the port was down */
+	/* RC and CM (prov_soft_rc.c) */
+	struct soft_mr *mrs;
+	uint32_t next_key;
+	int cm_sock;		/* FSP_CM_OPEN's event socket; -1: none */
+	int cm_epfd;		/* fab_cm_fd(); -1 until first asked for */
+	int cm_efd;		/* in cm_epfd: events of our own are queued */
+	struct fab_cm_event *cm_own;	/* those events */
+	unsigned int cm_nown, cm_own_cap;
+	uint32_t psn_seed;
+	struct soft_cm_id *ids;
 };
 
 struct soft_att {
@@ -75,6 +87,12 @@ struct soft_qp {
 	uint8_t *shm;		/* FSP_QP_SHM rings, else NULL */
 	struct soft_ring tx, rx;
 	int armed;		/* asked ibfabricd for a kick */
+	/* RC (prov_soft_rc.c): the transport and its timer in epfd */
+	struct soft_rc *rc;
+	int tfd;
+	uint64_t tdl;		/* when tfd fires (us); UINT64_MAX: disarmed */
+	int rc_more;		/* input left in the ring: come back at once */
+	int tx_unkicked;	/* packets committed to the TX ring */
 };
 
 /* A MAD agent: ibfabricd gives it its own socket; packets on it leave
@@ -89,14 +107,60 @@ struct soft_mad {
 	uint32_t psn;
 };
 
-static struct soft_dev *to_sdev(struct fab_dev *d)
+static inline struct soft_dev *to_sdev(struct fab_dev *d)
 {
 	return (struct soft_dev *)d;
 }
 
-static struct soft_qp *to_sqp(struct fab_qp *q)
+static inline struct soft_qp *to_sqp(struct fab_qp *q)
 {
 	return (struct soft_qp *)q;
 }
+
+/* prov_soft.c for prov_soft_rc.c */
+ssize_t soft_call(struct soft_dev *d, uint16_t type, const void *req,
+		  size_t reqlen, void *rep, size_t repcap, int *fds,
+		  char *err, size_t errlen);
+struct fab_qp *soft_qp_create(struct fab_dev *dev,
+			      const struct fab_qp_init *init, char *err,
+			      size_t errlen);
+void soft_qp_destroy(struct fab_qp *qp);
+void soft_lost(struct soft_dev *d);
+/* The next packet from a QP socket's bursts: 1 (*pkt, *len), 0 none
+ * waiting, -1 error, -2 end of file. */
+int soft_burst_next(struct soft_qp *q, const uint8_t **pkt, size_t *len);
+
+/* prov_soft_rc.c: memory regions, RC QPs and the CM */
+struct fab_mr *soft_mr_reg(struct fab_dev *dev, void *addr, size_t len,
+			   unsigned int access, char *err, size_t errlen);
+void soft_mr_dereg(struct fab_mr *mr);
+int soft_qp_post_send(struct fab_qp *qp, const struct fab_rc_wr *wr, int n);
+int soft_qp_post_recv(struct fab_qp *qp, const struct fab_recv_wr *wr, int n);
+int soft_qp_poll(struct fab_qp *qp, struct fab_wc *wc, int n);
+int soft_qp_set_error(struct fab_qp *qp);
+int soft_cm_fd(struct fab_dev *dev);
+int soft_cm_get_event(struct fab_dev *dev, struct fab_cm_event *ev);
+struct fab_cm_id *soft_cm_listen(struct fab_dev *dev,
+				 const struct fab_cm_addr *addr, int backlog,
+				 char *err, size_t errlen);
+struct fab_cm_id *soft_cm_create_id(struct fab_dev *dev, char *err,
+				    size_t errlen);
+struct fab_qp *soft_cm_qp_create(struct fab_cm_id *id,
+				 const struct fab_qp_init *init, char *err,
+				 size_t errlen);
+int soft_cm_connect(struct fab_cm_id *id, const struct fab_cm_addr *dst,
+		    const struct fab_cm_param *param, char *err,
+		    size_t errlen);
+int soft_cm_accept(struct fab_cm_id *id, const struct fab_cm_param *param,
+		   char *err, size_t errlen);
+int soft_cm_reject(struct fab_cm_id *id, const void *private_data,
+		   uint8_t len, char *err, size_t errlen);
+int soft_cm_disconnect(struct fab_cm_id *id, char *err, size_t errlen);
+void soft_cm_destroy(struct fab_cm_id *id);
+/* an RC QP's part of soft_qp_destroy; the device's of soft_close; the
+ * CM's part of losing ibfabricd */
+void soft_rc_qp_free(struct soft_qp *q);
+void soft_rc_dev_free(struct soft_dev *d);
+void soft_cm_lost(struct soft_dev *d);
 
 #endif

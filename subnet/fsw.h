@@ -19,6 +19,7 @@
 #include "fabric/soft_proto.h"
 
 struct prtn_conf;
+struct fsw_cm;
 
 enum fsw_drop {
 	FSW_DROP_TRUNCATED,
@@ -48,6 +49,9 @@ enum fsw_drop {
 	FSW_DROP_MCAST_NOT_MEMBER, /* attached, but the port never joined */
 	FSW_DROP_BAD_MAD,	/* to the SM: not a well-formed SA MAD */
 	FSW_DROP_BAD_RING,	/* a QP's shared ring held impossible values */
+	FSW_DROP_BAD_TRANSPORT,	/* RC to a UD QP, UD to an RC QP, RC from
+				 * a UD QP or to a multicast LID */
+	FSW_DROP_BAD_RC,	/* RC headers, pad or length (ib_rc_parse) */
 	FSW_DROP_MAX
 };
 
@@ -66,6 +70,9 @@ struct fsw_stats {
 	uint64_t sm_traps;	/* Reports sent to subscribers */
 	uint64_t sm_acks;	/* responses to the SM (ReportResp), taken */
 	uint64_t events;	/* port events raised to nodes */
+	uint64_t rc_packets;	/* RC packets delivered */
+	uint64_t cm_mads_sent;	/* MADs the nodes' CMs sent */
+	uint64_t cm_mads_rcvd;	/* CM MADs handed to a node's CM */
 	uint64_t drop[FSW_DROP_MAX];
 };
 
@@ -85,6 +92,13 @@ struct fsw_ops {
 	/* A port event for every process of a node (may be NULL). */
 	void (*event)(void *ctx, struct fsw_node *node,
 		      enum fab_event_type type);
+	/* A connection manager's event for a process (the owner it gave
+	 * with its fsw_cm_* request; may be NULL). */
+	void (*cm_event)(void *ctx, void *owner,
+			 const struct fsp_cm_event *ev);
+	/* A monotonic clock in milliseconds for the CMs' timers (NULL:
+	 * CLOCK_MONOTONIC). */
+	uint64_t (*now_ms)(void *ctx);
 };
 
 struct fsw_fault_cfg {
@@ -145,6 +159,15 @@ uint16_t fsw_node_lid(const struct fsw_node *node);
 struct fsw_qp *fsw_qp_create(struct fsw *sw, struct fsw_node *node,
 			     void *owner, uint32_t qkey, uint16_t pkey_index,
 			     int privileged, char *err, size_t errlen);
+/* An RC QP: packets to it are RC opcodes only, checked against its
+ * P_Key; its transport runs in the process (fabric/soft_rc.h). */
+struct fsw_qp *fsw_rc_qp_create(struct fsw *sw, struct fsw_node *node,
+				void *owner, uint16_t pkey_index, char *err,
+				size_t errlen);
+int fsw_qp_is_rc(const struct fsw_qp *qp);
+/* The switch's connection managers, one per port (subnet/fsw_cm.h): the
+ * process-facing calls are fsw_cm_*() on this, with the node's LID. */
+struct fsw_cm *fsw_cm(struct fsw *sw);
 /* A MAD agent: the node's QP1 for one management class, per process. */
 struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,
 			      void *owner, uint8_t mgmt_class, char *err,

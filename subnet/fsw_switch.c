@@ -14,14 +14,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "conf/counters.h"
 #include "inet/byteorder.h"
 #include "subnet/fsw.h"
+#include "subnet/fsw_cm.h"
 #include "subnet/fsw_fault.h"
 #include "subnet/fsw_report.h"
 #include "subnet/fsw_sa.h"
 #include "fabric/ib_pkt.h"
+#include "fabric/ib_rc.h"
+#include "fabric/cm_mad.h"
 #include "fabric/sa_mad.h"
 #include "subnet/partitions.h"
 
@@ -49,6 +53,7 @@ struct fsw_qp {
 	uint16_t pkey;
 	int privileged;
 	int gsi;		/* a MAD agent on the node's QP1 */
+	int rc;			/* reliable connected */
 	uint8_t gsi_class;	/* its management class */
 	uint16_t *mlids;	/* groups this QP is attached to */
 	unsigned int nmlids, mlids_cap;
@@ -76,6 +81,9 @@ struct fsw {
 	const struct fsw_ops *ops;
 	void *ctx;
 	struct fsw_sa *sa;
+	struct fsw_cm *cm;
+	/* what the CMs' MADs are sent as: QP1 of the node's kernel */
+	struct fsw_qp cm_qp;
 	struct fsw_stats stats;
 	struct fsw_node **nodes;	/* in attach order */
 	unsigned int nnodes, nodes_cap;
@@ -131,6 +139,8 @@ static const char *const drop_names[FSW_DROP_MAX] = {
 	[FSW_DROP_MCAST_NOT_MEMBER] = "mcast_not_member",
 	[FSW_DROP_BAD_MAD] = "bad_mad",
 	[FSW_DROP_BAD_RING] = "bad_ring",
+	[FSW_DROP_BAD_TRANSPORT] = "bad_transport",
+	[FSW_DROP_BAD_RC] = "bad_rc_header",
 };
 
 /* ib_pkt_err -> drop reason */
@@ -327,6 +337,111 @@ static const struct fsw_sa_ops sa_ops = {
 	.count = sa_count,
 };
 
+static int cm_port(const struct fsw_node *n, struct fsw_cm_port *p)
+{
+	if (!n)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	p->lid = n->lid;
+	p->port_guid = n->port_guid;
+	p->node_guid = n->node_guid;
+	node_gid(n, &p->gid);
+	p->up = n->port_up;
+	return 0;
+}
+
+static int cm_port_by_lid(void *ctx, uint16_t lid, struct fsw_cm_port *p)
+{
+	struct fsw *sw = ctx;
+
+	if (cm_port(lid && lid <= FSW_MAX_UNICAST_LID ? sw->by_lid[lid] :
+		    NULL, p) < 0)
+		return -1;
+	p->mtu = sw->port_mtu;
+	return 0;
+}
+
+static int cm_port_by_gid(void *ctx, const union fab_gid *gid,
+			  struct fsw_cm_port *p)
+{
+	struct fsw *sw = ctx;
+	union fab_gid g;
+	struct fsw_node *n;
+
+	n = node_by_guid(sw, be64_get(gid->raw + 8));
+	if (!n)
+		return -1;
+	node_gid(n, &g);
+	if (memcmp(g.raw, gid->raw, 16) || cm_port(n, p) < 0)
+		return -1;
+	p->mtu = sw->port_mtu;
+	return 0;
+}
+
+/* A CM's MAD leaves the node's QP1 as the node's kernel sends it: through
+ * the whole pipeline (capture, the sender's checks, faults). */
+static void cm_send(void *ctx, uint16_t slid, uint16_t dlid, uint16_t pkey,
+		    const uint8_t *mad)
+{
+	struct fsw *sw = ctx;
+	uint8_t pkt[IB_MAX_PKT];
+	struct fsw_node *n;
+	struct ib_ud u;
+	size_t len;
+
+	n = slid <= FSW_MAX_UNICAST_LID ? sw->by_lid[slid] : NULL;
+	if (!n)
+		return;
+	memset(&u, 0, sizeof(u));
+	u.lrh.lver = 0;
+	u.lrh.sl = 0;
+	u.lrh.dlid = dlid;
+	u.lrh.slid = slid;
+	u.bth.opcode = IB_OP_UD_SEND_ONLY;
+	u.bth.pkey = pkey;
+	u.bth.destqp = 1;
+	u.bth.psn = (uint32_t)(sw->stats.cm_mads_sent++ & IB_PSN_MASK);
+	u.deth.qkey = FAB_QP1_QKEY;
+	u.deth.srcqp = 1;
+	u.payload = mad;
+	u.payload_len = MAD_LEN;
+	len = ib_ud_build(&u, pkt, sizeof(pkt));
+	if (len)
+		input(sw, n, &sw->cm_qp, pkt, len, -1);
+}
+
+static void cm_event(void *ctx, void *owner, const struct fsp_cm_event *ev)
+{
+	struct fsw *sw = ctx;
+
+	if (sw->ops->cm_event)
+		sw->ops->cm_event(sw->ctx, owner, ev);
+}
+
+static uint64_t cm_now_ms(void *ctx)
+{
+	struct fsw *sw = ctx;
+	struct timespec ts;
+
+	if (sw->ops->now_ms)
+		return sw->ops->now_ms(sw->ctx);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static const struct fsw_cm_ops cm_ops = {
+	.port_by_lid = cm_port_by_lid,
+	.port_by_gid = cm_port_by_gid,
+	.send = cm_send,
+	.event = cm_event,
+	.now_ms = cm_now_ms,
+};
+
+struct fsw_cm *fsw_cm(struct fsw *sw)
+{
+	return sw->cm;
+}
+
 struct fsw *fsw_new(const struct prtn_conf *pc, const struct fsw_ops *ops,
 		    void *ctx)
 {
@@ -339,8 +454,16 @@ struct fsw *fsw_new(const struct prtn_conf *pc, const struct fsw_ops *ops,
 	sw->ctx = ctx;
 	sw->next_lid = FSW_FIRST_LID;
 	sw->port_mtu = FSW_PORT_MTU;
+	sw->cm_qp.qpn = 1;
+	sw->cm_qp.qkey = FAB_QP1_QKEY;
+	sw->cm_qp.privileged = 1;
+	sw->cm_qp.gsi = 1;
+	sw->cm_qp.gsi_class = MAD_CLASS_CM;
 	sw->sa = fsw_sa_new(pc, &sa_ops, sw);
-	if (!sw->sa) {
+	sw->cm = fsw_cm_new(&cm_ops, sw);
+	if (!sw->sa || !sw->cm) {
+		fsw_sa_free(sw->sa);
+		fsw_cm_free(sw->cm);
 		free(sw);
 		return NULL;
 	}
@@ -368,6 +491,7 @@ void fsw_free(struct fsw *sw)
 			fsw_qp_destroy(sw, n->qps);
 		free(n);
 	}
+	fsw_cm_free(sw->cm);
 	fsw_sa_free(sw->sa);
 	free(sw->lid_guid);
 	free(sw->res_guid);
@@ -831,6 +955,23 @@ struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,
 	return q;
 }
 
+struct fsw_qp *fsw_rc_qp_create(struct fsw *sw, struct fsw_node *node,
+				void *owner, uint16_t pkey_index, char *err,
+				size_t errlen)
+{
+	struct fsw_qp *q = fsw_qp_create(sw, node, owner, 0, pkey_index, 0,
+					 err, errlen);
+
+	if (q)
+		q->rc = 1;
+	return q;
+}
+
+int fsw_qp_is_rc(const struct fsw_qp *qp)
+{
+	return qp->rc;
+}
+
 static struct fsw_mgroup **group_slot(struct fsw *sw, uint16_t mlid)
 {
 	return &sw->groups[mlid - FAB_LID_MCAST_MIN];
@@ -858,6 +999,10 @@ void fsw_qp_destroy(struct fsw *sw, struct fsw_qp *qp)
 	struct fsw_qp **pp;
 	unsigned int i;
 
+	/* the HCA's QP is gone: its connection with it, as ib_cm sees a
+	 * destroyed QP's id */
+	if (qp->rc && sw->cm)
+		fsw_cm_qp_gone(sw->cm, qp->node->lid, qp->qpn);
 	for (i = 0; i < qp->nmlids; i++) {
 		struct fsw_mgroup *g = *group_slot(sw, qp->mlids[i]);
 
@@ -1056,6 +1201,21 @@ static void deliver_gsi(struct fsw *sw, struct fsw_node *dst,
 		drop(sw, FSW_DROP_QKEY_MISMATCH);
 		return;
 	}
+	/* the CM's messages are all Sends of class 0x07 version 2: they are
+	 * the node's CM's, as ib_cm owns them in a host kernel */
+	if (mad[1] == MAD_CLASS_CM && mad[2] == CM_CLASS_VERSION &&
+	    mad[3] == MAD_METHOD_SEND) {
+		struct ib_ud u;
+
+		if (ib_ud_parse_checked(pkt, len, &u) != IB_PKT_OK) {
+			drop(sw, FSW_DROP_BAD_MAD);
+			return;
+		}
+		sw->stats.cm_mads_rcvd++;
+		dst->rx_packets++;
+		fsw_cm_input(sw->cm, dst->lid, &u);
+		return;
+	}
 	agent = be32_get(mad + 8);	/* the TID's high half */
 	for (q = dst->qps; q; q = q->next) {
 		if (!q->gsi || q->gsi_class != mad[1])
@@ -1083,7 +1243,11 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 	if (lrh.lnh == IB_LNH_IBA_GLOBAL)
 		off += IB_GRH_LEN;
 	ib_bth_decode(pkt + off, &bth);
-	ib_deth_decode(pkt + off + IB_BTH_LEN, &deth);
+	/* RC packets have no DETH (and may end sooner than one would) */
+	if (ib_rc_op_flags(bth.opcode))
+		memset(&deth, 0, sizeof(deth));
+	else
+		ib_deth_decode(pkt + off + IB_BTH_LEN, &deth);
 
 	if (lrh.dlid >= FAB_LID_MCAST_MIN && lrh.dlid <= FAB_LID_MCAST_MAX) {
 		struct fsw_mgroup *g = *group_slot(sw, lrh.dlid);
@@ -1128,6 +1292,27 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 		drop(sw, FSW_DROP_PORT_DOWN);
 		return;
 	}
+	if (ib_rc_op_flags(bth.opcode)) {
+		qp = fsw_qp_find(dst, bth.destqp);
+		if (!qp) {
+			drop(sw, FSW_DROP_UNKNOWN_QP);
+			return;
+		}
+		if (!qp->rc) {
+			drop(sw, FSW_DROP_BAD_TRANSPORT);
+			return;
+		}
+		/* the receiving HCA's P_Key check (10.9.3); the rest of an
+		 * RC packet is the receiving QP's to judge */
+		if ((bth.pkey & 0x7fff) != (qp->pkey & 0x7fff) ||
+		    !((bth.pkey | qp->pkey) & 0x8000)) {
+			drop(sw, FSW_DROP_PKEY_MISMATCH);
+			return;
+		}
+		sw->stats.rc_packets++;
+		deliver(sw, qp, pkt, len);
+		return;
+	}
 	if (bth.destqp == 1) {
 		deliver_gsi(sw, dst, pkt, len, &bth, &deth,
 			    off + IB_BTH_LEN + IB_DETH_LEN +
@@ -1137,6 +1322,10 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 	qp = fsw_qp_find(dst, bth.destqp);
 	if (!qp || qp->gsi) {
 		drop(sw, FSW_DROP_UNKNOWN_QP);
+		return;
+	}
+	if (qp->rc) {
+		drop(sw, FSW_DROP_BAD_TRANSPORT);
 		return;
 	}
 	if (rx_accept(sw, qp, bth.pkey, deth.qkey))
@@ -1186,6 +1375,47 @@ static void forward_faulty(struct fsw *sw, const uint8_t *pkt, size_t len)
 	fsw_flush(sw);
 }
 
+/* The ingress checks of an RC packet whose framing and CRCs passed: its
+ * headers and payload against the opcode and the port MTU, the sender's
+ * LID and P_Key, a unicast destination. */
+static void input_rc(struct fsw *sw, struct fsw_node *from,
+		     const struct fsw_qp *from_qp, const uint8_t *pkt,
+		     size_t len, const struct ib_lrh *lrh)
+{
+	struct ib_rc r;
+	enum ib_rc_err e;
+	int pi;
+
+	if (from_qp && !from_qp->rc) {
+		drop(sw, FSW_DROP_BAD_TRANSPORT);
+		return;
+	}
+	e = ib_rc_parse_checked(pkt, len,
+				(unsigned int)fab_mtu_to_bytes(sw->port_mtu),
+				&r);
+	if (e != IB_RC_OK) {
+		drop(sw, (int)e < (int)IB_PKT_ERR_MAX ? pkt_err_drop[e] :
+		     FSW_DROP_BAD_RC);
+		return;
+	}
+	if (from) {
+		pi = fab_pkey_index(from->pkeys, from->npkeys, r.bth.pkey);
+		if (pi < 0 || from->pkeys[pi] != r.bth.pkey) {
+			drop(sw, FSW_DROP_SEND_PKEY);
+			return;
+		}
+		from->tx_packets++;
+	}
+	if (lrh->dlid >= FAB_LID_MCAST_MIN) {
+		drop(sw, FSW_DROP_BAD_TRANSPORT);
+		return;
+	}
+	if (sw->faults_on)
+		forward_faulty(sw, pkt, len);
+	else
+		forward(sw, pkt, len);
+}
+
 static void input(struct fsw *sw, struct fsw_node *from,
 		  const struct fsw_qp *from_qp, const uint8_t *pkt, size_t len,
 		  int vcrc)
@@ -1230,10 +1460,17 @@ static void input(struct fsw *sw, struct fsw_node *from,
 		drop(sw, FSW_DROP_BAD_TVER);
 		return;
 	}
-	/* only UD is carried so far; RC arrives with connection management */
+	if (ib_rc_op_flags(bth.opcode)) {
+		input_rc(sw, from, from_qp, pkt, len, &lrh);
+		return;
+	}
 	if (bth.opcode != IB_OP_UD_SEND_ONLY &&
 	    bth.opcode != IB_OP_UD_SEND_ONLY_IMM) {
 		drop(sw, FSW_DROP_BAD_OPCODE);
+		return;
+	}
+	if (from_qp && from_qp->rc) {
+		drop(sw, FSW_DROP_BAD_TRANSPORT);
 		return;
 	}
 	if (end - off < IB_BTH_LEN + IB_DETH_LEN + bth.padcnt +
@@ -1364,6 +1601,12 @@ static const struct counter_desc fsw_counters[] = {
 		"ReportResp answers taken from subscribers."),
 	COUNTER("events", struct stats_view, s.events,
 		"Port events raised to nodes."),
+	COUNTER("rc_packets", struct stats_view, s.rc_packets,
+		"RC packets handed to receiving queue pairs."),
+	COUNTER("cm_mads_sent", struct stats_view, s.cm_mads_sent,
+		"CM MADs the nodes' connection managers sent."),
+	COUNTER("cm_mads_rcvd", struct stats_view, s.cm_mads_rcvd,
+		"CM MADs handed to a node's connection manager."),
 	COUNTER_ARRAY("drop", struct stats_view, s.drop, stats_drop_reason,
 		      "Packets the switch dropped, by reason."),
 	COUNTERS_END
@@ -1459,6 +1702,8 @@ size_t fsw_report(struct fsw *sw, const char *what, char *buf, size_t cap)
 		report_qps(sw, &cb);
 	else if (!strcmp(what, "mcast"))
 		report_mcast(sw, &cb);
+	else if (!strcmp(what, "cm"))
+		return fsw_cm_report(sw->cm, buf, cap);
 	return cb.len;
 }
 
@@ -1523,7 +1768,7 @@ int fsw_ctl(struct fsw *sw, const char *cmd, char *buf, size_t cap)
 		return 0;
 	}
 usage:
-	snprintf(buf, cap, "unknown command '%.64s' (stats, nodes, qps, mcast, "
+	snprintf(buf, cap, "unknown command '%.64s' (stats, nodes, qps, mcast, cm, "
 		 "groups [MGID], partitions, path SRC DST [PKEY], rereg, "
 		 "port NODE up|down)", cmd);
 	return -1;

@@ -21,6 +21,8 @@ static void usage(FILE *f)
 "  nodes              attached nodes: GUID, LID, state, P_Key table\n"
 "  qps                queue pairs: Q_Key, P_Key, multicast attachments\n"
 "  mcast              multicast groups and their member QPs\n"
+"  cm                 the nodes' connection managers: listeners,\n"
+"                     connections and their states, CM counters\n"
 "  get COUNTER        one counter from stats (e.g. drop.bad_icrc)\n"
 "  partitions         partitions and the attached nodes in each\n"
 "  groups [MGID]      SA multicast groups: parameters, members, JoinStates\n"
@@ -147,7 +149,8 @@ int main(int argc, char **argv)
 	cmd = argv[optind];
 	nargs = argc - optind - 1;
 	if (!strcmp(cmd, "stats") || !strcmp(cmd, "nodes") ||
-	    !strcmp(cmd, "qps") || !strcmp(cmd, "mcast")) {
+	    !strcmp(cmd, "qps") || !strcmp(cmd, "mcast") ||
+	    !strcmp(cmd, "cm")) {
 		if (nargs)
 			goto extra;
 		return cmd_report(sock, cmd, NULL);

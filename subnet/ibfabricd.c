@@ -27,6 +27,7 @@
 #include "conf/log.h"
 #include "conf/notify.h"
 #include "subnet/fsw.h"
+#include "subnet/fsw_cm.h"
 #include "fabric/ib_pkt.h"
 #include "subnet/partitions.h"
 #include "subnet/pcap.h"
@@ -71,6 +72,7 @@ struct conn {
 	struct fsw_node *node;
 	int observer;
 	struct qpio *qps;
+	int cm_fd;		/* FSP_CM_OPEN: our end of its CM events */
 	struct conn *next;
 };
 
@@ -93,6 +95,8 @@ struct fabd {
 	struct event *out_ev;	/* sends them, once per loop pass */
 	struct qpio *busy;	/* QPs whose TX ring had more than a budget */
 	struct event *busy_ev;	/* drains them after the next poll */
+	struct event *cm_ev;	/* the CMs' retransmission and timewait tick */
+	uint64_t cm_events_lost; /* a process's CM socket was full */
 };
 
 static void usage(FILE *f)
@@ -227,10 +231,29 @@ static void fabd_event(void *ctx, struct fsw_node *node,
 	log_info("node %s: %s", fsw_node_name(node), fab_event_name(type));
 }
 
+/* A CM event for the process that asked (owner is its conn). */
+static void fabd_cm_event(void *ctx, void *owner,
+			  const struct fsp_cm_event *ev)
+{
+	struct fabd *d = ctx;
+	struct conn *c = owner;
+
+	if (c->cm_fd < 0 ||
+	    fsp_send(c->cm_fd, FSP_CM_EVENT, 0, 0, ev, sizeof(*ev), -1) < 0) {
+		d->cm_events_lost++;
+		if (complain_ok(d))
+			log_warnx("node %s: a CM event (%s) could not be "
+				  "given to its process", c->node ?
+				  fsw_node_name(c->node) : "?",
+				  fab_cm_event_name(ev->type));
+	}
+}
+
 static const struct fsw_ops fabd_ops = {
 	.deliver = fabd_deliver,
 	.capture = fabd_capture,
 	.event = fabd_event,
+	.cm_event = fabd_cm_event,
 };
 
 static void schedule_flush(struct fabd *d)
@@ -533,6 +556,11 @@ static void conn_free(struct conn *c)
 	struct fabd *d = c->d;
 	struct conn **pp;
 
+	/* its connections are torn down by its node's CM (DREQs), as a
+	 * kernel does for a process that exits; then its QPs go */
+	fsw_cm_owner_gone(fsw_cm(d->sw), c);
+	if (c->cm_fd >= 0)
+		close(c->cm_fd);
 	/* a process that sent and exited: what it sent is on the wire, as
 	 * with an HCA, even if its device socket's close is seen first */
 	while (c->qps) {
@@ -750,9 +778,13 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 		reply_err(c, h->seq, EBADMSG, "QP_CREATE of %u bytes", h->len);
 		return -1;
 	}
-	if (req.type != FAB_QPT_UD) {
+	if (req.type != FAB_QPT_UD && req.type != FAB_QPT_RC) {
 		reply_err(c, h->seq, EOPNOTSUPP, "QP type %u not supported",
 			  req.type);
+		return 0;
+	}
+	if (req.type == FAB_QPT_RC && (req.flags & FSP_QP_GSI)) {
+		reply_err(c, h->seq, EINVAL, "a MAD agent is not an RC QP");
 		return 0;
 	}
 	if (req.flags & ~(FSP_QP_GSI | FSP_QP_BURST | FSP_QP_SHM |
@@ -779,6 +811,9 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 	if (req.flags & FSP_QP_GSI)
 		io->qp = fsw_gsi_create(d->sw, c->node, io, (uint8_t)req.qkey,
 					err, sizeof(err));
+	else if (req.type == FAB_QPT_RC)
+		io->qp = fsw_rc_qp_create(d->sw, c->node, io, req.pkey_index,
+					  err, sizeof(err));
 	else
 		io->qp = fsw_qp_create(d->sw, c->node, io, req.qkey,
 				       req.pkey_index, 0, err, sizeof(err));
@@ -963,6 +998,125 @@ static int handle_ctl(struct conn *c, const struct fsp_hdr *h,
 	return 0;
 }
 
+static void cm_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct fabd *d = arg;
+	struct fsw_cm *cm = fsw_cm(d->sw);
+	struct timespec ts;
+	uint64_t now;
+
+	(void)fd;
+	(void)what;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (fsw_cm_next(cm) <= now)
+		fsw_cm_tick(cm);
+	if (fsw_held(d->sw))
+		schedule_flush(d);
+}
+
+/* The CM requests of a process (soft_proto.h, FSP_CM_*): lengths here,
+ * that a QPN is the process's own RC QP here, the rest in fsw_cm.c. */
+static int handle_cm(struct conn *c, const struct fsp_hdr *h,
+		     const void *body)
+{
+	struct fsw_cm *cm = fsw_cm(c->d->sw);
+	static const uint32_t lens[FSP_TYPE_MAX] = {
+		[FSP_CM_OPEN] = 0,
+		[FSP_CM_LISTEN] = sizeof(struct fsp_cm_listen),
+		[FSP_CM_CONNECT] = sizeof(struct fsp_cm_connect),
+		[FSP_CM_ACCEPT] = sizeof(struct fsp_cm_accept),
+		[FSP_CM_REJECT] = sizeof(struct fsp_cm_reject),
+		[FSP_CM_DISCONNECT] = sizeof(struct fsp_cm_ref),
+		[FSP_CM_DESTROY] = sizeof(struct fsp_cm_ref),
+	};
+	union {
+		struct fsp_cm_listen l;
+		struct fsp_cm_connect cn;
+		struct fsp_cm_accept a;
+		struct fsp_cm_reject r;
+		struct fsp_cm_ref ref;
+	} u;
+	struct fsp_cm_ref out = { 0 };
+	struct qpio *io;
+	char err[256] = "";
+	int rc = -1, sv[2], sz = FABD_SOCKBUF;
+
+	if (h->len != lens[h->type]) {
+		reply_err(c, h->seq, EBADMSG, "CM request %u of %u bytes",
+			  h->type, h->len);
+		return -1;
+	}
+	memcpy(&u, body, h->len);
+	switch (h->type) {
+	case FSP_CM_OPEN:
+		if (c->cm_fd >= 0) {
+			reply_err(c, h->seq, EALREADY, "CM events already "
+				  "open");
+			return 0;
+		}
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK |
+			       SOCK_CLOEXEC, 0, sv) < 0) {
+			reply_err(c, h->seq, errno, "socketpair: %s",
+				  strerror(errno));
+			return 0;
+		}
+		setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+		shutdown(sv[0], SHUT_RD);
+		c->cm_fd = sv[0];
+		fsp_send(c->fd, FSP_REPLY, h->seq, 0, NULL, 0, sv[1]);
+		close(sv[1]);
+		return 0;
+	case FSP_CM_LISTEN:
+		rc = fsw_cm_listen(cm, fsw_node_lid(c->node), c, &u.l,
+				   &out.handle, err, sizeof(err));
+		break;
+	case FSP_CM_CONNECT:
+		io = conn_qp(c, u.cn.o.qpn);
+		if (!io || !fsw_qp_is_rc(io->qp)) {
+			reply_err(c, h->seq, EINVAL, "QP 0x%06x is not an RC "
+				  "QP of this process", u.cn.o.qpn);
+			return 0;
+		}
+		rc = fsw_cm_connect(cm, fsw_node_lid(c->node), c, &u.cn,
+				    fsw_qp_pkey(io->qp), &out.handle, err,
+				    sizeof(err));
+		break;
+	case FSP_CM_ACCEPT:
+		io = conn_qp(c, u.a.o.qpn);
+		if (!io || !fsw_qp_is_rc(io->qp)) {
+			reply_err(c, h->seq, EINVAL, "QP 0x%06x is not an RC "
+				  "QP of this process", u.a.o.qpn);
+			return 0;
+		}
+		rc = fsw_cm_accept(cm, c, &u.a, err, sizeof(err));
+		break;
+	case FSP_CM_REJECT:
+		rc = fsw_cm_reject(cm, c, &u.r, err, sizeof(err));
+		break;
+	case FSP_CM_DISCONNECT:
+		rc = fsw_cm_disconnect(cm, c, u.ref.handle, err, sizeof(err));
+		break;
+	case FSP_CM_DESTROY:
+		rc = fsw_cm_destroy(cm, c, u.ref.handle);
+		if (rc < 0)
+			snprintf(err, sizeof(err), "no CM handle %u",
+				 u.ref.handle);
+		break;
+	}
+	if (rc < 0) {
+		reply_err(c, h->seq, errno ? errno : EINVAL, "%s", err);
+		return 0;
+	}
+	if (fsw_held(c->d->sw))
+		schedule_flush(c->d);
+	if (h->type == FSP_CM_LISTEN || h->type == FSP_CM_CONNECT)
+		fsp_send(c->fd, FSP_REPLY, h->seq, 0, &out, sizeof(out), -1);
+	else
+		fsp_send(c->fd, FSP_REPLY, h->seq, 0, NULL, 0, -1);
+	return 0;
+}
+
 /* Returns -1 when the connection must be closed. */
 static int conn_handle(struct conn *c, const struct fsp_hdr *h,
 		       const void *body)
@@ -1001,6 +1155,14 @@ static int conn_handle(struct conn *c, const struct fsp_hdr *h,
 	case FSP_MCAST_ATTACH:
 	case FSP_MCAST_DETACH:
 		return handle_qp_msg(c, h, body);
+	case FSP_CM_OPEN:
+	case FSP_CM_LISTEN:
+	case FSP_CM_CONNECT:
+	case FSP_CM_ACCEPT:
+	case FSP_CM_REJECT:
+	case FSP_CM_DISCONNECT:
+	case FSP_CM_DESTROY:
+		return handle_cm(c, h, body);
 	case FSP_INJECT:
 		fsw_input(c->d->sw, c->node, body, h->len);
 		if (fsw_held(c->d->sw))
@@ -1064,6 +1226,7 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 	}
 	c->d = d;
 	c->fd = fd;
+	c->cm_fd = -1;
 	c->ev = event_new(d->base, fd, EV_READ | EV_PERSIST, conn_read_cb, c);
 	event_add(c->ev, NULL);
 	c->next = d->conns;
@@ -1301,6 +1464,14 @@ int main(int argc, char **argv)
 	d.flush_ev = evtimer_new(d.base, flush_cb, &d);
 	d.out_ev = event_new(d.base, -1, 0, out_flush_cb, &d);
 	d.busy_ev = evtimer_new(d.base, busy_cb, &d);
+	/* the CMs' timers are hundreds of milliseconds: a 20 ms tick keeps
+	 * them within 2% */
+	d.cm_ev = event_new(d.base, -1, EV_PERSIST, cm_tick_cb, &d);
+	{
+		struct timeval tick = { 0, 20000 };
+
+		event_add(d.cm_ev, &tick);
+	}
 	event_add(d.lev, NULL);
 	if (d.pcap) {
 		struct timeval sec = { 1, 0 };
@@ -1334,6 +1505,7 @@ int main(int argc, char **argv)
 	event_free(d.flush_ev);
 	event_free(d.out_ev);
 	event_free(d.busy_ev);
+	event_free(d.cm_ev);
 	if (d.pcap_ev)
 		event_free(d.pcap_ev);
 	close(d.lfd);

@@ -11,6 +11,14 @@ also cross-checks the switch's ICRC/VCRC code.
   mkpcap.py ipoib-garbage FILE --slid L --dlid L --dqpn N [--seed N]
       well-formed UD packets carrying malformed IPoIB payloads (header,
       ARP, IPv4, IPv6, ND); prints how many
+  mkpcap.py rc-hostile FILE --slid L --dlid L --dqpn N [--mtu B] [--seed N]
+      RC packets (requests, ACKs, read responses; well formed and not)
+      for a connection that is not the sender's: prints "switch N" (the
+      ones the switch must drop) and "qp N" (the ones it delivers, which
+      the receiving QP must drop)
+  mkpcap.py cm-hostile FILE [--seed N] [--comm-ids LOCAL,REMOTE ...]
+      256-byte CM MADs (not a pcap: for madtest raw) that name no
+      connection of the sender's or are malformed; prints how many
 """
 import argparse
 import random
@@ -61,6 +69,37 @@ def ud_packet(slid, dlid, pkey, qkey, dqpn, srcqp, payload, sl=0, lver=0,
     return pkt
 
 
+def rc_packet(slid, dlid, pkey, dqpn, opcode, psn, ext=b"", payload=b"",
+              pad=None, ackreq=0):
+    """An RC packet: LRH, BTH, extended headers as given, payload, pad,
+    ICRC, VCRC (IBTA vol. 1 5.2, 9.2, 9.3)."""
+    if pad is None:
+        pad = (4 - len(payload) % 4) % 4
+    body = 8 + 12 + len(ext) + len(payload) + pad
+    lrh = struct.pack(">BBHHH", 0, 2, dlid, ((body + 4) // 4) & 0x7FF, slid)
+    bth = struct.pack(">BBHII", opcode, (pad & 3) << 4, pkey,
+                      dqpn & 0xFFFFFF, (ackreq << 31) | (psn & 0xFFFFFF))
+    pkt = lrh + bth + ext + payload + b"\0" * pad
+    pkt += struct.pack("<I", icrc(pkt))
+    pkt += struct.pack("<H", crc16_ib(pkt))
+    return pkt
+
+
+def reth(va, rkey, length):
+    return struct.pack(">QII", va, rkey, length)
+
+
+def aeth(syndrome, msn):
+    return struct.pack(">I", (syndrome << 24) | (msn & 0xFFFFFF))
+
+
+def cm_mad(attr, data):
+    """A CM MAD (class 0x07 version 2, method Send) with data from byte 24."""
+    hdr = struct.pack(">BBBBHHQHHI", 1, 0x07, 2, 0x03, 0, 0,
+                      0x0000000100000000 | attr, attr, 0, 0)
+    return (hdr + data + b"\0" * 232)[:256]
+
+
 def fix_vcrc(pkt):
     pkt = bytearray(pkt)
     pkt[-2:] = struct.pack("<H", crc16_ib(bytes(pkt[:-2])))
@@ -84,10 +123,13 @@ def num(s):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["forge", "garbage", "ipoib-garbage"])
+    ap.add_argument("mode", choices=["forge", "garbage", "ipoib-garbage",
+                                     "rc-hostile", "cm-hostile"])
+    ap.add_argument("--comm-ids", action="append", default=[])
+    ap.add_argument("--mtu", type=num, default=4096)
     ap.add_argument("file")
-    ap.add_argument("--slid", type=num, required=True)
-    ap.add_argument("--dlid", type=num, required=True)
+    ap.add_argument("--slid", type=num, default=0)
+    ap.add_argument("--dlid", type=num, default=0)
     ap.add_argument("--pkey", type=num, default=0xFFFF)
     ap.add_argument("--qkey", type=num, default=0x0B1B)
     ap.add_argument("--dqpn", type=num, default=0x48)
@@ -96,13 +138,74 @@ def main():
     ap.add_argument("--seed", type=num, default=1)
     a = ap.parse_args()
 
+    rnd = random.Random(a.seed)
+    if a.mode == "rc-hostile":
+        def rc(op, psn, ext=b"", payload=b"", pad=None, pkey=a.pkey):
+            return rc_packet(a.slid, a.dlid, pkey, a.dqpn, op, psn, ext,
+                             payload, pad)
+        qp, sw = [], []
+        for _ in range(8):      # well formed, random PSNs: the QP's to drop
+            psn = rnd.getrandbits(24)
+            qp += [rc(0x04, psn, payload=b"hostile send"),
+                   rc(0x00, psn, payload=b"\x55" * a.mtu),  # FIRST
+                   rc(0x01, psn, payload=b"\x66" * a.mtu),  # MIDDLE alone
+                   rc(0x02, psn, payload=b"last"),          # LAST alone
+                   rc(0x0A, psn, reth(rnd.getrandbits(64),
+                                      rnd.getrandbits(32), 4), b"evil"),
+                   rc(0x0C, psn, reth(0, rnd.getrandbits(32), 1 << 20)),
+                   rc(0x11, psn, aeth(0x1F, rnd.getrandbits(24))),  # ACK
+                   rc(0x11, psn, aeth(0x60, 0)),       # NAK PSN seq error
+                   rc(0x11, psn, aeth(0x20, 0)),       # RNR NAK
+                   rc(0x10, psn, aeth(0x1F, 0), b"\x77" * 64),  # read resp
+                   rc(0x05, psn, struct.pack(">I", 0xDEADBEEF), b"imm")]
+        # malformed: the switch drops them before any QP sees them
+        sw += [rc(0x04, 1, payload=b"x" * 300, pad=3),   # PadCnt lies
+               rc(0x0A, 2, reth(0, 1, 0xFFFFFFFF), b"y"),  # DMA length
+               rc(0x11, 3, aeth(0x80 | 0x1F, 0)),       # reserved bit
+               rc(0x00, 4, payload=b"short first"),     # FIRST < MTU
+               rc(0x04, 5, payload=b"z" * 4200)[:4186],  # too long
+               rc(0x13, 6, payload=b"bad opcode")]      # not RC
+        sw.append(rc(0x04, 7, payload=b"wrong pkey", pkey=0x7123))
+        pkts = qp + sw
+        rnd.shuffle(pkts)
+        write_pcap(a.file, pkts)
+        print("switch", len(sw))
+        print("qp", len(qp))
+        return 0
+    if a.mode == "cm-hostile":
+        mads = []
+        ids = [tuple(int(x, 0) for x in c.split(",")) for c in a.comm_ids]
+        ids += [(rnd.getrandbits(32), rnd.getrandbits(32)) for _ in range(4)]
+        for local, remote in ids:
+            two = struct.pack(">II", local, remote)
+            mads += [cm_mad(0x0013, two + b"\0" * 8 + b"\x00\x00\x48" +
+                            b"\0" * 20),                        # REP
+                     cm_mad(0x0014, two),                      # RTU
+                     cm_mad(0x0015, two + b"\x00\x00\x00\x48"),  # DREQ
+                     cm_mad(0x0016, two),                      # DREP
+                     cm_mad(0x0012, two + b"\x00\x00\x1c\x00"),  # REJ
+                     cm_mad(0x0011, two + b"\x00\x00")]          # MRA
+            # the same messages with the comm IDs swapped
+            sw2 = struct.pack(">II", remote, local)
+            mads += [cm_mad(0x0015, sw2 + b"\x00\x00\x00\x48"),
+                     cm_mad(0x0014, sw2)]
+        # not CM messages: reserved attributes, garbage REQs
+        mads += [cm_mad(0x0017, b"LAP"), cm_mad(0x00FF, b"nonsense"),
+                 cm_mad(0x0010, bytes(rnd.getrandbits(8)
+                                      for _ in range(232))),
+                 cm_mad(0x0010, b"\xff" * 232)]
+        with open(a.file, "wb") as f:
+            for m in mads:
+                f.write(m)
+        print(len(mads))
+        return 0
+
     good = ud_packet(a.slid, a.dlid, a.pkey, a.qkey, a.dqpn, a.srcqp,
                      a.data.encode())
     if a.mode == "forge":
         write_pcap(a.file, [good])
         return 0
 
-    rnd = random.Random(a.seed)
     pkts, expect = [], {}
     if a.mode == "ipoib-garbage":
         def ud(payload):

@@ -28,6 +28,9 @@
  * by Send) to the address it came from, as received (GRH included), and
  * exits 0 after N (default 1) of them, 1 on timeout.
  * open only registers the agent, to see whether that is refused.
+ *   madtest -F SPEC [--node N] raw --data FILE --dlid L [--class C]
+ * raw sends each 256-byte block of FILE as a MAD, as it is (hostile-peer
+ * tests), and waits for nothing.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -293,6 +296,37 @@ static int cmd_echo(const struct opts *o)
 	return 0;
 }
 
+/* raw: every 256-byte block of FILE (--data) leaves as one MAD through
+ * an agent of --class to --dlid, whatever the block says; for the hostile
+ * peers of the tests.  Answers are not waited for. */
+static int cmd_raw(const struct opts *o)
+{
+	uint64_t methods[2] = { 0, 0 };
+	struct fab_mad_addr to = { .qpn = 1, .qkey = FAB_QP1_QKEY };
+	struct fab_mad_agent *agent;
+	struct fab_dev *dev;
+	uint8_t mad[MAD_LEN];
+	unsigned long sent = 0;
+	FILE *f = fopen(o->data, "r");
+
+	if (!f) {
+		fprintf(stderr, "madtest: %s: %s\n", o->data, strerror(errno));
+		return 2;
+	}
+	agent = open_agent(o, &dev, methods);
+	to.lid = o->dlid;
+	while (fread(mad, 1, sizeof(mad), f) == sizeof(mad)) {
+		if (fab_mad_send(agent, &to, mad, sizeof(mad)) < 0)
+			die("MAD send");
+		sent++;
+	}
+	fclose(f);
+	printf("mad raw sent %lu\n", sent);
+	fab_mad_close(agent);
+	fab_close(dev);
+	return 0;
+}
+
 static int cmd_open(const struct opts *o)
 {
 	struct fab_mad_agent *agent;
@@ -374,7 +408,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind != 1) {
 		fprintf(stderr, "usage: madtest -F SPEC [--node N] "
-			"ping|echo|open [options]\n");
+			"ping|echo|open|raw [options]\n");
 		return 2;
 	}
 	cmd = argv[optind];
@@ -384,6 +418,8 @@ int main(int argc, char **argv)
 		return cmd_echo(&o);
 	if (!strcmp(cmd, "open"))
 		return cmd_open(&o);
+	if (!strcmp(cmd, "raw"))
+		return cmd_raw(&o);
 	fprintf(stderr, "madtest: unknown command '%s'\n", cmd);
 	return 2;
 }

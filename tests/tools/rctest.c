@@ -28,6 +28,22 @@
  *   4. disconnects.  Both sides report DISCONNECTED.  The server then
  *      counts its receives flushed by the error state, and posts one more
  *      send to the QP in error, which must complete in error.
+ *
+ *   rctest -F SPEC stream-server [--port P] [--out FILE] [--recv-delay MS]
+ *   rctest -F SPEC stream-client --dst GID [--port P] [--in FILE]
+ *                                [--sizes SIZE]
+ *
+ * Streams, for the reliability tests and benchmarks: the client SENDs the
+ * bytes of FILE (default standard input) in messages of SIZE (the first of
+ * --sizes, default 65536), RT_WINDOW in flight, then disconnects; the
+ * server writes what it receives, in order, to FILE (default none: only
+ * counted).  --recv-delay: the server posts no receive for MS after the
+ * connection is up (RNR for the sender).  Both print "stream sent|recv
+ * bytes N msgs M ms T" and, on the soft provider, the QP's transport
+ * counters ("rc retransmits N ...").  A failed completion prints "error
+ * stream: STATUS after T ms" and exits 3.
+ * --node N: the soft provider's node name (default "rctest").
+ *
  * Private data travels as [length byte][text], since rdma_cm zero-pads
  * what it delivers to the CM message's field size.
  * Exit: 0 when everything checked out, 2 rejected or unreachable, 1
@@ -43,6 +59,7 @@
 #include <time.h>
 
 #include "fabric/fabric.h"
+#include "fabric/prov_soft.h"
 
 #define RT_HALF		32768u
 #define RT_BUF		(2 * RT_HALF)
@@ -62,6 +79,10 @@
 
 struct rt {
 	const char *spec;
+	const char *node;
+	const char *in, *out;
+	int recv_delay_ms;
+	int sizes_set;
 	uint16_t port;
 	unsigned int conns, count, nsizes;
 	uint32_t sizes[RT_MAXSIZES];
@@ -150,7 +171,7 @@ static void rt_open(struct rt *t)
 {
 	char err[FAB_ERRLEN];
 
-	t->dev = fab_open(t->spec, "rctest", err, sizeof(err));
+	t->dev = fab_open(t->spec, t->node, err, sizeof(err));
 	if (!t->dev)
 		rt_die("open", err);
 	t->msg = calloc(RT_RECVS + 1, rt_msgsz(t));
@@ -197,6 +218,8 @@ static void rt_qp(struct rt *t, struct fab_cm_id *id)
 	t->qp = fab_cm_qp_create(id, &init, err, sizeof(err));
 	if (!t->qp)
 		rt_die("cm_qp_create", err);
+	if (t->recv_delay_ms)
+		return;	/* posted later (rt_stream_server) */
 	for (i = 0; i < RT_RECVS; i++)
 		rt_post_recv(t, i);
 }
@@ -513,6 +536,114 @@ static int rt_server(struct rt *t)
 	return 0;
 }
 
+/* ---- streams ------------------------------------------------------------ */
+
+static void rt_rc_counters(struct rt *t)
+{
+	char line[512];
+
+	if (t->qp && fab_soft_qp_rc_counters(t->qp, line, sizeof(line)) > 0)
+		printf("rc %s\n", line);
+}
+
+static void rt_stream_fail(struct rt *t, const struct fab_wc *wc)
+{
+	printf("error stream: %s after %ld ms\n",
+	       fab_wc_status_name(wc->status), rt_elapsed_ms(t));
+	rt_rc_counters(t);
+	fflush(stdout);
+	exit(3);
+}
+
+static int rt_stream_server(struct rt *t)
+{
+	struct fab_cm_addr a = { .service_id = FAB_CM_SID_TCP(t->port) };
+	struct timespec t0, now;
+	uint64_t bytes = 0, msgs = 0;
+	char err[FAB_ERRLEN];
+	FILE *out = NULL;
+	struct fab_wc wc[16];
+	int posted = 0, i, n;
+	long ms;
+
+	rt_open(t);
+	if (t->out && !(out = fopen(t->out, "w")))
+		rt_die(t->out, strerror(errno));
+	t->listen = fab_cm_listen(t->dev, &a, 0, NULL, err, sizeof(err));
+	if (!t->listen)
+		rt_die("cm_listen", err);
+	printf("listening port %u\n", t->port);
+	fflush(stdout);
+	rt_srv_accept(t);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!t->disconnected) {
+		struct fab_cm_event ev;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (now.tv_sec - t0.tv_sec) * 1000 +
+		     (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (!posted && ms >= t->recv_delay_ms) {
+			for (i = 0; i < RT_RECVS; i++)
+				rt_post_recv(t, (unsigned int)i);
+			posted = 1;
+			if (t->recv_delay_ms)
+				printf("receives posted after %ld ms\n", ms);
+		}
+		n = fab_qp_poll(t->qp, wc, 16);
+		if (n < 0)
+			rt_die("qp_poll", strerror(errno));
+		for (i = 0; i < n; i++) {
+			if (wc[i].status == FAB_WC_WR_FLUSH_ERR && t->disconnected)
+				continue;
+			if (wc[i].status != FAB_WC_SUCCESS) {
+				if (wc[i].status == FAB_WC_WR_FLUSH_ERR)
+					continue;	/* the DREQ came */
+				rt_stream_fail(t, &wc[i]);
+			}
+			if (!wc[i].recv)
+				continue;
+			if (out && fwrite(rt_slot(t, wc[i].wr_id & 0xffff), 1,
+					  wc[i].byte_len, out) != wc[i].byte_len)
+				rt_die("write", strerror(errno));
+			bytes += wc[i].byte_len;
+			msgs++;
+			rt_post_recv(t, (unsigned int)(wc[i].wr_id & 0xffff));
+		}
+		if (n)
+			clock_gettime(CLOCK_MONOTONIC, &t->start);
+		while (rt_cm_event(t, &ev) == 1)
+			;
+		if (n < 16 && !t->disconnected)
+			rt_wait(t, "stream data");
+	}
+	/* what arrived before the DREQ is in the CQ still */
+	while ((n = fab_qp_poll(t->qp, wc, 16)) > 0) {
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != FAB_WC_SUCCESS || !wc[i].recv)
+				continue;
+			if (out && fwrite(rt_slot(t, wc[i].wr_id & 0xffff), 1,
+					  wc[i].byte_len, out) != wc[i].byte_len)
+				rt_die("write", strerror(errno));
+			bytes += wc[i].byte_len;
+			msgs++;
+		}
+	}
+	if (out && fclose(out) != 0)
+		rt_die("close", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	printf("stream recv bytes %" PRIu64 " msgs %" PRIu64 " ms %ld\n",
+	       bytes, msgs, (long)((now.tv_sec - t0.tv_sec) * 1000 +
+				   (now.tv_nsec - t0.tv_nsec) / 1000000));
+	rt_rc_counters(t);
+	fflush(stdout);
+	fab_cm_destroy(t->id);
+	fab_cm_destroy(t->listen);
+	fab_mr_dereg(t->mr_msg);
+	fab_mr_dereg(t->mr_buf);
+	fab_close(t->dev);
+	return 0;
+}
+
 /* ---- client ------------------------------------------------------------- */
 
 struct rt_remote {
@@ -740,6 +871,108 @@ static int rt_client(struct rt *t)
 	return 0;
 }
 
+static int rt_stream_client(struct rt *t)
+{
+	uint32_t msz = t->sizes[0], inflight = 0;
+	struct timespec t0, now;
+	uint64_t bytes = 0, msgs = 0;
+	struct rt_remote rem;
+	struct fab_cm_event ev;
+	char err[FAB_ERRLEN];
+	uint8_t *src;
+	struct fab_mr *mr;
+	FILE *in = stdin;
+	int eof = 0, r, i, n;
+	struct fab_wc wc[16];
+	unsigned int next = 0;
+
+	rt_open(t);
+	if (t->in && !(in = fopen(t->in, "r")))
+		rt_die(t->in, strerror(errno));
+	src = malloc((size_t)RT_WINDOW * msz);
+	if (!src)
+		rt_die("alloc", strerror(errno));
+	mr = fab_mr_reg(t->dev, src, (size_t)RT_WINDOW * msz, 0, err,
+			sizeof(err));
+	if (!mr)
+		rt_die("mr_reg", err);
+	r = rt_cli_connect(t, &rem);
+	fflush(stdout);
+	if (r)
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!eof || inflight) {
+		while (!eof && inflight < RT_WINDOW) {
+			uint8_t *m = src + (size_t)next * msz;
+			size_t got = fread(m, 1, msz, in);
+			struct fab_sge sge = {
+				.addr = (uintptr_t)m, .length = (uint32_t)got,
+				.lkey = fab_mr_lkey(mr),
+			};
+			struct fab_rc_wr wr = {
+				.wr_id = next, .opcode = FAB_WR_SEND,
+				.flags = FAB_SEND_SIGNALED, .sg_list = &sge,
+				.num_sge = 1,
+			};
+
+			if (got < msz)
+				eof = 1;
+			if (!got)
+				break;
+			if (fab_qp_post_send(t->qp, &wr, 1) != 1)
+				rt_die("post_send", strerror(errno));
+			next = (next + 1) % RT_WINDOW;
+			inflight++;
+			bytes += got;
+			msgs++;
+		}
+		n = fab_qp_poll(t->qp, wc, 16);
+		if (n < 0)
+			rt_die("qp_poll", strerror(errno));
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != FAB_WC_SUCCESS)
+				rt_stream_fail(t, &wc[i]);
+			if (wc[i].recv)
+				rt_post_recv(t, wc[i].wr_id & 0xffff);
+			else
+				inflight--;
+		}
+		if (n) {
+			clock_gettime(CLOCK_MONOTONIC, &t->start);
+			continue;
+		}
+		while (rt_cm_event(t, &ev) == 1)
+			if (ev.type == FAB_CM_EV_DISCONNECTED) {
+				printf("error stream: disconnected by the peer "
+				       "after %ld ms\n", rt_elapsed_ms(t));
+				rt_rc_counters(t);
+				exit(3);
+			}
+		rt_wait(t, "send completions");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	printf("stream sent bytes %" PRIu64 " msgs %" PRIu64 " ms %ld\n",
+	       bytes, msgs, (long)((now.tv_sec - t0.tv_sec) * 1000 +
+				   (now.tv_nsec - t0.tv_nsec) / 1000000));
+	rt_rc_counters(t);
+	fflush(stdout);
+	if (fab_cm_disconnect(t->id, err, sizeof(err)) < 0)
+		rt_die("cm_disconnect", err);
+	while (!t->disconnected) {
+		while (rt_cm_event(t, &ev) == 1)
+			;
+		if (!t->disconnected)
+			rt_wait(t, "DISCONNECTED");
+	}
+	fab_cm_destroy(t->id);
+	fab_mr_dereg(mr);
+	free(src);
+	fab_mr_dereg(t->mr_msg);
+	fab_mr_dereg(t->mr_buf);
+	fab_close(t->dev);
+	return 0;
+}
+
 static int rt_sizes(struct rt *t, const char *s)
 {
 	char *end;
@@ -760,9 +993,11 @@ static int rt_sizes(struct rt *t, const char *s)
 
 static void rt_usage(void)
 {
-	fprintf(stderr, "usage: rctest -F SPEC server|client [--port P] "
-		"[--conns K] [--count N] [--sizes LIST] [--dst GID] "
-		"[--pdata TEXT] [--pdata-len L] [--timeout MS]\n");
+	fprintf(stderr, "usage: rctest -F SPEC [--node N] server|client|"
+		"stream-server|stream-client [--port P] [--conns K] "
+		"[--count N] [--sizes LIST] [--dst GID] [--pdata TEXT] "
+		"[--pdata-len L] [--timeout MS] [--in FILE] [--out FILE] "
+		"[--recv-delay MS]\n");
 	exit(1);
 }
 
@@ -778,11 +1013,16 @@ int main(int argc, char **argv)
 		{ "pdata", required_argument, NULL, 'P' },
 		{ "pdata-len", required_argument, NULL, 'L' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "node", required_argument, NULL, 'N' },
+		{ "in", required_argument, NULL, 'i' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "recv-delay", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rt t = {
 		.port = 7471, .conns = 1, .count = 20,
 		.pdata = "hello-from-client", .timeout_ms = 60000,
+		.node = "rctest",
 	};
 	int ch;
 
@@ -797,11 +1037,16 @@ int main(int argc, char **argv)
 		case 'S':
 			if (rt_sizes(&t, optarg) < 0)
 				rt_usage();
+			t.sizes_set = 1;
 			break;
 		case 'd': t.dst = optarg; break;
 		case 'P': t.pdata = optarg; break;
 		case 'L': t.pdata_len = atoi(optarg); break;
 		case 't': t.timeout_ms = atoi(optarg); break;
+		case 'N': t.node = optarg; break;
+		case 'i': t.in = optarg; break;
+		case 'o': t.out = optarg; break;
+		case 'R': t.recv_delay_ms = atoi(optarg); break;
 		default: rt_usage();
 		}
 	}
@@ -812,6 +1057,15 @@ int main(int argc, char **argv)
 		return rt_server(&t);
 	if (!strcmp(argv[optind], "client") && t.dst)
 		return rt_client(&t);
+	if (!strcmp(argv[optind], "stream-server") ||
+	    !strcmp(argv[optind], "stream-client")) {
+		if (!t.sizes_set)
+			rt_sizes(&t, "65536");
+		if (!strcmp(argv[optind], "stream-server"))
+			return rt_stream_server(&t);
+		if (t.dst)
+			return rt_stream_client(&t);
+	}
 	rt_usage();
 	return 1;
 }
