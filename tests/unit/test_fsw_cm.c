@@ -67,6 +67,7 @@ struct h {
 	unsigned int rej_reason[64];	/* REJs seen, by reason */
 	/* accept from inside the CONNECT_REQUEST event */
 	int auto_accept;
+	void *gone;		/* an owner that must hear nothing */
 };
 
 static struct h *H;
@@ -152,7 +153,9 @@ static void op_event(void *ctx, void *owner, const struct fsp_cm_event *ev)
 {
 	struct h *h = ctx;
 
-	assert_non_null(owner);
+	assert_true(owner == OA || owner == OB || owner == OB2 ||
+		    owner == OC);
+	assert_ptr_not_equal(owner, h->gone);
 	assert_true(h->nev < EVMAX);
 	h->ev[h->nev].owner = owner;
 	h->ev[h->nev].ev = *ev;
@@ -881,6 +884,7 @@ static void test_owner_gone(void **state)
 	assert_int_equal(nev(h, OA, FAB_CM_EV_CONNECT_REQUEST), 1);
 	n = nev_owner(h, OA);
 	fsw_cm_owner_gone(h->cm, OA);
+	h->gone = OA;
 	assert_int_equal(fsw_cm_destroy(h->cm, OA, ah), -1);
 	deliver(h);
 	assert_int_equal(h->sent[CM_ATTR_DREQ - CM_ATTR_REQ], 1);
@@ -1111,6 +1115,12 @@ static void test_malformed(void **state)
 		assert_int_equal(cm_mad_build(&req, mad, &e), 0);
 		input_raw(h, LID_C, LID_B, PKEY, mad, MAD_LEN);
 		assert_int_equal(st->unknown, 6);
+		/* the right QPN, B's comm ID, not A's */
+		req.u.dreq.local_comm_id = aid + 1;
+		assert_int_equal(cm_mad_build(&req, mad, &e), 0);
+		input_raw(h, LID_A, LID_B, PKEY, mad, MAD_LEN);
+		assert_int_equal(st->unknown, 7);
+		h->qh = h->qt;	/* its DREP */
 		/* a REJ with our comm ID but another's: nothing */
 		memset(&req, 0, sizeof(req));
 		req.hdr.attr_id = CM_ATTR_REJ;
@@ -1119,7 +1129,7 @@ static void test_malformed(void **state)
 		req.u.rej.reason = CM_REJ_STALE_CONN;
 		assert_int_equal(cm_mad_build(&req, mad, &e), 0);
 		input_raw(h, LID_A, LID_B, PKEY, mad, MAD_LEN);
-		assert_int_equal(st->unknown, 7);
+		assert_int_equal(st->unknown, 8);
 		for (i = 0; i < 3; i++)
 			deliver(h);
 	}
