@@ -124,6 +124,7 @@ struct soft_rc_stats {
 	uint64_t drop_malformed;	/* ib_rc_parse refused it */
 	uint64_t drop_state;		/* arrived in RESET or ERROR */
 	uint64_t naks_sent;		/* invalid request, access, op error */
+	uint64_t bad_responses;		/* a read response matching no read */
 };
 
 /* NULL with errno EINVAL (sizes over the limits) or ENOMEM. */

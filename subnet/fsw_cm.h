@@ -12,8 +12,9 @@
  *  - REQ, REP and DREQ are sent again after the response timeout
  *    (FSW_CM_RESP_TIMEOUT: 4.096 us * 2^n) up to FSW_CM_MAX_RETRIES
  *    times; then the active side's process gets UNREACHABLE ETIMEDOUT
- *    (and the peer a REJ reason 1, timeout), the passive one
- *    CONNECT_ERROR ETIMEDOUT, a DREQ's sender DISCONNECTED;
+ *    (and the peer a REJ reason 4, timeout), the passive one
+ *    CONNECT_ERROR ETIMEDOUT (and the peer the same REJ), a DREQ's
+ *    sender DISCONNECTED (status ETIMEDOUT);
  *  - a REQ that waits for its process's accept longer than half the
  *    active side's timeout is answered with an MRA, and again for each
  *    duplicate of it; an MRA received stretches the timer by its service
@@ -34,9 +35,18 @@
  *    of its listeners are rejected (reason 28 without data);
  *  - MADs that are not well formed, name comm IDs that do not exist or
  *    arrive in a state that does not take them are dropped and counted
- *    (a REP/RTU/DREQ for an unknown comm ID gets a REJ reason 6, invalid
- *    comm ID, as ib_cm sends); they never change a connection they do
- *    not name.
+ *    (a REP/RTU for an unknown comm ID gets a REJ reason 6, invalid
+ *    comm ID; a DREQ for one a DREP, as ib_cm's cm_issue_drep answers,
+ *    so that its sender stops asking; a DREQ naming another QPN than
+ *    the connection's is dropped); they never change a connection they
+ *    do not name.
+ *
+ * A handle lives until fsw_cm_destroy (or owner_gone): after REJECTED,
+ * UNREACHABLE, CONNECT_ERROR or TIMEWAIT_EXIT it names nothing on the
+ * wire.  A destroyed connection that still needs its DREQ or timewait
+ * stays (shown "(gone)" in the report) and tells no one.  A REQ_SENT
+ * connection destroyed sends REJ reason 4 with the CA GUID as ARI, as
+ * ib_cm's cm_destroy_id does.
  */
 #ifndef IBGW_FSW_CM_H
 #define IBGW_FSW_CM_H
@@ -53,6 +63,14 @@
 #define FSW_CM_ACK_TIMEOUT	14	/* the path's local ACK timeout:
 					 * 4.096 us * 2^14 = 67 ms */
 #define FSW_CM_BACKLOG		64	/* backlog 0 means this */
+#define FSW_CM_MRA_TIMEOUT	(FSW_CM_RESP_TIMEOUT + 2) /* an MRA's service
+					 * timeout: 4.3 s more */
+#define FSW_CM_PACKET_RATE	3	/* REQ path rate: 10 Gb/s, as the
+					 * SA's PathRecords say */
+/* Bounds: past them a REQ gets REJ reason 3, a connect/listen ENOMEM. */
+#define FSW_CM_MAX_CONNS	4096
+#define FSW_CM_MAX_PORT_CONNS	1024
+#define FSW_CM_MAX_LISTENERS	1024
 
 struct ib_ud;
 struct fsw_cm;
