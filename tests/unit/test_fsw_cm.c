@@ -1139,6 +1139,90 @@ static void test_malformed(void **state)
 	assert_true(report_has(h, "bad_mad 4"));
 }
 
+/* A REP naming a QPN of B that A is already connected to: REJ 10, the
+ * new connection's owner told, the live one untouched. */
+static void test_rep_stale(void **state)
+{
+	struct h *h = *state;
+	uint8_t mad[MAD_LEN];
+	struct cm_msg m;
+	enum cm_mad_err e;
+	uint32_t ah, a2, cid;
+
+	establish(h, &ah);
+	h->drop[0] = 1;
+	a2 = do_connect(h, LID_A, OA, LID_B, SID, 0x101);
+	assert_int_equal(cm_mad_parse(h->q[(h->qt - 1) % QMAX].mad, MAD_LEN,
+				      &m), CM_MAD_OK);
+	cid = m.u.req.local_comm_id;
+	deliver(h);
+	memset(&m, 0, sizeof(m));
+	m.hdr.attr_id = CM_ATTR_REP;
+	m.u.rep.local_comm_id = 0x999;
+	m.u.rep.remote_comm_id = cid;
+	m.u.rep.local_qpn = 0x300;	/* B's QP of the live connection */
+	assert_int_equal(cm_mad_build(&m, mad, &e), 0);
+	input_raw(h, LID_B, LID_A, PKEY, mad, MAD_LEN);
+	assert_int_equal(h->rej_reason[CM_REJ_STALE_CONN], 1);
+	assert_int_equal(fsw_cm_stats(h->cm)->stale, 1);
+	assert_non_null(last(h, OA, FAB_CM_EV_REJECTED));
+	assert_int_equal(last(h, OA, FAB_CM_EV_REJECTED)->handle, a2);
+	assert_int_equal(last(h, OA, FAB_CM_EV_REJECTED)->status,
+			 CM_REJ_STALE_CONN);
+	assert_int_equal(nev(h, OA, FAB_CM_EV_ESTABLISHED), 1);
+	deliver(h);
+	assert_true(report_has(h, "active ESTABLISHED"));
+	assert_true(report_has(h, "passive ESTABLISHED"));
+	assert_int_equal(nev(h, OB, FAB_CM_EV_DISCONNECTED), 0);
+	/* and its REQ timer is gone */
+	advance(h, 20 * TO_MS);
+	assert_int_equal(h->sent[0], 2);
+}
+
+/* The QP destroyed under a live connection: DREQ, the owner's handle
+ * gone; under a REQ_SENT one: REJ timeout with the CA GUID. */
+static void test_qp_gone(void **state)
+{
+	struct h *h = *state;
+	struct fsw_cm_port pa;
+	struct cm_msg m;
+	uint32_t ah, a2;
+	unsigned int n;
+
+	establish(h, &ah);
+	n = nev_owner(h, OA);
+	fsw_cm_qp_gone(h->cm, LID_A, 0x999);	/* not ours */
+	assert_int_equal(h->qh, h->qt);
+	fsw_cm_qp_gone(h->cm, LID_B, 0x100);	/* the peer's QPN, our port */
+	assert_int_equal(h->qh, h->qt);
+	fsw_cm_qp_gone(h->cm, LID_A, 0x100);
+	assert_int_equal(h->qt - h->qh, 1);
+	assert_int_equal(attr_of(h->q[h->qh % QMAX].mad), CM_ATTR_DREQ);
+	assert_int_equal(fsw_cm_destroy(h->cm, OA, ah), -1);
+	deliver(h);
+	assert_int_equal(nev(h, OB, FAB_CM_EV_DISCONNECTED), 1);
+	assert_int_equal(nev_owner(h, OA), n);
+
+	h->drop[0] = 1;
+	a2 = do_connect(h, LID_A, OA, LID_B, SID, 0x101);
+	(void)a2;
+	deliver(h);
+	fsw_cm_qp_gone(h->cm, LID_A, 0x101);
+	assert_int_equal(h->qt - h->qh, 1);
+	assert_int_equal(cm_mad_parse(h->q[h->qh % QMAX].mad, MAD_LEN, &m),
+			 CM_MAD_OK);
+	assert_int_equal(m.hdr.attr_id, CM_ATTR_REJ);
+	assert_int_equal(m.u.rej.reason, CM_REJ_TIMEOUT);
+	assert_int_equal(m.u.rej.ari_len, 8);
+	op_by_lid(NULL, LID_A, &pa);
+	assert_int_equal(m.u.rej.ari[7], (uint8_t)pa.node_guid);
+	assert_int_equal(m.u.rej.ari[0], (uint8_t)(pa.node_guid >> 56));
+	deliver(h);
+	advance(h, 60000);
+	assert_int_equal(nev_owner(h, OA), n);
+	assert_false(report_has(h, "(gone)"));
+}
+
 static void test_report(void **state)
 {
 	struct h *h = *state;
@@ -1178,6 +1262,8 @@ int main(void)
 		T(test_two_owners_one_port),
 		T(test_connect_errors),
 		T(test_malformed),
+		T(test_rep_stale),
+		T(test_qp_gone),
 		T(test_report),
 #undef T
 	};
