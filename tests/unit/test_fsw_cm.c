@@ -27,7 +27,7 @@
 #define PKEY	0xffff
 #define SID	0x0000000001000000ull
 #define TO_MS	1073	/* 4.096 us * 2^18 */
-#define QMAX	512
+#define QMAX	2048
 #define EVMAX	128
 
 struct fport {
@@ -61,6 +61,7 @@ struct h {
 	unsigned int qh, qt;
 	struct rec ev[EVMAX];
 	unsigned int nev;
+	unsigned int nev_all;	/* also those past ev[] */
 	/* drop (or duplicate) the next n MADs of an attribute */
 	unsigned int drop[8], dup[8];
 	unsigned int sent[8];		/* what the wire saw, by attr */
@@ -156,10 +157,12 @@ static void op_event(void *ctx, void *owner, const struct fsp_cm_event *ev)
 	assert_true(owner == OA || owner == OB || owner == OB2 ||
 		    owner == OC);
 	assert_ptr_not_equal(owner, h->gone);
-	assert_true(h->nev < EVMAX);
-	h->ev[h->nev].owner = owner;
-	h->ev[h->nev].ev = *ev;
-	h->nev++;
+	h->nev_all++;
+	if (h->nev < EVMAX) {
+		h->ev[h->nev].owner = owner;
+		h->ev[h->nev].ev = *ev;
+		h->nev++;
+	}
 	if (h->auto_accept && ev->type == FAB_CM_EV_CONNECT_REQUEST) {
 		struct fsp_cm_accept a;
 		char err[128];
@@ -1223,6 +1226,42 @@ static void test_qp_gone(void **state)
 	assert_false(report_has(h, "(gone)"));
 }
 
+/* A flood of REQs from "A": a port holds FSW_CM_MAX_PORT_CONNS, the
+ * rest are turned away with REJ 3, and a connect there gets ENOMEM. */
+static void test_bounds(void **state)
+{
+	struct h *h = *state;
+	uint8_t mad[MAD_LEN];
+	uint32_t i, handle;
+
+	do_listen(h, LID_B, OB, SID, 100000);
+	for (i = 0; i < FSW_CM_MAX_PORT_CONNS + 10; i++) {
+		forge_req(mad, 0x10000 + i, 0x1000 + i);
+		input_raw(h, LID_A, LID_B, PKEY, mad, MAD_LEN);
+		h->qh = h->qt;
+	}
+	assert_int_equal(h->nev_all, FSW_CM_MAX_PORT_CONNS);
+	assert_int_equal(h->rej_reason[CM_REJ_NO_RESOURCES], 10);
+	assert_int_equal(try_connect(h, LID_B, OB, LID_A, SID, 0x42,
+				     &handle), -1);
+	assert_int_equal(errno, ENOMEM);
+	h->nev = 0;
+	/* other ports are not held up */
+	do_listen(h, LID_C, OC, SID, 0);
+	do_connect(h, LID_A, OA, LID_C, SID, 0x100);
+	deliver(h);
+	assert_int_equal(nev(h, OC, FAB_CM_EV_CONNECT_REQUEST), 1);
+	/* the owner leaving rejects them all */
+	h->rej_reason[CM_REJ_CONSUMER_DEFINED] = 0;
+	fsw_cm_owner_gone(h->cm, OB);
+	h->gone = OB;
+	assert_int_equal(h->rej_reason[CM_REJ_CONSUMER_DEFINED],
+			 FSW_CM_MAX_PORT_CONNS);
+	h->qh = h->qt;
+	assert_true(report_has(h, "conn port 0x0004"));
+	assert_false(report_has(h, "conn port 0x0003"));
+}
+
 static void test_report(void **state)
 {
 	struct h *h = *state;
@@ -1264,6 +1303,7 @@ int main(void)
 		T(test_malformed),
 		T(test_rep_stale),
 		T(test_qp_gone),
+		T(test_bounds),
 		T(test_report),
 #undef T
 	};
