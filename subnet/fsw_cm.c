@@ -740,24 +740,30 @@ int fsw_cm_disconnect(struct fsw_cm *cm, void *owner, uint32_t handle,
 	return 0;
 }
 
-/* The owner forgets c: what the wire needs still happens, no event. */
-static void conn_destroy(struct fsw_cm *cm, struct cm_conn *c)
+/* REJ reason 4 with our CA GUID as the ARI, as ib_cm sends it */
+static void send_rej_timeout(struct fsw_cm *cm, struct cm_conn *c,
+			     uint8_t msg)
 {
 	struct fsw_cm_port me;
 	uint8_t guid[8];
 	uint64_t g = 0;
 	int i;
 
+	if (cm->ops->port_by_lid(cm->ctx, c->lid, &me) == 0)
+		g = me.node_guid;
+	for (i = 0; i < 8; i++)
+		guid[i] = (uint8_t)(g >> (56 - 8 * i));
+	send_rej(cm, c, CM_REJ_TIMEOUT, msg, guid, 8, NULL, 0);
+}
+
+/* The owner forgets c: what the wire needs still happens, no event. */
+static void conn_destroy(struct fsw_cm *cm, struct cm_conn *c)
+{
 	c->owner = NULL;
 	switch (c->state) {
 	case CS_REQ_SENT:
 	case CS_MRA_RCVD:
-		/* as ib_cm: a timeout, our CA GUID as the ARI */
-		if (cm->ops->port_by_lid(cm->ctx, c->lid, &me) == 0)
-			g = me.node_guid;
-		for (i = 0; i < 8; i++)
-			guid[i] = (uint8_t)(g >> (56 - 8 * i));
-		send_rej(cm, c, CM_REJ_TIMEOUT, CM_MSG_REQ, guid, 8, NULL, 0);
+		send_rej_timeout(cm, c, CM_MSG_REQ);
 		to_idle(cm, c);
 		break;
 	case CS_REQ_RCVD:
@@ -1272,7 +1278,7 @@ static void expire(struct fsw_cm *cm, struct cm_conn *c, uint64_t t)
 					FAB_CM_EV_CONNECT_ERROR;
 			uint8_t msg = c->active ? CM_MSG_REQ : CM_MSG_REP;
 
-			send_rej(cm, c, CM_REJ_TIMEOUT, msg, NULL, 0, NULL, 0);
+			send_rej_timeout(cm, c, msg);
 			finish(cm, c, ev, ETIMEDOUT, NULL, 0);
 		}
 		return;

@@ -62,7 +62,9 @@
 #define FSW_CM_TIMEWAIT_MS	500
 #define FSW_CM_ACK_TIMEOUT	14	/* the path's local ACK timeout:
 					 * 4.096 us * 2^14 = 67 ms */
-#define FSW_CM_BACKLOG		64	/* backlog 0 means this */
+#define FSW_CM_BACKLOG		64	/* backlog 0 means this; it counts the
+					 * CONNECT_REQUESTs told and not yet
+					 * accepted or rejected */
 #define FSW_CM_MRA_TIMEOUT	(FSW_CM_RESP_TIMEOUT + 2) /* an MRA's service
 					 * timeout: 4.3 s more */
 #define FSW_CM_PACKET_RATE	3	/* REQ path rate: 10 Gb/s, as the

@@ -27,7 +27,7 @@
 #define PKEY	0xffff
 #define SID	0x0000000001000000ull
 #define TO_MS	1073	/* 4.096 us * 2^18 */
-#define QMAX	512
+#define QMAX	2048
 #define EVMAX	128
 
 struct fport {
@@ -61,6 +61,7 @@ struct h {
 	unsigned int qh, qt;
 	struct rec ev[EVMAX];
 	unsigned int nev;
+	unsigned int nev_all;	/* also those past ev[] */
 	/* drop (or duplicate) the next n MADs of an attribute */
 	unsigned int drop[8], dup[8];
 	unsigned int sent[8];		/* what the wire saw, by attr */
@@ -156,10 +157,12 @@ static void op_event(void *ctx, void *owner, const struct fsp_cm_event *ev)
 	assert_true(owner == OA || owner == OB || owner == OB2 ||
 		    owner == OC);
 	assert_ptr_not_equal(owner, h->gone);
-	assert_true(h->nev < EVMAX);
-	h->ev[h->nev].owner = owner;
-	h->ev[h->nev].ev = *ev;
-	h->nev++;
+	h->nev_all++;
+	if (h->nev < EVMAX) {
+		h->ev[h->nev].owner = owner;
+		h->ev[h->nev].ev = *ev;
+		h->nev++;
+	}
 	if (h->auto_accept && ev->type == FAB_CM_EV_CONNECT_REQUEST) {
 		struct fsp_cm_accept a;
 		char err[128];
@@ -1139,6 +1142,126 @@ static void test_malformed(void **state)
 	assert_true(report_has(h, "bad_mad 4"));
 }
 
+/* A REP naming a QPN of B that A is already connected to: REJ 10, the
+ * new connection's owner told, the live one untouched. */
+static void test_rep_stale(void **state)
+{
+	struct h *h = *state;
+	uint8_t mad[MAD_LEN];
+	struct cm_msg m;
+	enum cm_mad_err e;
+	uint32_t ah, a2, cid;
+
+	establish(h, &ah);
+	h->drop[0] = 1;
+	a2 = do_connect(h, LID_A, OA, LID_B, SID, 0x101);
+	assert_int_equal(cm_mad_parse(h->q[(h->qt - 1) % QMAX].mad, MAD_LEN,
+				      &m), CM_MAD_OK);
+	cid = m.u.req.local_comm_id;
+	deliver(h);
+	memset(&m, 0, sizeof(m));
+	m.hdr.attr_id = CM_ATTR_REP;
+	m.u.rep.local_comm_id = 0x999;
+	m.u.rep.remote_comm_id = cid;
+	m.u.rep.local_qpn = 0x300;	/* B's QP of the live connection */
+	assert_int_equal(cm_mad_build(&m, mad, &e), 0);
+	input_raw(h, LID_B, LID_A, PKEY, mad, MAD_LEN);
+	assert_int_equal(h->rej_reason[CM_REJ_STALE_CONN], 1);
+	assert_int_equal(fsw_cm_stats(h->cm)->stale, 1);
+	assert_non_null(last(h, OA, FAB_CM_EV_REJECTED));
+	assert_int_equal(last(h, OA, FAB_CM_EV_REJECTED)->handle, a2);
+	assert_int_equal(last(h, OA, FAB_CM_EV_REJECTED)->status,
+			 CM_REJ_STALE_CONN);
+	assert_int_equal(nev(h, OA, FAB_CM_EV_ESTABLISHED), 1);
+	deliver(h);
+	assert_true(report_has(h, "active ESTABLISHED"));
+	assert_true(report_has(h, "passive ESTABLISHED"));
+	assert_int_equal(nev(h, OB, FAB_CM_EV_DISCONNECTED), 0);
+	/* and its REQ timer is gone */
+	advance(h, 20 * TO_MS);
+	assert_int_equal(h->sent[0], 2);
+}
+
+/* The QP destroyed under a live connection: DREQ, the owner's handle
+ * gone; under a REQ_SENT one: REJ timeout with the CA GUID. */
+static void test_qp_gone(void **state)
+{
+	struct h *h = *state;
+	struct fsw_cm_port pa;
+	struct cm_msg m;
+	uint32_t ah, a2;
+	unsigned int n;
+
+	establish(h, &ah);
+	n = nev_owner(h, OA);
+	fsw_cm_qp_gone(h->cm, LID_A, 0x999);	/* not ours */
+	assert_int_equal(h->qh, h->qt);
+	fsw_cm_qp_gone(h->cm, LID_B, 0x100);	/* the peer's QPN, our port */
+	assert_int_equal(h->qh, h->qt);
+	fsw_cm_qp_gone(h->cm, LID_A, 0x100);
+	assert_int_equal(h->qt - h->qh, 1);
+	assert_int_equal(attr_of(h->q[h->qh % QMAX].mad), CM_ATTR_DREQ);
+	assert_int_equal(fsw_cm_destroy(h->cm, OA, ah), -1);
+	deliver(h);
+	assert_int_equal(nev(h, OB, FAB_CM_EV_DISCONNECTED), 1);
+	assert_int_equal(nev_owner(h, OA), n);
+
+	h->drop[0] = 1;
+	a2 = do_connect(h, LID_A, OA, LID_B, SID, 0x101);
+	(void)a2;
+	deliver(h);
+	fsw_cm_qp_gone(h->cm, LID_A, 0x101);
+	assert_int_equal(h->qt - h->qh, 1);
+	assert_int_equal(cm_mad_parse(h->q[h->qh % QMAX].mad, MAD_LEN, &m),
+			 CM_MAD_OK);
+	assert_int_equal(m.hdr.attr_id, CM_ATTR_REJ);
+	assert_int_equal(m.u.rej.reason, CM_REJ_TIMEOUT);
+	assert_int_equal(m.u.rej.ari_len, 8);
+	op_by_lid(NULL, LID_A, &pa);
+	assert_int_equal(m.u.rej.ari[7], (uint8_t)pa.node_guid);
+	assert_int_equal(m.u.rej.ari[0], (uint8_t)(pa.node_guid >> 56));
+	deliver(h);
+	advance(h, 60000);
+	assert_int_equal(nev_owner(h, OA), n);
+	assert_false(report_has(h, "(gone)"));
+}
+
+/* A flood of REQs from "A": a port holds FSW_CM_MAX_PORT_CONNS, the
+ * rest are turned away with REJ 3, and a connect there gets ENOMEM. */
+static void test_bounds(void **state)
+{
+	struct h *h = *state;
+	uint8_t mad[MAD_LEN];
+	uint32_t i, handle;
+
+	do_listen(h, LID_B, OB, SID, 100000);
+	for (i = 0; i < FSW_CM_MAX_PORT_CONNS + 10; i++) {
+		forge_req(mad, 0x10000 + i, 0x1000 + i);
+		input_raw(h, LID_A, LID_B, PKEY, mad, MAD_LEN);
+		h->qh = h->qt;
+	}
+	assert_int_equal(h->nev_all, FSW_CM_MAX_PORT_CONNS);
+	assert_int_equal(h->rej_reason[CM_REJ_NO_RESOURCES], 10);
+	assert_int_equal(try_connect(h, LID_B, OB, LID_A, SID, 0x42,
+				     &handle), -1);
+	assert_int_equal(errno, ENOMEM);
+	h->nev = 0;
+	/* other ports are not held up */
+	do_listen(h, LID_C, OC, SID, 0);
+	do_connect(h, LID_A, OA, LID_C, SID, 0x100);
+	deliver(h);
+	assert_int_equal(nev(h, OC, FAB_CM_EV_CONNECT_REQUEST), 1);
+	/* the owner leaving rejects them all */
+	h->rej_reason[CM_REJ_CONSUMER_DEFINED] = 0;
+	fsw_cm_owner_gone(h->cm, OB);
+	h->gone = OB;
+	assert_int_equal(h->rej_reason[CM_REJ_CONSUMER_DEFINED],
+			 FSW_CM_MAX_PORT_CONNS);
+	h->qh = h->qt;
+	assert_true(report_has(h, "conn port 0x0004"));
+	assert_false(report_has(h, "conn port 0x0003"));
+}
+
 static void test_report(void **state)
 {
 	struct h *h = *state;
@@ -1178,6 +1301,9 @@ int main(void)
 		T(test_two_owners_one_port),
 		T(test_connect_errors),
 		T(test_malformed),
+		T(test_rep_stale),
+		T(test_qp_gone),
+		T(test_bounds),
 		T(test_report),
 #undef T
 	};
