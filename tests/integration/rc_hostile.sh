@@ -64,7 +64,7 @@ drops=$(( $(counter dropped) - drops_before ))
 # CM MADs: the live connection's comm IDs (as ibfabricctl cm shows them,
 # both orders) and random ones, from evil's port
 ids=()
-for pair in $(grep -Eo 'local 0x[0-9a-f]+ remote 0x[0-9a-f]+' "$T/cm1.txt" | awk '{print $2 "," $4}'); do
+for pair in $(grep -Eo 'comm 0x[0-9a-f]+ peer 0x[0-9a-f]+ qpn 0x[0-9a-f]+ comm 0x[0-9a-f]+' "$T/cm1.txt" | awk '{print $2 "," $8}'); do
 	ids+=(--comm-ids "$pair")
 done
 [ ${#ids[@]} -gt 0 ] || fail "no comm IDs in 'ibfabricctl cm'"
@@ -85,6 +85,10 @@ ns=$(rc_counter "$T/srv.out" drop_not_ours) nc=$(rc_counter "$T/cli.out" drop_no
 [ "${nc:-0}" -ge "$qp2" ] || fail "cli's QP dropped $nc of evil's $qp2 packets as not its own"
 ctl cm >"$T/cm2.txt"
 cat "$T/cm2.txt"
+cmc() { sed -n 's/^stats .*\b'"$1"' \([0-9]*\).*/\1/p' "$T/cm2.txt"; }
+[ "$(cmc bad_mad)" -ge 1 ] || fail "the CMs counted no malformed MAD"
+[ "$(cmc unknown)" -ge 1 ] || fail "the CMs counted no MAD for an unknown connection"
+grep -q 'established 2$' "$T/cm2.txt" || fail "the CMs established other connections"
 fabric_alive
 ok "hostile RC packets: $drops dropped by the switch, $ns by srv's QP, $nc by cli's QP; $(cat "$T/cm.n") hostile CM MADs each way; 32 MiB intact, connection ended by its client"
 stop_fabric

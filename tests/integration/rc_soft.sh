@@ -167,30 +167,43 @@ grep -q '^recv ok 14 bad 0' "$T/s1.out" && grep -q '^recv ok 14 bad 0' "$T/s2.ou
 	fail "two listeners of one node: messages not intact"
 ok "two processes of one node listen on their own service IDs; a third on a taken one: $(sed -n 's/^error cm_listen: //p' "$T/s3.out")"
 
-# a REQ into a port that is down: retransmitted, then UNREACHABLE
-# (ETIMEDOUT) after the CM's retries
-"$RT" -F "$SPEC" --node srv server --port 7003 --timeout 60000 >"$T/s4.out" 2>&1 &
-S4=$!
-PIDS+=("$S4")
-l4() { grep -q '^listening port 7003$' "$T/s4.out"; }
-eventually l4 || fail "server 7003 does not listen"
+# a destination whose port is down has no path: refused at once, as the
+# SA answers no PathRecord for it
 ctl port srv down >/dev/null
-before=$(counter cm_mads_sent)
-t0=$(date +%s)
-"${C[@]}" --port 7003 --timeout 60000 >"$T/c5.out" 2>&1
+"${C[@]}" --port 7003 >"$T/c5.out" 2>&1
 rc=$?
-secs=$(($(date +%s) - t0))
-cat "$T/c5.out"
 ctl port srv up >/dev/null
-[ $rc -eq 2 ] || fail "5: exit $rc"
-grep -q '^unreachable Connection timed out' "$T/c5.out" || fail "5: not UNREACHABLE ETIMEDOUT"
-sent=$(( $(counter cm_mads_sent) - before ))
-[ $sent -ge 9 ] || fail "5: only $sent CM MADs sent (REQ and its retries)"
-ok "5: REQ to a port that is down: $sent MADs, unreachable after $secs s"
-kill "$S4" 2>/dev/null
-wait "$S4" 2>/dev/null
+cat "$T/c5.out"
+grep -q 'No route to host' "$T/c5.out" || fail "5: a port that is down is not refused as unreachable"
+ok "5: a destination port that is down: $(head -n1 "$T/c5.out")"
 
 fabric_alive
 ctl cm >"$T/cm.txt" || fail "ibfabricctl cm"
 cat "$T/cm.txt"
+stop_fabric
+
+# every REQ lost (--loss 1): sent again after each response timeout, then
+# UNREACHABLE ETIMEDOUT when the CM's retries are spent
+start_fabric --loss 1
+srv_gid=$(gid_of srv)
+"$RT" -F "$SPEC" --node srv server --port 7004 --timeout 60000 >"$T/s6.out" 2>&1 &
+S6=$!
+PIDS+=("$S6")
+l6() { grep -q '^listening port 7004$' "$T/s6.out"; }
+eventually l6 || fail "server 7004 does not listen"
+t0=$(date +%s)
+"$RT" -F "$SPEC" --node cli client --dst "$srv_gid" --port 7004 \
+	--timeout 60000 >"$T/c6.out" 2>&1
+rc=$?
+secs=$(($(date +%s) - t0))
+cat "$T/c6.out"
+[ $rc -eq 2 ] || fail "6: exit $rc"
+grep -q '^unreachable Connection timed out' "$T/c6.out" || fail "6: not UNREACHABLE ETIMEDOUT"
+sent=$(counter cm_mads_sent)
+[ "$sent" -ge 9 ] || fail "6: $sent CM MADs sent (a REQ and 8 retries expected)"
+[ $secs -ge 8 ] && [ $secs -le 20 ] || fail "6: gave up after $secs s (9 x 1.07 s expected)"
+ok "6: every REQ lost: $sent CM MADs sent, unreachable (ETIMEDOUT) after $secs s"
+kill "$S6" 2>/dev/null
+wait "$S6" 2>/dev/null
+fabric_alive
 stop_fabric

@@ -576,6 +576,7 @@ static int rt_stream_server(struct rt *t)
 	fflush(stdout);
 	rt_srv_accept(t);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	posted = !t->recv_delay_ms;	/* rt_qp posted them */
 	while (!t->disconnected) {
 		struct fab_cm_event ev;
 
