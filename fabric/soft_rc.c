@@ -586,7 +586,7 @@ static void req_input(struct soft_rc *rc, const struct ib_rc *r)
 	if (r->aeth.type == IB_AETH_ACK) {
 		uint32_t una = ib_psn_add(psn, 1);
 
-		if (ib_psn_cmp(una, rc->snd_una) < 0)
+		if (ib_psn_cmp(una, rc->snd_una) <= 0)
 			return;		/* old, or duplicated on the way */
 		if (!psn_in(rc->snd_una, una, rc->snd_max)) {
 			rc->st.ghost_acks++;
