@@ -49,6 +49,8 @@ struct link {
 	uint64_t rng;
 	unsigned int loss, dup, swap;	/* per mille */
 	int down[2];
+	unsigned int drop_at[2];	/* drop the nth packet (1-based) */
+	unsigned int count[2];
 	struct side a, b;
 };
 
@@ -81,6 +83,8 @@ static int xmit(void *ctx, const uint8_t *pkt, size_t len)
 
 	if (q->n + 2 > QMAX)
 		return -1;
+	if (++l->count[s->dir] == l->drop_at[s->dir])
+		return 0;
 	if (l->down[s->dir] || chance(l, l->loss))
 		return 0;
 	pq_add(q, pkt, len);
@@ -971,6 +975,24 @@ static void test_hostile_responder(void **state)
 	assert_int_equal(sb->drop_state, 1);
 	link_free(l);
 
+	/* the same FIRST, then a LAST shorter than what is left */
+	l = mklink(NULL, NULL, NULL);
+	b = l->b.rc;
+	sb = soft_rc_stats(b);
+	memset(dst, 0, sizeof(dst));
+	add_mr(&l->b, 0x77, dst, sizeof(dst),
+	       FAB_ACCESS_LOCAL_WRITE | FAB_ACCESS_REMOTE_WRITE);
+	n = craft(buf, IB_OP_RC_WRITE_FIRST, 0x100, 0x22, 1, 0xffff, pl,
+		  1024, (uintptr_t)dst, 0x77, 1034);
+	soft_rc_input(b, buf, n, l->now);
+	n = craft(buf, IB_OP_RC_WRITE_LAST, 0x101, 0x22, 1, 0xffff, pl, 5,
+		  0, 0, 0);
+	soft_rc_input(b, buf, n, l->now);
+	assert_int_equal(dst[1024], 0);
+	assert_int_equal(sb->naks_sent, 1);
+	assert_int_equal(soft_rc_state(b), SOFT_RC_ERROR);
+	link_free(l);
+
 	/* MIDDLE without FIRST */
 	l = mklink(NULL, NULL, NULL);
 	b = l->b.rc;
@@ -1025,7 +1047,7 @@ static void test_hostile_requester(void **state)
 	assert_int_equal(post(l, &l->a, 1, FAB_WR_SEND, FAB_SEND_SIGNALED,
 			      src, 100, 1, 0, 0, 0), 1);
 	n = craft(buf, IB_OP_RC_READ_RESP_ONLY, 0x100, 0x11, 2, 0xffff, pl,
-		  10, 0, 0, 0);
+		  100, 0, 0, 0);
 	soft_rc_input(a, buf, n, l->now);
 	assert_int_equal(sa->bad_responses, 1);
 	n = craft(buf, IB_OP_RC_ACK, 0x101, 0x11, 2, 0xffff, NULL, 0, 0, 0, 0);
@@ -1086,6 +1108,148 @@ static void test_psn_wrap(void **state)
 	link_free(l);
 }
 
+static void test_fence_and_rd_atomic(void **state)
+{
+	static uint8_t rsrc[4096], dst[4096], src[64], rbuf[64];
+	struct soft_rc_conn c = conn_a();
+	struct fab_wc wc;
+	struct link *l;
+	int i;
+
+	(void)state;
+	c.max_rd_atomic = 2;
+	l = mklink(NULL, &c, NULL);
+	add_mr(&l->b, 0x55, rsrc, sizeof(rsrc), FAB_ACCESS_REMOTE_READ);
+	add_mr(&l->b, 2, rbuf, sizeof(rbuf), FAB_ACCESS_LOCAL_WRITE);
+	add_mr(&l->a, 1, dst, sizeof(dst), FAB_ACCESS_LOCAL_WRITE);
+	add_mr(&l->a, 3, src, sizeof(src), 0);
+	assert_int_equal(post_recv(&l->b, 1, rbuf, sizeof(rbuf), 2), 1);
+	l->down[1] = 1;		/* no responses yet */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(post(l, &l->a, i, FAB_WR_RDMA_READ,
+				      FAB_SEND_SIGNALED, dst, 2048, 1,
+				      (uintptr_t)rsrc, 0x55, 0), 1);
+	assert_int_equal(post(l, &l->a, 3, FAB_WR_SEND,
+			      FAB_SEND_SIGNALED | FAB_SEND_FENCE, src, 64, 3,
+			      0, 0, 0), 1);
+	/* two reads out, the third waits for max_rd_atomic */
+	assert_int_equal(soft_rc_stats(l->a.rc)->tx_packets, 2);
+	l->down[1] = 0;
+	l->now += 1;
+	/* B answers both reads, A takes them: the third read goes, the
+	 * fenced SEND waits for it */
+	deliver(l);
+	assert_int_equal(soft_rc_stats(l->a.rc)->tx_packets, 3);
+	deliver(l);		/* the last read done: now the SEND */
+	assert_int_equal(soft_rc_stats(l->a.rc)->tx_packets, 4);
+	assert_true(pump(l, 1000));
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(poll1(&l->a, &wc), 1);
+		assert_int_equal(wc.wr_id, i);
+		assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	}
+	link_free(l);
+}
+
+static void test_api_errors(void **state)
+{
+	struct soft_rc_conn c = conn_a();
+	struct soft_rc_cfg big = { .max_sge = SOFT_RC_MAX_SGE + 1 };
+	static uint8_t src[16];
+	struct soft_rc *rc;
+	struct link *l;
+
+	(void)state;
+	errno = 0;
+	assert_null(soft_rc_new(&big, &ops, NULL));
+	assert_int_equal(errno, EINVAL);
+	rc = soft_rc_new(NULL, &ops, NULL);
+	assert_non_null(rc);
+	assert_int_equal(soft_rc_state(rc), SOFT_RC_RESET);
+	assert_int_equal(soft_rc_deadline(rc), UINT64_MAX);
+	{
+		struct fab_sge sge = { (uintptr_t)src, 16, 1 };
+		struct fab_rc_wr wr = { .opcode = FAB_WR_SEND,
+					.sg_list = &sge, .num_sge = 1 };
+		struct fab_recv_wr rwr = { 1, &sge, 1 };
+
+		errno = 0;
+		assert_int_equal(soft_rc_post_send(rc, &wr, 1, 0), -1);
+		assert_int_equal(errno, EINVAL);
+		assert_int_equal(soft_rc_post_recv(rc, &rwr, 1), 1);
+	}
+	c.path_mtu = 6;
+	errno = 0;
+	assert_int_equal(soft_rc_connect(rc, &c, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	c = conn_a();
+	c.max_rd_atomic = 0;
+	assert_int_equal(soft_rc_connect(rc, &c, 0), -1);
+	c = conn_a();
+	assert_int_equal(soft_rc_connect(rc, &c, 0), 0);
+	errno = 0;
+	assert_int_equal(soft_rc_connect(rc, &c, 0), -1);
+	assert_int_equal(errno, EISCONN);
+	soft_rc_free(rc);
+
+	/* a bad opcode, too many SGEs */
+	l = mklink(NULL, NULL, NULL);
+	errno = 0;
+	assert_int_equal(post(l, &l->a, 1, (enum fab_wr_opcode)99, 0, src, 1,
+			      1, 0, 0, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	{
+		struct fab_sge sg[2] = { { (uintptr_t)src, 1, 1 },
+					 { (uintptr_t)src, 1, 1 } };
+		struct fab_rc_wr wr = { .opcode = FAB_WR_SEND, .sg_list = sg,
+					.num_sge = 2 };
+
+		errno = 0;
+		assert_int_equal(soft_rc_post_send(l->a.rc, &wr, 1, l->now),
+				 -1);
+		assert_int_equal(errno, EINVAL);
+	}
+	link_free(l);
+}
+
+/* A read's first response lost, no timer at all: the responses after it
+ * (and the ACK of the SEND behind it) are an implied NAK, and the read is
+ * asked again. */
+static void test_read_implied_nak(void **state)
+{
+	static uint8_t rsrc[2048], dst[2048], src[16], rbuf[16];
+	struct soft_rc_conn c = conn_a();
+	struct fab_wc wc;
+	struct link *l;
+
+	(void)state;
+	c.timeout = 0;
+	l = mklink(NULL, &c, NULL);
+	fill(rsrc, sizeof(rsrc), 8);
+	add_mr(&l->b, 0x55, rsrc, sizeof(rsrc), FAB_ACCESS_REMOTE_READ);
+	add_mr(&l->b, 2, rbuf, sizeof(rbuf), FAB_ACCESS_LOCAL_WRITE);
+	add_mr(&l->a, 1, dst, sizeof(dst), FAB_ACCESS_LOCAL_WRITE);
+	add_mr(&l->a, 3, src, sizeof(src), 0);
+	assert_int_equal(post_recv(&l->b, 1, rbuf, sizeof(rbuf), 2), 1);
+	l->drop_at[1] = 1;
+	assert_int_equal(post(l, &l->a, 1, FAB_WR_RDMA_READ,
+			      FAB_SEND_SIGNALED, dst, 2048, 1,
+			      (uintptr_t)rsrc, 0x55, 0), 1);
+	assert_int_equal(post(l, &l->a, 2, FAB_WR_SEND, FAB_SEND_SIGNALED,
+			      src, 16, 3, 0, 0, 0), 1);
+	assert_true(pump(l, 1000));
+	assert_int_equal(poll1(&l->a, &wc), 1);
+	assert_int_equal(wc.wr_id, 1);
+	assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	assert_int_equal(poll1(&l->a, &wc), 1);
+	assert_int_equal(wc.wr_id, 2);
+	assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	assert_memory_equal(dst, rsrc, sizeof(rsrc));
+	assert_int_equal(soft_rc_stats(l->a.rc)->timeouts, 0);
+	assert_true(soft_rc_stats(l->b.rc)->dup_requests > 0);
+	link_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1107,6 +1271,9 @@ int main(void)
 		cmocka_unit_test(test_hostile_responder),
 		cmocka_unit_test(test_hostile_requester),
 		cmocka_unit_test(test_psn_wrap),
+		cmocka_unit_test(test_fence_and_rd_atomic),
+		cmocka_unit_test(test_api_errors),
+		cmocka_unit_test(test_read_implied_nak),
 	};
 
 	return cmocka_run_group_tests_name("soft_rc", tests, NULL, NULL);
