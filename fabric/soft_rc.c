@@ -1047,6 +1047,7 @@ struct soft_rc *soft_rc_new(const struct soft_rc_cfg *cfg,
 		errno = ENOMEM;
 		return NULL;
 	}
+	rc->pmtu = 256;		/* until connected: posts in error need one */
 	rc->state = SOFT_RC_RESET;
 	return rc;
 }
@@ -1159,6 +1160,8 @@ int soft_rc_post_send(struct soft_rc *rc, const struct fab_rc_wr *wr, int n,
 
 			w->inl = rc->inl + (size_t)slot * rc->cfg.max_inline;
 			for (j = 0; j < x->num_sge; j++) {
+				if (!x->sg_list[j].length)
+					continue;
 				memcpy(w->inl + off, (const void *)(uintptr_t)
 				       x->sg_list[j].addr,
 				       x->sg_list[j].length);
