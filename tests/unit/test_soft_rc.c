@@ -50,6 +50,7 @@ struct link {
 	unsigned int loss, dup, swap;	/* per mille */
 	int down[2];
 	unsigned int drop_at[2];	/* drop the nth packet (1-based) */
+	unsigned int cap;		/* queue room; 0: QMAX */
 	unsigned int count[2];
 	struct side a, b;
 };
@@ -81,7 +82,7 @@ static int xmit(void *ctx, const uint8_t *pkt, size_t len)
 	struct link *l = s->l;
 	struct pq *q = &l->q[s->dir];
 
-	if (q->n + 2 > QMAX)
+	if (q->n + 2 > (l->cap ? l->cap : QMAX))
 		return -1;
 	if (++l->count[s->dir] == l->drop_at[s->dir])
 		return 0;
@@ -1250,6 +1251,95 @@ static void test_read_implied_nak(void **state)
 	link_free(l);
 }
 
+/* A link with room for 8 packets: the engines keep what xmit refused and
+ * send it from progress. */
+static void test_link_full(void **state)
+{
+	static uint8_t src[256 * 1024], dst[256 * 1024], rsrc[64 * 1024],
+		       rdst[64 * 1024];
+	struct fab_wc wc;
+	struct link *l;
+
+	(void)state;
+	l = mklink(NULL, NULL, NULL);
+	l->cap = 8;
+	fill(src, sizeof(src), 21);
+	fill(rsrc, sizeof(rsrc), 22);
+	add_mr(&l->a, 1, src, sizeof(src), 0);
+	add_mr(&l->a, 3, rdst, sizeof(rdst), FAB_ACCESS_LOCAL_WRITE);
+	add_mr(&l->b, 2, dst, sizeof(dst), FAB_ACCESS_LOCAL_WRITE);
+	add_mr(&l->b, 0x55, rsrc, sizeof(rsrc), FAB_ACCESS_REMOTE_READ);
+	assert_int_equal(post_recv(&l->b, 1, dst, sizeof(dst), 2), 1);
+	assert_int_equal(post(l, &l->a, 1, FAB_WR_SEND, FAB_SEND_SIGNALED,
+			      src, sizeof(src), 1, 0, 0, 0), 1);
+	assert_int_equal(post(l, &l->a, 2, FAB_WR_RDMA_READ,
+			      FAB_SEND_SIGNALED, rdst, sizeof(rdst), 3,
+			      (uintptr_t)rsrc, 0x55, 0), 1);
+	assert_int_equal(soft_rc_deadline(l->a.rc), 0);	/* refused */
+	assert_true(pump(l, 100000));
+	assert_int_equal(poll1(&l->a, &wc), 1);
+	assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	assert_int_equal(poll1(&l->a, &wc), 1);
+	assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	assert_int_equal(poll1(&l->b, &wc), 1);
+	assert_int_equal(wc.byte_len, sizeof(src));
+	assert_memory_equal(dst, src, sizeof(src));
+	assert_memory_equal(rdst, rsrc, sizeof(rsrc));
+	assert_int_equal(soft_rc_stats(l->a.rc)->retransmits, 0);
+	assert_int_equal(soft_rc_stats(l->a.rc)->timeouts, 0);
+	link_free(l);
+}
+
+/* Duplicate READs: the remembered one is answered again from memory, an
+ * older one gets NAK invalid request and changes nothing else. */
+static void test_dup_read(void **state)
+{
+	static uint8_t rsrc[1024], dst[1024], buf[IB_MAX_PKT];
+	struct soft_rc_conn c = conn_a();
+	const struct soft_rc_stats *sb;
+	struct fab_wc wc;
+	struct link *l;
+	uint64_t tx;
+	size_t n;
+	int i;
+
+	(void)state;
+	c.max_rd_atomic = c.max_dest_rd_atomic = 1;
+	l = mklink(NULL, &c, NULL);
+	sb = soft_rc_stats(l->b.rc);
+	fill(rsrc, sizeof(rsrc), 2);
+	add_mr(&l->b, 0x55, rsrc, sizeof(rsrc), FAB_ACCESS_REMOTE_READ);
+	add_mr(&l->a, 1, dst, sizeof(dst), FAB_ACCESS_LOCAL_WRITE);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(post(l, &l->a, i, FAB_WR_RDMA_READ,
+				      FAB_SEND_SIGNALED, dst, 1024, 1,
+				      (uintptr_t)rsrc, 0x55, 0), 1);
+	assert_true(pump(l, 1000));
+	assert_int_equal(poll1(&l->a, &wc), 1);
+	assert_int_equal(poll1(&l->a, &wc), 1);
+	assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	/* the second read (PSN 0x101) is remembered */
+	tx = sb->tx_packets;
+	n = craft(buf, IB_OP_RC_READ_REQUEST, 0x101, 0x22, 1, 0xffff, NULL, 0,
+		  (uintptr_t)rsrc, 0x55, 1024);
+	soft_rc_input(l->b.rc, buf, n, l->now);
+	assert_int_equal(sb->dup_requests, 1);
+	assert_int_equal(sb->tx_packets, tx + 1);
+	assert_int_equal(sb->naks_sent, 0);
+	/* the first (0x100) no longer */
+	n = craft(buf, IB_OP_RC_READ_REQUEST, 0x100, 0x22, 1, 0xffff, NULL, 0,
+		  (uintptr_t)rsrc, 0x55, 1024);
+	soft_rc_input(l->b.rc, buf, n, l->now);
+	assert_int_equal(sb->dup_requests, 2);
+	assert_int_equal(sb->naks_sent, 1);
+	assert_int_equal(soft_rc_state(l->b.rc), SOFT_RC_RTS);
+	/* A takes neither the old response nor the old NAK */
+	assert_true(pump(l, 1000));
+	assert_int_equal(soft_rc_state(l->a.rc), SOFT_RC_RTS);
+	assert_int_equal(poll1(&l->a, &wc), 0);
+	link_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1274,6 +1364,8 @@ int main(void)
 		cmocka_unit_test(test_fence_and_rd_atomic),
 		cmocka_unit_test(test_api_errors),
 		cmocka_unit_test(test_read_implied_nak),
+		cmocka_unit_test(test_link_full),
+		cmocka_unit_test(test_dup_read),
 	};
 
 	return cmocka_run_group_tests_name("soft_rc", tests, NULL, NULL);
