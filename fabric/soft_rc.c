@@ -66,8 +66,10 @@ struct rwqe {
 /* A read the responder executed, kept to answer its duplicates. */
 struct rd_res {
 	uint64_t va;
-	uint64_t seq;			/* age, to answer in order */
-	uint32_t psn, npkts, next, msn, rkey, len;
+	uint64_t age;			/* when it arrived: the oldest goes */
+	uint64_t seq;			/* when asked last: answered in order */
+	uint32_t psn, npkts, msn, rkey, len;
+	uint32_t start, next;		/* answering from start, next to go */
 	uint8_t valid;
 };
 
@@ -586,7 +588,7 @@ static void req_input(struct soft_rc *rc, const struct ib_rc *r)
 	if (r->aeth.type == IB_AETH_ACK) {
 		uint32_t una = ib_psn_add(psn, 1);
 
-		if (ib_psn_cmp(una, rc->snd_una) < 0)
+		if (ib_psn_cmp(una, rc->snd_una) <= 0)
 			return;		/* old, or duplicated on the way */
 		if (!psn_in(rc->snd_una, una, rc->snd_max)) {
 			rc->st.ghost_acks++;
@@ -624,13 +626,24 @@ static void req_input(struct soft_rc *rc, const struct ib_rc *r)
 		return;
 	}
 	if (r->aeth.value == IB_NAK_PSN_SEQ_ERR) {
+		uint32_t una = rc->snd_una;
+
 		rc->st.seq_naks_rcvd++;
 		req_ack_to(rc, psn);
-		if (rc->state == SOFT_RC_RTS && rc->snd_una == psn &&
-		    psn != rc->snd_max) {
-			rc->gbn_done = 1;
-			req_go_back(rc, psn);
+		if (rc->state != SOFT_RC_RTS || rc->snd_una != psn ||
+		    psn == rc->snd_max)
+			return;
+		/* a NAK that acknowledges nothing new is a retry, as a
+		 * timeout is: a peer repeating it cannot keep us resending */
+		if (una == psn) {
+			if (rc->retries >= rc->c.retry_cnt) {
+				rc_error(rc, FAB_WC_RETRY_EXC_ERR);
+				return;
+			}
+			rc->retries++;
 		}
+		rc->gbn_done = 1;
+		req_go_back(rc, psn);
 		return;
 	}
 	req_ack_to(rc, psn);
@@ -727,10 +740,13 @@ static int resp_send_read(struct soft_rc *rc, struct rd_res *s)
 	uint8_t op;
 	void *p;
 
-	op = s->npkts == 1 ? IB_OP_RC_READ_RESP_ONLY :
-	     k == 0 ? IB_OP_RC_READ_RESP_FIRST :
-	     k == s->npkts - 1 ? IB_OP_RC_READ_RESP_LAST :
-	     IB_OP_RC_READ_RESP_MIDDLE;
+	/* an answer to a duplicate asking from start begins there */
+	if (k == s->start)
+		op = k == s->npkts - 1 ? IB_OP_RC_READ_RESP_ONLY :
+					  IB_OP_RC_READ_RESP_FIRST;
+	else
+		op = k == s->npkts - 1 ? IB_OP_RC_READ_RESP_LAST :
+					  IB_OP_RC_READ_RESP_MIDDLE;
 	/* looked up again for every packet: the region may have gone */
 	p = rc->ops.mr_find(rc->ctx, s->rkey, 1, s->va + off, n,
 			    FAB_ACCESS_REMOTE_READ);
@@ -783,15 +799,10 @@ static void resp_dup(struct soft_rc *rc, const struct ib_rc *r)
 		k = ib_psn_dist(s->psn, psn);
 		if (k >= s->npkts)
 			continue;
-		/* answered again from memory, from where it asks; the
-		 * first packet of the answer is then a FIRST or ONLY */
-		if (k) {
-			s->va += (uint64_t)k * rc->pmtu;
-			s->len -= k * rc->pmtu;
-			s->psn = psn;
-			s->npkts -= k;
-		}
-		s->next = 0;
+		/* answered again from memory, from where it asks (the
+		 * remainder a requester asks for again after a lost
+		 * response); the answer then begins with a FIRST or ONLY */
+		s->start = s->next = k;
 		s->seq = rc->rd_seq++;
 		resp_push(rc);
 		return;
@@ -815,8 +826,9 @@ static void resp_read(struct soft_rc *rc, const struct ib_rc *r)
 			   FAB_WC_SUCCESS);
 		return;
 	}
-	/* the oldest slot goes (a peer honouring max_rd_atomic never has
-	 * more outstanding) */
+	/* the read that arrived first goes (a peer honouring max_rd_atomic
+	 * has it complete before it asks for one more; how often a read was
+	 * asked again does not make it younger) */
 	for (i = 0; i < rc->nrd; i++) {
 		struct rd_res *t = &rc->rd[i];
 
@@ -824,19 +836,19 @@ static void resp_read(struct soft_rc *rc, const struct ib_rc *r)
 			s = t;
 			break;
 		}
-		if (!s || t->seq < s->seq)
+		if (!s || t->age < s->age)
 			s = t;
 	}
 	rc->msn = (rc->msn + 1) & IB_MSN_MASK;
 	s->valid = 1;
 	s->psn = r->bth.psn;
 	s->npkts = npkts;
-	s->next = 0;
+	s->start = s->next = 0;
 	s->va = r->reth.va;
 	s->rkey = r->reth.rkey;
 	s->len = r->reth.dma_len;
 	s->msn = rc->msn;
-	s->seq = rc->rd_seq++;
+	s->age = s->seq = rc->rd_seq++;
 	rc->epsn = ib_psn_add(rc->epsn, npkts);
 	/* its responses acknowledge what came before */
 	rc->ack_owed = 0;
@@ -1047,6 +1059,7 @@ struct soft_rc *soft_rc_new(const struct soft_rc_cfg *cfg,
 		errno = ENOMEM;
 		return NULL;
 	}
+	rc->pmtu = 256;		/* until connected: posts in error need one */
 	rc->state = SOFT_RC_RESET;
 	return rc;
 }
@@ -1159,6 +1172,8 @@ int soft_rc_post_send(struct soft_rc *rc, const struct fab_rc_wr *wr, int n,
 
 			w->inl = rc->inl + (size_t)slot * rc->cfg.max_inline;
 			for (j = 0; j < x->num_sge; j++) {
+				if (!x->sg_list[j].length)
+					continue;
 				memcpy(w->inl + off, (const void *)(uintptr_t)
 				       x->sg_list[j].addr,
 				       x->sg_list[j].length);

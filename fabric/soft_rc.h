@@ -46,6 +46,35 @@
  *    source LID not the peer's, a P_Key not the QP's, an opcode not RC,
  *    a malformed header) is dropped and counted, never acted on.
  *
+ * Choices where the IBTA leaves room:
+ *  - ACK coalescing: executing a request (other than a READ, whose
+ *    responses carry the AETH) only owes an ACK for ePSN - 1; the owed
+ *    ACK goes out from soft_rc_progress(), so a batch of input costs one
+ *    ACK whatever its AckReq bits say, and from soft_rc_input() as soon as
+ *    32 packets have been executed without one, which keeps the
+ *    requester's window open during a long batch.  A duplicate request
+ *    owes one too.  NAKs go out at once.  An ACK waits behind read
+ *    responses still to be sent (the requester would take it for an
+ *    implied NAK of the read);
+ *  - an ACK beyond an RDMA READ whose responses have not all arrived is
+ *    an implied NAK: the read is asked again for what is missing (the
+ *    responder answers a duplicate READ from memory again, starting with
+ *    a FIRST or ONLY at the PSN asked for);
+ *  - NAK invalid request, remote access error and remote operational
+ *    error put the responder in the error state too, after the NAK (as
+ *    HCAs do); a duplicate READ older than the max_dest_rd_atomic reads
+ *    remembered gets NAK invalid request and leaves the responder as it
+ *    is;
+ *  - unsignaled requests keep their send-queue slots until a later
+ *    signaled one completes (fabric.h); a post is refused (ENOMEM) when
+ *    the queue's requests plus its completions not yet polled reach
+ *    max_send (max_recv for receives), so the completion ring never
+ *    overflows;
+ *  - limits: max_send and max_recv 16384, max_inline 4096,
+ *    max_dest_rd_atomic 64, a message at most 2^31 bytes and 2^20
+ *    packets (EINVAL past them; a READ request past them gets NAK
+ *    invalid request), so one message never spans half the PSN space.
+ *
  * Not done: atomics, SEND with invalidate, memory windows, SRQ, APM,
  * end-to-end credits (ACKs carry "invalid credit count").
  */
@@ -114,17 +143,22 @@ struct soft_rc_stats {
 	uint64_t rx_packets;		/* every packet given to input */
 	uint64_t retransmits;		/* request packets sent again */
 	uint64_t timeouts;		/* retransmission timer expiries */
-	uint64_t seq_naks_sent, seq_naks_rcvd;
+	uint64_t seq_naks_sent, seq_naks_rcvd;	/* PSN sequence error */
 	uint64_t rnr_naks_sent, rnr_naks_rcvd;
+	/* ACK packets of type ACK (not NAKs, not read responses); rcvd
+	 * only those that acknowledged something new */
 	uint64_t acks_sent, acks_rcvd;
 	uint64_t dup_requests;		/* duplicates seen by the responder */
 	uint64_t out_of_seq;		/* requests ahead of the expected PSN */
-	uint64_t ghost_acks;		/* ACKs for PSNs never sent: dropped */
+	uint64_t ghost_acks;		/* ACKs, NAKs and read responses for
+					 * PSNs never sent: dropped */
 	uint64_t drop_not_ours;		/* wrong QPN, SLID or P_Key */
 	uint64_t drop_malformed;	/* ib_rc_parse refused it */
 	uint64_t drop_state;		/* arrived in RESET or ERROR */
 	uint64_t naks_sent;		/* invalid request, access, op error */
-	uint64_t bad_responses;		/* a read response matching no read */
+	uint64_t bad_responses;		/* a read response for a PSN that is
+					 * no read's, or of the wrong opcode
+					 * or length: dropped */
 };
 
 /* NULL with errno EINVAL (sizes over the limits) or ENOMEM. */
