@@ -65,7 +65,7 @@ FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
                fabric/ib_rc.c fabric/cm_mad.c fabric/soft_rc.c
 SUBNET_SRCS := subnet/partitions.c subnet/fsw_switch.c subnet/fsw_fault.c \
                subnet/fsw_sa.c subnet/fsw_cm.c subnet/pcap.c
-IPOIB_SRCS  := ulp/ipoib/ipoib_wire.c ulp/ipoib/ipoib_link.c ulp/ipoib/ipoib_neigh.c \
+IPOIB_SRCS  := ulp/ipoib/ipoib_wire.c ulp/ipoib/ipoib_link.c ulp/ipoib/ipoib_neigh.c ulp/ipoib/ipoib_cm.c \
                ulp/ipoib/ipoib_mcast.c ulp/ipoib/ipoib_tun.c
 GW_SRCS     := gateway/eth_wire.c gateway/gw_bridge.c gateway/gw_conf.c
 NETLINK_SRCS := netlink/nl_link.c

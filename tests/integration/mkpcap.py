@@ -16,6 +16,10 @@ also cross-checks the switch's ICRC/VCRC code.
       for a connection that is not the sender's: prints "switch N" (the
       ones the switch must drop) and "qp N" (the ones it delivers, which
       the receiving QP must drop)
+  mkpcap.py arp FILE --slid L --dlid L --dqpn N --srcqp N --sha HW
+                   --spa IP --tpa IP [--op 1|2] [--qkey Q]
+      one IPoIB ARP packet (hardware type 32) with the 20-byte sender
+      address HW (colon-separated hex, as ip link shows it)
   mkpcap.py cm-hostile FILE [--seed N] [--comm-ids LOCAL,REMOTE ...]
       256-byte CM MADs (not a pcap: for madtest raw) that name no
       connection of the sender's or are malformed; prints how many
@@ -124,7 +128,11 @@ def num(s):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["forge", "garbage", "ipoib-garbage",
-                                     "rc-hostile", "cm-hostile"])
+                                     "rc-hostile", "cm-hostile", "arp"])
+    ap.add_argument("--sha", default="")
+    ap.add_argument("--spa", default="0.0.0.0")
+    ap.add_argument("--tpa", default="0.0.0.0")
+    ap.add_argument("--op", type=num, default=1)
     ap.add_argument("--comm-ids", action="append", default=[])
     ap.add_argument("--mtu", type=num, default=4096)
     ap.add_argument("file")
@@ -139,6 +147,18 @@ def main():
     a = ap.parse_args()
 
     rnd = random.Random(a.seed)
+    if a.mode == "arp":
+        import socket
+        sha = bytes(int(x, 16) for x in a.sha.split(":"))
+        if len(sha) != 20:
+            sys.exit("--sha: 20 bytes")
+        arp = (struct.pack(">HHBBH", 32, 0x0800, 20, 4, a.op) + sha +
+               socket.inet_aton(a.spa) + b"\0" * 20 +
+               socket.inet_aton(a.tpa))
+        write_pcap(a.file, [ud_packet(a.slid, a.dlid, a.pkey, a.qkey,
+                                      a.dqpn, a.srcqp,
+                                      b"\x08\x06\x00\x00" + arp)])
+        return 0
     if a.mode == "rc-hostile":
         def rc(op, psn, ext=b"", payload=b"", pad=None, pkey=a.pkey):
             return rc_packet(a.slid, a.dlid, pkey, a.dqpn, op, psn, ext,

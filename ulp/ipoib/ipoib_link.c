@@ -47,6 +47,8 @@ static const char *const drop_names[IPOIB_DROP_MAX] = {
 	[IPOIB_DROP_SEND] = "send_failed",
 	[IPOIB_DROP_RX_MALFORMED] = "rx_malformed",
 	[IPOIB_DROP_RX_OWN] = "rx_own_multicast",
+	[IPOIB_DROP_CM_QUEUE] = "cm_queue_full",
+	[IPOIB_DROP_CM_FAILED] = "cm_failed",
 };
 
 const char *ipoib_drop_name(enum ipoib_drop d)
@@ -159,7 +161,8 @@ static void to_host(struct ipoib_link *l, const uint8_t *pkt, size_t len)
  * destination as its source, as a hop on the way would.  The kernel takes
  * the MTU from it either way (it only looks at the quoted header).
  */
-static void too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len)
+void ipoib_link_too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len,
+			unsigned int mtu)
 {
 	uint8_t out[INET_ICMP6_MAX_LEN];
 	size_t olen = 0;
@@ -171,13 +174,13 @@ static void too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len)
 
 		memcpy(&src, pkt + 16, 4);
 		e = inet_icmp4_frag_needed(pkt, len, &src,
-					   (uint16_t)l->mtu, ++l->icmp_id,
+					   (uint16_t)mtu, ++l->icmp_id,
 					   out, sizeof(out), &olen);
 	} else {
 		struct in6_addr src;
 
 		memcpy(&src, pkt + 24, 16);
-		e = inet_icmp6_pkt_too_big(pkt, len, &src, l->mtu, out,
+		e = inet_icmp6_pkt_too_big(pkt, len, &src, mtu, out,
 					   sizeof(out), &olen);
 	}
 	if (e == INET_OK) {
@@ -212,6 +215,18 @@ static const uint8_t *na_with_tlla(struct ipoib_link *l, const uint8_t *pkt,
 	return buf;
 }
 
+/* Multicast is datagrams: in connected mode their MTU is below the
+ * link's, and what exceeds it gets ICMP too big with it. */
+static void mcast_out(struct ipoib_link *l, const union fab_gid *mgid,
+		      uint16_t et, const uint8_t *pkt, size_t len)
+{
+	if (len > l->ud_mtu) {
+		ipoib_link_too_big(l, pkt, len, l->ud_mtu);
+		return;
+	}
+	ipoib_mcast_send(l, mgid, et, pkt, len);
+}
+
 static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		 const struct inet_addr *via, int bcast)
 {
@@ -236,7 +251,7 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		if (len > l->mtu) {
 			/* the kernel fragments for our MTU; what still comes
 			 * too big had DF, or the MTU just shrank */
-			too_big(l, pkt, len);
+			ipoib_link_too_big(l, pkt, len, l->mtu);
 			return;
 		}
 		et = IPOIB_ETH_P_IP;
@@ -247,17 +262,17 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 			ipoib_mcast_snoop(l, AF_INET, pkt + ip.hdr_len,
 					 len - ip.hdr_len);
 		if (bcast) {
-			ipoib_mcast_send(l, &l->bcast_mgid, et, pkt, len);
+			mcast_out(l, &l->bcast_mgid, et, pkt, len);
 			return;
 		}
 		if ((ntohl(ip.dst.s_addr) >> 28) == 0xe) {
 			ipoib_mcast_mgid_ipv4(&ip.dst, &l->bcast_mgid, &mgid);
-			ipoib_mcast_send(l, &mgid, et, pkt, len);
+			mcast_out(l, &mgid, et, pkt, len);
 			return;
 		}
 		if (ip.dst.s_addr == INADDR_BROADCAST ||
 		    is_subnet_bcast(l, &ip.dst)) {
-			ipoib_mcast_send(l, &l->bcast_mgid, et, pkt, len);
+			mcast_out(l, &l->bcast_mgid, et, pkt, len);
 			return;
 		}
 	} else if (len >= INET_IPV6_HDR_LEN && (pkt[0] >> 4) == 6) {
@@ -270,7 +285,7 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		}
 		len = INET_IPV6_HDR_LEN + ip.payload_len;
 		if (len > l->mtu) {
-			too_big(l, pkt, len);
+			ipoib_link_too_big(l, pkt, len, l->mtu);
 			return;
 		}
 		pkt = na_with_tlla(l, pkt, &len, na);
@@ -285,12 +300,12 @@ static void xmit(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 			ipoib_mcast_snoop(l, AF_INET6, pkt + up.off,
 					  len - up.off);
 		if (bcast) {
-			ipoib_mcast_send(l, &l->bcast_mgid, et, pkt, len);
+			mcast_out(l, &l->bcast_mgid, et, pkt, len);
 			return;
 		}
 		if (ip.dst.s6_addr[0] == 0xff) {
 			ipoib_mcast_mgid6(l, &ip.dst, &mgid);
-			ipoib_mcast_send(l, &mgid, et, pkt, len);
+			mcast_out(l, &mgid, et, pkt, len);
 			return;
 		}
 	} else {
@@ -326,6 +341,43 @@ void ipoib_link_xmit_bcast(struct ipoib_link *l, const uint8_t *pkt,
 	xmit(l, pkt, len, NULL, 1);
 }
 
+/* One received frame, IPoIB header first (a UD datagram's after its GRH
+ * slot, or an RC SEND of connected mode). */
+void ipoib_link_rx_frame(struct ipoib_link *l, const uint8_t *p, size_t len)
+{
+	uint16_t et;
+
+	if (ipoib_hdr_parse(p, len, &et) != IPOIB_WIRE_OK) {
+		drop(l, IPOIB_DROP_RX_MALFORMED);
+		return;
+	}
+	p += IPOIB_HDR_LEN;
+	len -= IPOIB_HDR_LEN;
+	if (et == IPOIB_ETH_P_ARP) {
+		ipoib_neigh_rx_arp(l, p, len);
+	} else if (et == IPOIB_ETH_P_IP) {
+		struct inet_ipv4_info ip;
+
+		if (inet_ipv4_check(p, len, &ip) != INET_OK) {
+			drop(l, IPOIB_DROP_RX_MALFORMED);
+			return;
+		}
+		to_host(l, p, ip.tot_len);
+	} else if (et == IPOIB_ETH_P_IPV6) {
+		struct inet_ipv6_info ip;
+
+		if (inet_ipv6_check(p, len, &ip) != INET_OK) {
+			drop(l, IPOIB_DROP_RX_MALFORMED);
+			return;
+		}
+		len = INET_IPV6_HDR_LEN + ip.payload_len;
+		if (!ipoib_neigh_rx_nd(l, p, len))
+			to_host(l, p, len);
+	} else {
+		drop(l, IPOIB_DROP_RX_MALFORMED);
+	}
+}
+
 static void rx_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ipoib_link *l = arg;
@@ -346,10 +398,6 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 			break;
 		l->rx_err = 0;
 		for (i = 0; i < n; i++) {
-			const uint8_t *p = rc[i].buf + FAB_GRH_LEN;
-			size_t len = rc[i].byte_len - FAB_GRH_LEN;
-			uint16_t et;
-
 			if (rc[i].truncated || rc[i].byte_len < FAB_GRH_LEN) {
 				drop(l, IPOIB_DROP_RX_MALFORMED);
 				continue;
@@ -360,37 +408,8 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 				drop(l, IPOIB_DROP_RX_OWN);
 				continue;
 			}
-			if (ipoib_hdr_parse(p, len, &et) != IPOIB_WIRE_OK) {
-				drop(l, IPOIB_DROP_RX_MALFORMED);
-				continue;
-			}
-			p += IPOIB_HDR_LEN;
-			len -= IPOIB_HDR_LEN;
-			if (et == IPOIB_ETH_P_ARP) {
-				ipoib_neigh_rx_arp(l, p, len);
-			} else if (et == IPOIB_ETH_P_IP) {
-				struct inet_ipv4_info ip;
-
-				if (inet_ipv4_check(p, len, &ip) !=
-				    INET_OK) {
-					drop(l, IPOIB_DROP_RX_MALFORMED);
-					continue;
-				}
-				to_host(l, p, ip.tot_len);
-			} else if (et == IPOIB_ETH_P_IPV6) {
-				struct inet_ipv6_info ip;
-
-				if (inet_ipv6_check(p, len, &ip) !=
-				    INET_OK) {
-					drop(l, IPOIB_DROP_RX_MALFORMED);
-					continue;
-				}
-				len = INET_IPV6_HDR_LEN + ip.payload_len;
-				if (!ipoib_neigh_rx_nd(l, p, len))
-					to_host(l, p, len);
-			} else {
-				drop(l, IPOIB_DROP_RX_MALFORMED);
-			}
+			ipoib_link_rx_frame(l, rc[i].buf + FAB_GRH_LEN,
+					    rc[i].byte_len - FAB_GRH_LEN);
 		}
 		if (n < RX_BATCH)
 			break;
@@ -429,9 +448,10 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 		return;
 	}
 	l->bcast = res->rec.mcm[0];
-	l->mtu = (unsigned int)fab_mtu_to_bytes(l->bcast.mtu) - IPOIB_HDR_LEN;
-	if (l->cfg.admin_mtu && l->cfg.admin_mtu < l->mtu)
-		l->mtu = l->cfg.admin_mtu;
+	l->ud_mtu = (unsigned int)fab_mtu_to_bytes(l->bcast.mtu) -
+		    IPOIB_HDR_LEN;
+	if (l->cfg.admin_mtu && l->cfg.admin_mtu < l->ud_mtu)
+		l->ud_mtu = l->cfg.admin_mtu;
 	if (!l->qp) {
 		memset(&qi, 0, sizeof(qi));
 		qi.type = FAB_QPT_UD;
@@ -445,6 +465,15 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 		l->rx_ev = event_new(l->base, fab_qp_fd(l->qp),
 				     EV_READ | EV_PERSIST, rx_cb, l);
 		event_add(l->rx_ev, NULL);
+	}
+	/* connected mode: listen on the UD QPN's service ID; the link MTU
+	 * is then connected mode's, datagrams keep theirs */
+	ipoib_cm_start(l);
+	l->mtu = l->ud_mtu;
+	if (l->cm_on) {
+		l->mtu = IPOIB_CM_MTU;
+		if (l->cfg.admin_mtu && l->cfg.admin_mtu < l->mtu)
+			l->mtu = l->cfg.admin_mtu;
 	}
 	memset(&aa, 0, sizeof(aa));
 	aa.dlid = l->bcast.mlid;
@@ -531,6 +560,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 			ipoib_mcast_join(l, m);
 	}
 	ipoib_neigh_tick(l, t);
+	ipoib_cm_tick(l, t);
 }
 
 struct ipoib_link *ipoib_link_new(struct event_base *base,
@@ -685,6 +715,7 @@ static void pkey_lost(struct ipoib_link *l)
 		m->backoff_s = 0;
 		l->st.drop[IPOIB_DROP_MCAST_FAILED] += fq_drain(&m->q);
 	}
+	ipoib_cm_stop(l);
 	if (l->rx_ev) {
 		event_free(l->rx_ev);
 		l->rx_ev = NULL;
@@ -776,6 +807,7 @@ void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms)
 			;
 	}
 	ipoib_neigh_free_all(l);
+	ipoib_cm_stop(l);
 	if (l->sa)
 		sa_client_free(l->sa);
 	if (l->rx_ev)
@@ -795,6 +827,8 @@ const struct ipoib_link_stats *ipoib_link_stats(const struct ipoib_link *l)
 void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a)
 {
 	memset(a, 0, sizeof(*a));
+	/* the RC flag: we take connections (RFC 4755 section 4) */
+	a->flags = l->cm_on ? IPOIB_ADDR_FLAG_RC : 0;
 	a->qpn = l->qp ? fab_qp_num(l->qp) : 0;
 	a->gid = l->pa.gid;
 }
@@ -868,6 +902,24 @@ const struct counter_desc ipoib_link_counters[] = {
 		"PathRecord queries refused or not answered."),
 	COUNTER("rejoins", struct ipoib_link_stats, rejoins,
 		"Rejoins of every group after CLIENT_REREGISTER and the like."),
+	COUNTER("cm_tx_packets", struct ipoib_link_stats, cm_tx_packets,
+		"Frames sent on connected-mode RC connections."),
+	COUNTER("cm_tx_bytes", struct ipoib_link_stats, cm_tx_bytes,
+		"Bytes of frames sent on connected-mode RC connections."),
+	COUNTER("cm_rx_packets", struct ipoib_link_stats, cm_rx_packets,
+		"Frames received on connected-mode RC connections."),
+	COUNTER("cm_rx_bytes", struct ipoib_link_stats, cm_rx_bytes,
+		"Bytes of frames received on connected-mode RC connections."),
+	COUNTER("cm_connects", struct ipoib_link_stats, cm_connects,
+		"Connected-mode connections this link made to peers."),
+	COUNTER("cm_accepts", struct ipoib_link_stats, cm_accepts,
+		"Connected-mode connections peers made to this link."),
+	COUNTER("cm_failures", struct ipoib_link_stats, cm_failures,
+		"Connections of ours refused or broken (then datagrams)."),
+	COUNTER("cm_rejected", struct ipoib_link_stats, cm_rejected,
+		"Peers' connection requests this link refused."),
+	COUNTER("cm_reaped", struct ipoib_link_stats, cm_reaped,
+		"Idle connected-mode connections closed."),
 	COUNTER_ARRAY("drop", struct ipoib_link_stats, drop,
 		      link_drop_reason,
 		      "Packets the IPoIB link dropped, by reason."),
@@ -917,11 +969,15 @@ size_t ipoib_link_report(const struct ipoib_link *l, const char *what,
 			       m->st == MC_JOINING ? "joining" :
 			       m->st == MC_WAIT ? "backoff" : "idle");
 		}
+	} else if (!strcmp(what, "cm")) {
+		off = ipoib_cm_report(l, buf, cap);
 	} else if (!strcmp(what, "stats")) {
 		struct counter_buf cb = { buf, 0, cap };
 		struct counter_out o = { counter_buf_vprintf, &cb };
 
 		APPEND("carrier %d\nmtu %u\n", l->carrier, l->mtu);
+		if (l->cm_on)
+			APPEND("datagram_mtu %u\n", l->ud_mtu);
 		cb.len = off < cap ? off : cap - 1;
 		counters_text(&o, ipoib_link_counters, &l->st, "", 0);
 		off = cb.len;

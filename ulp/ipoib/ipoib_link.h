@@ -39,6 +39,11 @@ struct ipoib_link_cfg {
 	 * ff02::16), as a multicast router does: a gateway hears the IB
 	 * hosts' memberships */
 	int report_groups;
+	/* connected mode (RFC 4755): unicast to peers whose address has the
+	 * RC flag over RC connections, MTU up to 65520; multicast and other
+	 * peers on datagrams (ipoib_cm.c) */
+	int connected;
+	unsigned int cm_idle_s;		/* reap idle connections; 0: 300 */
 };
 
 struct ipoib_link_ops {
@@ -81,6 +86,8 @@ enum ipoib_drop {
 	IPOIB_DROP_SEND,		/* the queue pair refused it */
 	IPOIB_DROP_RX_MALFORMED,	/* received: bad header/ARP/ND */
 	IPOIB_DROP_RX_OWN,		/* received our own multicast */
+	IPOIB_DROP_CM_QUEUE,		/* >64 waiting for a connection */
+	IPOIB_DROP_CM_FAILED,		/* waited for one that failed */
 	IPOIB_DROP_MAX
 };
 
@@ -90,6 +97,12 @@ struct ipoib_link_stats {
 	uint64_t icmp_too_big;
 	uint64_t joins, join_failures, path_queries, path_failures;
 	uint64_t rejoins;		/* after CLIENT_REREGISTER etc. */
+	uint64_t cm_tx_packets, cm_tx_bytes, cm_rx_packets, cm_rx_bytes;
+	uint64_t cm_connects;		/* connections we made */
+	uint64_t cm_accepts;		/* connections peers made to us */
+	uint64_t cm_failures;		/* ours refused or broken: datagrams */
+	uint64_t cm_rejected;		/* peers' we refused */
+	uint64_t cm_reaped;		/* idle ones closed */
 	uint64_t drop[IPOIB_DROP_MAX];
 };
 

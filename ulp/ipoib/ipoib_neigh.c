@@ -53,13 +53,33 @@ static void ipoib_neigh_free(struct ipoib_link *l, struct neigh *n)
 	free(n);
 }
 
+/*
+ * A frame (ethertype 0: data holds its header) to a resolved neighbour:
+ * over its connected-mode connection when it takes them, else as a
+ * datagram, which must fit the datagram MTU (in connected mode the link's
+ * is larger): ICMP too big otherwise.
+ */
+static void neigh_send(struct ipoib_link *l, struct neigh *n,
+		       uint16_t ethertype, const uint8_t *data, size_t len)
+{
+	size_t hdr = ethertype ? 0 : IPOIB_HDR_LEN;
+
+	if (ipoib_cm_send(l, &n->hw, ethertype, data, len) == 0)
+		return;
+	if (len - hdr > l->ud_mtu) {
+		ipoib_link_too_big(l, data + hdr, len - hdr, l->ud_mtu);
+		return;
+	}
+	ipoib_link_send(l, n->path->ah, n->hw.qpn, ethertype, data, len);
+}
+
 /* Flush what waits for a neighbour whose address handle is ready. */
 static void neigh_flush(struct ipoib_link *l, struct neigh *n)
 {
 	struct frame *f;
 
 	while ((f = fq_pop(&n->q))) {
-		ipoib_link_send(l, n->path->ah, n->hw.qpn, 0, f->data, f->len);
+		neigh_send(l, n, 0, f->data, f->len);
 		free(f);
 	}
 }
@@ -189,8 +209,10 @@ static void path_done(void *arg, const struct sa_result *res)
 static void neigh_set_hw(struct ipoib_link *l, struct neigh *n,
 			 const struct ipoib_addr *hw)
 {
+	/* all 20 bytes, flags included, as Linux compares them: a peer
+	 * that switched to connected mode (or back) is seen at once */
 	if (n->have_hw && !memcmp(n->hw.gid.raw, hw->gid.raw, 16) &&
-	    n->hw.qpn == hw->qpn && n->path) {
+	    n->hw.qpn == hw->qpn && n->hw.flags == hw->flags && n->path) {
 		n->confirmed = now_s();
 		return;
 	}
@@ -293,7 +315,7 @@ void ipoib_neigh_output(struct ipoib_link *l, const struct inet_addr *nh,
 		neigh_solicit(l, n);
 	}
 	if (n->have_hw && n->path && n->path->st == PATH_OK) {
-		ipoib_link_send(l, n->path->ah, n->hw.qpn, ethertype, pkt, len);
+		neigh_send(l, n, ethertype, pkt, len);
 		return;
 	}
 	if (n->have_hw && (!n->path || n->path->st == PATH_FAILED))

@@ -83,6 +83,48 @@ struct neigh {
 	struct neigh *next;
 };
 
+/* Connected mode (RFC 4755, as the Linux driver does it): ipoib_cm.c */
+#define IPOIB_CM_MTU		65520	/* the link MTU in connected mode */
+#define IPOIB_CM_BUF		(IPOIB_CM_MTU + IPOIB_HDR_LEN)	/* 65524 */
+#define IPOIB_CM_SID		0x1000000000000000ull	/* | UD QPN */
+#define CM_TX_DEPTH		32	/* sends in flight per connection */
+#define CM_RX_DEPTH		32	/* receives posted per connection */
+#define CM_QUEUE_MAX		64	/* frames waiting for a connection */
+#define CM_FAIL_HOLD_S		10	/* datagrams to a peer whose connection
+					 * failed, this long */
+#define CM_CONNS_MAX		256	/* each way */
+
+enum cm_state { CM_CONNECTING, CM_UP, CM_DEAD };
+
+/* One RC connection: ours to send on (tx, we connected), or a peer's to
+ * receive on (rx, we accepted), as the Linux driver keeps them apart. */
+struct cm_conn {
+	struct ipoib_link *l;
+	struct cm_conn *next;
+	int tx;
+	enum cm_state st;
+	struct ipoib_addr peer;	/* tx: the peer's GID and UD QPN */
+	uint32_t peer_qpn;	/* rx: the UD QPN its REQ named */
+	struct fab_cm_id *id;
+	struct fab_qp *qp;
+	struct event *ev;
+	struct fab_mr *mr;
+	uint8_t *bufs;		/* depth x IPOIB_CM_BUF */
+	unsigned int depth;
+	uint32_t mtu;		/* tx: the most the peer takes (its buffer
+				 * size less the header) */
+	unsigned int head, inflight;	/* tx slots */
+	struct fqueue q;	/* tx: waiting for the connection or a slot */
+	time_t used;
+};
+
+/* A peer whose connection failed: datagrams to it until until. */
+struct cm_hold {
+	struct ipoib_addr peer;
+	time_t until;
+	struct cm_hold *next;
+};
+
 struct ipoib_link {
 	struct event_base *base;
 	struct fab_dev *dev;
@@ -109,6 +151,15 @@ struct ipoib_link {
 	unsigned int naddrs;
 	struct ipoib_link_stats st;
 	uint16_t icmp_id;
+	/* connected mode */
+	int cm_on;		/* listening; our address has the RC flag */
+	int cm_err;		/* why not, when asked for (errno) */
+	unsigned int ud_mtu;	/* datagrams: multicast, peers without RC */
+	struct fab_cm_id *cm_listen;
+	struct event *cm_ev;
+	struct cm_conn *conns;
+	unsigned int ntx_conns, nrx_conns;
+	struct cm_hold *holds;
 	/* sends held while the host hands us a burst (ipoib_link_tx_hold) */
 	int tx_hold;
 	unsigned int ntx;
@@ -184,6 +235,20 @@ void ipoib_link_send(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
 		     uint16_t ethertype, const uint8_t *data, size_t len);
 const struct inet_addr *ipoib_link_local_addr(struct ipoib_link *l, int family);
 int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a);
+
+void ipoib_link_too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len,
+			unsigned int mtu);
+void ipoib_link_rx_frame(struct ipoib_link *l, const uint8_t *p, size_t len);
+
+/* ipoib_cm.c */
+void ipoib_cm_start(struct ipoib_link *l);
+void ipoib_cm_stop(struct ipoib_link *l);
+/* A frame (ethertype 0: data holds its header) for a peer with the RC
+ * flag: 0 taken (sent, queued or dropped and counted), -1 use datagrams. */
+int ipoib_cm_send(struct ipoib_link *l, const struct ipoib_addr *peer,
+		  uint16_t ethertype, const uint8_t *data, size_t len);
+void ipoib_cm_tick(struct ipoib_link *l, time_t t);
+size_t ipoib_cm_report(const struct ipoib_link *l, char *buf, size_t cap);
 
 /* ipoib_mcast.c */
 struct mc *ipoib_mcast_find(struct ipoib_link *l, const union fab_gid *mgid);

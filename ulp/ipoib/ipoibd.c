@@ -43,13 +43,18 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ipoibd --fabric SPEC --node NAME [--pkey PKEY] [--ifname IFNAME]\n"
-"              [--address CIDR]... [--mtu BYTES] [-f] [-v]\n"
+"              [--address CIDR]... [--mtu BYTES] [--mode datagram|connected]\n"
+"              [--cm-idle SECONDS] [-f] [-v]\n"
 "  -F, --fabric SPEC    soft:PATH (ibfabricd), verbs:DEV[:PORT]\n"
 "  -n, --node NAME      the node to attach as (soft fabric)\n"
 "  -p, --pkey PKEY      partition (default 0xffff)\n"
 "  -i, --ifname IFNAME  interface name (default ib%%d)\n"
 "  -a, --address CIDR   an IPv4 or IPv6 address with prefix; repeatable\n"
-"  -m, --mtu BYTES      at most this MTU (default: the broadcast group's - 4)\n"
+"  -m, --mtu BYTES      at most this MTU (default: the broadcast group's - 4,\n"
+"                       65520 in connected mode)\n"
+"  -M, --mode MODE      datagram (default) or connected (RFC 4755: RC\n"
+"                       connections to peers that take them)\n"
+"      --cm-idle SECONDS  close connections idle this long (default 300)\n"
 "  -f, --foreground     stay in the foreground, log to stderr\n"
 "  -v, --verbose        debug logging\n"
 "  -h, --help, -V, --version\n"
@@ -185,6 +190,8 @@ int main(int argc, char **argv)
 		{ "ifname", required_argument, NULL, 'i' },
 		{ "address", required_argument, NULL, 'a' },
 		{ "mtu", required_argument, NULL, 'm' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "cm-idle", required_argument, NULL, 'I' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -203,7 +210,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "F:n:p:i:a:m:fvhV", opts,
+	while ((ch = getopt_long(argc, argv, "F:n:p:i:a:m:M:fvhV", opts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'F': spec = optarg; break;
@@ -249,6 +256,23 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			tc.link.admin_mtu = (unsigned int)v;
+			break;
+		case 'M':
+			if (!strcmp(optarg, "connected")) {
+				tc.link.connected = 1;
+			} else if (strcmp(optarg, "datagram")) {
+				fprintf(stderr, "ipoibd: --mode '%s': datagram "
+					"or connected\n", optarg);
+				return 2;
+			}
+			break;
+		case 'I':
+			if (conf_parse_uint(optarg, 1, 86400, &v, &why) < 0) {
+				fprintf(stderr, "ipoibd: --cm-idle '%s': %s\n",
+					optarg, why);
+				return 2;
+			}
+			tc.link.cm_idle_s = (unsigned int)v;
 			break;
 		case 'f': d.foreground = 1; break;
 		case 'v': verbose = 1; break;
