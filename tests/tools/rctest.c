@@ -1073,6 +1073,8 @@ gone:
 	fab_mr_dereg(t->mr_msg);
 	fab_mr_dereg(t->mr_buf);
 	fab_close(t->dev);
+	free(t->msg);
+	free(t->buf);
 	return 0;
 }
 
@@ -1172,6 +1174,8 @@ static int rt_pp_client(struct rt *t)
 	fab_mr_dereg(t->mr_msg);
 	fab_mr_dereg(t->mr_buf);
 	fab_close(t->dev);
+	free(t->msg);
+	free(t->buf);
 	return 0;
 }
 
