@@ -42,6 +42,19 @@
  * bytes N msgs M ms T" and, on the soft provider, the QP's transport
  * counters ("rc retransmits N ...").  A failed completion prints "error
  * stream: STATUS after T ms" and exits 3.
+ *   rctest -F SPEC pingpong-server [--port P] [--sizes LIST]
+ *   rctest -F SPEC pingpong-client --dst GID [--port P] [--count N]
+ *                                  [--sizes LIST]
+ *
+ * Latency: the client SENDs a message of each size in LIST (default 64),
+ * the server answers each with a SEND of the same bytes, one round trip
+ * at a time, N (--count) per size; the client checks every answer and
+ * prints per size "pingpong size S count N rtt_us_avg A p50 B p99 C"
+ * (from posting the send to the answer's receive completion), then
+ * disconnects.  The server's --sizes only sizes its receives (at least
+ * the largest the client sends); it prints "pingpong served N" when the
+ * client has disconnected and exits 0.
+ *
  * --node N: the soft provider's node name (default "rctest").
  *
  * Private data travels as [length byte][text], since rdma_cm zero-pads
@@ -67,7 +80,8 @@
 #define RT_MAXSIZES	16
 #define RT_RECVS	64	/* receives kept posted */
 #define RT_WINDOW	32	/* sends in flight */
-#define RT_MSGMAX	65536u
+#define RT_MSGMAX	65536u	/* server, client */
+#define RT_STREAMMAX	(16u << 20)	/* streams, ping-pong */
 
 #define WR_RECV		0x10000u	/* wr_id: receive slot | this */
 #define WR_SEND_MSG	1u
@@ -76,6 +90,8 @@
 #define WR_READ		4u
 #define WR_FLIPPED	5u
 #define WR_PROBE	6u
+#define WR_PING		7u
+#define WR_PONG		8u
 
 struct rt {
 	const char *spec;
@@ -974,6 +990,195 @@ static int rt_stream_client(struct rt *t)
 	return 0;
 }
 
+/* ---- ping-pong ---------------------------------------------------------- */
+
+static void rt_pp_send(struct rt *t, struct fab_mr *mr, uint8_t *m,
+		       uint32_t len, uint64_t id)
+{
+	struct fab_sge sge = {
+		.addr = (uintptr_t)m, .length = len, .lkey = fab_mr_lkey(mr),
+	};
+	struct fab_rc_wr wr = {
+		.wr_id = id, .opcode = FAB_WR_SEND,
+		.flags = FAB_SEND_SIGNALED, .sg_list = &sge, .num_sge = 1,
+	};
+
+	if (fab_qp_post_send(t->qp, &wr, 1) != 1)
+		rt_die("post_send", strerror(errno));
+}
+
+/* Answer every message with the same bytes until the client goes. */
+static int rt_pp_server(struct rt *t)
+{
+	struct fab_cm_addr a = { .service_id = FAB_CM_SID_TCP(t->port) };
+	uint8_t *s;
+	uint64_t served = 0;
+	unsigned int inflight = 0;
+	char err[FAB_ERRLEN];
+	struct fab_wc wc;
+
+	rt_open(t);
+	s = rt_slot(t, RT_RECVS);
+	t->listen = fab_cm_listen(t->dev, &a, 0, NULL, err, sizeof(err));
+	if (!t->listen)
+		rt_die("cm_listen", err);
+	printf("listening port %u\n", t->port);
+	fflush(stdout);
+	rt_srv_accept(t);
+	while (!t->disconnected) {
+		rt_wc(t, &wc, "pings");
+		if (wc.status == FAB_WC_WR_FLUSH_ERR)
+			break;	/* the peer went */
+		rt_wc_ok(&wc, "pingpong server");
+		if (!wc.recv) {
+			inflight--;
+			continue;
+		}
+		/* one ping at a time: the send slot is free once the answer
+		 * to the previous one completed, which the client's next
+		 * ping implies (it had our answer); be safe all the same */
+		while (inflight) {
+			struct fab_wc w2;
+
+			rt_wc(t, &w2, "the answer's completion");
+			if (w2.status == FAB_WC_WR_FLUSH_ERR)
+				goto gone;
+			rt_wc_ok(&w2, "pingpong server");
+			if (w2.recv) {
+				printf("error pingpong: a ping before the "
+				       "last answer completed\n");
+				exit(1);
+			}
+			inflight--;
+		}
+		memcpy(s, rt_slot(t, wc.wr_id & 0xffff), wc.byte_len);
+		rt_post_recv(t, (unsigned int)(wc.wr_id & 0xffff));
+		rt_pp_send(t, t->mr_msg, s, wc.byte_len, WR_PONG);
+		inflight++;
+		served++;
+	}
+gone:
+	while (!t->disconnected) {
+		struct fab_cm_event ev;
+
+		while (rt_cm_event(t, &ev) == 1)
+			;
+		if (!t->disconnected)
+			rt_wait(t, "DISCONNECTED");
+	}
+	printf("pingpong served %" PRIu64 "\n", served);
+	fflush(stdout);
+	fab_cm_destroy(t->id);
+	fab_cm_destroy(t->listen);
+	fab_mr_dereg(t->mr_msg);
+	fab_mr_dereg(t->mr_buf);
+	fab_close(t->dev);
+	free(t->msg);
+	free(t->buf);
+	return 0;
+}
+
+static int rt_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double rt_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int rt_pp_client(struct rt *t)
+{
+	uint32_t msz = rt_msgsz(t), j;
+	double *rtt = calloc(t->count, sizeof(double));
+	struct rt_remote rem;
+	struct fab_cm_event ev;
+	char err[FAB_ERRLEN];
+	struct fab_mr *mr;
+	unsigned int si, k;
+	uint8_t *src;
+	int r;
+
+	rt_open(t);
+	src = malloc(msz);
+	if (!src || !rtt)
+		rt_die("alloc", strerror(errno));
+	mr = fab_mr_reg(t->dev, src, msz, 0, err, sizeof(err));
+	if (!mr)
+		rt_die("mr_reg", err);
+	r = rt_cli_connect(t, &rem);
+	fflush(stdout);
+	if (r)
+		return r;
+	for (si = 0; si < t->nsizes; si++) {
+		uint32_t sz = t->sizes[si];
+		double sum = 0;
+
+		for (k = 0; k < t->count; k++) {
+			int sent = 0, answered = 0;
+			double t0, t1 = 0;
+			struct fab_wc wc;
+
+			for (j = 0; j < sz; j++)
+				src[j] = rt_msg_byte(si * t->count + k, j);
+			t0 = rt_now_us();
+			rt_pp_send(t, mr, src, sz, WR_PING);
+			while (!sent || !answered) {
+				rt_wc(t, &wc, "the answer");
+				rt_wc_ok(&wc, "pingpong");
+				if (!wc.recv) {
+					sent = 1;
+					continue;
+				}
+				t1 = rt_now_us();
+				if (wc.byte_len != sz ||
+				    memcmp(rt_slot(t, wc.wr_id & 0xffff), src,
+					   sz)) {
+					printf("error pingpong: answer %u of "
+					       "size %u: %u bytes, not the "
+					       "ping's\n", k, sz, wc.byte_len);
+					exit(1);
+				}
+				rt_post_recv(t, wc.wr_id & 0xffff);
+				answered = 1;
+			}
+			rtt[k] = t1 - t0;
+			sum += rtt[k];
+		}
+		qsort(rtt, t->count, sizeof(double), rt_cmp_double);
+		printf("pingpong size %u count %u rtt_us_avg %.1f p50 %.1f "
+		       "p99 %.1f\n", sz, t->count, sum / t->count,
+		       rtt[(t->count - 1) / 2],
+		       rtt[(size_t)((t->count - 1) * 0.99)]);
+		fflush(stdout);
+	}
+	if (fab_cm_disconnect(t->id, err, sizeof(err)) < 0)
+		rt_die("cm_disconnect", err);
+	while (!t->disconnected) {
+		while (rt_cm_event(t, &ev) == 1)
+			;
+		if (!t->disconnected)
+			rt_wait(t, "DISCONNECTED");
+	}
+	rt_rc_counters(t);
+	fab_cm_destroy(t->id);
+	fab_mr_dereg(mr);
+	free(src);
+	free(rtt);
+	fab_mr_dereg(t->mr_msg);
+	fab_mr_dereg(t->mr_buf);
+	fab_close(t->dev);
+	free(t->msg);
+	free(t->buf);
+	return 0;
+}
+
 static int rt_sizes(struct rt *t, const char *s)
 {
 	char *end;
@@ -982,7 +1187,7 @@ static int rt_sizes(struct rt *t, const char *s)
 	while (*s && t->nsizes < RT_MAXSIZES) {
 		unsigned long v = strtoul(s, &end, 0);
 
-		if (end == s || v == 0 || v > RT_MSGMAX)
+		if (end == s || v == 0 || v > RT_STREAMMAX)
 			return -1;
 		t->sizes[t->nsizes++] = (uint32_t)v;
 		s = *end == ',' ? end + 1 : end;
@@ -995,7 +1200,8 @@ static int rt_sizes(struct rt *t, const char *s)
 static void rt_usage(void)
 {
 	fprintf(stderr, "usage: rctest -F SPEC [--node N] server|client|"
-		"stream-server|stream-client [--port P] [--conns K] "
+		"stream-server|stream-client|pingpong-server|pingpong-client "
+		"[--port P] [--conns K] "
 		"[--count N] [--sizes LIST] [--dst GID] [--pdata TEXT] "
 		"[--pdata-len L] [--timeout MS] [--in FILE] [--out FILE] "
 		"[--recv-delay MS]\n");
@@ -1054,10 +1260,24 @@ int main(int argc, char **argv)
 	if (!t.spec || optind + 1 != argc || !t.count)
 		rt_usage();
 	clock_gettime(CLOCK_MONOTONIC, &t.start);
-	if (!strcmp(argv[optind], "server"))
-		return rt_server(&t);
-	if (!strcmp(argv[optind], "client") && t.dst)
-		return rt_client(&t);
+	if (!strcmp(argv[optind], "server") ||
+	    !strcmp(argv[optind], "client")) {
+		if (rt_msgsz(&t) > RT_MSGMAX)
+			rt_usage();
+		if (!strcmp(argv[optind], "server"))
+			return rt_server(&t);
+		if (t.dst)
+			return rt_client(&t);
+	}
+	if (!strcmp(argv[optind], "pingpong-server") ||
+	    !strcmp(argv[optind], "pingpong-client")) {
+		if (!t.sizes_set)
+			rt_sizes(&t, "64");
+		if (!strcmp(argv[optind], "pingpong-server"))
+			return rt_pp_server(&t);
+		if (t.dst)
+			return rt_pp_client(&t);
+	}
 	if (!strcmp(argv[optind], "stream-server") ||
 	    !strcmp(argv[optind], "stream-client")) {
 		if (!t.sizes_set)
