@@ -86,7 +86,8 @@
 
 #include "fabric/fabric.h"
 
-#define SOFT_RC_WINDOW		1024	/* packets in flight, unacknowledged */
+#define SOFT_RC_WINDOW		512	/* packets in flight, unacknowledged:
+					 * 2 MiB at 4096, half of a QP ring */
 #define SOFT_RC_ACKREQ_EVERY	64
 #define SOFT_RC_MAX_SGE		16
 

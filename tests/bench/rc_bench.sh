@@ -146,7 +146,7 @@ drops_rc=$(($(rx_drops) - drops_ud))
 printf "$fmt" "UD (bench_ud)" 4096 "${ud_mbs:--}" "${ud_gbs:--}" "" "" ""
 printf "$fmt" "unix stream socket" 4096 "${ux_mbs:--}" "${ux_gbs:--}" "" "" ""
 echo "   (packets ibfabricd dropped for full receive rings: $drops_ud during UD, $drops_rc during the RC"
-echo "   streams, where each costs a go-back-N of up to the 1024 packets in flight)"
+echo "   streams, where each costs a go-back-N of up to the SOFT_RC_WINDOW (512) packets in flight)"
 
 echo "== round-trip latency, one message at a time ($((secs * 1000)) round trips per size, us)"
 n=$((secs * 1000))
