@@ -10,6 +10,7 @@
 #include "gateway/gw_conf.h"
 
 static const char *const modes[] = { "transparent", "router", NULL };
+static const char *const ipoib_modes[] = { "datagram", "connected", NULL };
 
 static const struct conf_key_desc gateway_keys[] = {
 	{ .name = "fabric", .type = CONF_STRING, .required = 1 },
@@ -37,6 +38,8 @@ static const struct conf_key_desc partition_keys[] = {
 	{ .name = "eth_mtu", .type = CONF_UINT, .def = "1500",
 	  .umin = 1280, .umax = 9216 },
 	{ .name = "mss_clamp", .type = CONF_BOOL, .def = "yes" },
+	{ .name = "ipoib_mode", .type = CONF_ENUM, .words = ipoib_modes,
+	  .def = "datagram" },
 	{ .name = NULL },
 };
 
@@ -133,6 +136,8 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 	p->eth_mtu = v ? (unsigned int)v->v.u : 1500;
 	v = conf_inst_get(in, "mss_clamp");
 	p->mss_clamp = v ? v->v.b : 1;
+	v = conf_inst_get(in, "ipoib_mode");
+	p->ipoib_connected = v && v->v.e == 1;
 	if ((v = conf_inst_get(in, "address")))
 		p->addrs[p->naddrs++] = v->v.cidr;
 	if ((v = conf_inst_get(in, "address6"))) {
@@ -354,6 +359,7 @@ void gw_conf_write_part(FILE *f, const struct gw_part_conf *p)
 	}
 	if (p->mtu)
 		fprintf(f, "mtu = %u\n", p->mtu);
-	fprintf(f, "eth_mtu = %u\nmss_clamp = %s\n", p->eth_mtu,
-		p->mss_clamp ? "yes" : "no");
+	fprintf(f, "eth_mtu = %u\nmss_clamp = %s\nipoib_mode = %s\n",
+		p->eth_mtu, p->mss_clamp ? "yes" : "no",
+		p->ipoib_connected ? "connected" : "datagram");
 }

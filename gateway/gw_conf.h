@@ -33,6 +33,7 @@ struct gw_part_conf {
 	unsigned int mtu;		/* IPoIB MTU cap; 0: the group's */
 	unsigned int eth_mtu;		/* the Ethernet side's MTU */
 	int mss_clamp;
+	int ipoib_connected;		/* ipoib_mode = connected */
 };
 
 struct gw_conf {

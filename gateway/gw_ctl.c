@@ -163,9 +163,9 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 	if (o->json)
 		put(o, "{\"partitions\":[");
 	else
-		put(o, "%-16s %-6s %-11s %-16s %-7s %-5s %-7s %s\n", "NAME",
-		    "PKEY", "MODE", "INTERFACE", "CARRIER", "MTU", "ETH_MTU",
-		    "IPOIB_ADDRESS");
+		put(o, "%-16s %-6s %-11s %-16s %-7s %-5s %-7s %-59s %s\n",
+		    "NAME", "PKEY", "MODE", "INTERFACE", "CARRIER", "MTU",
+		    "ETH_MTU", "IPOIB_ADDRESS", "IPOIB_MODE");
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
 		struct ipoib_link *l;
@@ -191,13 +191,15 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 			    ipoib_link_carrier(l) ? "true" : "false",
 			    ipoib_link_mtu(l), p->pc->eth_mtu);
 			jstr(o, hw);
-			put(o, "}");
+			put(o, ",\"ipoib_mode\":\"%s\"}",
+			    ipoib_link_mode_name(l));
 		} else {
-			put(o, "%-16s 0x%04x %-11s %-16s %-7s %-5u %-7u %s\n",
-			    p->pc->name, p->pc->pkey | 0x8000,
+			put(o, "%-16s 0x%04x %-11s %-16s %-7s %-5u %-7u %-59s "
+			    "%s\n", p->pc->name, p->pc->pkey | 0x8000,
 			    gw_mode_name(p->pc->mode), ifn,
 			    ipoib_link_carrier(l) ? "up" : "down",
-			    ipoib_link_mtu(l), p->pc->eth_mtu, hw);
+			    ipoib_link_mtu(l), p->pc->eth_mtu, hw,
+			    ipoib_link_mode_name(l));
 		}
 	}
 	if (o->json)

@@ -694,6 +694,7 @@ static int start_router(struct part *p, char *err, size_t errlen)
 	tc.link.pkey = p->pc->pkey;
 	tc.link.admin_mtu = p->pc->mtu;
 	tc.link.neigh_max = p->d->conf.neigh_max;
+	tc.link.connected = p->pc->ipoib_connected;
 	for (i = 0; i < p->pc->naddrs; i++)
 		tc.addrs[tc.naddrs++] = p->pc->addrs[i];
 	tc.mss_mtu = p->pc->mss_clamp ? p->pc->eth_mtu : 0;
@@ -743,7 +744,8 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 	struct ipoib_link_cfg lc = { .pkey = p->pc->pkey,
 				     .admin_mtu = p->pc->mtu,
 				     .neigh_max = p->d->conf.neigh_max,
-				     .report_groups = 1 };
+				     .report_groups = 1,
+				     .connected = p->pc->ipoib_connected };
 	struct ipoib_link_ops lops = { .rx = link_rx,
 				       .rx_done = link_rx_done,
 				       .carrier = link_carrier,

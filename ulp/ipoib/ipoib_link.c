@@ -833,6 +833,13 @@ void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a)
 	a->gid = l->pa.gid;
 }
 
+const char *ipoib_link_mode_name(const struct ipoib_link *l)
+{
+	if (l->cm_on)
+		return "connected";
+	return l->cfg.connected && l->cm_err ? "datagram-only" : "datagram";
+}
+
 unsigned int ipoib_link_mtu(const struct ipoib_link *l)
 {
 	return l->mtu;

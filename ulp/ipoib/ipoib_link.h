@@ -180,6 +180,9 @@ const struct ipoib_link_stats *ipoib_link_stats(const struct ipoib_link *l);
 /* Our link address (flags, QPN, GID); valid once the QP exists. */
 void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a);
 unsigned int ipoib_link_mtu(const struct ipoib_link *l);
+/* "datagram", "connected", or "datagram-only" when connected mode was
+ * asked for and the provider cannot take its connections. */
+const char *ipoib_link_mode_name(const struct ipoib_link *l);
 int ipoib_link_carrier(const struct ipoib_link *l);
 /* 1 while the port's P_Key table holds the link's P_Key. */
 int ipoib_link_has_pkey(const struct ipoib_link *l);
