@@ -238,7 +238,7 @@ void fab_ah_destroy(struct fab_ah *ah);
 /*
  * Reliable connections: memory regions, RC queue pairs and connection
  * management, shaped after verbs and rdma_cm (docs/rc-cm.md).  Providers
- * without them (soft for now, umad, the unit tests' mem) fail every call
+ * without them (umad, the unit tests' mem) fail every call
  * below with EOPNOTSUPP; fabric.c does that for a provider whose op is
  * NULL.  Set-up calls fill err as the constructors above do; the data
  * path calls (fab_qp_post_send, fab_qp_post_recv, fab_qp_poll,
