@@ -109,11 +109,28 @@ fails=$(stats c1 cm_failures)
 [ "${fails:-0}" -gt "${fails0:-0}" ] || fail "no failed connection counted ($fails0 -> $fails)"
 ok "a peer that claims RC but refuses: connection failed, datagrams instead ($(grep -c ' 0% packet loss' "$T/p6") ping run lost nothing)"
 
-# 5: idle connections are reaped
+# 4b: a REQ to c1's IPoIB service ID whose private data is not {QPN, MTU}
+# (all zero: MTU 0) is rejected, and c1 carries on
+rej0=$(stats c1 cm_rejected)
+"$BIN/tests/rctest" -F "soft:$SOCK" --node evil client \
+	--dst "$(fabtest info c1 | sed -n 's/^gid //p')" --sid "0x10000000$(printf %08x "$c1_qpn")" \
+	--pdata "" --timeout 10000 >"$T/evil.out" 2>&1
+cat "$T/evil.out"
+grep -q '^rejected reason 28 ' "$T/evil.out" || fail "4b: a REQ with MTU 0 was not rejected"
+rej=$(stats c1 cm_rejected)
+[ "${rej:-0}" -gt "${rej0:-0}" ] || fail "4b: c1 counted no rejected request"
+ns c2 ping -c 2 -W 3 -s 30000 -M do 10.1.0.1 >"$T/p7" 2>&1 || { cat "$T/p7"; ctl cm; fail "4b: c1 unusable after a bad REQ"; }
+ok "4b: a REQ to c1's IPoIB service with private data {0, 0}: rejected (reason 28), counted"
+
+# 5: idle connections are reaped, by either side; the next frame
+# connects again at once (a peer's close is no failure)
+fails0=$(stats c1 cm_failures)
 sleep 4
 reaped=$(stats c1 cm_reaped)
 [ "${reaped:-0}" -ge 1 ] || fail "no idle connection reaped"
 ns c1 ping -c 1 -W 3 -s 20000 -M do 10.1.0.2 >/dev/null || fail "a new connection after the reaping"
+ns c2 ping -c 1 -W 3 -s 20000 -M do 10.1.0.1 >/dev/null || fail "c2: a new connection after the reaping"
+expect_eq "5: c1's failures (reaping is none)" "$(stats c1 cm_failures)" "$fails0"
 ok "idle connections reaped ($reaped), a new one made when needed"
 
 # the capture: the IPoIB CM REQ

@@ -56,6 +56,8 @@
  * client has disconnected and exits 0.
  *
  * --node N: the soft provider's node name (default "rctest").
+ * --sid SID: the client connects to this service ID instead of port P's
+ * (to knock on other services, such as IPoIB connected mode's).
  *
  * Private data travels as [length byte][text], since rdma_cm zero-pads
  * what it delivers to the CM message's field size.
@@ -99,6 +101,7 @@ struct rt {
 	const char *in, *out;
 	int recv_delay_ms;
 	int sizes_set;
+	uint64_t sid;		/* --sid: the client's service ID as given */
 	uint16_t port;
 	unsigned int conns, count, nsizes;
 	uint32_t sizes[RT_MAXSIZES];
@@ -474,6 +477,15 @@ static void rt_srv_conn(struct rt *t)
 		rt_wc_ok(&wc, "server");
 		if (!wc.recv)
 			continue;	/* "flipped" went */
+		/* the slot is checked before it is posted again: a posted
+		 * buffer is the HCA's to write at any time */
+		if (wc.opcode != FAB_WC_RECV_RDMA_WITH_IMM) {
+			if (k >= total ||
+			    !rt_check_msg(t, rt_slot(t, wc.wr_id & 0xffff),
+					  wc.byte_len, k))
+				bad++;
+			bytes += wc.byte_len;
+		}
 		rt_post_recv(t, (unsigned int)(wc.wr_id & 0xffff));
 		if (wc.opcode == FAB_WC_RECV_RDMA_WITH_IMM) {
 			if (!wc.imm_valid || wc.imm_data != RT_IMM) {
@@ -500,10 +512,6 @@ static void rt_srv_conn(struct rt *t)
 			}
 			break;
 		}
-		if (k >= total || !rt_check_msg(t, rt_slot(t, wc.wr_id & 0xffff),
-						 wc.byte_len, k))
-			bad++;
-		bytes += wc.byte_len;
 		if (++k == total)
 			printf("recv ok %u bad %u bytes %u\n", k - bad, bad,
 			       bytes);
@@ -671,7 +679,9 @@ struct rt_remote {
 /* 0 established, 2 rejected/unreachable (printed), exits on errors */
 static int rt_cli_connect(struct rt *t, struct rt_remote *rem)
 {
-	struct fab_cm_addr dst = { .service_id = FAB_CM_SID_TCP(t->port) };
+	struct fab_cm_addr dst = {
+		.service_id = t->sid ? t->sid : FAB_CM_SID_TCP(t->port),
+	};
 	uint8_t p[256];
 	struct fab_cm_param cp = { .private_data = p };
 	struct fab_cm_event ev;
@@ -1224,9 +1234,11 @@ int main(int argc, char **argv)
 		{ "in", required_argument, NULL, 'i' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "recv-delay", required_argument, NULL, 'R' },
+		{ "sid", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rt t = {
+	/* static: what it points to stays reachable at exit (LSan) */
+	static struct rt t = {
 		.port = 7471, .conns = 1, .count = 20,
 		.pdata = "hello-from-client", .timeout_ms = 60000,
 		.node = "rctest",
@@ -1254,6 +1266,7 @@ int main(int argc, char **argv)
 		case 'i': t.in = optarg; break;
 		case 'o': t.out = optarg; break;
 		case 'R': t.recv_delay_ms = atoi(optarg); break;
+		case 'I': t.sid = strtoull(optarg, NULL, 0); break;
 		default: rt_usage();
 		}
 	}

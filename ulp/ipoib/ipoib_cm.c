@@ -182,9 +182,15 @@ static void conn_cb(evutil_socket_t fd, short what, void *arg)
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++) {
+			if (wc[i].status == FAB_WC_WR_FLUSH_ERR) {
+				/* the QP went to the error state: a
+				 * disconnect, not a fault of the peer's */
+				conn_free(c);
+				return;
+			}
 			if (wc[i].status != FAB_WC_SUCCESS) {
-				/* broken (or flushed by a disconnect):
-				 * the peer's traffic goes to datagrams */
+				/* broken: the peer's traffic goes to
+				 * datagrams for a while */
 				conn_fail(c);
 				return;
 			}
@@ -341,10 +347,14 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 			c->st = CM_UP;
 			tx_push(c);
 			break;
+		case FAB_CM_EV_DISCONNECTED:
+			/* the peer closed it (it reaped an idle one, or
+			 * went): the next frame connects again */
+			conn_free(c);
+			break;
 		case FAB_CM_EV_REJECTED:
 		case FAB_CM_EV_UNREACHABLE:
 		case FAB_CM_EV_CONNECT_ERROR:
-		case FAB_CM_EV_DISCONNECTED:
 		case FAB_CM_EV_DEVICE_REMOVAL:
 			conn_fail(c);
 			break;
