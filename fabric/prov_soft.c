@@ -847,25 +847,31 @@ static int complete(struct soft_qp *q, const uint8_t *pkt, size_t plen,
  * otherwise); that read also sees ibfabricd's end of file.  Before
  * returning fewer than n we ask for a kick and look once more.
  */
-static int ring_recv(struct soft_qp *q, struct fab_recv *rc, int n)
+int soft_qp_take_kicks(struct soft_qp *q)
 {
-	struct soft_dev *d = to_sdev(q->base.dev);
-	const uint8_t *pkt;
-	size_t plen;
 	char b[64];
 	ssize_t got;
+
+	if (!q->armed)
+		return 0;
+	q->armed = 0;
+	while ((got = recv(q->fd, b, sizeof(b), MSG_DONTWAIT)) > 0)
+		;
+	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+		soft_lost(to_sdev(q->base.dev));	/* PORT_ERR follows */
+		return -1;
+	}
+	return 0;
+}
+
+static int ring_recv(struct soft_qp *q, struct fab_recv *rc, int n)
+{
+	const uint8_t *pkt;
+	size_t plen;
 	int out = 0, r, skipped = 0;
 
-	if (q->armed) {
-		q->armed = 0;
-		while ((got = recv(q->fd, b, sizeof(b), MSG_DONTWAIT)) > 0)
-			;
-		if (got == 0 || (got < 0 && errno != EAGAIN &&
-				 errno != EINTR)) {
-			soft_lost(d);	/* a PORT_ERR event follows */
-			return 0;
-		}
-	}
+	if (soft_qp_take_kicks(q) < 0)
+		return 0;
 	while (out < n) {
 		r = soft_ring_peek(&q->rx, &pkt, &plen);
 		if (r < 0) {	/* ibfabricd wrote it: a bug in one of us */

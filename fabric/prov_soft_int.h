@@ -126,6 +126,9 @@ struct fab_qp *soft_qp_create(struct fab_dev *dev,
 			      size_t errlen);
 void soft_qp_destroy(struct fab_qp *qp);
 void soft_lost(struct soft_dev *d);
+/* Read the kicks off a ring QP's socket if we asked for one (q->armed);
+ * -1 when that shows ibfabricd gone (soft_lost called). */
+int soft_qp_take_kicks(struct soft_qp *q);
 /* The next packet from a QP socket's bursts: 1 (*pkt, *len), 0 none
  * waiting, -1 error, -2 end of file. */
 int soft_burst_next(struct soft_qp *q, const uint8_t **pkt, size_t *len);

@@ -193,8 +193,6 @@ static void rc_input(struct soft_qp *q, uint64_t now)
 	struct soft_dev *d = to_sdev(q->base.dev);
 	const uint8_t *pkt;
 	size_t plen;
-	char b[64];
-	ssize_t got;
 	int r, n = 0;
 
 	q->rc_more = 0;
@@ -216,16 +214,8 @@ static void rc_input(struct soft_qp *q, uint64_t now)
 		q->rc_more = 1;
 		return;
 	}
-	if (q->armed) {
-		q->armed = 0;
-		while ((got = recv(q->fd, b, sizeof(b), MSG_DONTWAIT)) > 0)
-			;
-		if (got == 0 || (got < 0 && errno != EAGAIN &&
-				 errno != EINTR)) {
-			soft_lost(d);	/* a PORT_ERR event follows */
-			return;
-		}
-	}
+	if (soft_qp_take_kicks(q) < 0)
+		return;
 	for (;;) {
 		if (n == SOFT_RC_INPUT_BUDGET) {
 			q->rc_more = 1;
