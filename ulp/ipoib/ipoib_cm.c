@@ -305,9 +305,27 @@ static void on_request(struct ipoib_link *l, const struct fab_cm_event *ev)
 	l->st.cm_accepts++;
 }
 
+/* The links with a listener.  Links on one device (ibgwd's partitions
+ * share the gateway's node) share its CM event queue: whichever link's
+ * event reads a REQ hands it to the link whose listener it came to.
+ * Looked up by the listener's pointer, never through it (a listener
+ * destroyed with a REQ still queued leaves the REQ to be destroyed). */
+static struct ipoib_link *cm_links;
+
+static struct ipoib_link *listener_link(const struct fab_cm_id *listen_id)
+{
+	struct ipoib_link *o;
+
+	for (o = cm_links; o; o = o->cm_next)
+		if (o->cm_listen && o->cm_listen == listen_id)
+			return o;
+	return NULL;
+}
+
 static void cm_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ipoib_link *l = arg;
+	struct ipoib_link *o;
 	struct fab_cm_event ev;
 	struct cm_conn *c;
 	int n = 0;
@@ -316,8 +334,9 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while (n++ < 64 && fab_cm_get_event(l->dev, &ev) == 1) {
 		if (ev.type == FAB_CM_EV_CONNECT_REQUEST) {
-			if (ev.listen_id == l->cm_listen)
-				on_request(l, &ev);
+			o = listener_link(ev.listen_id);
+			if (o && o->dev == l->dev)
+				on_request(o, &ev);
 			else
 				fab_cm_destroy(ev.id);
 			continue;
@@ -476,6 +495,8 @@ void ipoib_cm_start(struct ipoib_link *l)
 		}
 		event_add(l->cm_ev, NULL);
 	}
+	l->cm_next = cm_links;
+	cm_links = l;
 	l->cm_on = 1;
 	l->cm_err = 0;
 }
@@ -484,10 +505,17 @@ void ipoib_cm_start(struct ipoib_link *l)
  * link). */
 void ipoib_cm_stop(struct ipoib_link *l)
 {
+	struct ipoib_link **pp;
 	struct cm_hold *h;
 
 	while (l->conns)
 		conn_free(l->conns);
+	for (pp = &cm_links; *pp; pp = &(*pp)->cm_next)
+		if (*pp == l) {
+			*pp = l->cm_next;
+			break;
+		}
+	l->cm_next = NULL;
 	if (l->cm_listen)
 		fab_cm_destroy(l->cm_listen);
 	l->cm_listen = NULL;
