@@ -17,7 +17,9 @@
  *    ipoib_cm_skb_too_long does;
  *  - a connection that is refused or breaks sends its peer's traffic to
  *    datagrams for CM_FAIL_HOLD_S, then tries again; idle connections are
- *    closed after cm_idle_s, as Linux reaps them.
+ *    closed after cm_idle_s, as Linux reaps them; one the peer closes
+ *    after it was up (its reaping) is no failure: the next packet
+ *    connects again.
  * Linux asks for retry_count and rnr_retry_count 0 ("the RFC draft warns
  * against retries"); we ask for 7 each: the software subnet drops packets
  * under load where an HCA would not, and a connection that fails at the
@@ -360,10 +362,18 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 			c->st = CM_UP;
 			tx_push(c);
 			break;
+		case FAB_CM_EV_DISCONNECTED:
+			/* the peer closed a connection that was up (it
+			 * reaped it idle, as we do ours): not a failure;
+			 * the next packet connects again */
+			if (c->st == CM_UP) {
+				conn_free(c);
+				break;
+			}
+			/* fall through */
 		case FAB_CM_EV_REJECTED:
 		case FAB_CM_EV_UNREACHABLE:
 		case FAB_CM_EV_CONNECT_ERROR:
-		case FAB_CM_EV_DISCONNECTED:
 		case FAB_CM_EV_DEVICE_REMOVAL:
 			conn_fail(c);
 			break;
