@@ -12,8 +12,10 @@
 # The measurements alternate, --runs times each; prints every rate, the
 # medians, the ratios of medians to kernel (the baseline's veths stay at
 # MTU 1500; the aim: connected mode at least kernel forwarding at 1500,
-# printed as met or not), ipoibd's and ibfabricd's non-zero drop counters.  A benchmark, not a test: it exits non-zero only
-# when something could not run.  Needs root, iperf3, iproute2, python3.
+# printed as met or not), ipoibd's and ibfabricd's non-zero drop counters,
+# the connected-mode hosts' RC counters.  A benchmark, not a test: it exits
+# non-zero only when something could not run.  Needs root, iperf3,
+# iproute2, python3.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 build=build secs=5 runs=3
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	-h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "ipoib_iperf.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
