@@ -6,11 +6,16 @@
 # (a) baseline: namespaces A --veth-- R --veth-- B, ip_forward=1 in R,
 #     iperf3 TCP, one stream, A -> B for N seconds;
 # (b) IPoIB: ibfabricd, and ipoibd in two namespaces (h1, h2) on the
-#     software fabric, iperf3 TCP, one stream, h1 -> h2 for N seconds.
+#     software fabric, iperf3 TCP, one stream, h1 -> h2 for N seconds;
+#     datagram mode (MTU 2044, and 4092 in a partition with mtu=5), and
+#     connected mode (both ipoibd --mode connected, MTU 65520, RC).
 # The measurements alternate, --runs times each; prints every rate, the
-# medians, the ratio of medians IPoIB / kernel, ipoibd's and ibfabricd's
-# non-zero drop counters.  A benchmark, not a test: it exits non-zero only
-# when something could not run.  Needs root, iperf3, iproute2, python3.
+# medians, the ratios of medians to kernel (the baseline's veths stay at
+# MTU 1500; the aim: connected mode at least kernel forwarding at 1500,
+# printed as met or not), ipoibd's and ibfabricd's non-zero drop counters,
+# the connected-mode hosts' RC counters.  A benchmark, not a test: it exits
+# non-zero only when something could not run.  Needs root, iperf3,
+# iproute2, python3.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 build=build secs=5 runs=3
@@ -19,7 +24,7 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	-h|--help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "ipoib_iperf.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -134,7 +139,9 @@ ns a ping -c 1 -W 3 10.78.2.1 >/dev/null || die "a cannot reach b through r"
 # --- (b) IPoIB on the software fabric ---------------------------------------
 # the default partition (OpenSM's MTU 2048: IPoIB 2044) and one with
 # mtu=5 (4096: IPoIB 4092), as HPC sites usually configure it
-printf 'Default=0x7fff, ipoib : ALL=full;\nbig=0x8001, ipoib, mtu=5 : ALL=full;\n' >"$D/parts.conf"
+# and one for the connected-mode hosts (their MTU is 65520 whatever the
+# partition's; its broadcast group carries only ARP and multicast)
+printf 'Default=0x7fff, ipoib : ALL=full;\nbig=0x8001, ipoib, mtu=5 : ALL=full;\ncm=0x8002, ipoib : ALL=full;\n' >"$D/parts.conf"
 "$build/ibfabricd" -f -s "$SOCK" -P "$D/parts.conf" >"$D/fabric.log" 2>&1 &
 FABRIC_PID=$!
 for _ in $(seq 1 100); do
@@ -144,14 +151,16 @@ for _ in $(seq 1 100); do
 done
 grep -q "ready" "$D/fabric.log" || { cat "$D/fabric.log" >&2; die "ibfabricd did not become ready"; }
 
-# host N [PKEY NET]: namespace hN with ipoibd as node hN, ib0 at NET.N/24
+# host N [PKEY NET [MODE]]: namespace hN with ipoibd as node hN, ib0 at
+# NET.N/24, in datagram (default) or connected mode
 declare -A IPOIBD
 host() {
-	local h=h$1 pkey=${2:-0xffff} net=${3:-10.77.0}
+	local h=h$1 pkey=${2:-0xffff} net=${3:-10.77.0} mode=${4:-datagram}
 	ns_add "$h"
 	# ip netns exec execs: $! is ipoibd itself (not a subshell, as with ns)
 	ip netns exec "$NSP-$h" "$build/ipoibd" -f -F "soft:$SOCK" -n "$h" \
-		-p "$pkey" -i ib0 --address "$net.$1/24" >"$D/$h.log" 2>&1 &
+		-p "$pkey" -i ib0 --mode "$mode" --address "$net.$1/24" \
+		>"$D/$h.log" 2>&1 &
 	IPOIBD[$h]=$!
 	for _ in $(seq 1 100); do
 		grep -q "ready:" "$D/$h.log" && return 0
@@ -167,24 +176,32 @@ ns h1 ping -c 1 -W 3 10.77.0.2 >/dev/null || { cat "$D/h1.log" "$D/h2.log" >&2; 
 host 3 0x8001 10.76.0
 host 4 0x8001 10.76.0
 ns h3 ping -c 1 -W 3 10.76.0.4 >/dev/null || { cat "$D/h3.log" "$D/h4.log" >&2; die "h3 cannot reach h4 over IPoIB"; }
+host 5 0x8002 10.75.0 connected
+host 6 0x8002 10.75.0 connected
+# a full-size ping with DF: only an RC connection carries it
+ns h5 ping -c 1 -W 3 -s 60000 -M do 10.75.0.6 >/dev/null ||
+	{ cat "$D/h5.log" "$D/h6.log" >&2; die "h5 cannot reach h6 over IPoIB-CM (60000 bytes, DF)"; }
 
 # --- the runs, alternating ------------------------------------------------------
 median() {	# numbers on stdin -> the median
 	sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
-echo "== IPoIB vs kernel IP forwarding, iperf3 TCP, 1 stream, ${secs}s each, $runs runs"
-: >"$D/kern.all"; : >"$D/ipoib.all"; : >"$D/ipoib4k.all"
+echo "== IPoIB vs kernel IP forwarding, iperf3 TCP, 1 stream, ${secs}s each, $runs runs (the baseline's veths at MTU $(ns a cat /sys/class/net/eth0/mtu))"
+: >"$D/kern.all"; : >"$D/ipoib.all"; : >"$D/ipoib4k.all"; : >"$D/ipoibcm.all"
 for r in $(seq 1 "$runs"); do
 	k=$(iperf kernel b a 10.78.2.1) || exit 1
 	i=$(iperf ipoib h2 h1 10.77.0.2) || exit 1
 	j=$(iperf ipoib4k h4 h3 10.76.0.4) || exit 1
+	c=$(iperf ipoibcm h6 h5 10.75.0.6) || exit 1
 	echo "$k" >>"$D/kern.all"; echo "$i" >>"$D/ipoib.all"; echo "$j" >>"$D/ipoib4k.all"
-	printf '  run %d: kernel %s, IPoIB 2044 %s, IPoIB 4092 %s Gb/s\n' "$r" \
-		"$(gbps "$k")" "$(gbps "$i")" "$(gbps "$j")"
+	echo "$c" >>"$D/ipoibcm.all"
+	printf '  run %d: kernel %s, IPoIB 2044 %s, IPoIB 4092 %s, IPoIB-CM 65520 %s Gb/s\n' "$r" \
+		"$(gbps "$k")" "$(gbps "$i")" "$(gbps "$j")" "$(gbps "$c")"
 done
 kern=$(median <"$D/kern.all")
 ipoib=$(median <"$D/ipoib.all")
 ipoib4k=$(median <"$D/ipoib4k.all")
+ipoibcm=$(median <"$D/ipoibcm.all")
 echo "== medians"
 printf '  kernel forwarding (veth, A -> R -> B, MTU %s): %s Gb/s\n' \
 	"$(ns a cat /sys/class/net/eth0/mtu)" "$(gbps "$kern")"
@@ -199,10 +216,20 @@ printf '  IPoIB, partition with mtu=5 (MTU %s): %s Gb/s\n' \
 python3 -c 'import sys
 k, i = int(sys.argv[1]), int(sys.argv[2])
 print("  ratio IPoIB 4092 / kernel: %s" % ("%.3f" % (i / k) if k else "n/a"))' "$kern" "$ipoib4k"
+printf '  IPoIB connected mode (ipoibd --mode connected both, RC, MTU %s): %s Gb/s\n' \
+	"$(ns h5 cat /sys/class/net/ib0/mtu)" "$(gbps "$ipoibcm")"
+python3 -c 'import sys
+k, d, c = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+r = lambda x: "%.3f" % (x / k) if k else "n/a"
+print("  ratio connected / kernel: %s, datagram (2044) / kernel: %s, connected / datagram: %s"
+      % (r(c), r(d), "%.3f" % (c / d) if d else "n/a"))
+print("  aim: IB to IB in connected mode at least kernel forwarding at MTU %s: %s"
+      % (sys.argv[4], "met" if k and c >= k else "not met"))' \
+	"$kern" "$ipoib" "$ipoibcm" "$(ns a cat /sys/class/net/eth0/mtu)"
 
 # --- drops --------------------------------------------------------------------
 echo "== drops (non-zero)"
-for h in h1 h2 h3 h4; do
+for h in h1 h2 h3 h4 h5 h6; do
 	n=$(grep -c "stats drop\." "$D/$h.log")
 	kill -USR1 "${IPOIBD[$h]}" 2>/dev/null || die "ipoibd $h is gone"
 	for _ in $(seq 1 100); do
@@ -217,3 +244,13 @@ done
 "$build/ibfabricctl" -s "$SOCK" stats >"$D/fabric.stats" || die "ibfabricctl stats"
 awk '($1 == "dropped" || $1 ~ /^drop\./) && $2 != 0 { print "  ibfabricd: " $0; z = 1 }
 	END { if (!z) print "  ibfabricd: none" }' "$D/fabric.stats"
+# the connected-mode hosts' RC counters (the last report's): the stream
+# went over a connection, not datagrams
+echo "== connected mode (h5 -> h6): RC counters"
+for h in h5 h6; do
+	printf '  ipoibd %s:' "$h"
+	for c in cm_tx_packets cm_rx_packets cm_connects cm_accepts cm_failures; do
+		printf ' %s %s' "$c" "$(sed -n "s/^ipoibd: stats $c \([0-9]*\)$/\1/p" "$D/$h.log" | tail -n 1)"
+	done
+	echo
+done

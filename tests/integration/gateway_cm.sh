@@ -12,20 +12,26 @@
 # - ib2, in datagram mode, reaches the LAN through the same gateway by
 #   datagrams; a packet to it above its MTU gets ICMP too big from the
 #   gateway's side (2044).
+# - a second connected-mode partition on the same gateway (router, P_Key
+#   0x8002) takes ib3's connection too: the partitions share the
+#   gateway's node and its CM events, and each REQ goes to the partition
+#   it was meant for (8000-byte pings with DF to the gateway's address).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 for t in ping iperf3 python3; do
 	command -v $t >/dev/null || fail "$t not installed (make deps)"
 done
-start_fabric
+printf 'Default=0x7fff, ipoib : ALL=full;\np2=0x8002, ipoib : ALL=full;\n' >"$T/parts.conf"
+start_fabric -P "$T/parts.conf"
 
-ib() {	# NAME MODE ADDR
+ib() {	# NAME MODE ADDR [PKEY]
 	ns_add "$1"
 	ns_bg "${1}_PID" "$1" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$1" \
-		-i ib0 --mode "$2" --address "$3" >"$T/$1.log" 2>&1
+		-p "${4:-0xffff}" -i ib0 --mode "$2" --address "$3" >"$T/$1.log" 2>&1
 }
 ib ib1 connected 10.41.0.1/24
 ib ib2 datagram 10.41.0.2/24
+ib ib3 connected 10.41.2.1/24 0x8002
 ns_add gw
 ns_add lan1
 ns gw ip link add br1 type bridge
@@ -48,11 +54,17 @@ tap = gwtap1
 bridge = br1
 eth_mtu = 9000
 ipoib_mode = connected
+
+[partition p2]
+pkey = 0x8002
+mode = router
+address = 10.41.2.254/24
+ipoib_mode = connected
 CONF
 ns_bg GW_PID gw "$BIN/ibgwd" -f -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
-gw_ready() { grep -q "ready: 1 partition" "$T/gw.log"; }
+gw_ready() { grep -q "ready: 2 partition" "$T/gw.log"; }
 eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
-for h in ib1 ib2; do
+for h in ib1 ib2 ib3; do
 	hr() { grep -q "ready:" "$T/$h.log"; }
 	eventually hr || { cat "$T/$h.log"; fail "ipoibd $h not ready"; }
 done
@@ -90,4 +102,13 @@ ns lan1 ping -c 2 -W 3 -s 3000 -M do 10.41.0.2 >"$T/p4" 2>&1 &&
 	fail "3000 bytes with DF reached ib2, whose datagram MTU is 2044"
 grep -Eq 'mtu ?= ?2044|Frag needed' "$T/p4" || { cat "$T/p4"; fail "no ICMP too big towards ib2"; }
 ok "ib2 in datagram mode through the same gateway; 3000 bytes with DF to it: $(grep -m1 -E 'mtu|Frag' "$T/p4")"
+ns ib3 ping -c 1 -W 3 10.41.2.254 >/dev/null || fail "ib3 -> the gateway's p2 address"
+ns ib3 ping -c 3 -W 3 -s 8000 -M do 10.41.2.254 >"$T/p5" 2>&1 ||
+	{ cat "$T/p5" "$T/ib3.log"; fail "ib3 -> the gateway's p2, 8000 bytes with DF"; }
+acc=$(gwctl show stats | sed -n 's/^p2 \+ib \+cm_accepts \+\([0-9]*\)$/\1/p')
+kill -USR1 "$ib3_PID"; sleep 0.3
+f3=$(sed -n 's/.*\bcm_failures \([0-9]*\).*/\1/p' "$T/ib3.log" | tail -n1)
+[ "${acc:-0}" -ge 1 ] && [ "${f3:-0}" -eq 0 ] ||
+	{ gwctl show stats | grep -E '^p[12] +ib +cm_'; fail "p2 accepted $acc connection(s), ib3 saw $f3 failure(s)"; }
+ok "a second connected-mode partition on the gateway takes its own connections (p2 accepted $acc, ib3 failures 0)"
 fabric_alive

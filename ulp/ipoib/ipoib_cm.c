@@ -17,7 +17,9 @@
  *    ipoib_cm_skb_too_long does;
  *  - a connection that is refused or breaks sends its peer's traffic to
  *    datagrams for CM_FAIL_HOLD_S, then tries again; idle connections are
- *    closed after cm_idle_s, as Linux reaps them.
+ *    closed after cm_idle_s, as Linux reaps them; one the peer closes
+ *    after it was up (its reaping) is no failure: the next packet
+ *    connects again.
  * Linux asks for retry_count and rnr_retry_count 0 ("the RFC draft warns
  * against retries"); we ask for 7 each: the software subnet drops packets
  * under load where an HCA would not, and a connection that fails at the
@@ -311,9 +313,27 @@ static void on_request(struct ipoib_link *l, const struct fab_cm_event *ev)
 	l->st.cm_accepts++;
 }
 
+/* The links with a listener.  Links on one device (ibgwd's partitions
+ * share the gateway's node) share its CM event queue: whichever link's
+ * event reads a REQ hands it to the link whose listener it came to.
+ * Looked up by the listener's pointer, never through it (a listener
+ * destroyed with a REQ still queued leaves the REQ to be destroyed). */
+static struct ipoib_link *cm_links;
+
+static struct ipoib_link *listener_link(const struct fab_cm_id *listen_id)
+{
+	struct ipoib_link *o;
+
+	for (o = cm_links; o; o = o->cm_next)
+		if (o->cm_listen && o->cm_listen == listen_id)
+			return o;
+	return NULL;
+}
+
 static void cm_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ipoib_link *l = arg;
+	struct ipoib_link *o;
 	struct fab_cm_event ev;
 	struct cm_conn *c;
 	int n = 0;
@@ -322,8 +342,9 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while (n++ < 64 && fab_cm_get_event(l->dev, &ev) == 1) {
 		if (ev.type == FAB_CM_EV_CONNECT_REQUEST) {
-			if (ev.listen_id == l->cm_listen)
-				on_request(l, &ev);
+			o = listener_link(ev.listen_id);
+			if (o && o->dev == l->dev)
+				on_request(o, &ev);
 			else
 				fab_cm_destroy(ev.id);
 			continue;
@@ -348,10 +369,14 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 			tx_push(c);
 			break;
 		case FAB_CM_EV_DISCONNECTED:
-			/* the peer closed it (it reaped an idle one, or
-			 * went): the next frame connects again */
-			conn_free(c);
-			break;
+			/* the peer closed a connection that was up (it
+			 * reaped it idle, as we do ours): not a failure;
+			 * the next packet connects again */
+			if (c->st == CM_UP) {
+				conn_free(c);
+				break;
+			}
+			/* fall through */
 		case FAB_CM_EV_REJECTED:
 		case FAB_CM_EV_UNREACHABLE:
 		case FAB_CM_EV_CONNECT_ERROR:
@@ -486,6 +511,8 @@ void ipoib_cm_start(struct ipoib_link *l)
 		}
 		event_add(l->cm_ev, NULL);
 	}
+	l->cm_next = cm_links;
+	cm_links = l;
 	l->cm_on = 1;
 	l->cm_err = 0;
 }
@@ -494,10 +521,17 @@ void ipoib_cm_start(struct ipoib_link *l)
  * link). */
 void ipoib_cm_stop(struct ipoib_link *l)
 {
+	struct ipoib_link **pp;
 	struct cm_hold *h;
 
 	while (l->conns)
 		conn_free(l->conns);
+	for (pp = &cm_links; *pp; pp = &(*pp)->cm_next)
+		if (*pp == l) {
+			*pp = l->cm_next;
+			break;
+		}
+	l->cm_next = NULL;
 	if (l->cm_listen)
 		fab_cm_destroy(l->cm_listen);
 	l->cm_listen = NULL;

@@ -156,6 +156,8 @@ struct ipoib_link {
 	int cm_err;		/* why not, when asked for (errno) */
 	unsigned int ud_mtu;	/* datagrams: multicast, peers without RC */
 	struct fab_cm_id *cm_listen;
+	struct ipoib_link *cm_next;	/* listening links (one device may
+				 * carry several: ibgwd's partitions) */
 	struct event *cm_ev;
 	struct cm_conn *conns;
 	unsigned int ntx_conns, nrx_conns;
