@@ -651,6 +651,12 @@ int soft_cm_get_event(struct fab_dev *dev, struct fab_cm_event *ev)
 			/* end of file: ibfabricd is gone; the device
 			 * socket tells the rest */
 			soft_lost(d);
+			if (d->cm_sock >= 0) {	/* lost before: this one */
+				epoll_ctl(d->cm_epfd, EPOLL_CTL_DEL,
+					  d->cm_sock, NULL);
+				close(d->cm_sock);
+				d->cm_sock = -1;
+			}
 			return soft_cm_get_event(dev, ev);
 		}
 		if (h.type != FSP_CM_EVENT || (size_t)n != sizeof(e))

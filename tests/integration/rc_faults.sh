@@ -14,7 +14,8 @@
 #  4. a peer killed mid-transfer: its node's CM disconnects it (DREQ) and
 #     the survivor reports the end;
 #  5. a port down and up again within the timeout (150 ms, under the
-#     retry budget of 8 x 67 ms) mid-stream: the stream recovers.
+#     retry budget of 8 x 67 ms) mid-stream: the stream recovers;
+#  6. ibfabricd stopped mid-stream: the client's connection ends, reported.
 . "$(dirname "$0")/lib.bash"
 RT=$BIN/tests/rctest
 [ -x "$RT" ] || fail "no $RT (make all)"
@@ -153,5 +154,22 @@ to=$(rc_counter "$T/c5.out" timeouts)
 [ "${to:-0}" -ge 1 ] || fail "5: no retransmission timeout: the port went down when nothing was in flight"
 ok "5: port down 150 ms and up mid-stream: 1 GiB intact, $to timeouts, $(rc_counter "$T/c5.out" retransmits) retransmitted"
 
-fabric_alive
+# 6: ibfabricd itself goes away mid-stream: the node's CM and what it
+# knew are gone, so the survivor's connection ends (DISCONNECTED, made by
+# the provider) and it says so, instead of waiting for ever
+server s6 7106
+( head -c 4294967296 /dev/zero | client 7106 --in /dev/stdin >"$T/c6.out" 2>&1; echo $? >"$T/c6.rc" ) &
+CP=$!
+sleep 1
 stop_fabric
+t0=$(date +%s%N)
+wait $CP
+ms=$((($(date +%s%N) - t0) / 1000000))
+cat "$T/c6.out"
+expect_eq "6: client exit" "$(cat "$T/c6.rc")" 3
+grep -Eq '^error stream: (disconnected by the peer|work request flushed)' "$T/c6.out" ||
+	fail "6: the client did not report the end of its connection"
+[ $ms -lt 5000 ] || fail "6: the client took $ms ms to notice"
+ok "6: ibfabricd stopped mid-stream: the client saw $(sed -n "s/^error stream: //p" "$T/c6.out") ($ms ms to exit)"
+wait "$s6_PID" 2>/dev/null
+
