@@ -53,6 +53,14 @@ static void conn_free(struct cm_conn *c)
 			break;
 		}
 	}
+	if (c->batched) {
+		for (pp = &l->cm_batched; *pp; pp = &(*pp)->batch_next) {
+			if (*pp == c) {
+				*pp = c->batch_next;
+				break;
+			}
+		}
+	}
 	if (c->tx)
 		l->ntx_conns--;
 	else
@@ -130,32 +138,80 @@ static void post_recv(struct cm_conn *c, unsigned int slot)
 	fab_qp_post_recv(c->qp, &wr, 1);
 }
 
-/* Copy a frame into the next free send slot and post it. */
-static int post_frame(struct cm_conn *c, uint16_t ethertype,
-		      const uint8_t *data, size_t len)
+/* Post the frames written to slots; a slot whose post is refused is
+ * given back (the frame is counted lost). */
+static void batch_post(struct cm_conn *c)
+{
+	unsigned int n = c->nbatch;
+	int done;
+
+	if (!n)
+		return;
+	c->nbatch = 0;
+	done = fab_qp_post_send(c->qp, c->wr, (int)n);
+	if (done < 0)
+		done = 0;
+	if ((unsigned int)done < n) {
+		c->l->st.drop[IPOIB_DROP_SEND] += n - (unsigned int)done;
+		c->inflight -= n - (unsigned int)done;
+		c->head = (c->head + c->depth - (n - (unsigned int)done)) %
+			  c->depth;
+	}
+}
+
+void ipoib_cm_flush(struct ipoib_link *l)
+{
+	struct cm_conn *c;
+
+	while ((c = l->cm_batched)) {
+		l->cm_batched = c->batch_next;
+		c->batched = 0;
+		batch_post(c);
+	}
+}
+
+/* Copy a frame into the next free send slot, to be posted by
+ * batch_post() (at once, or with the burst: frame_out). */
+static void post_frame(struct cm_conn *c, uint16_t ethertype,
+		       const uint8_t *data, size_t len)
 {
 	size_t hdr = ethertype ? IPOIB_HDR_LEN : 0;
 	unsigned int slot = c->head;
 	uint8_t *buf = c->bufs + (size_t)slot * IPOIB_CM_BUF;
-	struct fab_sge sge = {
-		.addr = (uintptr_t)buf, .length = (uint32_t)(hdr + len),
-		.lkey = fab_mr_lkey(c->mr),
-	};
-	struct fab_rc_wr wr = {
-		.wr_id = slot, .opcode = FAB_WR_SEND,
-		.flags = FAB_SEND_SIGNALED, .sg_list = &sge, .num_sge = 1,
-	};
+	struct fab_sge *sge = &c->sge[c->nbatch];
+	struct fab_rc_wr *wr = &c->wr[c->nbatch];
 
 	if (hdr)
 		ipoib_hdr_build(ethertype, buf, hdr);
 	memcpy(buf + hdr, data, len);
-	if (fab_qp_post_send(c->qp, &wr, 1) != 1)
-		return -1;
+	sge->addr = (uintptr_t)buf;
+	sge->length = (uint32_t)(hdr + len);
+	sge->lkey = fab_mr_lkey(c->mr);
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = slot;
+	wr->opcode = FAB_WR_SEND;
+	wr->flags = FAB_SEND_SIGNALED;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	c->nbatch++;
 	c->head = (c->head + 1) % c->depth;
 	c->inflight++;
 	c->l->st.cm_tx_packets++;
 	c->l->st.cm_tx_bytes += hdr + len;
-	return 0;
+}
+
+/* After post_frame: now, or with the burst when the host holds one. */
+static void frame_out(struct cm_conn *c)
+{
+	if (!c->l->tx_hold) {
+		batch_post(c);
+		return;
+	}
+	if (!c->batched) {
+		c->batched = 1;
+		c->batch_next = c->l->cm_batched;
+		c->l->cm_batched = c;
+	}
 }
 
 static void tx_push(struct cm_conn *c)
@@ -164,10 +220,10 @@ static void tx_push(struct cm_conn *c)
 
 	while (c->st == CM_UP && c->inflight < c->depth &&
 	       (f = fq_pop(&c->q))) {
-		if (post_frame(c, 0, f->data, f->len) < 0)
-			drop(c->l, IPOIB_DROP_SEND);
+		post_frame(c, 0, f->data, f->len);
 		free(f);
 	}
+	batch_post(c);
 }
 
 static void conn_cb(evutil_socket_t fd, short what, void *arg)
@@ -453,8 +509,8 @@ int ipoib_cm_send(struct ipoib_link *l, const struct ipoib_addr *peer,
 	}
 	c->used = now_s();
 	if (c->st == CM_UP && c->inflight < c->depth && !c->q.n) {
-		if (post_frame(c, ethertype, data, len) < 0)
-			drop(l, IPOIB_DROP_SEND);
+		post_frame(c, ethertype, data, len);
+		frame_out(c);
 		return 0;
 	}
 	if (c->q.n >= CM_QUEUE_MAX) {

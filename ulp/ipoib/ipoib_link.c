@@ -110,8 +110,10 @@ void ipoib_link_send(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
 void ipoib_link_tx_hold(struct ipoib_link *l, int hold)
 {
 	l->tx_hold = hold;
-	if (!hold)
+	if (!hold) {
 		tx_flush(l);
+		ipoib_cm_flush(l);
+	}
 }
 
 const struct inet_addr *ipoib_link_local_addr(struct ipoib_link *l, int family)

@@ -114,6 +114,14 @@ struct cm_conn {
 	uint32_t mtu;		/* tx: the most the peer takes (its buffer
 				 * size less the header) */
 	unsigned int head, inflight;	/* tx slots */
+	/* frames written to their slots and not posted yet: while the host
+	 * hands the link a burst (tx_hold) they go in one post, one ring
+	 * publication and at most one kick, as UD bursts do */
+	struct fab_sge sge[CM_TX_DEPTH];
+	struct fab_rc_wr wr[CM_TX_DEPTH];
+	unsigned int nbatch;
+	struct cm_conn *batch_next;	/* on ipoib_link.cm_batched */
+	int batched;
 	struct fqueue q;	/* tx: waiting for the connection or a slot */
 	time_t used;
 };
@@ -162,6 +170,7 @@ struct ipoib_link {
 	struct cm_conn *conns;
 	unsigned int ntx_conns, nrx_conns;
 	struct cm_hold *holds;
+	struct cm_conn *cm_batched;	/* connections with frames to post */
 	/* sends held while the host hands us a burst (ipoib_link_tx_hold) */
 	int tx_hold;
 	unsigned int ntx;
@@ -250,6 +259,8 @@ void ipoib_cm_stop(struct ipoib_link *l);
 int ipoib_cm_send(struct ipoib_link *l, const struct ipoib_addr *peer,
 		  uint16_t ethertype, const uint8_t *data, size_t len);
 void ipoib_cm_tick(struct ipoib_link *l, time_t t);
+/* Post what a held burst left in the connections' slots. */
+void ipoib_cm_flush(struct ipoib_link *l);
 size_t ipoib_cm_report(const struct ipoib_link *l, char *buf, size_t cap);
 
 /* ipoib_mcast.c */
