@@ -102,8 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < FSW_DROP_MAX; i++)
 		drops += st->drop[i];
 	/* ends that are neither: an MLID nobody attached to, a response
-	 * the SM takes */
-	before = drops + delivered + st->mcast_no_receivers + st->sm_acks;
+	 * the SM takes, a CM MAD a node's connection manager takes */
+	before = drops + delivered + st->mcast_no_receivers + st->sm_acks +
+		 st->cm_mads_rcvd;
 	/* bit 2: sent on node 0's MAD agent (QP1), as MADs to the SM are */
 	if (data[0] & 4)
 		fsw_input_qp(sw, agents[0], pkt, size - 1);
@@ -112,7 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	drops = 0;
 	for (i = 0; i < FSW_DROP_MAX; i++)
 		drops += st->drop[i];
-	after = drops + delivered + st->mcast_no_receivers + st->sm_acks;
+	after = drops + delivered + st->mcast_no_receivers + st->sm_acks +
+		st->cm_mads_rcvd;
 	/* each packet ends somewhere: at least one delivery or drop */
 	if (after == before)
 		__builtin_trap();
