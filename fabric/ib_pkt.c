@@ -188,6 +188,27 @@ size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap)
 	return ib_pkt_seal(buf, off, u->payload, u->payload_len, pad);
 }
 
+size_t ib_mad_build(uint16_t slid, uint16_t dlid, uint16_t pkey,
+		    uint32_t psn, const uint8_t *mad, size_t len,
+		    uint8_t *buf, size_t cap)
+{
+	struct ib_ud u;
+
+	memset(&u, 0, sizeof(u));
+	u.lrh.lnh = IB_LNH_IBA_LOCAL;
+	u.lrh.dlid = dlid;
+	u.lrh.slid = slid;
+	u.bth.opcode = IB_OP_UD_SEND_ONLY;
+	u.bth.pkey = pkey;
+	u.bth.destqp = 1;
+	u.bth.psn = psn & 0xffffff;
+	u.deth.qkey = FAB_QP1_QKEY;
+	u.deth.srcqp = 1;
+	u.payload = mad;
+	u.payload_len = len;
+	return ib_ud_build(&u, buf, cap);
+}
+
 /* crcs: check the CRCs; vcrc >= 0: the VCRC already computed */
 static enum ib_pkt_err pkt_check(const uint8_t *buf, size_t len,
 				 struct ib_lrh *lrh, struct ib_grh *grh,

@@ -123,6 +123,12 @@ void ib_deth_decode(const uint8_t *p, struct ib_deth *h);
  * length or 0 if cap is too small.
  */
 size_t ib_ud_build(const struct ib_ud *u, uint8_t *buf, size_t cap);
+/* A MAD (len bytes) from QP1 of port slid to QP1 of port dlid, LID routed:
+ * UD SEND Only, P_Key pkey, Q_Key 0x80010000, as a port's GSI sends it
+ * (the SM's answers, the nodes' CMs).  As ib_ud_build. */
+size_t ib_mad_build(uint16_t slid, uint16_t dlid, uint16_t pkey,
+		    uint32_t psn, const uint8_t *mad, size_t len,
+		    uint8_t *buf, size_t cap);
 
 /*
  * The pieces every builder shares.  ib_pkt_put_route writes the LRH (LNH

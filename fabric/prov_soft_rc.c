@@ -251,6 +251,12 @@ static void rc_arm(struct soft_qp *q, uint64_t now, int at_once)
 
 	if (at_once || q->rc_more)
 		dl = now;
+	/* a timer already due no later is kept: when it fires early, the
+	 * turn it causes arms the real deadline.  Every ACK moves the
+	 * retransmission deadline later, and this spares the system call
+	 * that following it would cost on each poll. */
+	if (dl >= q->tdl && q->tdl != UINT64_MAX)
+		return;
 	if (dl == q->tdl)
 		return;
 	memset(&it, 0, sizeof(it));

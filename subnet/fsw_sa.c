@@ -325,22 +325,10 @@ static void send_mad(struct fsw_sa *sa, uint16_t dlid, uint16_t pkey,
 		     const uint8_t *mad)
 {
 	uint8_t pkt[IB_MAX_PKT];
-	struct ib_ud u;
 	size_t len;
 
-	memset(&u, 0, sizeof(u));
-	u.lrh.lnh = IB_LNH_IBA_LOCAL;
-	u.lrh.dlid = dlid;
-	u.lrh.slid = FSW_SA_LID;
-	u.bth.opcode = IB_OP_UD_SEND_ONLY;
-	u.bth.pkey = pkey;
-	u.bth.destqp = 1;
-	u.bth.psn = sa->psn++ & 0xffffff;
-	u.deth.qkey = FAB_QP1_QKEY;
-	u.deth.srcqp = 1;
-	u.payload = mad;
-	u.payload_len = MAD_LEN;
-	len = ib_ud_build(&u, pkt, sizeof(pkt));
+	len = ib_mad_build(FSW_SA_LID, dlid, pkey, sa->psn++, mad, MAD_LEN,
+			   pkt, sizeof(pkt));
 	if (len)
 		sa->ops->send(sa->ctx, pkt, len);
 }

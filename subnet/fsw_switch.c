@@ -386,26 +386,14 @@ static void cm_send(void *ctx, uint16_t slid, uint16_t dlid, uint16_t pkey,
 	struct fsw *sw = ctx;
 	uint8_t pkt[IB_MAX_PKT];
 	struct fsw_node *n;
-	struct ib_ud u;
 	size_t len;
 
 	n = slid <= FSW_MAX_UNICAST_LID ? sw->by_lid[slid] : NULL;
 	if (!n)
 		return;
-	memset(&u, 0, sizeof(u));
-	u.lrh.lver = 0;
-	u.lrh.sl = 0;
-	u.lrh.dlid = dlid;
-	u.lrh.slid = slid;
-	u.bth.opcode = IB_OP_UD_SEND_ONLY;
-	u.bth.pkey = pkey;
-	u.bth.destqp = 1;
-	u.bth.psn = (uint32_t)(sw->stats.cm_mads_sent++ & IB_PSN_MASK);
-	u.deth.qkey = FAB_QP1_QKEY;
-	u.deth.srcqp = 1;
-	u.payload = mad;
-	u.payload_len = MAD_LEN;
-	len = ib_ud_build(&u, pkt, sizeof(pkt));
+	len = ib_mad_build(slid, dlid, pkey,
+			   (uint32_t)sw->stats.cm_mads_sent++, mad, MAD_LEN,
+			   pkt, sizeof(pkt));
 	if (len)
 		input(sw, n, &sw->cm_qp, pkt, len, -1);
 }

@@ -1015,6 +1015,20 @@ static void cm_tick_cb(evutil_socket_t fd, short what, void *arg)
 		schedule_flush(d);
 }
 
+/* The process's own RC QP a connect or accept names, or NULL (refused). */
+static struct qpio *cm_rc_qp(struct conn *c, const struct fsp_hdr *h,
+			     uint32_t qpn)
+{
+	struct qpio *io = conn_qp(c, qpn);
+
+	if (!io || !fsw_qp_is_rc(io->qp)) {
+		reply_err(c, h->seq, EINVAL, "QP 0x%06x is not an RC QP of "
+			  "this process", qpn);
+		return NULL;
+	}
+	return io;
+}
+
 /* The CM requests of a process (soft_proto.h, FSP_CM_*): lengths here,
  * that a QPN is the process's own RC QP here, the rest in fsw_cm.c. */
 static int handle_cm(struct conn *c, const struct fsp_hdr *h,
@@ -1072,23 +1086,15 @@ static int handle_cm(struct conn *c, const struct fsp_hdr *h,
 				   &out.handle, err, sizeof(err));
 		break;
 	case FSP_CM_CONNECT:
-		io = conn_qp(c, u.cn.o.qpn);
-		if (!io || !fsw_qp_is_rc(io->qp)) {
-			reply_err(c, h->seq, EINVAL, "QP 0x%06x is not an RC "
-				  "QP of this process", u.cn.o.qpn);
+		if (!(io = cm_rc_qp(c, h, u.cn.o.qpn)))
 			return 0;
-		}
 		rc = fsw_cm_connect(cm, fsw_node_lid(c->node), c, &u.cn,
 				    fsw_qp_pkey(io->qp), &out.handle, err,
 				    sizeof(err));
 		break;
 	case FSP_CM_ACCEPT:
-		io = conn_qp(c, u.a.o.qpn);
-		if (!io || !fsw_qp_is_rc(io->qp)) {
-			reply_err(c, h->seq, EINVAL, "QP 0x%06x is not an RC "
-				  "QP of this process", u.a.o.qpn);
+		if (!(io = cm_rc_qp(c, h, u.a.o.qpn)))
 			return 0;
-		}
 		rc = fsw_cm_accept(cm, c, &u.a, err, sizeof(err));
 		break;
 	case FSP_CM_REJECT:
