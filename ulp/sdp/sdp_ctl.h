@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Between libibgw_preload.so and the host's SDP service (ipoibd's: the
+ * part of a host kernel that OFED's ib_sdp module was).  Local only: a
+ * SOCK_SEQPACKET unix socket in the abstract namespace, so that each
+ * network namespace (each IB host of the software subnet) has its own;
+ * host byte order; one request, one reply, in order.
+ *
+ * An SDP socket, as the program holds it, is one end of a SOCK_STREAM
+ * unix socket pair whose other end the service holds: the program's
+ * read, write, send, recv, poll, select, epoll, fcntl, dup, fork and exec
+ * are the kernel's own, and the service moves the bytes between its end
+ * and the SDP connection (with back-pressure both ways: it stops reading
+ * its end when the peer has no buffers for us, and stops reposting ours
+ * while the program does not read).  shutdown(SHUT_WR) reaches the
+ * service as end of file and goes out as DisConn; the last close
+ * anywhere (all processes) as end of file with POLLHUP.
+ *
+ * Requests:
+ *  CONNECT  req.local (the socket's bound address, or family 0),
+ *           req.remote, req.timeout_ms (0: the service's default).  The
+ *           reply's err is 0 with local/remote filled and the connected
+ *           stream end passed as SCM_RIGHTS; else a positive errno:
+ *           ECONNREFUSED (no SDP listener there: REJ), ETIMEDOUT,
+ *           ENETUNREACH / EHOSTUNREACH (no route over this host's IPoIB,
+ *           or no neighbour: not an SDP destination), EADDRNOTAVAIL,
+ *           ENOBUFS (limits), ECONNABORTED (bad HelloAck).
+ *  LISTEN   req.local (address and port; port 0 asks the service for
+ *           one), req.backlog, req.flags SDP_CTL_F_BOTH with a TCP
+ *           listening socket passed as SCM_RIGHTS: the service accepts
+ *           TCP on it too (listen on both), handing those connections to
+ *           the program the same way.  Reply: err, local (the port
+ *           bound) and a listening SOCK_STREAM unix socket as
+ *           SCM_RIGHTS.  EADDRINUSE when a live SDP listener has the
+ *           port.
+ *  INFO     req.ino: the inode of an fd (fstat) that may be one of the
+ *           service's stream ends (after exec the preload knows
+ *           nothing).  Reply err 0 with local/remote, or ENOENT.
+ *
+ * Accepted connections: the service connects to the listening unix
+ * socket it passed and writes one struct sdp_ctl_accept on the new
+ * stream before any data; with SDP_CTL_ACC_TCP (a TCP connection from the
+ * 'both' listener) the TCP socket comes with it as SCM_RIGHTS and the
+ * unix stream is then closed by the service: the preload's accept
+ * returns the TCP socket.  SDP_CTL_ACC_PROBE: a liveness probe of the
+ * service (it checks a listener still exists), to be closed and skipped.
+ */
+#ifndef IBGW_SDP_CTL_H
+#define IBGW_SDP_CTL_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+/* The service's socket: abstract name (leading NUL not included here);
+ * IBGW_SDP_SOCKET in the environment overrides it for both sides (a
+ * leading '@' means abstract, else a filesystem path). */
+#define SDP_CTL_NAME		"ibgw-sdp"
+#define SDP_CTL_ENV		"IBGW_SDP_SOCKET"
+#define SDP_CTL_MAGIC		0x53445031u	/* "SDP1" */
+
+enum sdp_ctl_op {
+	SDP_CTL_CONNECT = 1,
+	SDP_CTL_LISTEN = 2,
+	SDP_CTL_INFO = 3,
+};
+
+#define SDP_CTL_F_BOTH		0x1	/* LISTEN: a TCP listener passed */
+
+/* Addresses as the program sees them: sockaddr_in or sockaddr_in6
+ * (family 0: none), in a sockaddr_in6-sized slot. */
+union sdp_ctl_addr {
+	sa_family_t family;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
+struct sdp_ctl_req {
+	uint32_t magic;			/* SDP_CTL_MAGIC */
+	uint32_t op;			/* enum sdp_ctl_op */
+	uint32_t id;			/* echoed in the reply */
+	uint32_t flags;
+	union sdp_ctl_addr local;
+	union sdp_ctl_addr remote;
+	uint32_t timeout_ms;
+	int32_t backlog;
+	uint64_t ino;			/* INFO */
+	char program[32];		/* for the service's log lines */
+};
+
+struct sdp_ctl_reply {
+	uint32_t magic;
+	uint32_t id;			/* the request's */
+	int32_t err;			/* 0 or a positive errno */
+	uint32_t flags;
+	union sdp_ctl_addr local;
+	union sdp_ctl_addr remote;
+};
+
+enum sdp_ctl_acc_kind {
+	SDP_CTL_ACC_SDP = 1,		/* an SDP connection: data follows */
+	SDP_CTL_ACC_TCP = 2,		/* a TCP socket comes as SCM_RIGHTS */
+	SDP_CTL_ACC_PROBE = 3,		/* skip it */
+};
+
+struct sdp_ctl_accept {
+	uint32_t magic;
+	uint32_t kind;			/* enum sdp_ctl_acc_kind */
+	union sdp_ctl_addr local;	/* getsockname of the new socket */
+	union sdp_ctl_addr remote;	/* getpeername */
+};
+
+#endif
