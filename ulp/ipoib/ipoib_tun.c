@@ -104,6 +104,42 @@ static int nexthop(void *arg, const struct inet_addr *dst, struct inet_addr *nh)
 	return 0;
 }
 
+int ipoib_tun_nexthop(struct ipoib_tun *t, const struct inet_addr *dst,
+		      struct inet_addr *nh)
+{
+	return nexthop(t, dst, nh);
+}
+
+int ipoib_tun_src_addr(const struct ipoib_tun *t, int family,
+		       struct inet_addr *src)
+{
+	const struct inet_addr *a, *found = NULL;
+	unsigned int i;
+
+	for (i = 0; i < t->cfg.naddrs; i++) {
+		a = &t->cfg.addrs[i].addr;
+		if (a->family != family)
+			continue;
+		if (!found || (IN6_IS_ADDR_LINKLOCAL(&found->v6) &&
+			       family == AF_INET6))
+			found = a;
+	}
+	if (!found)
+		return -1;
+	*src = *found;
+	return 0;
+}
+
+int ipoib_tun_is_own(const struct ipoib_tun *t, const struct inet_addr *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->cfg.naddrs; i++)
+		if (inet_addr_equal(&t->cfg.addrs[i].addr, a))
+			return 1;
+	return 0;
+}
+
 void ipoib_tun_routes_changed(struct ipoib_tun *t)
 {
 	memset(t->nh, 0, sizeof(t->nh));

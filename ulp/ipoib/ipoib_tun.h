@@ -88,6 +88,18 @@ void ipoib_tun_event(struct ipoib_tun *t, enum fab_event_type type);
 void ipoib_tun_routes_changed(struct ipoib_tun *t);
 void ipoib_tun_set_nocache(struct ipoib_tun *t, int nocache);
 
+/* The next hop towards dst over this interface (the kernel's routes, as
+ * the packets' own): 0 and *nh, or -1 when dst is not routed over it. */
+int ipoib_tun_nexthop(struct ipoib_tun *t, const struct inet_addr *dst,
+		      struct inet_addr *nh);
+/* Our address of family to speak from (an IPv6 one not link-local if
+ * there is one): 0 and *src, or -1 when the interface has none. */
+int ipoib_tun_src_addr(const struct ipoib_tun *t, int family,
+		       struct inet_addr *src);
+
+/* a is one of the interface's own addresses. */
+int ipoib_tun_is_own(const struct ipoib_tun *t, const struct inet_addr *a);
+
 const char *ipoib_tun_ifname(const struct ipoib_tun *t);
 int ipoib_tun_ifindex(const struct ipoib_tun *t);
 struct ipoib_link *ipoib_tun_link(struct ipoib_tun *t);

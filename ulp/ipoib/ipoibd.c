@@ -26,6 +26,7 @@
 #include "fabric/fabric.h"
 #include "netlink/nl_link.h"
 #include "ulp/ipoib/ipoib_tun.h"
+#include "ulp/sdp/sdp_service.h"
 
 struct ipoibd {
 	struct event_base *base;
@@ -37,6 +38,11 @@ struct ipoibd {
 	struct event *dev_ev, *mon_ev, *sig_ev[3];
 	int exit_code;
 	uint16_t pkey;		/* with the full bit, for messages */
+	/* the host's SDP service (libibgw_preload.so's), on a device of
+	 * its own: it takes that device's CM events */
+	struct fab_dev *sdp_dev;
+	struct sdp_service *sdp;
+	struct event *sdp_dev_ev;
 };
 
 static void usage(FILE *f)
@@ -44,7 +50,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: ipoibd --fabric SPEC --node NAME [--pkey PKEY] [--ifname IFNAME]\n"
 "              [--address CIDR]... [--mtu BYTES] [--mode datagram|connected]\n"
-"              [--cm-idle SECONDS] [-f] [-v]\n"
+"              [--cm-idle SECONDS] [--no-sdp] [--sdp-socket NAME] [-f] [-v]\n"
 "  -F, --fabric SPEC    soft:PATH (ibfabricd), verbs:DEV[:PORT]\n"
 "  -n, --node NAME      the node to attach as (soft fabric)\n"
 "  -p, --pkey PKEY      partition (default 0xffff)\n"
@@ -55,6 +61,9 @@ static void usage(FILE *f)
 "  -M, --mode MODE      datagram (default) or connected (RFC 4755: RC\n"
 "                       connections to peers that take them)\n"
 "      --cm-idle SECONDS  close connections idle this long (default 300)\n"
+"      --no-sdp         no SDP service for libibgw_preload.so\n"
+"      --sdp-socket NAME  the SDP service's socket (default @ibgw-sdp,\n"
+"                       abstract: one per network namespace)\n"
 "  -f, --foreground     stay in the foreground, log to stderr\n"
 "  -v, --verbose        debug logging\n"
 "  -h, --help, -V, --version\n"
@@ -133,6 +142,15 @@ static void report_line(void *arg, const char *what, const char *text)
 	log_info("%s %s", what, text);
 }
 
+static void report_counter(void *arg, const struct counter_desc *cd,
+			   const char *name, const char *reason, uint64_t v)
+{
+	(void)cd;
+	(void)reason;
+	log_info("stats %s.%s %llu", (const char *)arg, name,
+		 (unsigned long long)v);
+}
+
 static void dev_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ipoibd *d = arg;
@@ -168,6 +186,133 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* ---- the SDP service ---------------------------------------------------- */
+
+/* Which port GID dst is behind: the IPoIB neighbour of its next hop
+ * over our interface, as rdma_cm resolves over IPoIB. */
+static int sdp_resolve(void *arg, const struct inet_addr *dst,
+		       union fab_gid *gid, struct inet_addr *src)
+{
+	struct ipoibd *d = arg;
+	struct ipoib_link *l = ipoib_tun_link(d->tun);
+	struct ipoib_addr hw;
+	struct inet_addr nh;
+
+	if (!ipoib_link_carrier(l)) {
+		errno = ENETDOWN;
+		return -1;
+	}
+	if (ipoib_tun_nexthop(d->tun, dst, &nh) < 0) {
+		errno = ENETUNREACH;
+		return -1;
+	}
+	if (ipoib_tun_src_addr(d->tun, dst->family, src) < 0) {
+		errno = EADDRNOTAVAIL;
+		return -1;
+	}
+	if (ipoib_tun_is_own(d->tun, &nh)) {
+		ipoib_link_hwaddr(l, &hw);	/* ourselves */
+		*gid = hw.gid;
+		return 0;
+	}
+	if (ipoib_link_neigh_hw(l, &nh, &hw) == 0) {
+		*gid = hw.gid;
+		return 0;
+	}
+	ipoib_link_neigh_resolve(l, &nh);
+	errno = EAGAIN;
+	return -1;
+}
+
+static void sdp_stop(struct ipoibd *d)
+{
+	if (d->sdp)
+		sdp_service_free(d->sdp);
+	d->sdp = NULL;
+	if (d->sdp_dev_ev)
+		event_free(d->sdp_dev_ev);
+	d->sdp_dev_ev = NULL;
+	if (d->sdp_dev)
+		fab_close(d->sdp_dev);
+	d->sdp_dev = NULL;
+}
+
+/* Port events of the SDP device: the IPoIB device hears the same ones;
+ * only the fabric's end matters here. */
+static void sdp_dev_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ipoibd *d = arg;
+	struct fab_event ev;
+
+	(void)fd;
+	(void)what;
+	while (fab_get_event(d->sdp_dev, &ev) == 1) {
+		if (ev.type == FAB_EV_DEVICE_FATAL) {
+			sdp_stop(d);
+			return;
+		}
+	}
+}
+
+/* No SDP is no failure: IPoIB runs on without it, and says why. */
+static void sdp_start(struct ipoibd *d, const char *spec, const char *node,
+		      const char *name)
+{
+	static const struct sdp_service_ops ops = { .resolve = sdp_resolve };
+	struct sdp_ep_cfg cfg;
+	struct fab_port_attr attr;
+	char err[256];
+	int idx;
+
+	d->sdp_dev = fab_open(spec, node, err, sizeof(err));
+	if (!d->sdp_dev || fab_query_port(d->sdp_dev, &attr, err,
+					  sizeof(err)) < 0) {
+		log_warnx("SDP service: %s", err);
+		sdp_stop(d);
+		return;
+	}
+	idx = fab_pkey_find(&attr, d->pkey);
+	if (idx < 0) {
+		log_warnx("SDP service: P_Key 0x%04x not in the port's table: "
+			  "no SDP", d->pkey);
+		sdp_stop(d);
+		return;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.pkey_index = (uint16_t)idx;
+	d->sdp = sdp_service_new(d->base, d->sdp_dev, &cfg, name, &ops, d, err,
+				 sizeof(err));
+	if (!d->sdp) {
+		log_warnx("%s: no SDP", err);
+		sdp_stop(d);
+		return;
+	}
+	d->sdp_dev_ev = event_new(d->base, fab_dev_fd(d->sdp_dev),
+				  EV_READ | EV_PERSIST, sdp_dev_cb, d);
+	if (d->sdp_dev_ev)
+		event_add(d->sdp_dev_ev, NULL);
+	log_info("SDP service on %s", sdp_service_name(d->sdp));
+}
+
+static void sdp_report(struct ipoibd *d)
+{
+	char buf[8192];
+	size_t n;
+	char *line, *save;
+
+	if (!d->sdp)
+		return;
+	counters_walk(sdp_service_counters, sdp_service_stats(d->sdp),
+		      report_counter, (void *)"sdp_service");
+	counters_walk(sdp_ep_counters, sdp_service_ep_stats(d->sdp),
+		      report_counter, (void *)"sdp");
+	n = sdp_service_report(d->sdp, buf, sizeof(buf) - 1);
+	buf[n] = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		log_info("%s", line);
+}
+
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct ipoibd *d = arg;
@@ -175,6 +320,7 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 	(void)what;
 	if (sig == SIGUSR1) {
 		ipoib_tun_report(d->tun, report_line, d);
+		sdp_report(d);
 		return;
 	}
 	log_info("signal %d: leaving the groups", (int)sig);
@@ -192,6 +338,8 @@ int main(int argc, char **argv)
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "mode", required_argument, NULL, 'M' },
 		{ "cm-idle", required_argument, NULL, 'I' },
+		{ "no-sdp", no_argument, NULL, 'S' },
+		{ "sdp-socket", required_argument, NULL, 'K' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -204,6 +352,8 @@ int main(int argc, char **argv)
 				      .error = tun_error,
 				      .conflict = tun_conflict };
 	const char *spec = NULL, *node = NULL, *ifname = "ib%d", *why;
+	const char *sdp_name = NULL;
+	int no_sdp = 0;
 	char err[NL_ERRLEN];
 	unsigned long long v;
 	int ch, verbose = 0, sigs[3] = { SIGTERM, SIGINT, SIGUSR1 };
@@ -273,6 +423,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			tc.link.cm_idle_s = (unsigned int)v;
+			break;
+		case 'S': no_sdp = 1; break;
+		case 'K':
+			if (!*optarg || strlen(optarg) > 100) {
+				fprintf(stderr, "ipoibd: --sdp-socket '%s': "
+					"1 to 100 characters\n", optarg);
+				return 2;
+			}
+			sdp_name = optarg;
 			break;
 		case 'f': d.foreground = 1; break;
 		case 'v': verbose = 1; break;
@@ -356,11 +515,14 @@ int main(int argc, char **argv)
 			 "P_Key 0x%04x", ipoib_tun_ifname(d.tun),
 			 ipoib_tun_ifindex(d.tun), d.pkey);
 	}
+	if (!no_sdp)
+		sdp_start(&d, spec, node, sdp_name);
 	event_base_dispatch(d.base);
 
 	/* clean shutdown: SA leaves (waited for, briefly), then the
 	 * interface goes with its fd */
 	event_free(d.dev_ev);
+	sdp_stop(&d);
 	ipoib_tun_free(d.tun, d.exit_code ? 0 : 1000);
 	if (d.mon_ev)
 		event_free(d.mon_ev);

@@ -1,0 +1,1008 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The host's SDP service (sdp_service.h): the control socket, the
+ * program's listeners, and the connections it asked for.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <event2/event.h>
+
+#include "ulp/sdp/sdp_ctl.h"
+#include "ulp/sdp/sdp_service.h"
+
+#define RESOLVE_RETRY_MS	20
+#define DEF_TIMEOUT_MS		10000
+#define MAX_REQS		256
+#define MAX_LISTENERS		256
+
+struct svc_listener {
+	struct sdp_service *sv;
+	struct svc_listener *next;
+	struct inet_addr addr;		/* family 0: any */
+	int family;			/* the program's socket's */
+	uint16_t port;
+	char name[64];			/* abstract, no leading NUL */
+	int tcp_fd;			/* 'both': the program's TCP listener */
+	struct event *tcp_ev;
+};
+
+/* A request being served, and then the connection it made. */
+struct svc_conn {
+	struct sdp_service *sv;
+	struct svc_conn *next;
+	int req_fd;			/* the request's socket; -1: answered */
+	struct event *req_ev, *tmo_ev;
+	struct sdp_ctl_req req;
+	struct inet_addr dst;
+	uint16_t dport;
+	struct sdp_sock *sock;
+	struct sdp_sock_info info;
+	int app_fd, our_fd;		/* the pair, until handed over */
+	int port_fd;			/* reserves our local port */
+	ino_t app_ino;
+	unsigned int id;
+	struct timeval deadline;
+	int family;			/* the program's socket's */
+};
+
+struct sdp_service {
+	struct event_base *base;
+	struct sdp_ep *ep;
+	struct sdp_service_ops ops;
+	void *arg;
+	char name[108];
+	int ctl_fd;
+	struct event *ctl_ev;
+	struct svc_conn *conns;
+	struct svc_listener *listeners;
+	unsigned int nreqs, nlisteners, next_id;
+	struct sdp_service_stats st;
+};
+
+const struct counter_desc sdp_service_counters[] = {
+	COUNTER("requests", struct sdp_service_stats, requests,
+		"Requests of preloaded programs taken."),
+	COUNTER("bad_requests", struct sdp_service_stats, bad_requests,
+		"Malformed requests dropped."),
+	COUNTER("connects", struct sdp_service_stats, connects,
+		"SDP connections made for programs."),
+	COUNTER("connect_failures", struct sdp_service_stats,
+		connect_failures,
+		"SDP connections for programs that failed."),
+	COUNTER("listens", struct sdp_service_stats, listens,
+		"SDP listeners made for programs."),
+	COUNTER("listen_failures", struct sdp_service_stats, listen_failures,
+		"SDP listens refused."),
+	COUNTER("accepted_sdp", struct sdp_service_stats, accepted_sdp,
+		"SDP connections handed to listening programs."),
+	COUNTER("accepted_tcp", struct sdp_service_stats, accepted_tcp,
+		"TCP connections handed to 'both' listeners."),
+	COUNTER("refused", struct sdp_service_stats, refused,
+		"SDP connection requests no live listener took."),
+	COUNTER("stale_listeners", struct sdp_service_stats, stale_listeners,
+		"Listeners found closed by their programs."),
+	COUNTERS_END
+};
+
+/* ---- addresses --------------------------------------------------------- */
+
+static socklen_t un_addr(const char *name, struct sockaddr_un *sa)
+{
+	size_t n = strlen(name);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (name[0] == '@') {
+		memcpy(sa->sun_path + 1, name + 1, n - 1);
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	}
+	memcpy(sa->sun_path, name, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+}
+
+/* The program's sockaddr to ours (IPv4-mapped IPv6 as IPv4); -1 for
+ * another family. */
+static int from_ctl(const union sdp_ctl_addr *c, struct inet_addr *a,
+		    uint16_t *port)
+{
+	memset(a, 0, sizeof(*a));
+	if (c->family == AF_INET) {
+		inet_addr_v4(a, &c->v4.sin_addr);
+		*port = ntohs(c->v4.sin_port);
+		return 0;
+	}
+	if (c->family == AF_INET6) {
+		if (IN6_IS_ADDR_V4MAPPED(&c->v6.sin6_addr)) {
+			struct in_addr v4;
+
+			memcpy(&v4, c->v6.sin6_addr.s6_addr + 12, 4);
+			inet_addr_v4(a, &v4);
+		} else {
+			inet_addr_v6(a, &c->v6.sin6_addr);
+		}
+		*port = ntohs(c->v6.sin6_port);
+		return 0;
+	}
+	return -1;
+}
+
+/* Ours to the program's, in the family of its socket (IPv4 addresses
+ * mapped for an AF_INET6 socket). */
+static void to_ctl(const struct inet_addr *a, uint16_t port, int family,
+		   union sdp_ctl_addr *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (family == AF_INET6) {
+		c->v6.sin6_family = AF_INET6;
+		c->v6.sin6_port = htons(port);
+		if (a->family == AF_INET6) {
+			c->v6.sin6_addr = a->v6;
+		} else if (a->family == AF_INET) {
+			c->v6.sin6_addr.s6_addr[10] = 0xff;
+			c->v6.sin6_addr.s6_addr[11] = 0xff;
+			memcpy(c->v6.sin6_addr.s6_addr + 12, &a->v4, 4);
+		}
+		return;
+	}
+	c->v4.sin_family = AF_INET;
+	c->v4.sin_port = htons(port);
+	if (a->family == AF_INET)
+		c->v4.sin_addr = a->v4;
+}
+
+static int addr_any(const struct inet_addr *a)
+{
+	static const uint8_t zero[16];
+
+	return !a->family || !memcmp(a->raw, zero, inet_addr_len(a->family));
+}
+
+/* ---- replies ------------------------------------------------------------- */
+
+static int send_fd_msg(int sock, const void *msg, size_t len, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cb;
+	struct iovec iov = { (void *)msg, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (fd >= 0) {
+		memset(&cb, 0, sizeof(cb));
+		mh.msg_control = cb.buf;
+		mh.msg_controllen = sizeof(cb.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	       (ssize_t)len ? 0 : -1;
+}
+
+static void conn_unlink(struct svc_conn *c)
+{
+	struct svc_conn **pp;
+
+	for (pp = &c->sv->conns; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			return;
+		}
+	}
+}
+
+static void req_done(struct svc_conn *c)
+{
+	if (c->req_ev)
+		event_free(c->req_ev);
+	c->req_ev = NULL;
+	if (c->tmo_ev)
+		event_free(c->tmo_ev);
+	c->tmo_ev = NULL;
+	if (c->req_fd >= 0) {
+		close(c->req_fd);
+		c->sv->nreqs--;
+	}
+	c->req_fd = -1;
+}
+
+static void conn_free(struct svc_conn *c)
+{
+	req_done(c);
+	if (c->sock)
+		sdp_sock_cancel(c->sock);
+	c->sock = NULL;
+	if (c->app_fd >= 0)
+		close(c->app_fd);
+	if (c->our_fd >= 0)
+		close(c->our_fd);
+	if (c->port_fd >= 0)
+		close(c->port_fd);
+	conn_unlink(c);
+	free(c);
+}
+
+/* Answer the request (err 0 with fd passed), then close it. */
+static void reply(struct svc_conn *c, int err, const struct inet_addr *la,
+		  uint16_t lport, const struct inet_addr *ra, uint16_t rport,
+		  int fd)
+{
+	struct sdp_ctl_reply r;
+
+	memset(&r, 0, sizeof(r));
+	r.magic = SDP_CTL_MAGIC;
+	r.id = c->req.id;
+	r.err = err;
+	if (la)
+		to_ctl(la, lport, c->family, &r.local);
+	if (ra)
+		to_ctl(ra, rport, c->family, &r.remote);
+	if (c->req_fd >= 0)
+		send_fd_msg(c->req_fd, &r, sizeof(r), err ? -1 : fd);
+	req_done(c);
+}
+
+/* ---- connect ------------------------------------------------------------- */
+
+/* A TCP socket bound to src, port 0: the kernel's ephemeral port, kept
+ * by us for the connection's life. */
+static int reserve_port(const struct inet_addr *src, uint16_t *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd;
+
+	memset(&ss, 0, sizeof(ss));
+	if (src->family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = src->v6;
+		sl = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_addr = src->v4;
+		sl = sizeof(*s4);
+	}
+	fd = socket(src->family == AF_INET6 ? AF_INET6 : AF_INET,
+		    SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(src->family == AF_INET6 ?
+		      ((struct sockaddr_in6 *)&ss)->sin6_port :
+		      ((struct sockaddr_in *)&ss)->sin_port);
+	return fd;
+}
+
+static int bind_name(int fd, const char *kind, unsigned int id, char *name,
+		     size_t cap)
+{
+	struct sockaddr_un sa;
+	socklen_t sl;
+	char full[80];
+
+	snprintf(name, cap, "ibgw-sdp-%s/%ld.%u", kind, (long)getpid(), id);
+	snprintf(full, sizeof(full), "@%s", name);
+	sl = un_addr(full, &sa);
+	return bind(fd, (struct sockaddr *)&sa, sl);
+}
+
+static void connect_go(struct svc_conn *c);
+
+static void retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	connect_go(arg);
+}
+
+static void conn_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct svc_conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (c->sock) {
+		sdp_sock_cancel(c->sock);
+		c->sock = NULL;
+	}
+	c->sv->st.connect_failures++;
+	reply(c, ETIMEDOUT, NULL, 0, NULL, 0, -1);
+	conn_free(c);
+}
+
+static int past(const struct timeval *t)
+{
+	struct timeval now;
+
+	gettimeofday(&now, NULL);
+	return timercmp(&now, t, >=);
+}
+
+/* Resolve, then start the SDP connection. */
+static void connect_go(struct svc_conn *c)
+{
+	struct sdp_service *sv = c->sv;
+	struct timeval tv = { 0, RESOLVE_RETRY_MS * 1000 };
+	struct inet_addr src;
+	union fab_gid gid;
+	char name[64], err[160];
+	int sp[2], e;
+
+	if (sv->ops.resolve(sv->arg, &c->dst, &gid, &src) < 0) {
+		e = errno;
+		if (e == EAGAIN && !past(&c->deadline)) {
+			if (!c->tmo_ev)
+				c->tmo_ev = evtimer_new(sv->base, retry_cb, c);
+			if (c->tmo_ev) {
+				evtimer_add(c->tmo_ev, &tv);
+				return;
+			}
+		}
+		sv->st.connect_failures++;
+		reply(c, e == EAGAIN ? EHOSTUNREACH : e, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	if (c->tmo_ev) {
+		event_free(c->tmo_ev);
+		c->tmo_ev = NULL;
+	}
+	memset(&c->info, 0, sizeof(c->info));
+	c->info.remote = c->dst;
+	c->info.rport = c->dport;
+	c->info.peer_gid = gid;
+	{
+		uint16_t lport = 0;
+		struct inet_addr la;
+
+		if (!from_ctl(&c->req.local, &la, &lport) && !addr_any(&la) &&
+		    la.family == c->dst.family)
+			src = la;
+		c->info.local = src;
+		if (!lport) {
+			c->port_fd = reserve_port(&src, &lport);
+			if (c->port_fd < 0) {
+				sv->st.connect_failures++;
+				reply(c, EADDRNOTAVAIL, NULL, 0, NULL, 0, -1);
+				conn_free(c);
+				return;
+			}
+		}
+		c->info.lport = lport;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
+		e = errno;
+		sv->st.connect_failures++;
+		reply(c, e, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	c->app_fd = sp[0];
+	c->our_fd = sp[1];
+	bind_name(c->our_fd, "c", c->id, name, sizeof(name));
+	c->sock = sdp_ep_connect(sv->ep, &c->info, c->our_fd, c, err,
+				 sizeof(err));
+	if (!c->sock) {
+		e = errno;
+		sv->st.connect_failures++;
+		reply(c, e ? e : ECONNREFUSED, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	/* the deadline as a whole: resolution and the CM */
+	{
+		struct timeval now, left;
+
+		gettimeofday(&now, NULL);
+		timersub(&c->deadline, &now, &left);
+		if (left.tv_sec < 0)
+			left.tv_sec = 0, left.tv_usec = 0;
+		c->tmo_ev = evtimer_new(sv->base, conn_timeout_cb, c);
+		if (c->tmo_ev)
+			evtimer_add(c->tmo_ev, &left);
+	}
+}
+
+/* ---- listeners ----------------------------------------------------------- */
+
+static void listener_free(struct svc_listener *l)
+{
+	struct sdp_service *sv = l->sv;
+	struct svc_listener **pp;
+
+	for (pp = &sv->listeners; *pp; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	}
+	if (l->tcp_ev)
+		event_free(l->tcp_ev);
+	if (l->tcp_fd >= 0)
+		close(l->tcp_fd);
+	sdp_ep_unlisten(sv->ep, l->port);
+	sv->nlisteners--;
+	free(l);
+}
+
+/* A stream connected to the program's listener, or -1 (errno
+ * ECONNREFUSED: nobody holds it any more). */
+static int listener_connect(const struct svc_listener *l, unsigned int id)
+{
+	struct sockaddr_un sa;
+	char full[80], name[64];
+	socklen_t sl;
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	bind_name(fd, "c", id, name, sizeof(name));
+	snprintf(full, sizeof(full), "@%s", l->name);
+	sl = un_addr(full, &sa);
+	if (connect(fd, (struct sockaddr *)&sa, sl) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;	/* ECONNREFUSED: gone; EAGAIN: backlog full */
+		return -1;
+	}
+	return fd;
+}
+
+static int accept_hdr(int fd, enum sdp_ctl_acc_kind kind,
+		      const struct inet_addr *la, uint16_t lport,
+		      const struct inet_addr *ra, uint16_t rport, int family,
+		      int pass_fd)
+{
+	struct sdp_ctl_accept h;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = SDP_CTL_MAGIC;
+	h.kind = kind;
+	if (la)
+		to_ctl(la, lport, family, &h.local);
+	if (ra)
+		to_ctl(ra, rport, family, &h.remote);
+	return send_fd_msg(fd, &h, sizeof(h), pass_fd);
+}
+
+/* Is the listener still held by a program?  Probes it once. */
+static int listener_alive(struct svc_listener *l)
+{
+	int fd = listener_connect(l, l->sv->next_id++);
+
+	if (fd < 0)
+		return errno == EAGAIN;	/* a full backlog: alive */
+	accept_hdr(fd, SDP_CTL_ACC_PROBE, NULL, 0, NULL, 0, l->family, -1);
+	close(fd);
+	return 1;
+}
+
+static void tcp_accept_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct svc_listener *l = arg;
+	struct sdp_service *sv = l->sv;
+	struct sockaddr_storage la, ra;
+	socklen_t ll = sizeof(la), rl = sizeof(ra);
+	struct linger lg = { 1, 0 };
+	int t, u, n = 0;
+
+	(void)fd;
+	(void)what;
+	while (n++ < 16) {
+		t = accept4(l->tcp_fd, (struct sockaddr *)&ra, &rl,
+			    SOCK_CLOEXEC);
+		if (t < 0)
+			return;
+		getsockname(t, (struct sockaddr *)&la, &ll);
+		u = listener_connect(l, sv->next_id++);
+		if (u < 0) {
+			setsockopt(t, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+			close(t);
+			if (errno == ECONNREFUSED) {
+				sv->st.stale_listeners++;
+				listener_free(l);
+				return;
+			}
+			continue;
+		}
+		{
+			struct sdp_ctl_accept h;
+
+			memset(&h, 0, sizeof(h));
+			h.magic = SDP_CTL_MAGIC;
+			h.kind = SDP_CTL_ACC_TCP;
+			memcpy(&h.local, &la, ll < sizeof(h.local) ? ll :
+			       sizeof(h.local));
+			memcpy(&h.remote, &ra, rl < sizeof(h.remote) ? rl :
+			       sizeof(h.remote));
+			if (send_fd_msg(u, &h, sizeof(h), t) == 0)
+				sv->st.accepted_tcp++;
+		}
+		close(t);
+		close(u);
+		ll = sizeof(la);
+		rl = sizeof(ra);
+	}
+}
+
+static void do_listen(struct svc_conn *c, int tcp_fd)
+{
+	struct sdp_service *sv = c->sv;
+	struct svc_listener *l, *o, *next;
+	struct inet_addr a;
+	uint16_t port = 0;
+	char err[160];
+	int fd = -1, e;
+
+	if (from_ctl(&c->req.local, &a, &port) < 0 || !port) {
+		e = EINVAL;
+		goto fail;
+	}
+	for (o = sv->listeners; o; o = next) {
+		next = o->next;
+		if (o->port != port)
+			continue;
+		if (!addr_any(&o->addr) && !addr_any(&a) &&
+		    !inet_addr_equal(&o->addr, &a))
+			continue;
+		if (listener_alive(o)) {
+			e = EADDRINUSE;
+			goto fail;
+		}
+		sv->st.stale_listeners++;
+		listener_free(o);
+	}
+	if (sv->nlisteners >= MAX_LISTENERS) {
+		e = ENOBUFS;
+		goto fail;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		e = ENOMEM;
+		goto fail;
+	}
+	l->sv = sv;
+	l->addr = addr_any(&a) ? (struct inet_addr){ 0 } : a;
+	l->family = c->family;
+	l->port = port;
+	l->tcp_fd = -1;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind_name(fd, "l", c->id, l->name, sizeof(l->name)) < 0 ||
+	    listen(fd, c->req.backlog > 0 ? c->req.backlog : 128) < 0) {
+		e = errno;
+		free(l);
+		goto fail;
+	}
+	if (sdp_ep_listen(sv->ep, port, err, sizeof(err)) < 0) {
+		e = errno ? errno : EADDRINUSE;
+		free(l);
+		goto fail;
+	}
+	l->next = sv->listeners;
+	sv->listeners = l;
+	sv->nlisteners++;
+	if (tcp_fd >= 0) {
+		l->tcp_fd = tcp_fd;
+		tcp_fd = -1;
+		fcntl(l->tcp_fd, F_SETFL, fcntl(l->tcp_fd, F_GETFL) |
+		      O_NONBLOCK);
+		l->tcp_ev = event_new(sv->base, l->tcp_fd, EV_READ | EV_PERSIST,
+				      tcp_accept_cb, l);
+		if (l->tcp_ev)
+			event_add(l->tcp_ev, NULL);
+	}
+	sv->st.listens++;
+	reply(c, 0, &a, port, NULL, 0, fd);
+	close(fd);
+	conn_free(c);
+	return;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (tcp_fd >= 0)
+		close(tcp_fd);
+	sv->st.listen_failures++;
+	reply(c, e, NULL, 0, NULL, 0, -1);
+	conn_free(c);
+}
+
+/* ---- the endpoint's callbacks -------------------------------------------- */
+
+static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
+{
+	struct sdp_service *sv = arg;
+	struct svc_listener *l, *next;
+	int fd;
+
+	*ctx = NULL;
+	for (l = sv->listeners; l; l = next) {
+		next = l->next;
+		if (l->port != info->lport)
+			continue;
+		if (!addr_any(&l->addr) && !inet_addr_equal(&l->addr,
+							    &info->local))
+			continue;
+		fd = listener_connect(l, sv->next_id++);
+		if (fd < 0) {
+			if (errno == ECONNREFUSED) {
+				sv->st.stale_listeners++;
+				listener_free(l);
+				continue;
+			}
+			break;	/* a full backlog: refused */
+		}
+		if (accept_hdr(fd, SDP_CTL_ACC_SDP, &info->local, info->lport,
+			       &info->remote, info->rport, l->family,
+			       -1) < 0) {
+			close(fd);
+			break;
+		}
+		sv->st.accepted_sdp++;
+		return fd;
+	}
+	sv->st.refused++;
+	errno = ECONNREFUSED;
+	return -1;
+}
+
+static void ep_connected(void *arg, struct sdp_sock *s, void *ctx, int err)
+{
+	struct svc_conn *c = ctx;
+	struct stat stt;
+
+	(void)arg;
+	if (!c)
+		return;
+	if (err) {
+		c->sock = NULL;	/* gone with this callback */
+		c->sv->st.connect_failures++;
+		reply(c, err, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	(void)s;
+	c->our_fd = -1;		/* the connection's now */
+	if (fstat(c->app_fd, &stt) == 0)
+		c->app_ino = stt.st_ino;
+	c->sv->st.connects++;
+	reply(c, 0, &c->info.local, c->info.lport, &c->info.remote,
+	      c->info.rport, c->app_fd);
+	close(c->app_fd);
+	c->app_fd = -1;
+}
+
+static void ep_closed(void *arg, struct sdp_sock *s, void *ctx)
+{
+	struct svc_conn *c = ctx;
+
+	(void)arg;
+	(void)s;
+	if (!c)
+		return;
+	c->sock = NULL;
+	conn_free(c);
+}
+
+/* ---- requests ---------------------------------------------------------------- */
+
+static void do_info(struct svc_conn *c)
+{
+	struct svc_conn *o;
+
+	for (o = c->sv->conns; o; o = o->next) {
+		if (o == c || !o->sock || !o->app_ino)
+			continue;
+		if ((uint64_t)o->app_ino == c->req.ino ||
+		    ((c->req.flags & 0x2) && o->id == c->req.ino)) {
+			c->family = o->family;
+			reply(c, 0, &o->info.local, o->info.lport,
+			      &o->info.remote, o->info.rport, -1);
+			conn_free(c);
+			return;
+		}
+	}
+	reply(c, ENOENT, NULL, 0, NULL, 0, -1);
+	conn_free(c);
+}
+
+static void req_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct svc_conn *c = arg;
+	struct sdp_service *sv = c->sv;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+	} cb;
+	struct iovec iov = { &c->req, sizeof(c->req) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cb.buf,
+			     .msg_controllen = sizeof(cb.buf) };
+	struct cmsghdr *cm;
+	int passed = -1;
+	ssize_t n;
+
+	(void)what;
+	if (c->sock || c->tmo_ev) {
+		/* answered or being served: anything now is the program
+		 * going away (an interrupted connect) */
+		char b;
+
+		if (recv(fd, &b, 1, MSG_DONTWAIT) == 0 ||
+		    errno != EAGAIN)
+			conn_free(c);
+		return;
+	}
+	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_RIGHTS) {
+			int k, nfd = (int)((cm->cmsg_len - CMSG_LEN(0)) /
+					   sizeof(int));
+
+			for (k = 0; k < nfd; k++) {
+				int f;
+
+				memcpy(&f, CMSG_DATA(cm) + k * sizeof(int),
+				       sizeof(int));
+				if (passed < 0)
+					passed = f;
+				else
+					close(f);
+			}
+		}
+	}
+	if (n != (ssize_t)sizeof(c->req) || c->req.magic != SDP_CTL_MAGIC ||
+	    (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+		if (n != 0)
+			sv->st.bad_requests++;
+		if (passed >= 0)
+			close(passed);
+		conn_free(c);
+		return;
+	}
+	sv->st.requests++;
+	c->req.program[sizeof(c->req.program) - 1] = 0;
+	c->family = c->req.local.family == AF_INET6 ||
+		    c->req.remote.family == AF_INET6 ? AF_INET6 : AF_INET;
+	switch (c->req.op) {
+	case SDP_CTL_CONNECT: {
+		struct timeval now, t;
+		unsigned int ms = c->req.timeout_ms ? c->req.timeout_ms :
+				  DEF_TIMEOUT_MS;
+
+		if (passed >= 0)
+			close(passed);
+		if (from_ctl(&c->req.remote, &c->dst, &c->dport) < 0 ||
+		    !c->dport || addr_any(&c->dst)) {
+			sv->st.bad_requests++;
+			reply(c, EINVAL, NULL, 0, NULL, 0, -1);
+			conn_free(c);
+			return;
+		}
+		gettimeofday(&now, NULL);
+		t.tv_sec = ms / 1000;
+		t.tv_usec = (ms % 1000) * 1000;
+		timeradd(&now, &t, &c->deadline);
+		connect_go(c);
+		return;
+	}
+	case SDP_CTL_LISTEN:
+		do_listen(c, (c->req.flags & SDP_CTL_F_BOTH) ? passed : -1);
+		if (!(c->req.flags & SDP_CTL_F_BOTH) && passed >= 0)
+			close(passed);
+		return;
+	case SDP_CTL_INFO:
+		if (passed >= 0)
+			close(passed);
+		do_info(c);
+		return;
+	default:
+		if (passed >= 0)
+			close(passed);
+		sv->st.bad_requests++;
+		reply(c, EOPNOTSUPP, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+	}
+}
+
+static void ctl_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_service *sv = arg;
+	struct svc_conn *c;
+	int r, n = 0;
+
+	(void)what;
+	while (n++ < 32) {
+		r = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (r < 0)
+			return;
+		if (sv->nreqs >= MAX_REQS || !(c = calloc(1, sizeof(*c)))) {
+			close(r);
+			continue;
+		}
+		c->sv = sv;
+		c->req_fd = r;
+		c->app_fd = c->our_fd = c->port_fd = -1;
+		c->id = sv->next_id++;
+		c->req_ev = event_new(sv->base, r, EV_READ | EV_PERSIST, req_cb,
+				      c);
+		if (!c->req_ev) {
+			close(r);
+			free(c);
+			continue;
+		}
+		sv->nreqs++;
+		c->next = sv->conns;
+		sv->conns = c;
+		event_add(c->req_ev, NULL);
+	}
+}
+
+/* ---- the service ------------------------------------------------------------ */
+
+struct sdp_service *sdp_service_new(struct event_base *base,
+				    struct fab_dev *dev,
+				    const struct sdp_ep_cfg *cfg,
+				    const char *name,
+				    const struct sdp_service_ops *ops,
+				    void *arg, char *err, size_t errlen)
+{
+	static const struct sdp_ep_ops eops = {
+		.accept = ep_accept, .connected = ep_connected,
+		.closed = ep_closed,
+	};
+	struct sdp_service *sv;
+	struct sockaddr_un sa;
+	socklen_t sl;
+	int e;
+
+	if (!name)
+		name = getenv(SDP_CTL_ENV);
+	if (!name || !*name)
+		name = "@" SDP_CTL_NAME;
+	if (strlen(name) >= sizeof(sa.sun_path) - 1) {
+		snprintf(err, errlen, "SDP service socket name too long: %s",
+			 name);
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	sv = calloc(1, sizeof(*sv));
+	if (!sv) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	sv->base = base;
+	sv->ops = *ops;
+	sv->arg = arg;
+	sv->next_id = 1;
+	snprintf(sv->name, sizeof(sv->name), "%s", name);
+	sv->ctl_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK |
+			    SOCK_CLOEXEC, 0);
+	if (sv->ctl_fd < 0)
+		goto fail_errno;
+	sl = un_addr(name, &sa);
+	if (name[0] != '@')
+		unlink(name);
+	if (bind(sv->ctl_fd, (struct sockaddr *)&sa, sl) < 0 ||
+	    listen(sv->ctl_fd, 64) < 0)
+		goto fail_errno;
+	sv->ep = sdp_ep_new(base, dev, cfg, &eops, sv, err, errlen);
+	if (!sv->ep)
+		goto fail;
+	sv->ctl_ev = event_new(base, sv->ctl_fd, EV_READ | EV_PERSIST, ctl_cb,
+			       sv);
+	if (!sv->ctl_ev) {
+		errno = ENOMEM;
+		goto fail_errno;
+	}
+	event_add(sv->ctl_ev, NULL);
+	return sv;
+fail_errno:
+	e = errno;
+	snprintf(err, errlen, "SDP service socket %s: %s", name, strerror(e));
+	errno = e;
+fail:
+	e = errno;
+	if (sv->ep)
+		sdp_ep_free(sv->ep);
+	if (sv->ctl_fd >= 0)
+		close(sv->ctl_fd);
+	free(sv);
+	errno = e;
+	return NULL;
+}
+
+void sdp_service_free(struct sdp_service *sv)
+{
+	if (!sv)
+		return;
+	if (sv->ctl_ev)
+		event_free(sv->ctl_ev);
+	close(sv->ctl_fd);
+	if (sv->name[0] != '@')
+		unlink(sv->name);
+	/* the endpoint's callbacks free the connections' records */
+	sdp_ep_free(sv->ep);
+	sv->ep = NULL;
+	while (sv->conns) {
+		struct svc_conn *c = sv->conns;
+
+		c->sock = NULL;
+		conn_free(c);
+	}
+	while (sv->listeners) {
+		struct svc_listener *l = sv->listeners;
+
+		sv->listeners = l->next;
+		if (l->tcp_ev)
+			event_free(l->tcp_ev);
+		if (l->tcp_fd >= 0)
+			close(l->tcp_fd);
+		free(l);
+	}
+	free(sv);
+}
+
+const struct sdp_service_stats *sdp_service_stats(const struct sdp_service *sv)
+{
+	return &sv->st;
+}
+
+const struct sdp_ep_stats *sdp_service_ep_stats(const struct sdp_service *sv)
+{
+	return sdp_ep_stats(sv->ep);
+}
+
+const char *sdp_service_name(const struct sdp_service *sv)
+{
+	return sv->name;
+}
+
+size_t sdp_service_report(const struct sdp_service *sv, char *buf, size_t cap)
+{
+	const struct svc_listener *l;
+	char a[INET6_ADDRSTRLEN];
+	size_t off = 0;
+	int n;
+
+	for (l = sv->listeners; l && off < cap; l = l->next) {
+		if (l->addr.family)
+			inet_ntop(l->addr.family, l->addr.raw, a, sizeof(a));
+		else
+			snprintf(a, sizeof(a), "*");
+		n = snprintf(buf + off, cap - off, "sdp listen %s:%u%s\n", a,
+			     l->port, l->tcp_fd >= 0 ? " both" : "");
+		if (n < 0)
+			break;
+		off += (size_t)n < cap - off ? (size_t)n : cap - off;
+	}
+	if (off < cap)
+		off += sdp_ep_report(sv->ep, buf + off, cap - off);
+	return off;
+}

@@ -1,0 +1,1071 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * SDP connections on a fabric port, each spliced to a file descriptor
+ * (sdp_sock.h says what goes where).  One registered region per
+ * connection holds its receive buffers (rx_n of buf_size) and its send
+ * slots (tx_n of buf_size; a message is at most the peer's buffer size).
+ * Send slots are used and completed in order (an RC send queue completes
+ * in order), so they are a ring: tx_head is the next free one, tx_inflight
+ * how many are posted.  Received messages whose bytes are not yet written
+ * to the fd wait in the pending ring, their buffers not reposted: that
+ * withholds credits from the peer until the fd drains.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <event2/event.h>
+
+#include "inet/byteorder.h"
+#include "ulp/sdp/sdp_sock.h"
+
+#define DEF_BUF		65536u
+#define DEF_RX		16u
+#define DEF_TX		16u
+#define DEF_CONNS	1024u
+#define WR_TX		0x100000000ull	/* wr_id: a send slot */
+#define WR_ABORT	0x200000000ull	/* wr_id: our AbortConn */
+#define ABORT_LINGER_MS	500		/* wait for the AbortConn's ACK */
+#define MAX_LISTEN	64
+
+enum sock_state {
+	S_CONNECTING = 1,	/* REQ sent, no REP yet */
+	S_ACCEPTING,		/* REP sent, no RTU yet */
+	S_UP,
+	S_CLOSING,		/* DREQ sent, or the peer's came */
+	S_ABORTING,		/* AbortConn sent: waiting for it to go */
+};
+
+struct listener {
+	uint16_t port;
+	unsigned int refs;
+	struct fab_cm_id *id;
+};
+
+struct sdp_sock {
+	struct sdp_ep *ep;
+	struct sdp_sock *next;
+	struct fab_cm_id *id;
+	struct fab_qp *qp;
+	struct fab_mr *mr;
+	uint8_t *mem;
+	int fd;
+	int fd_tcp;		/* a TCP socket: reset it with SO_LINGER 0 */
+	int passive;
+	enum sock_state st;
+	struct sdp_conn c;
+	struct sdp_sock_info info;
+	void *ctx;
+	struct event *qp_ev, *rd_ev, *wr_ev, *tmo_ev;
+	int rd_on, wr_on;
+	uint32_t tx_size;		/* largest message to the peer */
+	uint32_t tx_head, tx_inflight;
+	uint32_t *pend;			/* rx slots waiting for the fd */
+	uint32_t pend_head, pend_n, pend_off;
+	uint32_t *rx_off, *rx_len;	/* payload of each rx slot */
+	unsigned int fd_eof:1;		/* read end of file on the fd */
+	unsigned int shut_pending:1;	/* peer's DisConn: shut after pend */
+	unsigned int shut_done:1;
+	unsigned int chrcvbuf:1;	/* a ChRcvBufAck owed */
+	unsigned int fd_closed:1;
+	unsigned int dreq_sent:1;
+	unsigned int owns_fd:1;		/* ours to close; closed() owed */
+};
+
+struct sdp_ep {
+	struct event_base *base;
+	struct fab_dev *dev;
+	struct sdp_ep_cfg cfg;
+	struct sdp_ep_ops ops;
+	void *arg;
+	struct event *cm_ev;
+	struct sdp_sock *socks;
+	struct listener ls[MAX_LISTEN];
+	unsigned int nls;
+	struct sdp_ep_stats st;
+};
+
+static const char *err_reason(unsigned int i)
+{
+	return sdp_err_name((enum sdp_err)i);
+}
+
+const struct counter_desc sdp_ep_counters[] = {
+	COUNTER("conns_active", struct sdp_ep_stats, conns_active,
+		"SDP connections made."),
+	COUNTER("conns_passive", struct sdp_ep_stats, conns_passive,
+		"SDP connections taken."),
+	COUNTER("conns_now", struct sdp_ep_stats, conns_now,
+		"SDP connections open now."),
+	COUNTER("connect_failed", struct sdp_ep_stats, connect_failed,
+		"SDP connections refused, unreachable or timed out."),
+	COUNTER("rejected", struct sdp_ep_stats, rejected,
+		"SDP connection requests refused."),
+	COUNTER("bad_hello", struct sdp_ep_stats, bad_hello,
+		"Hello or HelloAck messages that could not be used."),
+	COUNTER("tx_msgs", struct sdp_ep_stats, tx_msgs,
+		"SDP messages sent."),
+	COUNTER("tx_bytes", struct sdp_ep_stats, tx_bytes,
+		"Payload bytes sent over SDP."),
+	COUNTER("rx_msgs", struct sdp_ep_stats, rx_msgs,
+		"SDP messages received."),
+	COUNTER("rx_bytes", struct sdp_ep_stats, rx_bytes,
+		"Payload bytes received over SDP."),
+	COUNTER("credit_updates_tx", struct sdp_ep_stats, credit_updates_tx,
+		"Credit-only SDP messages sent."),
+	COUNTER("credit_updates_rx", struct sdp_ep_stats, credit_updates_rx,
+		"Credit-only SDP messages received."),
+	COUNTER("disconn_tx", struct sdp_ep_stats, disconn_tx,
+		"DisConn messages sent (orderly close)."),
+	COUNTER("disconn_rx", struct sdp_ep_stats, disconn_rx,
+		"DisConn messages received."),
+	COUNTER("aborts_tx", struct sdp_ep_stats, aborts_tx,
+		"AbortConn messages sent (reset)."),
+	COUNTER("aborts_rx", struct sdp_ep_stats, aborts_rx,
+		"AbortConn messages received."),
+	COUNTER("qp_errors", struct sdp_ep_stats, qp_errors,
+		"Connections whose queue pair failed."),
+	COUNTER_ARRAY("proto_error", struct sdp_ep_stats, proto_errors,
+		      err_reason, "Peers aborted for a protocol violation."),
+	COUNTERS_END
+};
+
+static void sock_kick(struct sdp_sock *s);
+static void sock_abort(struct sdp_sock *s);
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static uint8_t *rx_buf(const struct sdp_sock *s, uint32_t slot)
+{
+	return s->mem + (size_t)slot * s->ep->cfg.buf_size;
+}
+
+static uint8_t *tx_buf(const struct sdp_sock *s, uint32_t slot)
+{
+	return s->mem + (size_t)(s->ep->cfg.rx_bufs + slot) *
+	       s->ep->cfg.buf_size;
+}
+
+static void set_rd(struct sdp_sock *s, int on)
+{
+	if (!s->rd_ev || s->rd_on == on)
+		return;
+	s->rd_on = on;
+	if (on)
+		event_add(s->rd_ev, NULL);
+	else
+		event_del(s->rd_ev);
+}
+
+static void set_wr(struct sdp_sock *s, int on)
+{
+	if (!s->wr_ev || s->wr_on == on)
+		return;
+	s->wr_on = on;
+	if (on)
+		event_add(s->wr_ev, NULL);
+	else
+		event_del(s->wr_ev);
+}
+
+static int post_recv(struct sdp_sock *s, uint32_t slot)
+{
+	struct fab_sge sge = {
+		.addr = (uintptr_t)rx_buf(s, slot),
+		.length = s->ep->cfg.buf_size,
+		.lkey = fab_mr_lkey(s->mr),
+	};
+	struct fab_recv_wr wr = { .wr_id = slot, .sg_list = &sge,
+				  .num_sge = 1 };
+
+	return fab_qp_post_recv(s->qp, &wr, 1) == 1 ? 0 : -1;
+}
+
+/* Close the fd: a reset if hard and the fd is TCP. */
+static void fd_close(struct sdp_sock *s, int hard)
+{
+	struct linger lg = { 1, 0 };
+
+	if (s->fd_closed || s->fd < 0)
+		return;
+	set_rd(s, 0);
+	set_wr(s, 0);
+	if (hard && s->fd_tcp)
+		setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(s->fd);
+	s->fd = -1;
+	s->fd_closed = 1;
+}
+
+static void sock_free(struct sdp_sock *s)
+{
+	struct sdp_ep *ep = s->ep;
+	struct sdp_sock **pp;
+
+	for (pp = &ep->socks; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	}
+	if (s->qp_ev)
+		event_free(s->qp_ev);
+	if (s->rd_ev)
+		event_free(s->rd_ev);
+	if (s->wr_ev)
+		event_free(s->wr_ev);
+	if (s->tmo_ev)
+		event_free(s->tmo_ev);
+	if (s->id)
+		fab_cm_destroy(s->id);
+	if (s->mr)
+		fab_mr_dereg(s->mr);
+	if (ep->st.conns_now)
+		ep->st.conns_now--;
+	if (s->owns_fd) {
+		fd_close(s, 1);
+		if (ep->ops.closed)
+			ep->ops.closed(ep->arg, s, s->ctx);
+	}
+	free(s->mem);
+	free(s->pend);
+	free(s->rx_off);
+	free(s->rx_len);
+	free(s);
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+/* Post the message built in send slot tx_head (len bytes). */
+static int tx_post(struct sdp_sock *s, uint32_t len, uint64_t tag)
+{
+	uint32_t slot = s->tx_head;
+	struct fab_sge sge = {
+		.addr = (uintptr_t)tx_buf(s, slot),
+		.length = len,
+		.lkey = fab_mr_lkey(s->mr),
+	};
+	struct fab_rc_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = tag | slot;
+	wr.opcode = FAB_WR_SEND;
+	wr.flags = FAB_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	if (fab_qp_post_send(s->qp, &wr, 1) != 1)
+		return -1;
+	s->tx_head = (s->tx_head + 1) % s->ep->cfg.tx_bufs;
+	s->tx_inflight++;
+	s->ep->st.tx_msgs++;
+	return 0;
+}
+
+static int tx_slot_free(const struct sdp_sock *s)
+{
+	return s->tx_inflight < s->ep->cfg.tx_bufs;
+}
+
+/* A message with no payload of mid (credit update, DisConn, Abort);
+ * ChRcvBufAck carries our buffer size. */
+static int tx_ctl(struct sdp_sock *s, uint8_t mid, uint64_t tag)
+{
+	uint8_t *b;
+	uint32_t plen = 0;
+	int len;
+
+	if (!tx_slot_free(s))
+		return -1;
+	b = tx_buf(s, s->tx_head);
+	if (mid == SDP_MID_CHRCVBUF_ACK) {
+		be32_put(b + SDP_BSDH_LEN, s->ep->cfg.buf_size);
+		plen = 4;
+	}
+	len = sdp_conn_tx(&s->c, b, mid, 0, plen);
+	if (len < 0)
+		return -1;
+	return tx_post(s, (uint32_t)len, tag);
+}
+
+/* Read the fd into Data messages while the peer has buffers for them. */
+static void tx_from_fd(struct sdp_sock *s)
+{
+	uint32_t max = s->tx_size - SDP_BSDH_LEN;
+	uint8_t *b;
+	ssize_t n;
+	int len;
+
+	while (s->st == S_UP && !s->fd_eof && !s->fd_closed &&
+	       tx_slot_free(s) && sdp_conn_tx_room(&s->c) > 0) {
+		b = tx_buf(s, s->tx_head);
+		n = recv(s->fd, b + SDP_BSDH_LEN, max, 0);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			sock_abort(s);	/* ECONNRESET from a TCP peer ... */
+			return;
+		}
+		if (n == 0) {
+			s->fd_eof = 1;
+			break;
+		}
+		len = sdp_conn_tx(&s->c, b, SDP_MID_DATA, 0, (uint32_t)n);
+		if (len < 0 || tx_post(s, (uint32_t)len, WR_TX) < 0) {
+			sock_abort(s);
+			return;
+		}
+		s->ep->st.tx_bytes += (uint64_t)n;
+	}
+}
+
+/* ---- receiving ------------------------------------------------------------ */
+
+static void repost(struct sdp_sock *s, uint32_t slot)
+{
+	if (post_recv(s, slot) == 0)
+		sdp_conn_rx_posted(&s->c, 1);
+}
+
+/* Write waiting payload to the fd; buffers go back as they empty. */
+static void rx_to_fd(struct sdp_sock *s)
+{
+	uint32_t slot;
+	ssize_t n;
+
+	while (s->pend_n && !s->fd_closed) {
+		slot = s->pend[s->pend_head];
+		n = send(s->fd, rx_buf(s, slot) + s->rx_off[slot] +
+			 s->pend_off, s->rx_len[slot] - s->pend_off,
+			 MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR) {
+				set_wr(s, 1);
+				return;
+			}
+			/* the program closed its end, or the LAN peer
+			 * reset: data we cannot deliver -- a reset */
+			sock_abort(s);
+			return;
+		}
+		s->pend_off += (uint32_t)n;
+		if (s->pend_off < s->rx_len[slot])
+			continue;
+		s->pend_off = 0;
+		s->pend_head = (s->pend_head + 1) % s->ep->cfg.rx_bufs;
+		s->pend_n--;
+		repost(s, slot);
+	}
+	set_wr(s, 0);
+	if (s->shut_pending && !s->shut_done && !s->fd_closed) {
+		shutdown(s->fd, SHUT_WR);
+		s->shut_done = 1;
+	}
+}
+
+static void proto_fail(struct sdp_sock *s)
+{
+	if (s->c.error > SDP_ERR_NONE && s->c.error < SDP_ERR_MAX)
+		s->ep->st.proto_errors[s->c.error]++;
+	sock_abort(s);
+}
+
+static void on_recv(struct sdp_sock *s, uint32_t slot, uint32_t len)
+{
+	struct sdp_rx rx;
+	uint32_t at;
+
+	if (slot >= s->ep->cfg.rx_bufs || len > s->ep->cfg.buf_size) {
+		s->c.error = SDP_ERR_LEN;
+		proto_fail(s);
+		return;
+	}
+	if (sdp_conn_rx(&s->c, rx_buf(s, slot), len, &rx) < 0) {
+		proto_fail(s);
+		return;
+	}
+	s->ep->st.rx_msgs++;
+	switch (rx.kind) {
+	case SDP_RX_DATA:
+		if (!rx.len) {
+			s->ep->st.credit_updates_rx++;
+			repost(s, slot);
+			break;
+		}
+		s->ep->st.rx_bytes += rx.len;
+		s->rx_off[slot] = (uint32_t)rx.off;
+		s->rx_len[slot] = (uint32_t)rx.len;
+		at = (s->pend_head + s->pend_n) % s->ep->cfg.rx_bufs;
+		s->pend[at] = slot;
+		s->pend_n++;
+		break;
+	case SDP_RX_DISCONN:
+		s->ep->st.disconn_rx++;
+		s->shut_pending = 1;
+		repost(s, slot);
+		break;
+	case SDP_RX_ABORT:
+		s->ep->st.aborts_rx++;
+		repost(s, slot);
+		fd_close(s, 1);
+		if (!s->dreq_sent) {
+			s->dreq_sent = 1;
+			s->st = S_CLOSING;
+			fab_cm_disconnect(s->id, NULL, 0);
+		}
+		break;
+	case SDP_RX_CHRCVBUF:
+		s->chrcvbuf = 1;
+		repost(s, slot);
+		break;
+	case SDP_RX_CHRCVBUF_ACK:
+		repost(s, slot);
+		break;
+	}
+}
+
+/* ---- the connection's progress ------------------------------------------ */
+
+static void tmo_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_sock *s = arg;
+	struct sdp_ep *ep = s->ep;
+
+	(void)fd;
+	(void)what;
+	if (s->st == S_CONNECTING) {
+		ep->st.connect_failed++;
+		if (ep->ops.connected)
+			ep->ops.connected(ep->arg, s, s->ctx, ETIMEDOUT);
+		sock_free(s);
+		return;
+	}
+	/* an AbortConn or DREQ that was never answered */
+	sock_free(s);
+}
+
+static void arm_timer(struct sdp_sock *s, unsigned int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	if (!s->tmo_ev)
+		s->tmo_ev = evtimer_new(s->ep->base, tmo_cb, s);
+	if (s->tmo_ev)
+		evtimer_add(s->tmo_ev, &tv);
+}
+
+/* Reset: the fd closed hard, AbortConn to the peer, then the DREQ. */
+static void sock_abort(struct sdp_sock *s)
+{
+	fd_close(s, 1);
+	if (s->st == S_ABORTING || s->st == S_CLOSING)
+		return;
+	if (s->st == S_UP && !s->c.abort_rcvd &&
+	    tx_ctl(s, SDP_MID_ABORT, WR_ABORT) == 0) {
+		s->ep->st.aborts_tx++;
+		s->st = S_ABORTING;
+		arm_timer(s, ABORT_LINGER_MS);
+		return;
+	}
+	s->st = S_CLOSING;
+	if (!s->dreq_sent) {
+		s->dreq_sent = 1;
+		fab_cm_disconnect(s->id, NULL, 0);
+	}
+	arm_timer(s, ABORT_LINGER_MS * 4);
+}
+
+/* Everything that may move after any event. */
+static void sock_kick(struct sdp_sock *s)
+{
+	if (s->st != S_UP)
+		return;
+	if (s->pend_n)
+		rx_to_fd(s);
+	if (s->st != S_UP)
+		return;
+	if (s->shut_pending && !s->shut_done && !s->pend_n && !s->fd_closed) {
+		shutdown(s->fd, SHUT_WR);
+		s->shut_done = 1;
+	}
+	tx_from_fd(s);
+	if (s->st != S_UP)
+		return;
+	if (s->chrcvbuf && tx_ctl(s, SDP_MID_CHRCVBUF_ACK, WR_TX) == 0)
+		s->chrcvbuf = 0;
+	if (s->fd_eof && !s->c.fin_sent &&
+	    tx_ctl(s, SDP_MID_DISCONN, WR_TX) == 0)
+		s->ep->st.disconn_tx++;
+	if (sdp_conn_want_update(&s->c) && tx_ctl(s, SDP_MID_DATA, WR_TX) == 0)
+		s->ep->st.credit_updates_tx++;
+	/* the fd is read only while a message could take what it has */
+	set_rd(s, !s->fd_eof && !s->fd_closed && tx_slot_free(s) &&
+	       sdp_conn_tx_room(&s->c) > 0);
+	if (sdp_conn_closed(&s->c) && !s->tx_inflight && !s->pend_n) {
+		/* both FINs have passed: done */
+		fd_close(s, 0);
+		s->st = S_CLOSING;
+		s->dreq_sent = 1;
+		fab_cm_disconnect(s->id, NULL, 0);
+		arm_timer(s, ABORT_LINGER_MS * 4);
+	}
+}
+
+static void qp_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_sock *s = arg;
+	struct fab_wc wc[32];
+	int i, n, budget = 8;
+
+	(void)fd;
+	(void)what;
+	while (budget-- > 0) {
+		n = fab_qp_poll(s->qp, wc, 32);
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			if (wc[i].status != FAB_WC_SUCCESS) {
+				if (wc[i].status != FAB_WC_WR_FLUSH_ERR ||
+				    s->st == S_UP) {
+					if (s->st == S_UP || s->st ==
+					    S_ACCEPTING)
+						s->ep->st.qp_errors++;
+					fd_close(s, 1);
+					if (s->st != S_CLOSING) {
+						s->st = S_CLOSING;
+						s->dreq_sent = 1;
+						fab_cm_disconnect(s->id, NULL,
+								  0);
+						arm_timer(s,
+							  ABORT_LINGER_MS * 4);
+					}
+				}
+				continue;
+			}
+			if (wc[i].recv) {
+				if (s->st == S_UP || s->st == S_ACCEPTING)
+					on_recv(s, (uint32_t)wc[i].wr_id,
+						wc[i].byte_len);
+				continue;
+			}
+			if (s->tx_inflight)
+				s->tx_inflight--;
+			if (wc[i].wr_id & WR_ABORT) {
+				s->st = S_CLOSING;
+				s->dreq_sent = 1;
+				fab_cm_disconnect(s->id, NULL, 0);
+				arm_timer(s, ABORT_LINGER_MS * 4);
+			}
+		}
+		if (n < 32)
+			break;
+	}
+	if (budget < 0)
+		event_active(s->qp_ev, EV_READ, 0);
+	sock_kick(s);
+}
+
+static void rd_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	sock_kick(arg);
+}
+
+static void wr_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_sock *s = arg;
+
+	(void)fd;
+	(void)what;
+	rx_to_fd(s);
+	sock_kick(s);
+}
+
+/* Splice the connection to its fd: it is up. */
+static int sock_start(struct sdp_sock *s)
+{
+	int fl, dom = 0;
+	socklen_t sl = sizeof(dom);
+
+	fl = fcntl(s->fd, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		fcntl(s->fd, F_SETFL, fl | O_NONBLOCK);
+	if (getsockopt(s->fd, SOL_SOCKET, SO_DOMAIN, &dom, &sl) == 0)
+		s->fd_tcp = dom == AF_INET || dom == AF_INET6;
+	s->rd_ev = event_new(s->ep->base, s->fd, EV_READ | EV_PERSIST, rd_cb,
+			     s);
+	s->wr_ev = event_new(s->ep->base, s->fd, EV_WRITE | EV_PERSIST, wr_cb,
+			     s);
+	if (!s->rd_ev || !s->wr_ev)
+		return -1;
+	s->st = S_UP;
+	if (s->tmo_ev)
+		evtimer_del(s->tmo_ev);
+	sock_kick(s);
+	return 0;
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+static struct sdp_sock *sock_new(struct sdp_ep *ep, struct fab_cm_id *id,
+				 int fd, void *ctx, char *err, size_t errlen)
+{
+	const struct sdp_ep_cfg *cfg = &ep->cfg;
+	struct fab_qp_init qi = {
+		.type = FAB_QPT_RC, .pkey_index = cfg->pkey_index,
+		.max_send = cfg->tx_bufs, .max_recv = cfg->rx_bufs,
+	};
+	size_t memlen = (size_t)(cfg->rx_bufs + cfg->tx_bufs) * cfg->buf_size;
+	struct sdp_sock *s;
+	uint32_t i;
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->ep = ep;
+	s->id = id;
+	s->fd = fd;
+	s->ctx = ctx;
+	s->mem = malloc(memlen);
+	s->pend = calloc(cfg->rx_bufs, sizeof(*s->pend));
+	s->rx_off = calloc(cfg->rx_bufs, sizeof(*s->rx_off));
+	s->rx_len = calloc(cfg->rx_bufs, sizeof(*s->rx_len));
+	s->next = ep->socks;
+	ep->socks = s;
+	ep->st.conns_now++;
+	if (!s->mem || !s->pend || !s->rx_off || !s->rx_len) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	s->mr = fab_mr_reg(ep->dev, s->mem, memlen, FAB_ACCESS_LOCAL_WRITE,
+			   err, errlen);
+	if (!s->mr)
+		goto fail;
+	s->qp = fab_cm_qp_create(id, &qi, err, errlen);
+	if (!s->qp)
+		goto fail;
+	s->qp_ev = event_new(ep->base, fab_qp_fd(s->qp), EV_READ | EV_PERSIST,
+			     qp_cb, s);
+	if (!s->qp_ev) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	event_add(s->qp_ev, NULL);
+	for (i = 0; i < cfg->rx_bufs; i++) {
+		if (post_recv(s, i) < 0) {
+			snprintf(err, errlen, "posting receives: %s",
+				 strerror(errno));
+			goto fail;
+		}
+	}
+	fab_cm_set_context(id, s);
+	return s;
+fail:
+	s->id = NULL;		/* the caller's to destroy or reject */
+	sock_free(s);		/* not owning the fd: it stays the caller's */
+	return NULL;
+}
+
+struct sdp_sock *sdp_ep_connect(struct sdp_ep *ep,
+				const struct sdp_sock_info *info, int fd,
+				void *ctx, char *err, size_t errlen)
+{
+	uint8_t pd[SDP_HELLO_LEN];
+	struct fab_cm_param cp = { .private_data = pd,
+				   .private_data_len = SDP_HELLO_LEN,
+				   .retry_count = 7, .rnr_retry_count = 7 };
+	struct fab_cm_addr dst;
+	struct sdp_hello h;
+	struct fab_cm_id *id;
+	struct sdp_sock *s;
+
+	if (ep->st.conns_now >= ep->cfg.max_conns) {
+		snprintf(err, errlen, "too many SDP connections (%u)",
+			 ep->cfg.max_conns);
+		errno = ENOBUFS;
+		return NULL;
+	}
+	id = fab_cm_create_id(ep->dev, NULL, err, errlen);
+	if (!id)
+		return NULL;
+	s = sock_new(ep, id, fd, ctx, err, errlen);
+	if (!s) {
+		fab_cm_destroy(id);
+		return NULL;
+	}
+	s->info = *info;
+	s->st = S_CONNECTING;
+	memset(&h, 0, sizeof(h));
+	h.bsdh.bufs = (uint16_t)ep->cfg.rx_bufs;
+	h.majv_minv = SDP_MAJV_MINV;
+	h.ipv = info->local.family == AF_INET6 ? 6 : 4;
+	h.max_adverts = 1;
+	h.desremrcvsz = ep->cfg.buf_size;
+	h.localrcvsz = ep->cfg.buf_size;
+	h.port = info->lport;
+	h.src = info->local;
+	h.dst = info->remote;
+	if (sdp_hello_build(pd, sizeof(pd), &h) < 0) {
+		snprintf(err, errlen, "Hello: addresses of mixed families");
+		errno = EINVAL;
+		goto fail;
+	}
+	memset(&dst, 0, sizeof(dst));
+	dst.gid = info->peer_gid;
+	dst.service_id = SDP_SID(info->rport);
+	if (fab_cm_connect(id, &dst, &cp, err, errlen) < 0)
+		goto fail;
+	if (ep->cfg.connect_timeout_ms)
+		arm_timer(s, ep->cfg.connect_timeout_ms);
+	ep->st.conns_active++;
+	return s;
+fail:
+	{
+		int e = errno;
+
+		sock_free(s);	/* state CONNECTING: the fd is left alone */
+		errno = e;
+	}
+	return NULL;
+}
+
+void sdp_sock_cancel(struct sdp_sock *s)
+{
+	if (s->st == S_CONNECTING)
+		sock_free(s);
+}
+
+/* A REQ on one of our listeners. */
+static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
+{
+	uint8_t pd[SDP_HELLO_ACK_LEN];
+	struct fab_cm_param cp = { .private_data = pd,
+				   .private_data_len = SDP_HELLO_ACK_LEN,
+				   .retry_count = 7, .rnr_retry_count = 7 };
+	struct sdp_sock_info info;
+	struct sdp_hello_ack ha;
+	struct sdp_hello h;
+	struct sdp_sock *s;
+	void *ctx = NULL;
+	char err[128];
+	int fd;
+
+	if (sdp_hello_parse(ev->private_data, ev->private_data_len, &h) < 0) {
+		ep->st.bad_hello++;
+		goto refuse;
+	}
+	if (ep->st.conns_now >= ep->cfg.max_conns)
+		goto refuse;
+	memset(&info, 0, sizeof(info));
+	info.local = h.dst;
+	info.remote = h.src;
+	info.rport = h.port;
+	info.lport = (uint16_t)(ev->peer.service_id & 0xffff);
+	info.peer_gid = ev->peer.gid;
+	info.peer_qpn = ev->peer_qpn;
+	fd = ep->ops.accept(ep->arg, &info, &ctx);
+	if (fd < 0)
+		goto refuse;
+	s = sock_new(ep, ev->id, fd, ctx, err, sizeof(err));
+	if (!s) {
+		close(fd);
+		goto refuse;
+	}
+	s->passive = 1;
+	s->owns_fd = 1;
+	s->info = info;
+	s->tx_size = h.localrcvsz < ep->cfg.buf_size ? h.localrcvsz :
+		     ep->cfg.buf_size;
+	sdp_conn_init(&s->c, ep->cfg.buf_size, s->tx_size, ep->cfg.rx_bufs,
+		      h.bsdh.bufs);
+	memset(&ha, 0, sizeof(ha));
+	ha.bsdh.bufs = (uint16_t)ep->cfg.rx_bufs;
+	ha.majv_minv = SDP_MAJV_MINV;
+	ha.ipv = h.ipv;
+	ha.actrcvsz = ep->cfg.buf_size;
+	if (sdp_hello_ack_build(pd, sizeof(pd), &ha) < 0 ||
+	    fab_cm_accept(ev->id, &cp, err, sizeof(err)) < 0) {
+		sock_free(s);	/* closes the fd, destroys the id */
+		ep->st.rejected++;
+		return;
+	}
+	s->st = S_ACCEPTING;
+	ep->st.conns_passive++;
+	arm_timer(s, 10000);	/* no RTU: give up */
+	return;
+refuse:
+	ep->st.rejected++;
+	fab_cm_reject(ev->id, NULL, 0, NULL, 0);
+	fab_cm_destroy(ev->id);
+}
+
+static void on_established(struct sdp_ep *ep, struct sdp_sock *s,
+			   const struct fab_cm_event *ev)
+{
+	struct sdp_hello_ack ha;
+
+	if (s->st == S_ACCEPTING) {
+		if (sock_start(s) < 0)
+			sock_abort(s);
+		return;
+	}
+	if (s->st != S_CONNECTING)
+		return;
+	if (sdp_hello_ack_parse(ev->private_data, ev->private_data_len,
+				&ha) < 0) {
+		ep->st.bad_hello++;
+		ep->st.connect_failed++;
+		if (ep->ops.connected)
+			ep->ops.connected(ep->arg, s, s->ctx, ECONNABORTED);
+		sock_free(s);
+		return;
+	}
+	s->tx_size = ha.actrcvsz < ep->cfg.buf_size ? ha.actrcvsz :
+		     ep->cfg.buf_size;
+	sdp_conn_init(&s->c, ep->cfg.buf_size, s->tx_size, ep->cfg.rx_bufs,
+		      ha.bsdh.bufs);
+	s->owns_fd = 1;
+	if (ep->ops.connected)
+		ep->ops.connected(ep->arg, s, s->ctx, 0);
+	if (sock_start(s) < 0)
+		sock_abort(s);
+}
+
+static int fail_errno(const struct fab_cm_event *ev)
+{
+	switch (ev->type) {
+	case FAB_CM_EV_REJECTED:
+		return ev->status == FAB_CM_REJ_TIMEOUT ? ETIMEDOUT :
+		       ECONNREFUSED;
+	case FAB_CM_EV_UNREACHABLE:
+		return ev->status ? ev->status : EHOSTUNREACH;
+	default:
+		return ev->status ? ev->status : ECONNABORTED;
+	}
+}
+
+static void cm_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_ep *ep = arg;
+	struct fab_cm_event ev;
+	struct sdp_sock *s;
+	int n = 0;
+
+	(void)fd;
+	(void)what;
+	while (n++ < 64 && fab_cm_get_event(ep->dev, &ev) == 1) {
+		if (ev.type == FAB_CM_EV_CONNECT_REQUEST) {
+			on_request(ep, &ev);
+			continue;
+		}
+		s = fab_cm_context(ev.id);
+		if (!s)
+			continue;
+		switch (ev.type) {
+		case FAB_CM_EV_ESTABLISHED:
+			on_established(ep, s, &ev);
+			break;
+		case FAB_CM_EV_REJECTED:
+		case FAB_CM_EV_UNREACHABLE:
+		case FAB_CM_EV_CONNECT_ERROR:
+			if (s->st == S_CONNECTING) {
+				ep->st.connect_failed++;
+				if (ep->ops.connected)
+					ep->ops.connected(ep->arg, s, s->ctx,
+							  fail_errno(&ev));
+			}
+			sock_free(s);
+			break;
+		case FAB_CM_EV_DISCONNECTED:
+		case FAB_CM_EV_DEVICE_REMOVAL:
+			if (s->st == S_CONNECTING) {
+				ep->st.connect_failed++;
+				if (ep->ops.connected)
+					ep->ops.connected(ep->arg, s, s->ctx,
+							  ECONNRESET);
+				sock_free(s);
+				break;
+			}
+			/* the peer went without its DisConn: a reset */
+			if (s->st == S_UP && !sdp_conn_closed(&s->c)) {
+				rx_to_fd(s);
+				fd_close(s, 1);
+			}
+			sock_free(s);
+			break;
+		default:
+			break;
+		}
+	}
+	if (n > 64)
+		event_active(ep->cm_ev, EV_READ, 0);
+}
+
+/* ---- the endpoint ---------------------------------------------------------- */
+
+struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
+			  const struct sdp_ep_cfg *cfg,
+			  const struct sdp_ep_ops *ops, void *arg, char *err,
+			  size_t errlen)
+{
+	struct sdp_ep *ep;
+	int fd;
+
+	fd = fab_cm_fd(dev);
+	if (fd < 0) {
+		snprintf(err, errlen, "SDP: no connection manager: %s",
+			 strerror(errno));
+		return NULL;
+	}
+	ep = calloc(1, sizeof(*ep));
+	if (!ep) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ep->base = base;
+	ep->dev = dev;
+	ep->cfg = *cfg;
+	if (!ep->cfg.buf_size)
+		ep->cfg.buf_size = DEF_BUF;
+	if (ep->cfg.buf_size < SDP_BSDH_LEN + 64)
+		ep->cfg.buf_size = SDP_BSDH_LEN + 64;
+	if (!ep->cfg.rx_bufs)
+		ep->cfg.rx_bufs = DEF_RX;
+	if (!ep->cfg.tx_bufs)
+		ep->cfg.tx_bufs = DEF_TX;
+	if (!ep->cfg.max_conns)
+		ep->cfg.max_conns = DEF_CONNS;
+	ep->ops = *ops;
+	ep->arg = arg;
+	ep->cm_ev = event_new(base, fd, EV_READ | EV_PERSIST, cm_cb, ep);
+	if (!ep->cm_ev) {
+		free(ep);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	event_add(ep->cm_ev, NULL);
+	return ep;
+}
+
+void sdp_ep_free(struct sdp_ep *ep)
+{
+	unsigned int i;
+
+	if (!ep)
+		return;
+	while (ep->socks) {
+		struct sdp_sock *s = ep->socks;
+
+		if (s->st == S_CONNECTING && ep->ops.connected)
+			ep->ops.connected(ep->arg, s, s->ctx, ECONNABORTED);
+		sock_free(s);
+	}
+	for (i = 0; i < ep->nls; i++)
+		fab_cm_destroy(ep->ls[i].id);
+	event_free(ep->cm_ev);
+	free(ep);
+}
+
+int sdp_ep_listen(struct sdp_ep *ep, uint16_t port, char *err,
+		  size_t errlen)
+{
+	struct fab_cm_addr a;
+	struct listener *l;
+	unsigned int i;
+
+	for (i = 0; i < ep->nls; i++) {
+		if (ep->ls[i].port == port) {
+			ep->ls[i].refs++;
+			return 0;
+		}
+	}
+	if (ep->nls >= MAX_LISTEN) {
+		snprintf(err, errlen, "too many SDP ports listened on (%d)",
+			 MAX_LISTEN);
+		errno = ENOBUFS;
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.service_id = port ? SDP_SID(port) : SDP_SID_BASE;
+	a.service_mask = port ? FAB_CM_SID_EXACT : SDP_SID_MASK_PORT;
+	l = &ep->ls[ep->nls];
+	l->id = fab_cm_listen(ep->dev, &a, 0, NULL, err, errlen);
+	if (!l->id)
+		return -1;
+	l->port = port;
+	l->refs = 1;
+	ep->nls++;
+	return 0;
+}
+
+void sdp_ep_unlisten(struct sdp_ep *ep, uint16_t port)
+{
+	unsigned int i;
+
+	for (i = 0; i < ep->nls; i++) {
+		if (ep->ls[i].port != port)
+			continue;
+		if (--ep->ls[i].refs)
+			return;
+		fab_cm_destroy(ep->ls[i].id);
+		ep->ls[i] = ep->ls[--ep->nls];
+		return;
+	}
+}
+
+const struct sdp_sock_info *sdp_sock_info(const struct sdp_sock *s)
+{
+	return &s->info;
+}
+
+const struct sdp_ep_stats *sdp_ep_stats(const struct sdp_ep *ep)
+{
+	return &ep->st;
+}
+
+static const char *state_name(enum sock_state st)
+{
+	switch (st) {
+	case S_CONNECTING: return "connecting";
+	case S_ACCEPTING: return "accepting";
+	case S_UP: return "up";
+	case S_CLOSING: return "closing";
+	case S_ABORTING: return "aborting";
+	}
+	return "?";
+}
+
+size_t sdp_ep_report(const struct sdp_ep *ep, char *buf, size_t cap)
+{
+	const struct sdp_sock *s;
+	char la[INET6_ADDRSTRLEN], ra[INET6_ADDRSTRLEN];
+	size_t off = 0;
+	int n;
+
+	for (s = ep->socks; s && off < cap; s = s->next) {
+		inet_ntop(s->info.local.family ? s->info.local.family :
+			  AF_INET, s->info.local.raw, la, sizeof(la));
+		inet_ntop(s->info.remote.family ? s->info.remote.family :
+			  AF_INET, s->info.remote.raw, ra, sizeof(ra));
+		n = snprintf(buf + off, cap - off,
+			     "sdp %s %s:%u %s:%u %s credits %d posted %u "
+			     "inflight %u pending %u tx %llu rx %llu\n",
+			     s->passive ? "passive" : "active", la,
+			     s->info.lport, ra, s->info.rport,
+			     state_name(s->st), s->c.tx_credits,
+			     s->c.rx_posted, s->tx_inflight, s->pend_n,
+			     (unsigned long long)s->c.tx_bytes,
+			     (unsigned long long)s->c.rx_bytes);
+		if (n < 0)
+			break;
+		off += (size_t)n < cap - off ? (size_t)n : cap - off;
+	}
+	return off;
+}

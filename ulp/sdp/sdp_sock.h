@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * An SDP endpoint on a fabric port: listeners on SDP's service IDs
+ * (0x10000 | TCP port), connections made and taken through the CM with
+ * Hello / HelloAck, and each connection's byte stream spliced to a file
+ * descriptor: the host service's end of a program's unix socket pair
+ * (sdp_service.c), or a TCP socket (the gateway, which continues SDP as
+ * TCP).  Between the two, the buffer-copy data path of Annex A4 with
+ * credit flow control (sdp_conn.c) and back-pressure both ways: the fd is
+ * read only while the peer has buffers for us, and our receive buffers
+ * are reposted only once their bytes are written to the fd.
+ *
+ * Close and reset are carried across as TCP carries them:
+ *   end of file on the fd           -> DisConn (half-close), after the
+ *                                      data read before it
+ *   DisConn from the peer           -> shutdown(fd, SHUT_WR), after the
+ *                                      data that came before it
+ *   both DisConns                   -> the CM's DREQ, then the fd closed
+ *   AbortConn, a broken QP, a
+ *   protocol violation by the peer  -> the fd closed at once (a TCP fd
+ *                                      with SO_LINGER 0: the LAN side sees
+ *                                      a reset)
+ *   an error reading or writing the
+ *   fd (ECONNRESET, EPIPE)          -> AbortConn, then DREQ
+ *
+ * Runs on the caller's libevent loop.  The endpoint takes every CM event
+ * of its fab_dev: give it a dev of its own (fab_open the same spec and
+ * node once more), never one whose CM another user reads (IPoIB
+ * connected mode).
+ */
+#ifndef IBGW_SDP_SOCK_H
+#define IBGW_SDP_SOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf/counters.h"
+#include "fabric/fabric.h"
+#include "inet/addr.h"
+#include "ulp/sdp/sdp_conn.h"
+
+struct event_base;
+struct sdp_ep;
+struct sdp_sock;
+
+struct sdp_ep_cfg {
+	uint16_t pkey_index;		/* the partition of every QP */
+	uint32_t buf_size;		/* our receive buffers; 0: 64 KiB */
+	uint32_t rx_bufs;		/* posted per connection; 0: 16 */
+	uint32_t tx_bufs;		/* send slots per connection; 0: 16 */
+	unsigned int max_conns;		/* 0: 1024; more are refused */
+	unsigned int connect_timeout_ms;	/* 0: the CM's own */
+};
+
+/* Both ends of a connection as TCP names them. */
+struct sdp_sock_info {
+	struct inet_addr local, remote;
+	uint16_t lport, rport;
+	union fab_gid peer_gid;
+	uint32_t peer_qpn;
+};
+
+/* Counters of the endpoint; the names (sdp_ep_counters) are what reports
+ * and metrics print. */
+struct sdp_ep_stats {
+	uint64_t conns_active;		/* connections we made */
+	uint64_t conns_passive;		/* connections we took */
+	uint64_t conns_now;
+	uint64_t connect_failed;	/* ours refused, unreachable, timed out */
+	uint64_t rejected;		/* REQs we refused */
+	uint64_t bad_hello;		/* a Hello / HelloAck we could not use */
+	uint64_t tx_msgs, tx_bytes, rx_msgs, rx_bytes;
+	uint64_t credit_updates_tx, credit_updates_rx;
+	uint64_t disconn_tx, disconn_rx;
+	uint64_t aborts_tx, aborts_rx;
+	uint64_t qp_errors;		/* a completion with an error status */
+	uint64_t proto_errors[SDP_ERR_MAX];	/* peers aborted, by reason */
+};
+
+extern const struct counter_desc sdp_ep_counters[];
+
+struct sdp_ep_ops {
+	/*
+	 * A Hello for info->local:lport (the destination the peer asked
+	 * for) from info->remote:rport arrived on a port we listen on.
+	 * Return the fd to splice the connection to (the endpoint owns it
+	 * from then on and closes it at the end), or -1 with errno to refuse
+	 * it (a REJ).  The fd may still be connecting (a non-blocking TCP
+	 * connect): a failure then shows as an error on it, and the SDP peer
+	 * sees an abort.  *ctx is handed back to closed().
+	 */
+	int (*accept)(void *arg, const struct sdp_sock_info *info, void **ctx);
+	/* A connection made by sdp_ep_connect is up (err 0: the fd is
+	 * spliced now) or failed (err: ECONNREFUSED for a REJ, ETIMEDOUT,
+	 * EHOSTUNREACH, ECONNABORTED for a bad HelloAck, ...; the fd was
+	 * not touched and is the caller's again).  Optional. */
+	void (*connected)(void *arg, struct sdp_sock *s, void *ctx, int err);
+	/* A spliced connection is over and its fd closed.  Optional. */
+	void (*closed)(void *arg, struct sdp_sock *s, void *ctx);
+};
+
+/* NULL with errno and err: the CM's (EOPNOTSUPP: the provider has none). */
+struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
+			  const struct sdp_ep_cfg *cfg,
+			  const struct sdp_ep_ops *ops, void *arg, char *err,
+			  size_t errlen);
+/* Every connection is aborted, every fd closed, the listeners go. */
+void sdp_ep_free(struct sdp_ep *ep);
+
+/* Listen on SDP's service ID of port (0: every port, for a gateway).
+ * Several calls for one port share one CM listener; -1 with errno
+ * (EADDRINUSE from the CM, ENOMEM). */
+int sdp_ep_listen(struct sdp_ep *ep, uint16_t port, char *err,
+		  size_t errlen);
+void sdp_ep_unlisten(struct sdp_ep *ep, uint16_t port);
+
+/*
+ * Connect to SDP's service ID of info->rport at info->peer_gid (a LID of
+ * 0: the provider resolves it), with a Hello naming info->local:lport
+ * and info->remote:rport.  fd is spliced to the connection once it is
+ * up (ops->connected says when, or why not).  NULL with errno: ENOBUFS
+ * (max_conns), the CM's.
+ */
+struct sdp_sock *sdp_ep_connect(struct sdp_ep *ep,
+				const struct sdp_sock_info *info, int fd,
+				void *ctx, char *err, size_t errlen);
+/* Forget a connection before ops->connected: it is torn down, its fd
+ * left to the caller (not closed), no callback follows. */
+void sdp_sock_cancel(struct sdp_sock *s);
+
+const struct sdp_sock_info *sdp_sock_info(const struct sdp_sock *s);
+const struct sdp_ep_stats *sdp_ep_stats(const struct sdp_ep *ep);
+/* One line per connection ("sdp LOCAL:PORT REMOTE:PORT state ... credits
+ * N ...") into buf; returns the length. */
+size_t sdp_ep_report(const struct sdp_ep *ep, char *buf, size_t cap);
+
+#endif
