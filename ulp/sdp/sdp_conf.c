@@ -182,9 +182,10 @@ static int sdp_conf_endpoint(struct sdp_parse *p, char *s, struct sdp_rule *r)
 
 	/* "[ADDR]" then "/LEN" or nothing, then the ':' found above */
 	close = strchr(abuf, ']');
-	if (close[1] != '\0' && close[1] != '/')
-		return sdp_conf_fail(p, "bad address '%s' (after ']' only "
-				     "/LEN)", abuf);
+	if ((close[1] != '\0' && close[1] != '/') ||
+	    memchr(abuf, '/', (size_t)(close - abuf)) != NULL)
+		return sdp_conf_fail(p, "bad address '%s' ([ADDR]/LEN)",
+				     abuf);
 	memmove(close, close + 1, strlen(close + 1) + 1);
 	return sdp_conf_prefix(p, abuf + 1, AF_INET6, &r->addr);
 }
