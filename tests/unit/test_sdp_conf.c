@@ -216,6 +216,9 @@ static void test_log(void **state)
 		 "log destination syslog\n");
 	assert_int_equal(conf.log_dest, SDP_LOG_SYSLOG);
 	assert_int_equal(conf.log_level, 3);
+	parse_ok("log destination file /tmp/a\nlog destination stderr\n");
+	assert_int_equal(conf.log_dest, SDP_LOG_STDERR);
+	assert_string_equal(conf.log_file, "");
 }
 
 static void test_layout(void **state)

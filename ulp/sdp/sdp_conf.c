@@ -251,6 +251,7 @@ static int sdp_conf_log_dest(struct sdp_parse *p, char **f, size_t n,
 		return sdp_conf_fail(p, "missing stderr|syslog|file after "
 				     "'destination'");
 	d = f[++*i];
+	c->log_file[0] = '\0';		/* a later log line's wins whole */
 	if (strcmp(d, "stderr") == 0) {
 		c->log_dest = SDP_LOG_STDERR;
 	} else if (strcmp(d, "syslog") == 0) {
