@@ -101,6 +101,37 @@ TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
+# --- libibgw_preload.so: SDP sockets for unmodified TCP programs --------------
+# Position-independent objects of its own (in $(BUILD)/pic/), never the
+# sanitizers (an LD_PRELOAD library cannot bring ASan's runtime into a
+# program that lacks it); hidden by default, and the version script
+# exports the interposers alone.  sdp_mocksvc is the tests' stand-in for
+# the host's SDP service.
+PRELOAD_SO    := $(BUILD)/libibgw_preload.so
+PRELOAD_SRCS  := $(sort $(wildcard ulp/preload/*.c)) ulp/sdp/sdp_conf.c inet/addr.c
+PRELOAD_OBJS  := $(PRELOAD_SRCS:%.c=$(BUILD)/pic/%.o)
+PRELOAD_CFLAGS = $(filter-out $(SANFLAGS),$(CFLAGS)) -fPIC -fvisibility=hidden
+TOOLS += $(BUILD)/tests/sdp_mocksvc
+
+all: $(PRELOAD_SO)
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<
+
+$(PRELOAD_SO): $(PRELOAD_OBJS) ulp/preload/preload.map
+	$(CC) -shared -Wl,--version-script=ulp/preload/preload.map \
+		-Wl,-z,defs -o $@ $(PRELOAD_OBJS) -ldl -lpthread
+
+$(BUILD)/tests/sdp_mocksvc: $(BUILD)/tests/tools/sdp_mocksvc.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+.PHONY: install-preload
+install: install-preload
+install-preload: $(PRELOAD_SO)
+	install -d $(DESTDIR)$(PREFIX)/lib
+	install -m 0755 $(PRELOAD_SO) $(DESTDIR)$(PREFIX)/lib/libibgw_preload.so
+
 .PHONY: all check check-unit check-integration check-vm check-san deps install clean \
         bench fuzz demo
 all: $(PROGS) $(TOOLS) $(UNIT_TESTS)

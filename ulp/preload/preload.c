@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The interposers.  A TCP socket a rule sends to SDP is replaced, at
+ * connect or listen, by the unix socket the service returns (dup3 over
+ * the program's fd, its flags kept); everything the program does with it
+ * afterwards is the kernel's.  The fast paths of sockets that are not
+ * ours cost no system call beyond the real one, except connect and
+ * listen, which ask the socket what it is (three getsockopt calls).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ulp/preload/preload.h"
+
+#define ACCEPT_HEADER_MS	1000
+#define CONNECT_BOTH_MS		2000
+
+#define EXPORT __attribute__((visibility("default")))
+
+static void init(void)
+{
+	if (!preload_real.connect)
+		preload_real_init();
+}
+
+/* --- what a socket is ---------------------------------------------------- */
+
+static int sock_int(int fd, int opt)
+{
+	socklen_t len = sizeof(int);
+	int v;
+
+	if (preload_real.getsockopt(fd, SOL_SOCKET, opt, &v, &len) < 0)
+		return -1;
+	return v;
+}
+
+/* An AF_INET/AF_INET6 TCP stream socket: its family, else 0. */
+static int sock_tcp_family(int fd)
+{
+	int d = sock_int(fd, SO_DOMAIN);
+
+	if (d != AF_INET && d != AF_INET6)
+		return 0;
+	if (sock_int(fd, SO_TYPE) != SOCK_STREAM)
+		return 0;
+	if (sock_int(fd, SO_PROTOCOL) != IPPROTO_TCP)
+		return 0;
+	return d;
+}
+
+static int sun_is(const struct sockaddr_un *sun, socklen_t len,
+		  const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return sun->sun_family == AF_UNIX &&
+	       len >= offsetof(struct sockaddr_un, sun_path) + 1 + n &&
+	       sun->sun_path[0] == '\0' &&
+	       memcmp(sun->sun_path + 1, prefix, n) == 0;
+}
+
+enum preload_kind preload_kind(int fd)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+
+	if (preload_real.getpeername(fd, (struct sockaddr *)&sun, &len) == 0 &&
+	    sun_is(&sun, len, PRELOAD_STREAM_PREFIX))
+		return PRELOAD_STREAM;
+	len = sizeof(sun);
+	if (preload_real.getsockname(fd, (struct sockaddr *)&sun, &len) == 0 &&
+	    sun_is(&sun, len, PRELOAD_LISTEN_PREFIX) &&
+	    sock_int(fd, SO_ACCEPTCONN) == 1)
+		return PRELOAD_LISTENER;
+	return PRELOAD_NOT_OURS;
+}
+
+pid_t preload_listener_pid(int fd)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+	size_t n = strlen(PRELOAD_LISTEN_PREFIX);
+	char buf[sizeof(sun.sun_path)], *end;
+	long pid;
+
+	memset(&sun, 0, sizeof(sun));
+	if (preload_real.getsockname(fd, (struct sockaddr *)&sun, &len) < 0 ||
+	    !sun_is(&sun, len, PRELOAD_LISTEN_PREFIX))
+		return -1;
+	len -= (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	memcpy(buf, sun.sun_path + 1 + n, len);
+	buf[len] = '\0';
+	pid = strtol(buf, &end, 10);
+	if (end == buf || *end != '.' || pid <= 0)
+		return -1;
+	return (pid_t)pid;
+}
+
+static int is_loopback(const struct sockaddr *sa)
+{
+	const struct sockaddr_in *in = (const void *)sa;
+	const struct sockaddr_in6 *in6 = (const void *)sa;
+	const uint8_t *b;
+
+	if (sa->sa_family == AF_INET)
+		return (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	b = in6->sin6_addr.s6_addr;
+	if (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr))
+		return 1;
+	return IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) && b[12] == 127;
+}
+
+static int is_any(const struct sockaddr *sa)
+{
+	const struct sockaddr_in *in = (const void *)sa;
+	const struct sockaddr_in6 *in6 = (const void *)sa;
+
+	if (sa->sa_family == AF_INET)
+		return in->sin_addr.s_addr == htonl(INADDR_ANY);
+	return IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr);
+}
+
+static uint16_t sa_port(const struct sockaddr *sa)
+{
+	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+}
+
+static void addr_set(union sdp_ctl_addr *a, const struct sockaddr *sa)
+{
+	memset(a, 0, sizeof(*a));
+	if (sa->sa_family == AF_INET)
+		memcpy(&a->v4, sa, sizeof(a->v4));
+	else if (sa->sa_family == AF_INET6)
+		memcpy(&a->v6, sa, sizeof(a->v6));
+}
+
+static socklen_t addr_len(const union sdp_ctl_addr *a)
+{
+	return a->family == AF_INET ? sizeof(a->v4) :
+	       a->family == AF_INET6 ? sizeof(a->v6) : 0;
+}
+
+/* As the kernel does: copy at most *len bytes, *len the full size. */
+static void addr_out(struct sockaddr *out, socklen_t *len, const void *a,
+		     socklen_t alen)
+{
+	if (!out || !len)
+		return;
+	memcpy(out, a, *len < alen ? *len : alen);
+	*len = alen;
+}
+
+/*
+ * newfd replaces fd, keeping fd's FD_CLOEXEC and O_NONBLOCK.  The flags
+ * are read before, since dup3 closes the old socket.
+ */
+static int replace_fd(int fd, int newfd, int fl, int fdfl)
+{
+	int e;
+
+	if (dup3(newfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
+		e = errno;
+		close(newfd);
+		errno = e;
+		return -1;
+	}
+	close(newfd);
+	if ((fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	return 0;
+}
+
+static uint32_t connect_timeout(enum sdp_use use)
+{
+	const char *s = getenv("IBGW_SDP_TIMEOUT_MS");
+	char *end;
+	unsigned long v;
+
+	if (s && *s) {
+		v = strtoul(s, &end, 10);
+		if (!*end && v <= UINT32_MAX)
+			return (uint32_t)v;
+	}
+	return use == SDP_USE_BOTH ? CONNECT_BOTH_MS : 0;
+}
+
+/* --- connect ------------------------------------------------------------- */
+
+/* 0: fd is now an SDP connection; -1 with errno from the service. */
+static int connect_sdp(int fd, int family, const struct sockaddr *sa,
+		       enum sdp_use use)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+	int fl, fdfl, nfd;
+
+	fl = fcntl(fd, F_GETFL);
+	fdfl = fcntl(fd, F_GETFD);
+	if (fl < 0 || fdfl < 0)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	req.op = SDP_CTL_CONNECT;
+	if (preload_real.getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
+	    ss.ss_family == family &&
+	    (!is_any((struct sockaddr *)&ss) || sa_port((void *)&ss)))
+		addr_set(&req.local, (struct sockaddr *)&ss);
+	addr_set(&req.remote, sa);
+	req.timeout_ms = connect_timeout(use);
+	if (preload_ctl_call(&req, -1, &rep, &nfd) < 0)
+		return -1;
+	if (rep.err || nfd < 0) {
+		errno = rep.err ? rep.err : EPROTO;
+		return -1;
+	}
+	if (replace_fd(fd, nfd, fl, fdfl) < 0)
+		return -1;
+	preload_cache_put(fd, &rep.local, &rep.remote);
+	return 0;
+}
+
+EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	char dst[PRELOAD_SA_STRLEN];
+	enum sdp_use use;
+	int family, e;
+
+	init();
+	if (!sa || len < sizeof(struct sockaddr_in) ||
+	    (sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    (sa->sa_family == AF_INET6 && len < sizeof(struct sockaddr_in6)))
+		return preload_real.connect(fd, sa, len);
+	family = sock_tcp_family(fd);
+	if (!family) {
+		/* connect again on an SDP connection: as TCP answers */
+		if (sock_int(fd, SO_DOMAIN) == AF_UNIX &&
+		    preload_kind(fd) == PRELOAD_STREAM) {
+			errno = EISCONN;
+			return -1;
+		}
+		return preload_real.connect(fd, sa, len);
+	}
+	if (sa->sa_family != family || is_loopback(sa) || is_any(sa))
+		return preload_real.connect(fd, sa, len);
+	use = preload_policy(SDP_ROLE_CLIENT, sa);
+	if (use != SDP_USE_SDP && use != SDP_USE_BOTH)
+		return preload_real.connect(fd, sa, len);
+	preload_sa_str(sa, dst, sizeof(dst));
+	if (connect_sdp(fd, family, sa, use) == 0) {
+		preload_log(PRELOAD_LOG_INFO, "connect %s: SDP", dst);
+		return 0;
+	}
+	e = errno;
+	if (e == EINTR || use == SDP_USE_SDP) {
+		preload_log(PRELOAD_LOG_ERR, "connect %s: SDP: %s", dst,
+			    strerror(e));
+		errno = e;
+		return -1;
+	}
+	preload_log(PRELOAD_LOG_INFO, "connect %s: SDP: %s; TCP instead", dst,
+		    strerror(e));
+	return preload_real.connect(fd, sa, len);
+}
+
+/* --- listen -------------------------------------------------------------- */
+
+static int listen_sdp(int fd, const struct sockaddr *local, int backlog,
+		      enum sdp_use use)
+{
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+	int fl, fdfl, nfd;
+
+	fl = fcntl(fd, F_GETFL);
+	fdfl = fcntl(fd, F_GETFD);
+	if (fl < 0 || fdfl < 0)
+		return -1;
+	memset(&req, 0, sizeof(req));
+	req.op = SDP_CTL_LISTEN;
+	addr_set(&req.local, local);
+	req.backlog = backlog;
+	if (use == SDP_USE_BOTH)
+		req.flags = SDP_CTL_F_BOTH;
+	if (preload_ctl_call(&req, use == SDP_USE_BOTH ? fd : -1, &rep,
+			     &nfd) < 0)
+		return -1;
+	if (rep.err || nfd < 0) {
+		errno = rep.err ? rep.err : EPROTO;
+		return -1;
+	}
+	if (replace_fd(fd, nfd, fl, fdfl) < 0)
+		return -1;
+	preload_cache_put(fd, rep.local.family ? &rep.local : &req.local,
+			  NULL);
+	return 0;
+}
+
+EXPORT int listen(int fd, int backlog)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char a[PRELOAD_SA_STRLEN];
+	enum sdp_use use;
+	int family, e;
+
+	init();
+	family = sock_tcp_family(fd);
+	if (!family ||
+	    preload_real.getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
+	    is_loopback((struct sockaddr *)&ss))
+		return preload_real.listen(fd, backlog);
+	use = preload_policy(SDP_ROLE_SERVER, (struct sockaddr *)&ss);
+	if (use == SDP_USE_BOTH) {
+		/* TCP first: it binds an unbound socket, and its port is
+		 * the one SDP listens on too */
+		if (preload_real.listen(fd, backlog) < 0)
+			return -1;
+		len = sizeof(ss);
+		if (preload_real.getsockname(fd, (struct sockaddr *)&ss,
+					     &len) < 0)
+			return 0;
+	} else if (use != SDP_USE_SDP) {
+		return preload_real.listen(fd, backlog);
+	}
+	preload_sa_str((struct sockaddr *)&ss, a, sizeof(a));
+	if (listen_sdp(fd, (struct sockaddr *)&ss, backlog, use) == 0) {
+		preload_log(PRELOAD_LOG_INFO, "listen %s: SDP%s", a,
+			    use == SDP_USE_BOTH ? " and TCP" : "");
+		return 0;
+	}
+	e = errno;
+	if (use == SDP_USE_BOTH) {
+		preload_log(PRELOAD_LOG_INFO, "listen %s: SDP: %s; TCP only",
+			    a, strerror(e));
+		return 0;
+	}
+	preload_log(PRELOAD_LOG_ERR, "listen %s: SDP: %s", a, strerror(e));
+	errno = e;
+	return -1;
+}
+
+/* --- accept -------------------------------------------------------------- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The header the service writes first on an accepted stream, and the TCP
+ * socket that may come with it (*tcp, else -1).  0, or -1: not a
+ * connection to hand to the program.
+ */
+static int accept_header(int s, int cloexec, struct sdp_ctl_accept *h,
+			 int *tcp)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	int64_t deadline = now_ms() + ACCEPT_HEADER_MS;
+	size_t got = 0;
+	struct cmsghdr *cm;
+
+	*tcp = -1;
+	while (got < sizeof(*h)) {
+		struct iovec iov = { (char *)h + got, sizeof(*h) - got };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = c.buf,
+				     .msg_controllen = sizeof(c.buf) };
+		struct pollfd p = { .fd = s, .events = POLLIN };
+		int64_t left = deadline - now_ms();
+		ssize_t n;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			goto bad;
+		n = recvmsg(s, &mh, MSG_DONTWAIT | (cloexec ? MSG_CMSG_CLOEXEC
+							    : 0));
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0)
+			goto bad;
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			size_t i, k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int f;
+
+			if (cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (i = 0; i < k; i++) {
+				memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), 4);
+				if (*tcp < 0)
+					*tcp = f;
+				else
+					close(f);
+			}
+		}
+		got += (size_t)n;
+	}
+	if (h->magic != SDP_CTL_MAGIC)
+		goto bad;
+	if (h->kind == SDP_CTL_ACC_TCP && *tcp >= 0 &&
+	    sock_tcp_family(*tcp))
+		return 0;
+	if (h->kind == SDP_CTL_ACC_SDP && *tcp < 0 && addr_len(&h->remote))
+		return 0;
+bad:
+	if (*tcp >= 0)
+		close(*tcp);
+	*tcp = -1;
+	return -1;
+}
+
+static int peer_is(int s, pid_t pid)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	return preload_real.getsockopt(s, SOL_SOCKET, SO_PEERCRED, &uc,
+				       &len) == 0 && uc.pid == pid;
+}
+
+/*
+ * s, just accepted on one of our listeners: the connection to hand to the
+ * program (s itself, or the TCP socket that came on it), or -1 when s was
+ * a probe or not the service's (s is then closed).
+ */
+static int accept_conn(int s, pid_t svc, int flags, struct sockaddr *out,
+		       socklen_t *outlen)
+{
+	struct sdp_ctl_accept h;
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int tcp;
+
+	if (!peer_is(s, svc) ||
+	    accept_header(s, flags & SOCK_CLOEXEC, &h, &tcp) < 0) {
+		close(s);
+		return -1;
+	}
+	if (tcp < 0) {
+		preload_cache_put(s, &h.local, &h.remote);
+		addr_out(out, outlen, &h.remote, addr_len(&h.remote));
+		return s;
+	}
+	close(s);
+	if (preload_real.getpeername(tcp, (struct sockaddr *)&ss, &len) < 0 ||
+	    ((flags & SOCK_NONBLOCK) &&
+	     fcntl(tcp, F_SETFL, fcntl(tcp, F_GETFL) | O_NONBLOCK) < 0)) {
+		close(tcp);
+		return -1;
+	}
+	addr_out(out, outlen, &ss, len);
+	return tcp;
+}
+
+/*
+ * The real accept4 first, with the caller's flags, so that a TCP
+ * listener pays nothing; only a unix peer address makes us look at the
+ * listener's name.  A probe or a bad header is skipped: accept again (a
+ * non-blocking listener then says EAGAIN, as the kernel would).
+ */
+EXPORT int accept4(int fd, struct sockaddr *out, socklen_t *outlen,
+		   int flags)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	pid_t svc = 0;
+	int s;
+
+	init();
+	for (;;) {
+		len = sizeof(ss);
+		s = preload_real.accept4(fd, (struct sockaddr *)&ss, &len,
+					 flags);
+		if (s < 0)
+			return -1;
+		if (ss.ss_family == AF_UNIX && !svc)
+			svc = preload_listener_pid(fd);
+		if (ss.ss_family != AF_UNIX || svc < 0) {
+			addr_out(out, outlen, &ss, len);
+			return s;
+		}
+		s = accept_conn(s, svc, flags, out, outlen);
+		if (s >= 0)
+			return s;
+	}
+}
+
+EXPORT int accept(int fd, struct sockaddr *out, socklen_t *outlen)
+{
+	return accept4(fd, out, outlen, 0);
+}
+
+/* --- names --------------------------------------------------------------- */
+
+static int name_ours(int fd, struct sockaddr *out, socklen_t *outlen,
+		     int peer)
+{
+	struct preload_sock s;
+	union sdp_ctl_addr *a = peer ? &s.remote : &s.local;
+
+	if (preload_kind(fd) == PRELOAD_NOT_OURS || preload_cache_get(fd, &s))
+		return -1;
+	if (!addr_len(a)) {
+		errno = ENOTCONN;
+		return 1;
+	}
+	addr_out(out, outlen, a, addr_len(a));
+	return 0;
+}
+
+static int name_call(int fd, struct sockaddr *out, socklen_t *outlen,
+		     int peer)
+{
+	int (*real)(int, struct sockaddr *, socklen_t *);
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int rc;
+
+	init();
+	real = peer ? preload_real.getpeername : preload_real.getsockname;
+	if (!out || !outlen)
+		return real(fd, out, outlen);
+	rc = real(fd, (struct sockaddr *)&ss, &len);
+	if (rc == 0 && ss.ss_family == AF_UNIX) {
+		rc = name_ours(fd, out, outlen, peer);
+		if (rc >= 0)
+			return rc ? -1 : 0;
+		rc = 0;
+	}
+	if (rc == 0)
+		addr_out(out, outlen, &ss, len);
+	return rc;
+}
+
+EXPORT int getsockname(int fd, struct sockaddr *out, socklen_t *outlen)
+{
+	return name_call(fd, out, outlen, 0);
+}
+
+EXPORT int getpeername(int fd, struct sockaddr *out, socklen_t *outlen)
+{
+	return name_call(fd, out, outlen, 1);
+}
+
+/* --- options ------------------------------------------------------------- */
+
+static int ours_family(int fd)
+{
+	struct preload_sock s;
+
+	if (preload_kind(fd) == PRELOAD_NOT_OURS)
+		return 0;
+	if (preload_cache_get(fd, &s) == 0 && s.local.family)
+		return s.local.family;
+	return AF_INET;
+}
+
+static int opt_failed(int e)
+{
+	return e == EOPNOTSUPP || e == ENOPROTOOPT;
+}
+
+static int opt_level(int level)
+{
+	return level == IPPROTO_TCP || level == IPPROTO_IP ||
+	       level == IPPROTO_IPV6 || level == SOL_SOCKET;
+}
+
+static void opt_int(void *val, socklen_t *len, int v)
+{
+	if (*len >= sizeof(int)) {
+		memcpy(val, &v, sizeof(int));
+		*len = sizeof(int);
+	}
+}
+
+EXPORT int getsockopt(int fd, int level, int name, void *val,
+		      socklen_t *len)
+{
+	int rc, e, v, family;
+
+	init();
+	rc = preload_real.getsockopt(fd, level, name, val, len);
+	if (rc == 0) {
+		if (level != SOL_SOCKET || !val || !len ||
+		    *len < sizeof(int))
+			return 0;
+		memcpy(&v, val, sizeof(int));
+		if (name == SO_DOMAIN && v == AF_UNIX &&
+		    (family = ours_family(fd)))
+			opt_int(val, len, family);
+		else if (name == SO_PROTOCOL && v == 0 && ours_family(fd))
+			opt_int(val, len, IPPROTO_TCP);
+		return 0;
+	}
+	e = errno;
+	if (!opt_failed(e) || !opt_level(level) || !val || !len ||
+	    !ours_family(fd)) {
+		errno = e;
+		return -1;
+	}
+	if (level == IPPROTO_TCP && name == TCP_INFO) {
+		struct tcp_info ti;
+
+		memset(&ti, 0, sizeof(ti));
+		ti.tcpi_state = 1;	/* TCP_ESTABLISHED */
+		if (*len > sizeof(ti))
+			*len = sizeof(ti);
+		memcpy(val, &ti, *len);
+		return 0;
+	}
+	if (*len < sizeof(int)) {
+		errno = EINVAL;
+		return -1;
+	}
+	preload_cache_getopt(fd, level, name, &v);
+	memset(val, 0, *len);
+	opt_int(val, len, v);
+	return 0;
+}
+
+EXPORT int setsockopt(int fd, int level, int name, const void *val,
+		      socklen_t len)
+{
+	int e;
+
+	init();
+	if (preload_real.setsockopt(fd, level, name, val, len) == 0)
+		return 0;
+	e = errno;
+	if (!opt_failed(e) || !opt_level(level) || !val ||
+	    !ours_family(fd)) {
+		errno = e;
+		return -1;
+	}
+	preload_cache_setopt(fd, level, name, val, len);
+	return 0;
+}

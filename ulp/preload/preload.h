@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * libibgw_preload.so's private interfaces.  The preload gives unmodified
+ * TCP programs SDP sockets: an SDP socket is, for the program, one end of
+ * a SOCK_STREAM unix socket pair whose other end the host's SDP service
+ * holds (ulp/sdp/sdp_ctl.h), so every data-path call is the kernel's own
+ * and only connect, listen, accept, accept4, getsockname, getpeername,
+ * getsockopt and setsockopt are interposed (preload.c).
+ *
+ * Nearly stateless, so that fork, exec, dup and threads need nothing: the
+ * socket itself says what it is (its domain, its unix names), and the only
+ * state is a cache of the inet addresses and TCP options of our sockets
+ * (preload_cache.c), which an INFO request refills after exec.
+ *
+ * Nothing here may call an interposed function through the PLT: the real
+ * ones are in preload_real.
+ */
+#ifndef IBGW_PRELOAD_H
+#define IBGW_PRELOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "ulp/sdp/sdp_conf.h"
+#include "ulp/sdp/sdp_ctl.h"
+
+/* The service's names for its unix sockets (abstract): listeners it
+ * passes to programs, and its own ends of the stream pairs. */
+#define PRELOAD_LISTEN_PREFIX	"ibgw-sdp-l/"
+#define PRELOAD_STREAM_PREFIX	"ibgw-sdp-c/"
+
+/* preload_real.c: the next definitions (libc's), from dlsym(RTLD_NEXT). */
+struct preload_real {
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	int (*listen)(int, int);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	int (*getsockname)(int, struct sockaddr *, socklen_t *);
+	int (*getpeername)(int, struct sockaddr *, socklen_t *);
+	int (*getsockopt)(int, int, int, void *, socklen_t *);
+	int (*setsockopt)(int, int, int, const void *, socklen_t);
+};
+extern struct preload_real preload_real;
+void preload_real_init(void);
+
+/* preload_policy.c: libsdp.conf, read once, and the preload's log. */
+enum sdp_use preload_policy(enum sdp_role role, const struct sockaddr *sa);
+void preload_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *preload_sa_str(const struct sockaddr *sa, char *buf, size_t len);
+#define PRELOAD_SA_STRLEN	(INET6_ADDRSTRLEN + 10)
+/* Log levels, libsdp's: a line is written when its level >= min-level
+ * (default 9: errors only). */
+#define PRELOAD_LOG_DEBUG	1
+#define PRELOAD_LOG_INFO	3
+#define PRELOAD_LOG_WARN	6
+#define PRELOAD_LOG_ERR		9
+
+/* preload_ctl.c: one request to the service on a fresh SEQPACKET
+ * connection.  send_fd (-1: none) goes as SCM_RIGHTS; *recv_fd gets the
+ * reply's fd (-1 if none; recv_fd may be NULL).  0 with *rep filled (its
+ * err may be non-zero), or -1 with errno (EINTR when a signal interrupted
+ * the wait; the service cancels when the socket closes). */
+int preload_ctl_call(struct sdp_ctl_req *req, int send_fd,
+		     struct sdp_ctl_reply *rep, int *recv_fd);
+
+/* preload_cache.c: what the kernel cannot tell about our sockets, keyed
+ * by the socket's inode, so that dup and fork share it. */
+struct preload_sock {
+	union sdp_ctl_addr local, remote;
+};
+void preload_cache_put(int fd, const union sdp_ctl_addr *local,
+		       const union sdp_ctl_addr *remote);
+/* 0 with *s filled (from the cache or an INFO request), else -1. */
+int preload_cache_get(int fd, struct preload_sock *s);
+void preload_cache_setopt(int fd, int level, int name, const void *val,
+			  socklen_t len);
+/* The remembered value (an int option), or 0 if none; -1 if the option
+ * was never set. */
+int preload_cache_getopt(int fd, int level, int name, int *val);
+
+/* preload.c */
+enum preload_kind {
+	PRELOAD_NOT_OURS = 0,
+	PRELOAD_LISTENER,	/* a unix listener the service passed */
+	PRELOAD_STREAM,		/* an SDP connection */
+};
+enum preload_kind preload_kind(int fd);
+/* The service's pid from a listener's name, or -1. */
+pid_t preload_listener_pid(int fd);
+
+#endif

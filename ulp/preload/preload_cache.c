@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The inet addresses and TCP-level options of our sockets, which a unix
+ * socket cannot hold.  Keyed by the socket's (st_dev, st_ino), so every
+ * dup and every forked child finds the same entry; a small table with
+ * round-robin replacement, since a miss costs only an INFO request.  The
+ * lock is taken around fork so that a child never inherits it held.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ulp/preload/preload.h"
+
+#define CACHE_SIZE	512
+#define CACHE_OPTS	8
+
+struct cache_opt {
+	int level, name, val;
+};
+
+struct cache_entry {
+	dev_t dev;
+	ino_t ino;			/* 0: free */
+	struct preload_sock s;
+	struct cache_opt opt[CACHE_OPTS];
+	unsigned int nopt;
+};
+
+static struct cache_entry cache[CACHE_SIZE];
+static unsigned int cache_next;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+
+static void cache_prepare(void)
+{
+	pthread_mutex_lock(&cache_lock);
+}
+
+static void cache_release(void)
+{
+	pthread_mutex_unlock(&cache_lock);
+}
+
+static void cache_init(void)
+{
+	pthread_atfork(cache_prepare, cache_release, cache_release);
+}
+
+static int cache_key(int fd, struct stat *st)
+{
+	pthread_once(&cache_once, cache_init);
+	return fstat(fd, st);
+}
+
+/* With the lock held. */
+static struct cache_entry *cache_find(const struct stat *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < CACHE_SIZE; i++)
+		if (cache[i].ino == st->st_ino && cache[i].dev == st->st_dev)
+			return &cache[i];
+	return NULL;
+}
+
+static struct cache_entry *cache_slot(const struct stat *st)
+{
+	struct cache_entry *e = cache_find(st);
+
+	if (!e) {
+		e = &cache[cache_next++ % CACHE_SIZE];
+		memset(e, 0, sizeof(*e));
+		e->dev = st->st_dev;
+		e->ino = st->st_ino;
+	}
+	return e;
+}
+
+void preload_cache_put(int fd, const union sdp_ctl_addr *local,
+		       const union sdp_ctl_addr *remote)
+{
+	struct cache_entry *e;
+	struct stat st;
+
+	if (cache_key(fd, &st) < 0)
+		return;
+	pthread_mutex_lock(&cache_lock);
+	e = cache_slot(&st);
+	memset(&e->s, 0, sizeof(e->s));
+	if (local)
+		e->s.local = *local;
+	if (remote)
+		e->s.remote = *remote;
+	pthread_mutex_unlock(&cache_lock);
+}
+
+int preload_cache_get(int fd, struct preload_sock *s)
+{
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+	struct cache_entry *e;
+	struct stat st;
+	int found = 0;
+
+	if (cache_key(fd, &st) < 0)
+		return -1;
+	pthread_mutex_lock(&cache_lock);
+	e = cache_find(&st);
+	if (e && e->s.local.family) {
+		*s = e->s;
+		found = 1;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	if (found)
+		return 0;
+
+	memset(&req, 0, sizeof(req));
+	req.op = SDP_CTL_INFO;
+	req.ino = st.st_ino;
+	if (preload_ctl_call(&req, -1, &rep, NULL) < 0 || rep.err) {
+		errno = rep.err ? rep.err : errno;
+		return -1;
+	}
+	preload_cache_put(fd, &rep.local, &rep.remote);
+	s->local = rep.local;
+	s->remote = rep.remote;
+	return 0;
+}
+
+void preload_cache_setopt(int fd, int level, int name, const void *val,
+			  socklen_t len)
+{
+	struct cache_entry *e;
+	struct stat st;
+	unsigned int i;
+	int v = 0;
+
+	if (cache_key(fd, &st) < 0)
+		return;
+	memcpy(&v, val, len < sizeof(v) ? len : sizeof(v));
+	pthread_mutex_lock(&cache_lock);
+	e = cache_slot(&st);
+	for (i = 0; i < e->nopt; i++)
+		if (e->opt[i].level == level && e->opt[i].name == name)
+			break;
+	if (i < CACHE_OPTS) {
+		e->opt[i] = (struct cache_opt){ level, name, v };
+		if (i == e->nopt)
+			e->nopt++;
+	}
+	pthread_mutex_unlock(&cache_lock);
+}
+
+int preload_cache_getopt(int fd, int level, int name, int *val)
+{
+	struct cache_entry *e;
+	struct stat st;
+	unsigned int i;
+	int rc = -1;
+
+	*val = 0;
+	if (cache_key(fd, &st) < 0)
+		return -1;
+	pthread_mutex_lock(&cache_lock);
+	e = cache_find(&st);
+	for (i = 0; e && i < e->nopt; i++)
+		if (e->opt[i].level == level && e->opt[i].name == name) {
+			*val = e->opt[i].val;
+			rc = 0;
+		}
+	pthread_mutex_unlock(&cache_lock);
+	return rc;
+}

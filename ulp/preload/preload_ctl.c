@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The preload's side of ulp/sdp/sdp_ctl.h: one request, one reply, on a
+ * SEQPACKET connection of its own (so threads and forked children never
+ * share one), closed at once.  A signal interrupting the wait returns
+ * EINTR; closing the socket is what tells the service to cancel.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ulp/preload/preload.h"
+
+/* Beyond the service's own timeout: it answers ETIMEDOUT itself; this
+ * only bounds a service that stopped answering. */
+#define CTL_GRACE_MS	5000
+#define CTL_DEFAULT_MS	30000
+
+static atomic_uint ctl_next_id;
+
+static socklen_t ctl_addr(struct sockaddr_un *sun)
+{
+	const char *env = getenv(SDP_CTL_ENV);
+	const char *name = SDP_CTL_NAME;
+	int abstract = 1;
+	size_t n;
+
+	if (env && *env) {
+		abstract = env[0] == '@';
+		name = abstract ? env + 1 : env;
+	}
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	n = strnlen(name, sizeof(sun->sun_path) - 1);
+	memcpy(sun->sun_path + abstract, name, n);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + abstract +
+			   n + !abstract);
+}
+
+static int ctl_open(uint32_t timeout_ms)
+{
+	struct sockaddr_un sun;
+	socklen_t len = ctl_addr(&sun);
+	uint32_t ms = timeout_ms ? timeout_ms + CTL_GRACE_MS : CTL_DEFAULT_MS;
+	struct timeval tv = { .tv_sec = ms / 1000,
+			      .tv_usec = (ms % 1000) * 1000 };
+	int s, e;
+
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	if (preload_real.setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv,
+				    sizeof(tv)) < 0 ||
+	    preload_real.connect(s, (struct sockaddr *)&sun, len) < 0) {
+		e = errno;
+		close(s);
+		errno = e;
+		return -1;
+	}
+	return s;
+}
+
+static int ctl_send(int s, const struct sdp_ctl_req *req, int send_fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { .iov_base = (void *)req, .iov_len = sizeof(*req) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (send_fd >= 0) {
+		memset(&c, 0, sizeof(c));
+		mh.msg_control = c.buf;
+		mh.msg_controllen = sizeof(c.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &send_fd, sizeof(int));
+	}
+	if (sendmsg(s, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(*req))
+		return -1;
+	return 0;
+}
+
+/* Every fd that came is closed but the first, which goes to *fd. */
+static void ctl_take_fds(struct msghdr *mh, int *fd)
+{
+	struct cmsghdr *cm;
+	size_t i, n;
+	int f;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(f));
+			if (*fd < 0)
+				*fd = f;
+			else
+				close(f);
+		}
+	}
+}
+
+static int ctl_recv(int s, struct sdp_ctl_reply *rep, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = c.buf,
+			     .msg_controllen = sizeof(c.buf) };
+	ssize_t n;
+
+	*fd = -1;
+	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			errno = ETIMEDOUT;
+		return -1;
+	}
+	ctl_take_fds(&mh, fd);
+	if (n != (ssize_t)sizeof(*rep) || (mh.msg_flags & MSG_TRUNC)) {
+		errno = n == 0 ? ECONNRESET : EPROTO;
+		goto bad;
+	}
+	return 0;
+bad:
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return -1;
+}
+
+int preload_ctl_call(struct sdp_ctl_req *req, int send_fd,
+		     struct sdp_ctl_reply *rep, int *recv_fd)
+{
+	int s, fd = -1, e;
+
+	req->magic = SDP_CTL_MAGIC;
+	req->id = atomic_fetch_add(&ctl_next_id, 1) + 1;
+	strncpy(req->program, program_invocation_short_name,
+		sizeof(req->program) - 1);
+	s = ctl_open(req->timeout_ms);
+	if (s < 0)
+		return -1;
+	if (ctl_send(s, req, send_fd) < 0 || ctl_recv(s, rep, &fd) < 0)
+		goto fail;
+	if (rep->magic != SDP_CTL_MAGIC || rep->id != req->id) {
+		errno = EPROTO;
+		goto fail;
+	}
+	close(s);
+	if (rep->err || !recv_fd) {
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	if (recv_fd)
+		*recv_fd = fd;
+	return 0;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	close(s);
+	errno = e;
+	return -1;
+}

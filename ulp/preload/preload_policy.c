@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Which sockets to redirect: libsdp.conf (LIBSDP_CONFIG_FILE, else
+ * /etc/libsdp.conf), read once at first use.  No file: every TCP socket
+ * is 'both'.  A file: its rules, a socket no rule matches is left alone.
+ * A bad file: one line on stderr and every socket TCP, so that the
+ * program runs on.  Its 'log' line directs the preload's own lines.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "ulp/preload/preload.h"
+
+#define POLICY_DEFAULT_FILE	"/etc/libsdp.conf"
+#define POLICY_FILE_MAX		(1 << 20)
+#define POLICY_LOG_DEFAULT	9
+
+enum policy_mode {
+	POLICY_ALL_BOTH,	/* no file */
+	POLICY_RULES,
+	POLICY_ALL_TCP,		/* a bad file */
+};
+
+static enum policy_mode policy_mode;
+static struct sdp_conf policy_conf;
+static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
+
+/* The whole file, NUL-terminated, or NULL with errno (ENOENT: none). */
+static char *policy_read(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	ssize_t r;
+	int fd, e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(POLICY_FILE_MAX + 1);
+	if (!buf)
+		goto fail;
+	while (n < POLICY_FILE_MAX) {
+		r = read(fd, buf + n, POLICY_FILE_MAX - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+fail:
+	e = errno;
+	free(buf);
+	close(fd);
+	errno = e;
+	return NULL;
+}
+
+static void policy_load(void)
+{
+	const char *path = getenv("LIBSDP_CONFIG_FILE");
+	unsigned int line = 0;
+	char err[160] = "";
+	size_t len = 0;
+	char *text;
+
+	if (!path || !*path)
+		path = POLICY_DEFAULT_FILE;
+	text = policy_read(path, &len);
+	if (!text) {
+		if (errno == ENOENT) {
+			policy_mode = POLICY_ALL_BOTH;
+			return;
+		}
+		fprintf(stderr, "libibgw_preload: %s: %s; using TCP only\n",
+			path, strerror(errno));
+		policy_mode = POLICY_ALL_TCP;
+		return;
+	}
+	if (sdp_conf_parse(&policy_conf, text, len, &line, err,
+			   sizeof(err)) < 0) {
+		fprintf(stderr, "libibgw_preload: %s:%u: %s; using TCP only\n",
+			path, line, err);
+		memset(&policy_conf, 0, sizeof(policy_conf));
+		policy_mode = POLICY_ALL_TCP;
+	} else {
+		policy_mode = POLICY_RULES;
+	}
+	free(text);
+}
+
+static int policy_inet(const struct sockaddr *sa, struct inet_addr *a,
+		       uint16_t *port)
+{
+	const struct sockaddr_in *in = (const void *)sa;
+	const struct sockaddr_in6 *in6 = (const void *)sa;
+
+	if (sa->sa_family == AF_INET) {
+		inet_addr_v4(a, &in->sin_addr);
+		*port = ntohs(in->sin_port);
+	} else if (sa->sa_family == AF_INET6) {
+		inet_addr_v6(a, &in6->sin6_addr);
+		*port = ntohs(in6->sin6_port);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+enum sdp_use preload_policy(enum sdp_role role, const struct sockaddr *sa)
+{
+	struct inet_addr a;
+	uint16_t port;
+
+	pthread_once(&policy_once, policy_load);
+	switch (policy_mode) {
+	case POLICY_ALL_BOTH:
+		return SDP_USE_BOTH;
+	case POLICY_ALL_TCP:
+		return SDP_USE_TCP;
+	case POLICY_RULES:
+		break;
+	}
+	if (policy_inet(sa, &a, &port) < 0)
+		return SDP_USE_NONE;
+	return sdp_conf_match(&policy_conf, role,
+			      program_invocation_short_name, &a, port, NULL);
+}
+
+const char *preload_sa_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	const struct sockaddr_in *in = (const void *)sa;
+	const struct sockaddr_in6 *in6 = (const void *)sa;
+	char a[INET6_ADDRSTRLEN];
+
+	if (sa->sa_family == AF_INET)
+		snprintf(buf, len, "%s:%u",
+			 inet_ntop(AF_INET, &in->sin_addr, a, sizeof(a)),
+			 ntohs(in->sin_port));
+	else if (sa->sa_family == AF_INET6)
+		snprintf(buf, len, "[%s]:%u",
+			 inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof(a)),
+			 ntohs(in6->sin6_port));
+	else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* One line, written with a single write(2) so that processes sharing the
+ * destination do not interleave within a line. */
+static void policy_write(int fd, const char *line, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, line, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		line += r;
+		n -= (size_t)r;
+	}
+}
+
+void preload_log(int level, const char *fmt, ...)
+{
+	int min, e = errno, fd;
+	char line[512];
+	va_list ap;
+	int n;
+
+	pthread_once(&policy_once, policy_load);
+	if (policy_mode != POLICY_RULES || policy_conf.log_dest == SDP_LOG_NONE)
+		goto out;
+	min = policy_conf.log_level ? policy_conf.log_level
+				    : POLICY_LOG_DEFAULT;
+	if (level < min)
+		goto out;
+	n = snprintf(line, sizeof(line), "libibgw_preload[%d] %s: ",
+		     (int)getpid(), program_invocation_short_name);
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (policy_conf.log_dest == SDP_LOG_SYSLOG) {
+		syslog(level >= PRELOAD_LOG_ERR ? LOG_ERR : LOG_INFO, "%s",
+		       line);
+		goto out;
+	}
+	strcat(line, "\n");
+	if (policy_conf.log_dest == SDP_LOG_STDERR) {
+		policy_write(STDERR_FILENO, line, strlen(line));
+		goto out;
+	}
+	fd = open(policy_conf.log_file, O_WRONLY | O_APPEND | O_CREAT |
+		  O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		policy_write(fd, line, strlen(line));
+		close(fd);
+	}
+out:
+	errno = e;
+}

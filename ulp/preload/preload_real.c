@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The real socket calls, resolved with dlsym(RTLD_NEXT) in the constructor
+ * (and again on first use, for a call made from another library's
+ * constructor before ours ran).  Nothing else happens at load time.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include "ulp/preload/preload.h"
+
+struct preload_real preload_real;
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+static void real_resolve(void)
+{
+	struct preload_real *r = &preload_real;
+
+	*(void **)&r->connect = dlsym(RTLD_NEXT, "connect");
+	*(void **)&r->listen = dlsym(RTLD_NEXT, "listen");
+	*(void **)&r->accept4 = dlsym(RTLD_NEXT, "accept4");
+	*(void **)&r->getsockname = dlsym(RTLD_NEXT, "getsockname");
+	*(void **)&r->getpeername = dlsym(RTLD_NEXT, "getpeername");
+	*(void **)&r->getsockopt = dlsym(RTLD_NEXT, "getsockopt");
+	*(void **)&r->setsockopt = dlsym(RTLD_NEXT, "setsockopt");
+}
+
+void preload_real_init(void)
+{
+	pthread_once(&real_once, real_resolve);
+}
+
+__attribute__((constructor)) static void real_ctor(void)
+{
+	preload_real_init();
+}
