@@ -33,6 +33,12 @@
  *           bound) and a listening SOCK_STREAM unix socket as
  *           SCM_RIGHTS.  EADDRINUSE when a live SDP listener has the
  *           port.
+ *  RELEASE  req.local: a bind to it failed with EADDRINUSE.  The
+ *           service holds the TCP listener of a 'both' listen after the
+ *           program closed its end (it learns that lazily): it checks
+ *           its listeners of that port and lets go of those no program
+ *           holds any more.  err 0: one was let go, bind again;
+ *           EADDRINUSE: a live one (or none) has it.
  *  INFO     req.ino: the inode of an fd (fstat) that may be one of the
  *           service's stream ends (after exec the preload knows
  *           nothing).  Reply err 0 with local/remote, or ENOENT.
@@ -62,6 +68,7 @@ enum sdp_ctl_op {
 	SDP_CTL_CONNECT = 1,
 	SDP_CTL_LISTEN = 2,
 	SDP_CTL_INFO = 3,
+	SDP_CTL_RELEASE = 4,
 };
 
 #define SDP_CTL_F_BOTH		0x1	/* LISTEN: a TCP listener passed */

@@ -630,6 +630,32 @@ fail:
 	conn_free(c);
 }
 
+/* A bind to req.local failed: let go of the port if only a dead
+ * listener of ours holds it. */
+static void do_release(struct svc_conn *c)
+{
+	struct svc_listener *o, *next;
+	struct inet_addr a;
+	uint16_t port = 0;
+	int freed = 0;
+
+	if (from_ctl(&c->req.local, &a, &port) < 0 || !port) {
+		reply(c, EINVAL, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	for (o = c->sv->listeners; o; o = next) {
+		next = o->next;
+		if (o->port != port || listener_alive(o))
+			continue;
+		c->sv->st.stale_listeners++;
+		listener_free(o);
+		freed = 1;
+	}
+	reply(c, freed ? 0 : EADDRINUSE, NULL, 0, NULL, 0, -1);
+	conn_free(c);
+}
+
 /* ---- the endpoint's callbacks -------------------------------------------- */
 
 static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
@@ -821,6 +847,11 @@ static void req_cb(evutil_socket_t fd, short what, void *arg)
 		if (passed >= 0)
 			close(passed);
 		do_info(c);
+		return;
+	case SDP_CTL_RELEASE:
+		if (passed >= 0)
+			close(passed);
+		do_release(c);
 		return;
 	default:
 		if (passed >= 0)
