@@ -97,7 +97,7 @@ PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd 
          $(BUILD)/ibgwctl
 TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
          $(BUILD)/tests/bench_sa $(BUILD)/tests/nltest $(BUILD)/tests/bench_gw \
-         $(BUILD)/tests/madtest $(BUILD)/tests/rctest
+         $(BUILD)/tests/madtest $(BUILD)/tests/rctest $(BUILD)/tests/sdptest
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -177,6 +177,9 @@ $(BUILD)/tests/fabtest: $(BUILD)/tests/tools/fabtest.o $(BUILD)/tests/tools/tool
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/rctest: $(BUILD)/tests/tools/rctest.o $(DAEMON_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+$(BUILD)/tests/sdptest: $(BUILD)/tests/tools/sdptest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 $(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(DAEMON_LIBS)
