@@ -126,7 +126,8 @@ uint32_t sdp_conn_tx_room(const struct sdp_conn *c);
  * EMSGSIZE over tx_size, EPIPE Data or DisConn after our DisConn or an
  * abort (a credit-only update, Data of 0 bytes, still goes after our
  * DisConn: the peer may still be sending), EINVAL another mid than Data,
- * DisConn, Abort, ChRcvBufAck (or a payload but ChRcvBufAck's 4 bytes).
+ * DisConn, Abort, ChRcvBufAck (or DisConn/Abort with a payload,
+ * ChRcvBufAck without exactly its 4).
  */
 int sdp_conn_tx(struct sdp_conn *c, uint8_t *buf, uint8_t mid,
 		uint8_t flags, uint32_t payload_len);
@@ -134,7 +135,8 @@ int sdp_conn_tx(struct sdp_conn *c, uint8_t *buf, uint8_t mid,
  * have posted a good many more buffers than the peer knows of (at least
  * twice what it knows of), or any more once what it knows of is down to
  * SDP_CREDIT_RESERVE (it can send no Data then; without this a receiver
- * of fewer than 2 * SDP_CREDIT_RESERVE buffers stalls), and we have a credit for it. */
+ * of fewer than 2 * SDP_CREDIT_RESERVE buffers stalls), and we have a
+ * credit for it. */
 int sdp_conn_want_update(const struct sdp_conn *c);
 /* Both DisConns have passed: time for the CM's disconnect (DREQ). */
 int sdp_conn_closed(const struct sdp_conn *c);
