@@ -246,8 +246,9 @@ int sdp_conn_tx(struct sdp_conn *c, uint8_t *buf, uint8_t mid,
  * The peer knows of view buffers; we have rx_posted.  An update is worth
  * a message when we have at least twice what it knows of.  And when its
  * view is down to the reserve it can send no Data at all: then any
- * buffer more is worth telling, or a receiver with fewer than
- * 2 * (SDP_CREDIT_RESERVE + 1) buffers would stall the stream for good.
+ * buffer more is worth telling, or a receiver of fewer than
+ * 2 * SDP_CREDIT_RESERVE buffers would stall the stream for good (the
+ * writer stops at a view of the reserve, the reader waits for twice it).
  */
 int sdp_conn_want_update(const struct sdp_conn *c)
 {

@@ -50,8 +50,10 @@ enum sdp_err {
 				 * buffers than our messages in flight, or
 				 * sent more than we had advertised */
 	SDP_ERR_LEN,		/* "bad_len": larger than our buffers */
-	SDP_ERR_AFTER_DISCONN,	/* "data_after_disconn": Data or DisConn
-				 * after its DisConn */
+	SDP_ERR_AFTER_DISCONN,	/* "data_after_disconn": Data with a
+				 * payload or DisConn after its DisConn
+				 * or AbortConn (a credit-only update may
+				 * still come: we may still be sending) */
 	SDP_ERR_MAX
 };
 const char *sdp_err_name(enum sdp_err e);
@@ -122,13 +124,19 @@ uint32_t sdp_conn_tx_room(const struct sdp_conn *c);
  * next mseq and a credit.  Returns the message's length, or -1: EAGAIN
  * without a credit (Data needs more than the reserve, others one),
  * EMSGSIZE over tx_size, EPIPE Data or DisConn after our DisConn or an
- * abort, EINVAL another mid than Data, DisConn, Abort, ChRcvBufAck.
+ * abort (a credit-only update, Data of 0 bytes, still goes after our
+ * DisConn: the peer may still be sending), EINVAL another mid than Data,
+ * DisConn, Abort, ChRcvBufAck (or DisConn/Abort with a payload,
+ * ChRcvBufAck without exactly its 4).
  */
 int sdp_conn_tx(struct sdp_conn *c, uint8_t *buf, uint8_t mid,
 		uint8_t flags, uint32_t payload_len);
 /* 1 when a credit-only update (an empty Data message) should go: we
  * have posted a good many more buffers than the peer knows of (at least
- * half of them), and it has credit to spare for it. */
+ * twice what it knows of), or any more once what it knows of is down to
+ * SDP_CREDIT_RESERVE (it can send no Data then; without this a receiver
+ * of fewer than 2 * SDP_CREDIT_RESERVE buffers stalls), and we have a
+ * credit for it. */
 int sdp_conn_want_update(const struct sdp_conn *c);
 /* Both DisConns have passed: time for the CM's disconnect (DREQ). */
 int sdp_conn_closed(const struct sdp_conn *c);

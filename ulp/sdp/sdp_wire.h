@@ -87,9 +87,9 @@ struct sdp_hello {
 
 /* HelloAck: the passive side's REP private data. */
 struct sdp_hello_ack {
-	struct sdp_bsdh bsdh;		/* mid HELLO_ACK, len 196? see .c */
+	struct sdp_bsdh bsdh;		/* mid HELLO_ACK, len 196 (.c) */
 	uint8_t majv_minv;
-	uint8_t ipv;
+	uint8_t ipv;			/* 4, 6, or 0 as OFED sends */
 	uint8_t caps;
 	uint8_t ext_max_adverts;
 	uint32_t actrcvsz;		/* the passive side's buffer size */
