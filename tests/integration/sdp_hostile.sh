@@ -1,0 +1,103 @@
+#!/bin/bash
+# Hostile SDP peers against an IB host's SDP service (issue 14, item 8).
+# h2 runs a preloaded socat server that appends what it receives to a
+# file; sdptest, a peer that breaks the rules on purpose, connects from
+# another node of the fabric and, after one good message, sends:
+#   a Hello with a bad version, IP version or max_adverts (refused: REJ,
+#   counted bad_hello), a message out of sequence, an unknown MID, a
+#   zero-copy MID we never offered, an ack of messages never sent, a BSDH
+#   length that is not the message's, data after its DisConn, and a lie
+#   about its buffers.
+# Each must abort the connection (AbortConn or DREQ), be counted under
+# its reason, hand the program nothing after the good message, and leave
+# the service serving: a well-behaved peer and a preloaded socat client
+# then get through, and a last SIGUSR1 report shows ipoibd alive.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+command -v socat >/dev/null || fail "socat not installed (make deps)"
+PRE=$BIN/libibgw_preload.so
+ST=$BIN/tests/sdptest
+start_fabric
+
+host() {	# NAME ADDR
+	ns_add "$1"
+	ns_bg "${1}_PID" "$1" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$1" \
+		-i ib0 --address "$2" >"$T/$1.log" 2>&1
+	local i
+	for i in $(seq 1 100); do
+		grep -q "ready:" "$T/$1.log" && return 0
+		sleep 0.05
+	done
+	cat "$T/$1.log"
+	fail "ipoibd $1 did not become ready"
+}
+host h1 10.1.0.1/24
+host h2 10.1.0.2/24
+# h2's port GID: the last 16 bytes of its 20-byte link address
+gid=$(sed -n 's/^.*ready: .* address \([0-9a-f:]*\).*/\1/p' "$T/h2.log" |
+	head -n1 | cut -d: -f5- | tr -d : |
+	sed 's/\(....\)/\1:/g; s/:$//')
+[ -n "$gid" ] || fail "no GID for h2"
+
+ns_bg SRV h2 env LD_PRELOAD="$PRE" socat -u TCP-LISTEN:7100,fork,reuseaddr \
+	OPEN:"$T/got",creat,append
+sleep 0.5
+
+stat_of() {	# HOST NAME
+	kill -USR1 "$(eval echo \$${1}_PID)"
+	sleep 0.3
+	sed -n "s/.*stats $2 \\([0-9]*\\)\$/\\1/p" "$T/$1.log" | tail -n1
+}
+
+hostile() {	# CASE COUNTER WANT
+	local before after out
+	before=$(stat_of h2 "$2")
+	out=$("$ST" --fabric "soft:$SOCK" --node evil --gid "$gid" --port 7100 \
+		--src 10.1.0.9 --dst 10.1.0.2 --wait 5 "$1" 2>&1)
+	[ "$out" = "$3" ] || fail "$1: the victim did '$out', not '$3'"
+	after=$(stat_of h2 "$2")
+	[ "${after:-0}" -gt "${before:-0}" ] ||
+		fail "$1: $2 stayed at ${after:-none}"
+	kill -0 "$h2_PID" 2>/dev/null || fail "$1: ipoibd h2 died"
+	ok "$1: $3, $2 $before -> $after"
+}
+
+hostile hello-version sdp.bad_hello "rejected reason 28"
+hostile hello-ipv sdp.bad_hello "rejected reason 28"
+hostile hello-adverts sdp.bad_hello "rejected reason 28"
+hostile bad-mseq sdp.proto_error.bad_mseq aborted
+hostile bad-mid sdp.proto_error.bad_mid aborted
+hostile zcopy-mid sdp.proto_error.bad_mid aborted
+hostile ack-beyond sdp.proto_error.bad_ack aborted
+hostile bad-len sdp.proto_error.bad_header aborted
+hostile after-disconn sdp.proto_error.data_after_disconn aborted
+hostile credit-lie sdp.proto_error.bad_credits aborted
+
+sleep 0.5
+# nothing after a violation reached the program; each good message did
+if grep -qx -e bad -e "g*lie" "$T/got" || grep -q "bad$" "$T/got"; then
+	cat "$T/got"
+	fail "data sent after a violation reached the program"
+fi
+for c in bad-mseq bad-mid zcopy-mid ack-beyond bad-len after-disconn \
+	credit-lie; do
+	grep -q "^good:$c\$" "$T/got" || { cat "$T/got"; fail "good:$c missing"; }
+done
+ok "the program got each good message and nothing sent after a violation"
+
+# still serving: a correct peer, then a preloaded client
+out=$("$ST" --fabric "soft:$SOCK" --node evil --gid "$gid" --port 7100 \
+	--src 10.1.0.9 --dst 10.1.0.2 --bytes 300000 data 2>&1)
+[ "$out" = closed ] || fail "a correct peer after the hostile ones: $out"
+head -c 200000 /dev/urandom >"$T/data"
+: >"$T/got"
+sleep 0.3
+ns h1 env LD_PRELOAD="$PRE" socat -u OPEN:"$T/data" TCP:10.1.0.2:7100 ||
+	fail "preloaded socat to h2 after the hostile peers"
+for i in $(seq 1 50); do
+	[ "$(stat -c %s "$T/got")" -ge 200000 ] && break
+	sleep 0.1
+done
+cmp -s "$T/data" "$T/got" || fail "the transfer after the hostile peers differs"
+conns=$(stat_of h2 sdp.conns_passive)
+ok "h2 still serves SDP: a correct peer, then 200000 bytes by preloaded socat ($conns connections taken)"
