@@ -42,9 +42,10 @@ struct gconn {
 	struct event *ev;		/* connect watch, or resolve timer */
 	struct sdp_sock *s;
 	const struct gw_sdp_export *x;	/* exports only */
-	struct inet_addr client;
-	uint16_t cport;
+	struct inet_addr client;	/* the LAN end: an export's client, */
+	uint16_t cport;			/* a terminated connection's server */
 	unsigned int tries;
+	int tcp_seen;			/* the connect watch ran */
 };
 
 struct export_listener {
@@ -246,24 +247,25 @@ static int tcp_connect(const struct inet_addr *dst, uint16_t port)
 	return fd;
 }
 
-/* The TCP connect is over: a failure is counted (the endpoint sees the
- * error on the fd and aborts the SDP side). */
+/* The TCP connect is over: a failure is counted.  Its state, not
+ * SO_ERROR: reading that would clear the error the endpoint must see on
+ * the fd (it aborts the SDP side then; without it, only an end of file). */
 static void connect_watch_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct gconn *c = arg;
 	char a[INET_ADDR_STRLEN];
-	socklen_t sl = sizeof(int);
-	int e = 0;
+	struct tcp_info ti;
+	socklen_t sl = sizeof(ti);
 
 	(void)what;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &sl) < 0)
-		e = errno;
-	if (!e)
+	c->tcp_seen = 1;
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &sl) < 0 ||
+	    ti.tcpi_state != TCP_CLOSE)
 		return;
 	c->g->st.tcp_connect_failed++;
-	log_debug("sdp: TCP to %s:%u: %s",
-		  inet_addr_str(&c->client, a, sizeof(a)), c->cport,
-		  strerror(e));
+	log_debug("sdp: TCP to %s:%u failed",
+		  inet_addr_str(&c->client, a, sizeof(a)), c->cport);
 }
 
 static int on_accept(void *arg, const struct sdp_sock_info *info,
@@ -458,6 +460,10 @@ static void on_closed(void *arg, struct sdp_sock *s, void *ctx)
 	(void)s;
 	if (!c)
 		return;
+	/* the endpoint saw the failed connect first and closed the fd
+	 * before the watch could run */
+	if (!c->x && !c->tcp_seen)
+		g->st.tcp_connect_failed++;
 	if (g->st.conns_now)
 		g->st.conns_now--;
 	conn_unlink_free(c);	/* the endpoint closed the fd */

@@ -215,6 +215,12 @@ suite() {
 	P "$ib" python3 "$T/reset_client.py" "$ip" 7002 >"$T/reset.out" 2>&1 || { cat "$T/reset.out"; fail "$mode: LAN reset not seen by the IB program"; }
 	ok "$mode: the LAN server's reset seen by the IB program ($(cat "$T/reset.out"))"
 
+	# nobody listening on the LAN: the IB program gets an error
+	t1=$(sdpc "$part" tcp_connect_failed)
+	P "$ib" curl -s -m 10 -o /dev/null "http://$ip:7999/" && fail "$mode: curl to a closed LAN port succeeded"
+	[ "$(sdpc "$part" tcp_connect_failed)" -gt "$t1" ] || fail "$mode: tcp_connect_failed not counted"
+	ok "$mode: a closed LAN port fails the IB program (tcp_connect_failed)"
+
 	# a destination on the gateway itself is not the gateway's to terminate
 	t1=$(sdpc "$part" refused_local)
 	P "$ib" curl -s -m 5 -o /dev/null "http://$gwip:9/" 2>/dev/null
