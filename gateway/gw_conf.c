@@ -40,6 +40,10 @@ static const struct conf_key_desc partition_keys[] = {
 	{ .name = "mss_clamp", .type = CONF_BOOL, .def = "yes" },
 	{ .name = "ipoib_mode", .type = CONF_ENUM, .words = ipoib_modes,
 	  .def = "datagram" },
+	{ .name = "sdp", .type = CONF_BOOL, .def = "off" },
+	{ .name = "sdp_max_conns", .type = CONF_UINT, .def = "1024",
+	  .umin = 1, .umax = 65536 },
+	{ .name = "sdp_exports", .type = CONF_STRING },
 	{ .name = NULL },
 };
 
@@ -111,6 +115,121 @@ static int get_name(struct ctx *c, const struct conf_inst *in,
 	return 1;
 }
 
+/* One export, "LANPORT=IBADDR:PORT" or "LANPORT=[IBADDR6]:PORT", spaces
+ * around the parts allowed.  NULL, or why not. */
+static const char *parse_export(char *s, struct gw_sdp_export *x)
+{
+	char *eq = strchr(s, '='), *colon, *a, *end;
+	unsigned long long v;
+	const char *why;
+	char e[128];
+
+	if (!eq)
+		return "LANPORT=IBADDR:PORT wanted";
+	*eq = '\0';
+	while (*s == ' ' || *s == '\t')
+		s++;
+	for (end = eq; end > s && (end[-1] == ' ' || end[-1] == '\t');)
+		*--end = '\0';
+	if (conf_parse_uint(s, 1, 65535, &v, &why) < 0)
+		return "LANPORT: a port 1..65535 wanted";
+	x->lan_port = (uint16_t)v;
+	a = eq + 1;
+	while (*a == ' ' || *a == '\t')
+		a++;
+	for (end = a + strlen(a); end > a &&
+	     (end[-1] == ' ' || end[-1] == '\t');)
+		*--end = '\0';
+	colon = strrchr(a, ':');
+	if (!colon)
+		return "IBADDR:PORT wanted after '='";
+	*colon = '\0';
+	if (conf_parse_uint(colon + 1, 1, 65535, &v, &why) < 0)
+		return "PORT: a port 1..65535 wanted";
+	x->ib_port = (uint16_t)v;
+	if (a[0] == '[') {
+		size_t n = strlen(a);
+
+		if (n < 3 || a[n - 1] != ']')
+			return "IBADDR: [IPv6 address] wanted";
+		a[n - 1] = '\0';
+		a++;
+		if (inet_addr_parse(a, &x->ib_addr, e, sizeof(e)) < 0 ||
+		    x->ib_addr.family != AF_INET6)
+			return "IBADDR: not an IPv6 address";
+		return NULL;
+	}
+	if (inet_addr_parse(a, &x->ib_addr, e, sizeof(e)) < 0 ||
+	    x->ib_addr.family != AF_INET)
+		return "IBADDR: an IPv4 address, or an IPv6 one in [ ]";
+	return NULL;
+}
+
+/* sdp_exports = LANPORT=IBADDR:PORT[, ...] */
+static void check_exports(struct ctx *c, const struct conf_value *v,
+			  struct gw_part_conf *p)
+{
+	char buf[4096], *tok, *save = NULL;
+	const char *why;
+	unsigned int i;
+
+	snprintf(buf, sizeof(buf), "%s", v->text);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		struct gw_sdp_export x;
+		char orig[256];
+
+		snprintf(orig, sizeof(orig), "%s", tok);
+		memset(&x, 0, sizeof(x));
+		why = parse_export(tok, &x);
+		if (why) {
+			perr(c, v->line, p->name, "sdp_exports", "'%s': %s",
+			     orig, why);
+			continue;
+		}
+		for (i = 0; i < p->nsdp_exports; i++)
+			if (p->sdp_exports[i].lan_port == x.lan_port)
+				break;
+		if (i < p->nsdp_exports) {
+			perr(c, v->line, p->name, "sdp_exports",
+			     "LAN port %u exported twice", x.lan_port);
+			continue;
+		}
+		if (p->nsdp_exports == GW_SDP_EXPORTS_MAX) {
+			perr(c, v->line, p->name, "sdp_exports",
+			     "more than %d exports", GW_SDP_EXPORTS_MAX);
+			return;
+		}
+		p->sdp_exports[p->nsdp_exports++] = x;
+	}
+	if (!p->nsdp_exports && v)
+		perr(c, v->line, p->name, "sdp_exports",
+		     "no LANPORT=IBADDR:PORT in '%s'", v->text);
+}
+
+static void check_sdp(struct ctx *c, const struct conf_inst *in,
+		      struct gw_part_conf *p)
+{
+	const struct conf_value *v;
+	static const char *const skeys[] = { "sdp_max_conns",
+					     "sdp_exports" };
+	unsigned int i;
+
+	v = conf_inst_get(in, "sdp");
+	p->sdp = v ? v->v.b : 0;
+	v = conf_inst_get(in, "sdp_max_conns");
+	p->sdp_max_conns = v ? (unsigned int)v->v.u : 1024;
+	if (!p->sdp) {
+		for (i = 0; i < 2; i++)
+			if ((v = conf_inst_get(in, skeys[i])) && v->line)
+				perr(c, v->line, p->name, skeys[i],
+				     "only with sdp = on");
+		return;
+	}
+	if ((v = conf_inst_get(in, "sdp_exports")))
+		check_exports(c, v, p);
+}
+
 static void check_part(struct ctx *c, struct gw_conf *g,
 		       const struct conf_inst *in, struct gw_part_conf *p)
 {
@@ -138,6 +257,7 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 	p->mss_clamp = v ? v->v.b : 1;
 	v = conf_inst_get(in, "ipoib_mode");
 	p->ipoib_connected = v && v->v.e == 1;
+	check_sdp(c, in, p);
 	if ((v = conf_inst_get(in, "address")))
 		p->addrs[p->naddrs++] = v->v.cidr;
 	if ((v = conf_inst_get(in, "address6"))) {
@@ -177,13 +297,27 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 	}
 }
 
-/* No two partitions share a P_Key, VLAN or interface name. */
+/*
+ * No two partitions share a P_Key, VLAN or interface name.  SDP on one
+ * partition only: its endpoint listens on every SDP service ID at the
+ * gateway's port (0x10000 | any port), and the CM takes one listener of a
+ * service ID per port, whatever the partition.
+ */
 static void check_unique(struct ctx *c, struct gw_conf *g)
 {
 	unsigned int i, j;
+	int sdp = -1;
 
 	for (i = 0; i < g->nparts; i++) {
 		struct gw_part_conf *a = &g->parts[i];
+
+		if (a->sdp && sdp >= 0)
+			perr(c, a->line, a->name, "sdp",
+			     "SDP is on in partition %s already: a gateway "
+			     "terminates SDP on one partition only",
+			     g->parts[sdp].name);
+		else if (a->sdp)
+			sdp = (int)i;
 
 		for (j = 0; j < i; j++) {
 			struct gw_part_conf *b = &g->parts[j];
@@ -362,4 +496,18 @@ void gw_conf_write_part(FILE *f, const struct gw_part_conf *p)
 	fprintf(f, "eth_mtu = %u\nmss_clamp = %s\nipoib_mode = %s\n",
 		p->eth_mtu, p->mss_clamp ? "yes" : "no",
 		p->ipoib_connected ? "connected" : "datagram");
+	fprintf(f, "sdp = %s\n", p->sdp ? "on" : "off");
+	if (!p->sdp)
+		return;
+	fprintf(f, "sdp_max_conns = %u\n", p->sdp_max_conns);
+	for (i = 0; i < p->nsdp_exports; i++) {
+		const struct gw_sdp_export *x = &p->sdp_exports[i];
+
+		fprintf(f, "%s%u=%s%s%s:%u", i ? ", " : "sdp_exports = ",
+			x->lan_port, x->ib_addr.family == AF_INET6 ? "[" : "",
+			inet_addr_str(&x->ib_addr, a, sizeof(a)),
+			x->ib_addr.family == AF_INET6 ? "]" : "", x->ib_port);
+	}
+	if (p->nsdp_exports)
+		fputc('\n', f);
 }

@@ -16,6 +16,15 @@
 
 #define GW_MAX_PARTS	64
 #define GW_NAME_MAX	64
+#define GW_SDP_EXPORTS_MAX	16
+
+/* sdp_exports: TCP from the LAN on lan_port, continued as SDP to an IB
+ * host. */
+struct gw_sdp_export {
+	uint16_t lan_port;
+	uint16_t ib_port;
+	struct inet_addr ib_addr;
+};
 
 enum gw_mode { GW_MODE_TRANSPARENT, GW_MODE_ROUTER };
 
@@ -34,6 +43,10 @@ struct gw_part_conf {
 	unsigned int eth_mtu;		/* the Ethernet side's MTU */
 	int mss_clamp;
 	int ipoib_connected;		/* ipoib_mode = connected */
+	int sdp;			/* sdp = on: terminate SDP here */
+	unsigned int sdp_max_conns;	/* SDP connections at once */
+	struct gw_sdp_export sdp_exports[GW_SDP_EXPORTS_MAX];
+	unsigned int nsdp_exports;
 };
 
 struct gw_conf {

@@ -21,6 +21,7 @@
 
 #include <event2/event.h>
 
+#include "gateway/gw_sdp.h"
 #include "gateway/ibgwd.h"
 
 #define GW_CTL_MAX	(256 * 1024)
@@ -163,9 +164,9 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 	if (o->json)
 		put(o, "{\"partitions\":[");
 	else
-		put(o, "%-16s %-6s %-11s %-16s %-7s %-5s %-7s %-59s %s\n",
-		    "NAME", "PKEY", "MODE", "INTERFACE", "CARRIER", "MTU",
-		    "ETH_MTU", "IPOIB_ADDRESS", "IPOIB_MODE");
+		put(o, "%-16s %-6s %-11s %-16s %-7s %-5s %-7s %-59s %-10s "
+		    "%s\n", "NAME", "PKEY", "MODE", "INTERFACE", "CARRIER",
+		    "MTU", "ETH_MTU", "IPOIB_ADDRESS", "IPOIB_MODE", "SDP");
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
 		struct ipoib_link *l;
@@ -191,15 +192,21 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 			    ipoib_link_carrier(l) ? "true" : "false",
 			    ipoib_link_mtu(l), p->pc->eth_mtu);
 			jstr(o, hw);
-			put(o, ",\"ipoib_mode\":\"%s\"}",
-			    ipoib_link_mode_name(l));
+			put(o, ",\"ipoib_mode\":\"%s\",\"sdp\":%s,"
+			    "\"sdp_running\":%s,\"sdp_max_conns\":%u,"
+			    "\"sdp_exports\":%u}",
+			    ipoib_link_mode_name(l),
+			    p->pc->sdp ? "true" : "false",
+			    p->sdp ? "true" : "false", p->pc->sdp_max_conns,
+			    p->pc->nsdp_exports);
 		} else {
 			put(o, "%-16s 0x%04x %-11s %-16s %-7s %-5u %-7u %-59s "
-			    "%s\n", p->pc->name, p->pc->pkey | 0x8000,
+			    "%-10s %s\n", p->pc->name, p->pc->pkey | 0x8000,
 			    gw_mode_name(p->pc->mode), ifn,
 			    ipoib_link_carrier(l) ? "up" : "down",
 			    ipoib_link_mtu(l), p->pc->eth_mtu, hw,
-			    ipoib_link_mode_name(l));
+			    ipoib_link_mode_name(l), !p->pc->sdp ? "off" :
+			    p->sdp ? "on" : "failed");
 		}
 	}
 	if (o->json)
@@ -411,6 +418,26 @@ static void show_stats_eth(struct part *p, struct out *o)
 	}
 }
 
+/* sdp = on: the endpoint's counters and the gateway's own, side "sdp"
+ * (a JSON member "sdp" of the partition). */
+static void show_stats_sdp(struct part *p, struct out *o)
+{
+	const struct sdp_ep_stats *es;
+	int f = 1;
+
+	if (!p->sdp)
+		return;
+	if (o->json)
+		put(o, ",\"sdp\":{");
+	es = gw_sdp_ep_stats(p->sdp);
+	if (es)
+		stat_table(o, p->pc->name, "sdp", sdp_ep_counters, es, &f);
+	stat_table(o, p->pc->name, "sdp", gw_sdp_counters,
+		   gw_sdp_stats(p->sdp), &f);
+	if (o->json)
+		put(o, "}");
+}
+
 static void show_stats(struct ibgwd *d, struct out *o)
 {
 	unsigned int i;
@@ -436,7 +463,10 @@ static void show_stats(struct ibgwd *d, struct out *o)
 			put(o, "},\"eth\":{");
 		show_stats_eth(p, o);
 		if (o->json)
-			put(o, "}}");
+			put(o, "}");
+		show_stats_sdp(p, o);
+		if (o->json)
+			put(o, "}");
 	}
 	if (o->json) {
 		int f = 1;

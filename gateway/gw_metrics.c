@@ -17,6 +17,7 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
+#include "gateway/gw_sdp.h"
 #include "gateway/ibgwd.h"
 
 struct gw_metrics {
@@ -101,10 +102,11 @@ static void tables(struct ibgwd *d, const struct counter_out *o)
 {
 	static char lab[GW_MAX_PARTS][GW_NAME_MAX + 16];
 	const void *ib[GW_MAX_PARTS], *br[GW_MAX_PARTS], *pt[GW_MAX_PARTS];
-	const void *tn[GW_MAX_PARTS];
+	const void *tn[GW_MAX_PARTS], *se[GW_MAX_PARTS], *sg[GW_MAX_PARTS];
 	const char *ibl[GW_MAX_PARTS], *brl[GW_MAX_PARTS], *tnl[GW_MAX_PARTS];
+	const char *sl[GW_MAX_PARTS];
 	static struct ipoib_tun_stats ts[GW_MAX_PARTS];
-	unsigned int i, nib = 0, nbr = 0, ntn = 0;
+	unsigned int i, nib = 0, nbr = 0, ntn = 0, ns = 0;
 
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
@@ -124,11 +126,18 @@ static void tables(struct ibgwd *d, const struct counter_out *o)
 			tn[ntn] = &ts[ntn];
 			tnl[ntn++] = lab[i];
 		}
+		if (p->sdp && gw_sdp_ep_stats(p->sdp)) {
+			se[ns] = gw_sdp_ep_stats(p->sdp);
+			sg[ns] = gw_sdp_stats(p->sdp);
+			sl[ns++] = lab[i];
+		}
 	}
 	counters_prom(o, "ibgw_ib_", ipoib_link_counters, ib, ibl, nib);
 	counters_prom(o, "ibgw_eth_", gw_bridge_counters, br, brl, nbr);
 	counters_prom(o, "ibgw_eth_", gw_part_counters, pt, brl, nbr);
 	counters_prom(o, "ibgw_tun_", ipoib_tun_counters, tn, tnl, ntn);
+	counters_prom(o, "ibgw_sdp_", sdp_ep_counters, se, sl, ns);
+	counters_prom(o, "ibgw_sdp_", gw_sdp_counters, sg, sl, ns);
 }
 
 static void render(struct ibgwd *d, struct evbuffer *b)

@@ -40,6 +40,7 @@
 #include "fabric/fabric.h"
 #include "gateway/gw_bridge.h"
 #include "gateway/gw_conf.h"
+#include "gateway/gw_sdp.h"
 #include "netlink/nl_link.h"
 #include "gateway/ibgwd.h"
 #include "inet/gso.h"
@@ -940,6 +941,8 @@ static void part_stop(struct part *p, unsigned int ms)
 {
 	if (!p->used)
 		return;
+	gw_sdp_free(p->sdp);	/* its connections reset */
+	p->sdp = NULL;
 	if (p->tun)
 		ipoib_tun_free(p->tun, ms);
 	if (p->link)
@@ -966,6 +969,22 @@ static void teardown(struct ibgwd *d)
 
 	for (i = 0; i < d->nparts; i++)
 		part_stop(&d->parts[i], d->exit_code ? 0 : 1000);
+}
+
+/* sdp = on: the endpoint and the exports, before the capabilities go
+ * (an export's port may be below 1024).  Without them the partition runs
+ * on, without SDP. */
+static void sdp_start(struct part *p)
+{
+	char err[512];
+
+	p->sdp = gw_sdp_new(p, err, sizeof(err));
+	if (!p->sdp) {
+		log_warnx("partition %s: %s: no SDP", p->pc->name, err);
+		return;
+	}
+	log_info("partition %s: SDP on, up to %u connections, %u export(s)",
+		 p->pc->name, p->pc->sdp_max_conns, p->pc->nsdp_exports);
 }
 
 /* Set a partition up in a free slot (its link not started yet). */
@@ -1005,6 +1024,8 @@ static struct part *part_new(struct ibgwd *d, const struct gw_part_conf *pc,
 	}
 	if (pc->mode == GW_MODE_ROUTER)
 		enable_forwarding();
+	if (pc->sdp)
+		sdp_start(p);
 	return p;
 }
 

@@ -18,6 +18,7 @@ struct event;
 struct event_base;
 struct gw_ctl;
 struct gw_metrics;
+struct gw_sdp;
 
 #define TAP_BATCH	64
 #define FRAME_MAX	(ETH_HDR_LEN + ETH_VLAN_LEN + 65536)
@@ -40,6 +41,7 @@ struct part {
 	int tap_err;			/* errno that stopped its reads, or 0 */
 	struct event *tap_ev;
 	uint64_t eth_tx_errors, tap_offload_bad;
+	struct gw_sdp *sdp;		/* sdp = on: gateway/gw_sdp.c */
 	/* TCP segments for the tap coalesced, behind one Ethernet header */
 	struct gso_gro *gro;
 	uint8_t gro_eth[ETH_HDR_LEN];

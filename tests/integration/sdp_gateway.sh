@@ -1,0 +1,300 @@
+#!/bin/bash
+# ibgwd terminating SDP: unmodified programs on an IB host under
+# libibgw_preload.so reach a LAN host through the gateway over SDP, and a
+# LAN host reaches an IB host's server through an export.
+#
+#   ib4 10.43.0.1 (P_Key 0x8003) == gw: router, ib8003 10.43.0.254,
+#                                       v3 10.44.0.254 -- lan3 10.44.0.1
+#   ib1 10.41.0.1 (P_Key 0x8001) == gw: transparent, gwtap1 in br1
+#                                       (br1 10.41.0.254) -- lan1 10.41.0.50
+#
+# Router mode first (sdp on p3), then the file is rewritten with sdp on p1
+# and reloaded: transparent mode.  In each: curl with
+# a file's sha256, iperf3, socat with a half-close, a LAN server's reset,
+# an export (curl from the LAN to an http.server on the IB host started
+# under the preload); a destination on the gateway itself refused; in
+# transparent mode, reloaded with
+# sdp_max_conns = 1, the limit (the second connection falls back to TCP
+# over IPoIB).  Evidence that SDP carried the data: the gateway's byte
+# counters and ibfabricd's CM connections on service 0x10000|port.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+for t in iperf3 curl python3 socat sha256sum; do
+	command -v $t >/dev/null || skip "$t not installed (make deps)"
+done
+PRELOAD=$BIN/libibgw_preload.so
+[ -f "$PRELOAD" ] || fail "$PRELOAD not built"
+
+cat >"$T/partitions.conf" <<'CONF'
+Default=0x7fff, ipoib : ALL=full;
+p1=0x8001, ipoib : ib1=full, gw=full;
+p3=0x8003, ipoib : ib4=full, gw=full;
+CONF
+start_fabric -P "$T/partitions.conf"
+
+ib() {	# NAME PKEY ADDR
+	ns_add "$1"
+	ns_bg "${1}_PID" "$1" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$1" \
+		-p "$2" -i ib0 --address "$3" >"$T/$1.log" 2>&1
+}
+ib ib1 0x8001 10.41.0.1/24
+ib ib4 0x8003 10.43.0.1/24
+ns_add gw
+ns_add lan1
+ns_add lan3
+ns gw ip link add br1 type bridge
+ns gw ip link set br1 up
+ns_veth gw v1 lan1 eth0
+ns_veth gw v3 lan3 eth0
+ns gw ip link set v1 master br1
+ns gw ip addr add 10.41.0.254/24 dev br1	# the gateway's own, on the LAN
+ns lan1 ip addr add 10.41.0.50/24 dev eth0
+ns gw ip addr add 10.44.0.254/24 dev v3
+ns lan3 ip addr add 10.44.0.1/24 dev eth0
+ns lan3 ip route add default via 10.44.0.254
+
+conf() {	# SDP-PARTITION [SDP_MAX_CONNS of p1]
+	local s1=off s3=off max=${2:-16}
+	[ "$1" = p1 ] && s1=on
+	[ "$1" = p3 ] && s3=on
+	cat <<CONF
+[gateway]
+fabric = soft:$SOCK
+node = gw
+control = $T/ibgwd.sock
+
+[partition p1]
+pkey = 0x8001
+tap = gwtap1
+bridge = br1
+sdp = $s1
+CONF
+	[ "$s1" = on ] && printf 'sdp_max_conns = %s\nsdp_exports = 8081=10.41.0.1:8000\n' "$max"
+	cat <<CONF
+
+[partition p3]
+pkey = 0x8003
+mode = router
+ifname = ib8003
+address = 10.43.0.254/24
+sdp = $s3
+CONF
+	[ "$s3" = on ] && printf 'sdp_exports = 8080=10.43.0.1:8000, 8090=[fd43::1]:80\n'
+}
+
+# --- the configuration check ---------------------------------------------------
+conf p3 >"$T/ibgw.conf"
+"$BIN/ibgwd" -n -c "$T/ibgw.conf" >"$T/check.out" 2>&1 || { cat "$T/check.out"; fail "ibgwd -n"; }
+grep -qx "configuration OK" "$T/check.out" || fail "ibgwd -n: $(cat "$T/check.out")"
+{ conf none | sed 's/^sdp = off$/sdp = on/'; echo "sdp_max_conns = 0"; echo "sdp_exports = 80=10.0.0.1"; } >"$T/bad.conf"
+"$BIN/ibgwd" -n -c "$T/bad.conf" >"$T/bad.out" 2>&1 && fail "ibgwd -n took a bad SDP configuration"
+grep -q "bad.conf:[0-9]*: \[partition p3\] sdp_max_conns:" "$T/bad.out" || { cat "$T/bad.out"; fail "sdp_max_conns = 0 not reported"; }
+grep -q "bad.conf:[0-9]*: \[partition p3\] sdp_exports: '80=10.0.0.1'" "$T/bad.out" || { cat "$T/bad.out"; fail "bad export not reported"; }
+grep -q "\[partition p3\] sdp: SDP is on in partition p1 already: a gateway terminates SDP on one partition only" "$T/bad.out" ||
+	{ cat "$T/bad.out"; fail "a second sdp = on not refused"; }
+{ conf none; echo "sdp_max_conns = 5"; } >"$T/bad2.conf"
+"$BIN/ibgwd" -n -c "$T/bad2.conf" >"$T/bad2.out" 2>&1 && fail "sdp_max_conns without sdp taken"
+grep -q "sdp_max_conns: only with sdp = on" "$T/bad2.out" || { cat "$T/bad2.out"; fail "sdp_max_conns without sdp"; }
+ok "ibgwd -n: SDP keys checked (file:line, one SDP partition)"
+
+ns_bg GW_PID gw "$BIN/ibgwd" -f -v -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
+gw_ready() { grep -q "ready: 2 partition" "$T/gw.log"; }
+eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
+grep -q "partition p3: SDP on" "$T/gw.log" || { cat "$T/gw.log"; fail "no SDP on p3"; }
+for h in ib1 ib4; do
+	hr() { grep -q "ready:" "$T/$h.log"; }
+	eventually hr || { cat "$T/$h.log"; fail "ipoibd $h not ready"; }
+done
+ns ib4 ip route replace default via 10.43.0.254 || fail "route on ib4"
+C() { "$BIN/ibgwctl" -s "$T/ibgwd.sock" "$@"; }
+C show partitions | grep -q "^p3 .* on$" || { C show partitions; fail "show partitions: SDP on p3"; }
+C show partitions | grep -q "^p1 .* off$" || { C show partitions; fail "show partitions: SDP off on p1"; }
+ok "gateway up, SDP on p3 (router)"
+
+# sdpc PART NAME: a counter of the partition's sdp side
+sdpc() {
+	C -j show stats | python3 -c '
+import json, sys
+p = {x["name"]: x for x in json.load(sys.stdin)["partitions"]}[sys.argv[1]]
+print(p.get("sdp", {}).get(sys.argv[2], 0))' "$1" "$2"
+}
+P() { ns "$1" env LD_PRELOAD="$PRELOAD" "${@:2}"; }
+
+mkdir -p "$T/www" "$T/ibwww"
+head -c 8000000 /dev/urandom >"$T/www/file"
+head -c 3000000 /dev/urandom >"$T/ibwww/file"
+want=$(sha256sum <"$T/www/file" | cut -d' ' -f1)
+ibwant=$(sha256sum <"$T/ibwww/file" | cut -d' ' -f1)
+
+cat >"$T/halfclose.py" <<'PY'
+# read to EOF, then answer with what came: the reply after the peer's FIN
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(8)
+while True:
+    c, _ = s.accept()
+    n = 0
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        n += len(b)
+    c.sendall(b"got %d bytes after EOF\n" % n)
+    c.close()
+PY
+cat >"$T/resetter.py" <<'PY'
+# take a line, then close with SO_LINGER 0: a reset
+import socket, struct, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(8)
+while True:
+    c, _ = s.accept()
+    c.recv(100)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    c.close()
+PY
+cat >"$T/reset_client.py" <<'PY'
+# exit 0 when the connection is reset (or fails) before 5 s
+import socket, sys, time
+c = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)
+c.sendall(b"hello\n")
+t = time.time() + 5
+try:
+    while time.time() < t:
+        b = c.recv(100)
+        if not b:
+            # EOF instead of a reset: writing must fail then
+            time.sleep(0.2)
+            c.sendall(b"more\n")
+        time.sleep(0.05)
+except (ConnectionResetError, BrokenPipeError, OSError) as e:
+    print("error:", e.__class__.__name__)
+    sys.exit(0)
+print("no reset seen")
+sys.exit(1)
+PY
+
+# suite IBHOST LANHOST LANIP PART GWIP EXPORTPORT IBADDR
+suite() {
+	local ib=$1 lan=$2 ip=$3 part=$4 gwip=$5 xport=$6 ibaddr=$7 mode=$8
+	local b0 got S W H R X t0 t1
+
+	(cd "$T/www" && exec ip netns exec "$(_ns_real "$lan")" python3 -m http.server 8000 --bind 0.0.0.0) >"$T/http.$lan.log" 2>&1 &
+	W=$!; PIDS+=("$W")
+	ns_bg S "$lan" iperf3 -s -p 5201 >/dev/null 2>&1
+	ns_bg H "$lan" python3 "$T/halfclose.py" 7000
+	ns_bg R "$lan" python3 "$T/resetter.py" 7002
+	up() { ns "$lan" python3 -c 'import socket; [socket.create_connection(("127.0.0.1", p), 1).close() for p in (8000, 5201, 7000, 7002)]' 2>/dev/null; }
+	eventually up || fail "$mode: LAN servers not up"
+
+	b0=$(sdpc "$part" rx_bytes)
+	t0=$(sdpc "$part" terminated)
+	P "$ib" curl -s -m 20 -o "$T/got" "http://$ip:8000/file" || { tail "$T/gw.log"; fail "$mode: curl $ib -> $lan"; }
+	got=$(sha256sum <"$T/got" | cut -d' ' -f1)
+	expect_eq "$mode: sha256 of 8 MB through the gateway" "$got" "$want"
+	[ "$(sdpc "$part" terminated)" -gt "$t0" ] || fail "$mode: curl not terminated by the gateway (TCP over IPoIB?)"
+	[ "$(sdpc "$part" tx_bytes)" -ge 8000000 ] || fail "$mode: SDP tx_bytes $(sdpc "$part" tx_bytes) < 8 MB"
+	ok "$mode: curl over SDP to the LAN: sha256 equal, SDP tx_bytes $(sdpc "$part" tx_bytes)"
+
+	# iperf3, and the CM's view while it runs
+	P "$ib" iperf3 -c "$ip" -p 5201 -t 3 -J >"$T/iperf.json" 2>"$T/iperf.err" &
+	X=$!
+	sleep 1.5
+	ctl cm >"$T/cm.$mode"
+	wait "$X" || { cat "$T/iperf.json"; fail "$mode: iperf3 $ib -> $lan"; }
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['end']['sum_received']['bits_per_second']; print('iperf3 %.0f Mbit/s' % (r/1e6)); sys.exit(0 if r > 0 else 1)" "$T/iperf.json" || fail "$mode: iperf3 result"
+	grep -q "service 0x0000000000011451" "$T/cm.$mode" || { cat "$T/cm.$mode"; fail "$mode: no CM connection on SDP's service of port 5201"; }
+	[ "$(sdpc "$part" rx_bytes)" -gt $((b0 + 10000000)) ] || fail "$mode: iperf3's bytes not in the gateway's SDP rx_bytes"
+	ok "$mode: iperf3 over SDP (CM connection on service 0x0000000000011451, rx_bytes $(sdpc "$part" rx_bytes))"
+
+	# socat: the reply comes after our EOF
+	got=$(printf 'hello world' | P "$ib" socat -t 5 - "TCP:$ip:7000")
+	expect_eq "$mode: socat half-close, reply after EOF" "$got" "got 11 bytes after EOF"
+
+	# the LAN server resets
+	P "$ib" python3 "$T/reset_client.py" "$ip" 7002 >"$T/reset.out" 2>&1 || { cat "$T/reset.out"; fail "$mode: LAN reset not seen by the IB program"; }
+	ok "$mode: the LAN server's reset seen by the IB program ($(cat "$T/reset.out"))"
+
+	# nobody listening on the LAN: the IB program gets an error
+	t1=$(sdpc "$part" tcp_connect_failed)
+	P "$ib" curl -s -m 10 -o /dev/null "http://$ip:7999/" && fail "$mode: curl to a closed LAN port succeeded"
+	[ "$(sdpc "$part" tcp_connect_failed)" -gt "$t1" ] || fail "$mode: tcp_connect_failed not counted"
+	ok "$mode: a closed LAN port fails the IB program (tcp_connect_failed)"
+
+	# a destination on the gateway itself is not the gateway's to terminate
+	t1=$(sdpc "$part" refused_local)
+	P "$ib" curl -s -m 5 -o /dev/null "http://$gwip:9/" 2>/dev/null
+	[ "$(sdpc "$part" refused_local)" -gt "$t1" ] || fail "$mode: SDP to the gateway's own address not refused"
+	ok "$mode: SDP to the gateway's own address refused (refused_local)"
+
+	# the export: the LAN reaches the IB host's server (under the preload)
+	(cd "$T/ibwww" && exec ip netns exec "$(_ns_real "$ib")" env LD_PRELOAD="$PRELOAD" python3 -m http.server 8000 --bind 0.0.0.0) >"$T/ibhttp.$ib.log" 2>&1 &
+	X=$!; PIDS+=("$X")
+	sleep 1
+	t1=$(sdpc "$part" exported)
+	ns "$lan" curl -s -m 20 -o "$T/gotx" "http://$gwip:$xport/file" || { tail "$T/gw.log"; fail "$mode: curl $lan -> export $xport"; }
+	got=$(sha256sum <"$T/gotx" | cut -d' ' -f1)
+	expect_eq "$mode: sha256 of 3 MB from the IB host through the export" "$got" "$ibwant"
+	[ "$(sdpc "$part" exported)" -gt "$t1" ] || fail "$mode: export not counted"
+	ok "$mode: export $gwip:$xport -> $ibaddr:8000 over SDP"
+
+	kill "$W" "$S" "$H" "$R" "$X" 2>/dev/null
+	wait "$W" "$S" "$H" "$R" "$X" 2>/dev/null
+}
+
+suite ib4 lan3 10.44.0.1 p3 10.43.0.254 8080 10.43.0.1 router
+
+# an export to an IB host nobody answers for: the LAN connection is reset
+ns lan3 curl -s -m 10 -o /dev/null "http://10.44.0.254:8090/" && fail "export to nobody answered"
+[ "$(sdpc p3 export_unresolved)" -ge 1 ] || fail "export_unresolved not counted"
+ok "router: export to an unresolved IB host reset (export_unresolved)"
+C show stats | grep -q "^p3 *sdp *terminated" || { C show stats; fail "show stats: no sdp lines"; }
+C show stats | grep -q "^p3 *sdp *proto_error" || true
+
+# --- transparent: SDP moves to p1 by a reload --------------------------------------
+conf p1 >"$T/ibgw.conf"
+kill -HUP "$GW_PID"
+p1sdp() { C show partitions | grep -q "^p1 .* on$"; }
+eventually p1sdp || { C show partitions; tail -20 "$T/gw.log"; fail "SDP not on p1 after the reload"; }
+p1up() { C -j show partitions | python3 -c 'import json,sys; p={x["name"]: x for x in json.load(sys.stdin)["partitions"]}; sys.exit(0 if p["p1"]["carrier"] else 1)'; }
+eventually p1up || fail "p1 no carrier after the reload"
+ns lan1 ping -c 3 -W 2 10.41.0.1 >/dev/null || fail "lan1 -> ib1"
+ok "reload: SDP on p1 (transparent), off on p3"
+
+suite ib1 lan1 10.41.0.50 p1 10.41.0.254 8081 10.41.0.1 transparent
+
+# the limit: sdp_max_conns = 1, one connection held, the second falls back
+conf p1 1 >"$T/ibgw.conf"
+kill -HUP "$GW_PID"
+p1max() { C -j show partitions | python3 -c 'import json,sys; p={x["name"]: x for x in json.load(sys.stdin)["partitions"]}["p1"]; sys.exit(0 if p["sdp_max_conns"] == 1 and p["sdp_running"] and p["carrier"] else 1)'; }
+eventually p1max || { C show partitions; fail "reload to sdp_max_conns = 1"; }
+ns lan1 ping -c 3 -W 2 10.41.0.1 >/dev/null || fail "lan1 -> ib1 after the reload"
+ns_bg H lan1 python3 "$T/halfclose.py" 7000
+(cd "$T/www" && exec ip netns exec "$(_ns_real lan1)" python3 -m http.server 8000 --bind 0.0.0.0) >/dev/null 2>&1 &
+W=$!; PIDS+=("$W")
+sleep 1
+(sleep 6) | P ib1 socat -t 1 - TCP:10.41.0.50:7000 >/dev/null 2>&1 &
+X=$!
+held() { [ "$(sdpc p1 gw_conns_now)" -ge 1 ]; }
+eventually held || fail "transparent: held connection not over SDP"
+r0=$(sdpc p1 refused_limit)
+t0=$(sdpc p1 terminated)
+P ib1 curl -s -m 20 -o "$T/got2" "http://10.41.0.50:8000/file" || fail "transparent: second connection did not fall back to TCP"
+got=$(sha256sum <"$T/got2" | cut -d' ' -f1)
+expect_eq "transparent: sha256 of the second connection (TCP over IPoIB)" "$got" "$want"
+[ "$(sdpc p1 refused_limit)" -gt "$r0" ] || fail "transparent: refused_limit not counted"
+expect_eq "transparent: connections terminated while at the limit" "$(sdpc p1 terminated)" "$t0"
+ok "transparent: over sdp_max_conns = 1 refused (refused_limit $(sdpc p1 refused_limit)), fell back to TCP"
+kill "$X" "$H" "$W" 2>/dev/null
+wait "$X" "$H" "$W" 2>/dev/null
+
+# metrics text: the Prometheus families render (via SIGUSR1's report)
+kill -USR1 "$GW_PID"
+sleep 0.3
+grep -q "stats p1 *sdp *terminated" "$T/gw.log" || fail "SIGUSR1 report without the sdp counters"
+
+kill -TERM "$GW_PID"
+wait "$GW_PID"
+rc=$?
+[ "$rc" -eq 0 ] || { tail -30 "$T/gw.log"; fail "ibgwd exited $rc"; }
+ok "ibgwd stopped cleanly"
