@@ -163,19 +163,27 @@ static int send_fd(int s, const void *data, size_t len, int fd)
 	return sendmsg(s, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
-/* A stream connected to the listener (bound to an ibgw-sdp-c/ name), or
- * -1 when it is gone (then forgotten). */
+/*
+ * A stream connected to the listener (bound to an ibgw-sdp-c/ name);
+ * -2 when its backlog is full (try again later: a single-threaded service
+ * must never block on a program that is not accepting), -1 when it is
+ * gone (then forgotten).
+ */
 static int listener_connect(struct listener *l)
 {
 	struct sockaddr_un sun;
 	socklen_t len = abstract_addr(&sun, l->name);
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (s < 0)
-		return -1;
+		return -2;
 	if (bind_name(s, "ibgw-sdp-c/", NULL, 0) == 0 &&
 	    connect(s, (struct sockaddr *)&sun, len) == 0)
 		return s;
+	if (errno == EAGAIN) {
+		close(s);
+		return -2;
+	}
 	close(s);
 	if (l->tcp >= 0)
 		close(l->tcp);
@@ -195,13 +203,84 @@ static struct listener *listener_find(uint16_t port)
 		if (!listeners[i].live || listeners[i].port != port)
 			continue;
 		s = listener_connect(&listeners[i]);
-		if (s < 0)
+		if (s == -1)
 			continue;
-		send_fd(s, &h, sizeof(h), -1);
-		close(s);
+		if (s >= 0) {
+			send_fd(s, &h, sizeof(h), -1);
+			close(s);
+		}
 		return &listeners[i];
 	}
 	return NULL;
+}
+
+/* Connections waiting for room in a listener's backlog. */
+struct pending {
+	struct listener *l;
+	struct sdp_ctl_accept h;
+	int mine;		/* SDP: the mock's end of the client's pair */
+	int tcp;		/* TCP: the socket to hand over */
+};
+static struct pending pend[MOCK_MAX];
+static unsigned int n_pend;
+
+static void relay_add(int a, int b);
+
+/* 0: delivered or dropped; -1: try again later. */
+static int deliver(struct pending *p)
+{
+	int s = p->l->live ? listener_connect(p->l) : -1;
+
+	if (s == -2)
+		return -1;
+	if (s >= 0 && send_fd(s, &p->h, sizeof(p->h), p->tcp) == 0) {
+		if (p->tcp >= 0)
+			c_tcp_handed++;
+		else
+			c_sdp_conns++;
+		if (p->mine >= 0) {
+			relay_add(p->mine, s);
+			p->mine = -1;
+		} else {
+			close(s);
+		}
+	} else if (s >= 0) {
+		close(s);
+	}
+	if (p->mine >= 0)
+		close(p->mine);
+	if (p->tcp >= 0)
+		close(p->tcp);
+	return 0;
+}
+
+static void pend_add(struct listener *l, const struct sdp_ctl_accept *h,
+		     int mine, int tcp)
+{
+	struct pending p = { l, *h, mine, tcp };
+
+	if (deliver(&p) == 0)
+		return;
+	if (n_pend == MOCK_MAX) {
+		if (mine >= 0)
+			close(mine);
+		if (tcp >= 0)
+			close(tcp);
+		return;
+	}
+	pend[n_pend++] = p;
+}
+
+static void pend_run(void)
+{
+	unsigned int i = 0;
+
+	while (i < n_pend) {
+		if (deliver(&pend[i]) == 0)
+			pend[i] = pend[--n_pend];
+		else
+			i++;
+	}
 }
 
 static void relay_add(int a, int b)
@@ -227,7 +306,7 @@ static void do_connect(const struct sdp_ctl_req *req, struct sdp_ctl_reply *rep,
 	struct sdp_ctl_accept h = { .magic = SDP_CTL_MAGIC,
 				    .kind = SDP_CTL_ACC_SDP };
 	struct listener *l = listener_find(addr_port(&req->remote));
-	int sp[2], c;
+	int sp[2];
 
 	if (!l) {
 		c_refused++;
@@ -243,20 +322,10 @@ static void do_connect(const struct sdp_ctl_req *req, struct sdp_ctl_reply *rep,
 		rep->err = ENOBUFS;
 		return;
 	}
-	c = listener_connect(l);
 	h.local = rep->remote;
 	h.remote = rep->local;
-	if (c < 0 || send_fd(c, &h, sizeof(h), -1) < 0) {
-		if (c >= 0)
-			close(c);
-		close(sp[0]);
-		close(sp[1]);
-		rep->err = ECONNREFUSED;
-		return;
-	}
 	info_add(sp[0], &rep->local, &rep->remote);
-	relay_add(sp[1], c);
-	c_sdp_conns++;
+	pend_add(l, &h, sp[1], -1);
 	*out = sp[0];
 }
 
@@ -366,7 +435,7 @@ static void tcp_handover(struct listener *l)
 				    .kind = SDP_CTL_ACC_TCP };
 	struct sockaddr_in6 a;
 	socklen_t len;
-	int t, c;
+	int t;
 
 	t = accept4(l->tcp, NULL, NULL, SOCK_CLOEXEC);
 	if (t < 0)
@@ -377,13 +446,7 @@ static void tcp_handover(struct listener *l)
 	len = sizeof(a);
 	getpeername(t, (struct sockaddr *)&a, &len);
 	memcpy(&h.remote, &a, len < sizeof(h.remote) ? len : sizeof(h.remote));
-	c = listener_connect(l);
-	if (c >= 0) {
-		if (send_fd(c, &h, sizeof(h), t) == 0)
-			c_tcp_handed++;
-		close(c);
-	}
-	close(t);
+	pend_add(l, &h, -1, t);
 }
 
 static void relay_close(unsigned int i)
@@ -467,8 +530,9 @@ static void loop(int ctl)
 				p[n++] = (struct pollfd){ .fd = r->fd[k],
 							  .events = want[k] };
 		}
-		if (poll(p, n, -1) < 0)
+		if (poll(p, n, n_pend ? 10 : -1) < 0)
 			continue;
+		pend_run();
 		if (p[0].revents & POLLIN) {
 			s = accept4(ctl, NULL, NULL, SOCK_CLOEXEC);
 			if (s >= 0) {
