@@ -23,6 +23,8 @@ ns p ip link add va type veth peer name vb || fail "veth"
 ns p ip link set va up
 ns p ip link set vb up
 ns p ip addr add $A/24 dev va || fail "address"
+A6=fd00:77::1
+ns p ip addr add $A6/64 dev va nodad || fail "IPv6 address"
 
 unix_listens() {	# PATTERN: a unix listener whose name matches
 	ns p ss -lxH | grep -q -- "$1"
@@ -109,6 +111,28 @@ ok "$out"
 out=$(pre "$NOCONF" timeout 30 python3 "$PROGS" nonblock-connect $A 7010) ||
 	fail "non-blocking connect: $out"
 ok "$out"
+out=$(pre "$NOCONF" timeout 30 python3 "$PROGS" exec-names $A 7010) ||
+	fail "exec: $out"
+ok "$out"
+# a process that is not the service connecting to the listener is dropped
+lname=$(ns p ss -lxHp | grep '@ibgw-sdp-l/' | grep "pid=$S," |
+	awk '{print $5}' | head -1)
+[ -n "$lname" ] || fail "no unix listener of the asyncio server"
+out=$(ns p timeout 30 python3 "$PROGS" spoof "${lname#@}") || fail "spoof: $out"
+ok "$out"
+out=$(pre "$NOCONF" timeout 60 python3 "$PROGS" asyncio-client $A 7010 2 1000) ||
+	fail "asyncio after the spoof: $out"
+ok "the server still serves after the spoof"
+stop_srv "$S"
+# IPv6
+start_srv S "$NOCONF" python3 "$PROGS" echo-server $A6 7012
+wait_listen 7012
+r0=$(relayed)
+out=$(pre "$NOCONF" timeout 60 python3 "$PROGS" asyncio-client $A6 7012 4 100000) ||
+	fail "asyncio clients over IPv6: $out"
+r1=$(relayed)
+[ $((r1 - r0)) -ge 800000 ] || fail "IPv6: $((r1 - r0)) bytes relayed"
+ok "IPv6 over SDP ($((r1 - r0)) bytes)"
 # curl's non-blocking connect against python's http.server
 echo "served by http.server" >"$T/index.html"
 stop_srv "$S"

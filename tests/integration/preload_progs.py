@@ -230,12 +230,60 @@ def tcp_client(addr, port):
     print("OK got", recv_all(c).decode())
 
 
+def exec_names(addr, port):
+    """An SDP socket survives exec: the new program (no cache) still sees
+    an AF_INET socket with the right peer, and it still carries data."""
+    c = socket.create_connection((addr, int(port)))
+    import subprocess
+    r = subprocess.run([sys.executable, sys.argv[0], "fd-names",
+                        str(c.fileno()), addr, port], pass_fds=[c.fileno()],
+                       capture_output=True, text=True)
+    if r.returncode:
+        die("after exec: " + r.stdout + r.stderr)
+    print("OK exec: " + r.stdout.strip())
+
+
+def fd_names(fd, addr, port):
+    s = socket.socket(fileno=int(fd))
+    if s.family != socket.AF_INET:
+        die("family %r after exec" % s.family)
+    if s.getpeername() != (addr, int(port)):
+        die("peer %r after exec" % (s.getpeername(),))
+    s.sendall(b"after exec")
+    s.shutdown(socket.SHUT_WR)
+    if recv_all(s) != b"after exec":
+        die("echo after exec")
+    print("family AF_INET, peer %s:%s, echo" % (addr, port))
+
+
+def spoof(name):
+    """Not the service: connect to an SDP listener's unix name and claim a
+    connection from 192.0.2.1; the preload's accept must drop it."""
+    import struct
+    sin = struct.pack("=H2s4s8x", socket.AF_INET, (1).to_bytes(2, "big"),
+                      socket.inet_aton("192.0.2.1"))
+    hdr = struct.pack("=II28s28s", 0x53445031, 1, b"", sin)
+    u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    u.settimeout(5)
+    u.connect("\0" + name)
+    u.sendall(hdr + b"spoofed data")
+    try:
+        if u.recv(100) != b"":
+            die("the spoofed connection got an answer")
+    except ConnectionResetError:
+        pass                    # closed with our data unread: dropped too
+    except socket.timeout:
+        die("the spoofed connection was not closed")
+    print("OK spoofed connection dropped")
+
+
 def main():
     modes = {"echo-server": echo_server, "forking-server": forking_server,
              "asyncio-client": asyncio_client,
              "threaded-client": threaded_client,
              "nonblock-connect": nonblock_connect,
-             "accept-names": accept_names, "tcp-client": tcp_client}
+             "accept-names": accept_names, "tcp-client": tcp_client,
+             "exec-names": exec_names, "fd-names": fd_names, "spoof": spoof}
     if len(sys.argv) < 2 or sys.argv[1] not in modes:
         die("usage: preload_progs.py MODE ARGS (%s)" % " ".join(modes))
     modes[sys.argv[1]](*sys.argv[2:])
