@@ -32,7 +32,7 @@ unix_listens() {	# PATTERN: a unix listener whose name matches
 tcp_listens() {	# ADDR:PORT
 	ns p ss -ltnH | grep -q -- " $1 "
 }
-ns_bg MOCK_PID p "$MOCK" -c "$T/counts" >"$T/mock.out" 2>&1
+ns_bg MOCK_PID p "$MOCK" -c "$T/counts" -d 7099:3000 >"$T/mock.out" 2>&1
 eventually unix_listens '@ibgw-sdp ' || fail "the mock does not listen"
 
 NOCONF=$T/no-such-libsdp.conf
@@ -190,6 +190,16 @@ counts_now
 [ "$(count tcp_handovers)" -gt "$h0" ] || fail "no TCP handover counted"
 ok "a plain TCP client reached the 'both' server: $out"
 stop_srv "$S"
+
+# --- a signal interrupts connect's wait for the service: EINTR, cancelled ----
+counts_now
+k0=$(count cancelled)
+out=$(pre "$NOCONF" timeout 30 python3 "$PROGS" eintr $A 7099) ||
+	fail "EINTR: $out"
+ok "$out"
+cancelled() { counts_now; [ "$(count cancelled)" -gt "$k0" ]; }
+eventually cancelled || fail "the mock saw no cancelled request"
+ok "the service saw the request cancelled"
 
 # --- libsdp.conf: port 7201 tcp, 7202 sdp, 7203 sdp with no SDP peer --------
 cat >"$T/libsdp.conf" <<CONF

@@ -277,13 +277,42 @@ def spoof(name):
     print("OK spoofed connection dropped")
 
 
+def eintr(addr, port):
+    """A signal during connect's wait for the service: connect returns
+    EINTR (here: the handler's exception), long before the service's
+    answer would have come."""
+    import signal
+    import time
+
+    class Alarm(Exception):
+        pass
+
+    def on_alarm(*_):
+        raise Alarm()
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    t = time.monotonic()
+    try:
+        socket.create_connection((addr, int(port)))
+        die("connected")
+    except Alarm:
+        pass
+    except OSError as e:
+        die("connect: %s" % e)
+    took = time.monotonic() - t
+    if took > 1.5:
+        die("interrupted only after %.1f s" % took)
+    print("OK connect interrupted after %.2f s" % took)
+
+
 def main():
     modes = {"echo-server": echo_server, "forking-server": forking_server,
              "asyncio-client": asyncio_client,
              "threaded-client": threaded_client,
              "nonblock-connect": nonblock_connect,
              "accept-names": accept_names, "tcp-client": tcp_client,
-             "exec-names": exec_names, "fd-names": fd_names, "spoof": spoof}
+             "exec-names": exec_names, "fd-names": fd_names, "spoof": spoof, "eintr": eintr}
     if len(sys.argv) < 2 or sys.argv[1] not in modes:
         die("usage: preload_progs.py MODE ARGS (%s)" % " ".join(modes))
     modes[sys.argv[1]](*sys.argv[2:])

@@ -12,7 +12,10 @@
  * TCP; a 'both' listener's TCP connections are handed over with
  * SDP_CTL_ACC_TCP.
  *
- *   sdp_mocksvc [-s @NAME|PATH] [-c COUNTS_FILE]
+ *   sdp_mocksvc [-s @NAME|PATH] [-c COUNTS_FILE] [-d PORT:MS]
+ *
+ * -d delays the answer to CONNECTs to PORT by MS (a request the preload
+ * closes meanwhile is cancelled, and counted), for the EINTR test.
  *
  * Its counters (relayed bytes and connections) go to COUNTS_FILE on
  * SIGUSR1 and at exit (SIGTERM, SIGINT), one "name value" a line; "ready"
@@ -31,6 +34,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ulp/sdp/sdp_ctl.h"
@@ -66,7 +70,7 @@ static unsigned int info_next, name_next, port_next;
 static const char *counts_file;
 static volatile sig_atomic_t got_usr1, got_term;
 static unsigned long long c_relayed, c_sdp_conns, c_refused, c_listens,
-	c_tcp_handed, c_info;
+	c_tcp_handed, c_info, c_cancelled;
 
 static void on_signal(int sig)
 {
@@ -87,8 +91,8 @@ static void counts_write(void)
 		return;
 	fprintf(f, "relayed_bytes %llu\nsdp_connections %llu\n"
 		"refused %llu\nlisteners %llu\ntcp_handovers %llu\n"
-		"info %llu\n", c_relayed, c_sdp_conns, c_refused, c_listens,
-		c_tcp_handed, c_info);
+		"info %llu\ncancelled %llu\n", c_relayed, c_sdp_conns,
+		c_refused, c_listens, c_tcp_handed, c_info, c_cancelled);
 	fclose(f);
 }
 
@@ -387,46 +391,109 @@ static void do_info(const struct sdp_ctl_req *req, struct sdp_ctl_reply *rep)
 	rep->err = ENOENT;
 }
 
-static void ctl_request(int s)
+static void ctl_answer(int s, const struct sdp_ctl_req *req, int tcp)
+{
+	struct sdp_ctl_reply rep;
+	int out = -1;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.magic = SDP_CTL_MAGIC;
+	rep.id = req->id;
+	if (req->op == SDP_CTL_CONNECT)
+		do_connect(req, &rep, &out);
+	else if (req->op == SDP_CTL_LISTEN)
+		do_listen(req, tcp, &rep, &out);
+	else if (req->op == SDP_CTL_INFO)
+		do_info(req, &rep);
+	else
+		rep.err = EINVAL;
+	send_fd(s, &rep, sizeof(rep), out);
+	if (out >= 0)
+		close(out);
+	if (tcp >= 0 && (req->op != SDP_CTL_LISTEN || rep.err ||
+			 !(req->flags & SDP_CTL_F_BOTH)))
+		close(tcp);
+}
+
+/* CONNECTs to delay_port wait delay_ms before their answer (or until the
+ * preload closes the request: cancelled), so that a test can interrupt
+ * the wait with a signal. */
+struct deferred {
+	int s;
+	struct sdp_ctl_req req;
+	long long due_ms;
+};
+static struct deferred deferred[MOCK_MAX];
+static unsigned int n_deferred;
+static unsigned int delay_port, delay_ms;
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 1 when it was kept for later (s is then not to be closed). */
+static int ctl_request(int s)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} c;
 	struct sdp_ctl_req req;
-	struct sdp_ctl_reply rep;
 	struct iovec iov = { &req, sizeof(req) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = c.buf,
 			     .msg_controllen = sizeof(c.buf) };
 	struct timeval tv = { 1, 0 };
 	struct cmsghdr *cm;
-	int tcp = -1, out = -1;
+	int tcp = -1;
 
 	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (recvmsg(s, &mh, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(req) ||
 	    req.magic != SDP_CTL_MAGIC)
-		return;
+		return 0;
 	cm = CMSG_FIRSTHDR(&mh);
 	if (cm && cm->cmsg_type == SCM_RIGHTS)
 		memcpy(&tcp, CMSG_DATA(cm), sizeof(int));
-	memset(&rep, 0, sizeof(rep));
-	rep.magic = SDP_CTL_MAGIC;
-	rep.id = req.id;
-	if (req.op == SDP_CTL_CONNECT)
-		do_connect(&req, &rep, &out);
-	else if (req.op == SDP_CTL_LISTEN)
-		do_listen(&req, tcp, &rep, &out);
-	else if (req.op == SDP_CTL_INFO)
-		do_info(&req, &rep);
-	else
-		rep.err = EINVAL;
-	send_fd(s, &rep, sizeof(rep), out);
-	if (out >= 0)
-		close(out);
-	if (tcp >= 0 && (req.op != SDP_CTL_LISTEN || rep.err ||
-			 !(req.flags & SDP_CTL_F_BOTH)))
-		close(tcp);
+	if (req.op == SDP_CTL_CONNECT && delay_port && n_deferred < MOCK_MAX &&
+	    addr_port(&req.remote) == delay_port) {
+		deferred[n_deferred++] = (struct deferred){
+			s, req, mono_ms() + delay_ms };
+		return 1;
+	}
+	ctl_answer(s, &req, tcp);
+	return 0;
+}
+
+/* Answers what is due, drops what the preload cancelled; the poll
+ * timeout until the next due one (-1: none). */
+static int deferred_run(void)
+{
+	long long now = mono_ms(), next = -1;
+	unsigned int i = 0;
+	struct pollfd p;
+
+	while (i < n_deferred) {
+		struct deferred *d = &deferred[i];
+
+		p = (struct pollfd){ .fd = d->s, .events = POLLIN };
+		if (poll(&p, 1, 0) == 1) {
+			c_cancelled++;		/* closed by the preload */
+		} else if (d->due_ms <= now) {
+			ctl_answer(d->s, &d->req, -1);
+		} else {
+			if (next < 0 || d->due_ms - now < next)
+				next = d->due_ms - now;
+			i++;
+			continue;
+		}
+		close(d->s);
+		*d = deferred[--n_deferred];
+	}
+	return (int)next;
 }
 
 static void tcp_handover(struct listener *l)
@@ -497,10 +564,10 @@ static int relay_run(struct relay *r)
 
 static void loop(int ctl)
 {
-	struct pollfd p[3 * MOCK_MAX + 1];
+	struct pollfd p[4 * MOCK_MAX + 1];
 	short want[2];
 	unsigned int n, i, k;
-	int s;
+	int s, timeout;
 
 	while (!got_term) {
 		if (got_usr1) {
@@ -530,15 +597,20 @@ static void loop(int ctl)
 				p[n++] = (struct pollfd){ .fd = r->fd[k],
 							  .events = want[k] };
 		}
-		if (poll(p, n, n_pend ? 10 : -1) < 0)
+		for (i = 0; i < n_deferred; i++)
+			p[n++] = (struct pollfd){ .fd = deferred[i].s,
+						  .events = POLLIN };
+		timeout = deferred_run();
+		if (n_pend && (timeout < 0 || timeout > 10))
+			timeout = 10;
+		if (poll(p, n, timeout) < 0)
 			continue;
+		deferred_run();
 		pend_run();
 		if (p[0].revents & POLLIN) {
 			s = accept4(ctl, NULL, NULL, SOCK_CLOEXEC);
-			if (s >= 0) {
-				ctl_request(s);
+			if (s >= 0 && !ctl_request(s))
 				close(s);
-			}
 		}
 		for (i = 0; i < MOCK_MAX; i++)
 			if (listeners[i].live && listeners[i].tcp >= 0)
@@ -581,7 +653,7 @@ int main(int argc, char **argv)
 
 	if (!where || !*where)
 		where = "@" SDP_CTL_NAME;
-	while ((opt = getopt(argc, argv, "s:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:d:h")) != -1) {
 		switch (opt) {
 		case 's':
 			where = optarg;
@@ -589,9 +661,15 @@ int main(int argc, char **argv)
 		case 'c':
 			counts_file = optarg;
 			break;
+		case 'd':
+			if (sscanf(optarg, "%u:%u", &delay_port, &delay_ms) != 2) {
+				fprintf(stderr, "sdp_mocksvc: -d PORT:MS\n");
+				return 2;
+			}
+			break;
 		default:
 			fprintf(stderr, "usage: sdp_mocksvc [-s @NAME|PATH] "
-				"[-c COUNTS_FILE]  (a test double of the SDP "
+				"[-c COUNTS_FILE] [-d PORT:MS]  (a test double of the SDP "
 				"service)\n");
 			return opt == 'h' ? 0 : 2;
 		}
