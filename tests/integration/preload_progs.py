@@ -127,6 +127,8 @@ def threaded_client(addr, port, threads, socks, size):
 
 def nonblock_connect(addr, port):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
     s.setblocking(False)
     rc = s.connect_ex((addr, int(port)))
     if rc not in (0, 115):      # EINPROGRESS
@@ -139,6 +141,9 @@ def nonblock_connect(addr, port):
         die("SO_ERROR %d" % err)
     if not fcntl.fcntl(s.fileno(), fcntl.F_GETFL) & os.O_NONBLOCK:
         die("O_NONBLOCK lost")
+    if not s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) or \
+            not s.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE):
+        die("options set before connect were lost")
     s.setblocking(True)
     s.sendall(b"ping")
     s.shutdown(socket.SHUT_WR)
