@@ -412,6 +412,8 @@ static void test_errors_port(void **state)
 	parse_bad("use sdp server * *:1-2-3", 1, "bad port range '1-2-3'");
 	parse_bad("use sdp server * *:*-80", 1, "bad port range '*-80'");
 	parse_bad("use sdp server * [fe80::1]:80:90", 1, "bad port '80:90'");
+	/* the address is checked first */
+	parse_bad("use sdp server * 10.0.0.0/33:70000", 1, "'10.0.0.0/33'");
 }
 
 static void test_errors_log(void **state)

@@ -12,7 +12,7 @@
 
 #include "ulp/sdp/sdp_conf.h"
 
-#define SDP_CONF_FIELDS_MAX	16	/* more is an "extra field" anyway */
+#define SDP_CONF_FIELDS_MAX	16	/* a valid line has at most 7 */
 
 struct sdp_parse {
 	struct sdp_conf *conf;
@@ -145,7 +145,32 @@ static int sdp_conf_prefix(struct sdp_parse *p, char *s, int family,
 	return 0;
 }
 
-/* ADDR:PORT, ADDR being *, a.b.c.d[/LEN] or [IPV6][/LEN]. */
+/* ADDR of ADDR:PORT: *, a.b.c.d[/LEN] or [IPV6][/LEN]. */
+static int sdp_conf_addr(struct sdp_parse *p, char *abuf, int family,
+			 struct sdp_rule *r)
+{
+	char *close;
+
+	memset(&r->addr, 0, sizeof(r->addr));
+	if (strcmp(abuf, "*") == 0) {
+		r->any_addr = 1;
+		return 0;
+	}
+	r->any_addr = 0;
+	if (family == AF_INET)
+		return sdp_conf_prefix(p, abuf, AF_INET, &r->addr);
+
+	/* "[ADDR]" then "/LEN" or nothing */
+	close = strchr(abuf, ']');
+	if ((close[1] != '\0' && close[1] != '/') ||
+	    memchr(abuf, '/', (size_t)(close - abuf)) != NULL)
+		return sdp_conf_fail(p, "bad address '%s' ([ADDR]/LEN)",
+				     abuf);
+	memmove(close, close + 1, strlen(close + 1) + 1);
+	return sdp_conf_prefix(p, abuf + 1, AF_INET6, &r->addr);
+}
+
+/* ADDR:PORT; the port separator is the first ':' outside brackets. */
 static int sdp_conf_endpoint(struct sdp_parse *p, char *s, struct sdp_rule *r)
 {
 	char abuf[SDP_CONF_LINE_MAX + 1];
@@ -168,26 +193,9 @@ static int sdp_conf_endpoint(struct sdp_parse *p, char *s, struct sdp_rule *r)
 				     "brackets: [ADDR]/LEN:PORT)", s);
 	memcpy(abuf, s, (size_t)(colon - s));
 	abuf[colon - s] = '\0';
-	if (sdp_conf_port(p, colon + 1, r) < 0)
+	if (sdp_conf_addr(p, abuf, family, r) < 0)
 		return -1;
-
-	memset(&r->addr, 0, sizeof(r->addr));
-	if (strcmp(abuf, "*") == 0) {
-		r->any_addr = 1;
-		return 0;
-	}
-	r->any_addr = 0;
-	if (family == AF_INET)
-		return sdp_conf_prefix(p, abuf, AF_INET, &r->addr);
-
-	/* "[ADDR]" then "/LEN" or nothing, then the ':' found above */
-	close = strchr(abuf, ']');
-	if ((close[1] != '\0' && close[1] != '/') ||
-	    memchr(abuf, '/', (size_t)(close - abuf)) != NULL)
-		return sdp_conf_fail(p, "bad address '%s' ([ADDR]/LEN)",
-				     abuf);
-	memmove(close, close + 1, strlen(close + 1) + 1);
-	return sdp_conf_prefix(p, abuf + 1, AF_INET6, &r->addr);
+	return sdp_conf_port(p, colon + 1, r);
 }
 
 static int sdp_conf_use(struct sdp_parse *p, char **f, size_t n,
@@ -251,7 +259,7 @@ static int sdp_conf_log_dest(struct sdp_parse *p, char **f, size_t n,
 		return sdp_conf_fail(p, "missing stderr|syslog|file after "
 				     "'destination'");
 	d = f[++*i];
-	c->log_file[0] = '\0';		/* a later log line's wins whole */
+	c->log_file[0] = '\0';	/* a new destination drops the old path */
 	if (strcmp(d, "stderr") == 0) {
 		c->log_dest = SDP_LOG_STDERR;
 	} else if (strcmp(d, "syslog") == 0) {
