@@ -91,7 +91,7 @@ pre "$NOCONF" timeout 30 socat -u OPEN:"$T/tx" TCP:$A:7001 ||
 wait "$S"
 expect_eq "socat client->server sha256" "$(sha256sum <"$T/rx1" | cut -d' ' -f1)" "$want"
 start_srv S "$NOCONF" socat -u OPEN:"$T/tx" TCP-LISTEN:7002,bind=$A,reuseaddr
-sleep 0.3
+eventually unix_listens '@ibgw-sdp-l/' || fail "no SDP listener on 7002"
 pre "$NOCONF" timeout 30 socat -u TCP:$A:7002 OPEN:"$T/rx2",creat,trunc ||
 	fail "socat server to client"
 wait "$S"
@@ -140,7 +140,6 @@ stop_srv "$S"
 ns_bg H p env LD_PRELOAD="$SO" LIBSDP_CONFIG_FILE="$NOCONF" \
 	python3 -m http.server --bind $A --directory "$T" 7011 >"$T/http.out" 2>&1
 eventually unix_listens '@ibgw-sdp-l/' || fail "no http listener"
-sleep 0.3
 r0=$(relayed)
 out=$(pre "$NOCONF" timeout 30 curl -sS --max-time 10 http://$A:7011/index.html) ||
 	fail "curl: $out $(cat "$T/http.out")"
