@@ -165,6 +165,10 @@ out=$(pre "$NOCONF" timeout 30 python3 "$PROGS" accept-names $A 7030) ||
 	fail "accept-names: $out"
 ok "$out"
 
+out=$(pre "$NOCONF" timeout 30 python3 "$PROGS" accept-exec $A 7031) ||
+	fail "accept-exec: $out"
+ok "$out"
+
 # --- 'both' falls back to TCP when no SDP listener exists -------------------
 ns_bg S p socat TCP-LISTEN:7040,bind=$A,reuseaddr SYSTEM:'echo tcp-only-server'
 eventually tcp_listens $A:7040 || fail "plain TCP server"

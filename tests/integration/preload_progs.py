@@ -196,7 +196,8 @@ def accept_names(addr, port):
             die("accepted family %r" % a.family)
         if a.getsockname() != (addr, port) or a.getpeername() != peer:
             die("accepted names %r %r" % (a.getsockname(), a.getpeername()))
-        if c.getpeername() != (addr, port) or c.getsockname()[0] != addr:
+        if c.getpeername() != (addr, port) or c.getsockname()[0] != addr \
+                or c.getsockname()[1] in (0, port):
             die("client names %r %r" % (c.getsockname(), c.getpeername()))
         if c.getsockopt(socket.SOL_SOCKET, socket.SO_DOMAIN) != \
                 socket.AF_INET or \
@@ -248,17 +249,46 @@ def exec_names(addr, port):
     print("OK exec: " + r.stdout.strip())
 
 
-def fd_names(fd, addr, port):
+def fd_names(fd, addr, port, laddr=None, lport=None):
     s = socket.socket(fileno=int(fd))
     if s.family != socket.AF_INET:
         die("family %r after exec" % s.family)
     if s.getpeername() != (addr, int(port)):
         die("peer %r after exec" % (s.getpeername(),))
+    if laddr and s.getsockname() != (laddr, int(lport)):
+        die("name %r after exec" % (s.getsockname(),))
+    if laddr:                   # the accepted end: answer the client
+        s.sendall(b"from exec")
+        s.close()
+        print("accepted: family AF_INET, name %s:%s, peer %s:%s" %
+              (laddr, lport, addr, port))
+        return
     s.sendall(b"after exec")
     s.shutdown(socket.SHUT_WR)
     if recv_all(s) != b"after exec":
         die("echo after exec")
     print("family AF_INET, peer %s:%s, echo" % (addr, port))
+
+
+def accept_exec(addr, port):
+    """An accepted SDP socket passed to an exec'd program: its names come
+    from the service (INFO), and it carries data."""
+    import subprocess
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.bind((addr, int(port)))
+    ls.listen(1)
+    c = socket.create_connection((addr, int(port)))
+    a, _ = ls.accept()
+    caddr, cport = c.getsockname()
+    r = subprocess.run([sys.executable, sys.argv[0], "fd-names",
+                        str(a.fileno()), caddr, str(cport), addr, port],
+                       pass_fds=[a.fileno()], capture_output=True, text=True)
+    if r.returncode:
+        die("after exec: " + r.stdout + r.stderr)
+    a.close()
+    if recv_all(c) != b"from exec":
+        die("no data from the exec'd program")
+    print("OK exec " + r.stdout.strip())
 
 
 def spoof(name):
@@ -317,7 +347,8 @@ def main():
              "threaded-client": threaded_client,
              "nonblock-connect": nonblock_connect,
              "accept-names": accept_names, "tcp-client": tcp_client,
-             "exec-names": exec_names, "fd-names": fd_names, "spoof": spoof, "eintr": eintr}
+             "exec-names": exec_names, "fd-names": fd_names, "spoof": spoof, "eintr": eintr,
+             "accept-exec": accept_exec}
     if len(sys.argv) < 2 or sys.argv[1] not in modes:
         die("usage: preload_progs.py MODE ARGS (%s)" % " ".join(modes))
     modes[sys.argv[1]](*sys.argv[2:])

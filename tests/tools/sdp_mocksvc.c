@@ -23,6 +23,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -60,6 +64,7 @@ struct listener {
 
 struct info {
 	uint64_t ino;
+	int by_peer;		/* ino is the mock's end: answer for its peer */
 	union sdp_ctl_addr local, remote;
 };
 
@@ -132,7 +137,7 @@ static void addr_set_port(union sdp_ctl_addr *a, uint16_t port)
 }
 
 static void info_add(int fd, const union sdp_ctl_addr *l,
-		     const union sdp_ctl_addr *r)
+		     const union sdp_ctl_addr *r, int by_peer)
 {
 	struct info *i = &infos[info_next++ % MOCK_MAX];
 	struct stat st;
@@ -140,8 +145,63 @@ static void info_add(int fd, const union sdp_ctl_addr *l,
 	if (fstat(fd, &st) < 0)
 		return;
 	i->ino = st.st_ino;
+	i->by_peer = by_peer;
 	i->local = *l;
 	i->remote = *r;
+}
+
+/*
+ * The unix socket whose peer is the socket with inode peer_ino (the
+ * program's accepted end, which the mock never held), from the kernel's
+ * sock_diag: 0 if none.  How a service can answer INFO for an accepted
+ * stream after exec without a change to sdp_ctl.h.
+ */
+static uint64_t diag_peer_of(uint64_t peer_ino)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req r;
+	} q = {
+		.nh = { .nlmsg_len = sizeof(q), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.r = { .sdiag_family = AF_UNIX, .udiag_states = ~0u,
+		       .udiag_show = UDIAG_SHOW_PEER },
+	};
+	static char buf[32768];
+	uint64_t found = 0;
+	int s, done = 0;
+	ssize_t n;
+
+	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0 || send(s, &q, sizeof(q), 0) < 0)
+		goto out;
+	while (!done && (n = recv(s, buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+
+		for (; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+			struct unix_diag_msg *m = NLMSG_DATA(nh);
+			struct rtattr *a = (struct rtattr *)(m + 1);
+			int len = (int)nh->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+			uint32_t peer;
+
+			if (nh->nlmsg_type == NLMSG_DONE ||
+			    nh->nlmsg_type == NLMSG_ERROR) {
+				done = 1;
+				break;
+			}
+			for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+				if (a->rta_type != UNIX_DIAG_PEER)
+					continue;
+				memcpy(&peer, RTA_DATA(a), sizeof(peer));
+				if (peer == peer_ino)
+					found = m->udiag_ino;
+			}
+		}
+	}
+out:
+	if (s >= 0)
+		close(s);
+	return found;
 }
 
 static int send_fd(int s, const void *data, size_t len, int fd)
@@ -243,6 +303,7 @@ static int deliver(struct pending *p)
 		else
 			c_sdp_conns++;
 		if (p->mine >= 0) {
+			info_add(s, &p->h.local, &p->h.remote, 1);
 			relay_add(p->mine, s);
 			p->mine = -1;
 		} else {
@@ -318,8 +379,10 @@ static void do_connect(const struct sdp_ctl_req *req, struct sdp_ctl_reply *rep,
 		return;
 	}
 	rep->remote = req->remote;
+	/* an unbound client: the destination's address (this host's), an
+	 * ephemeral port */
 	rep->local = req->local.family ? req->local : req->remote;
-	if (!addr_port(&rep->local))
+	if (!req->local.family || !addr_port(&rep->local))
 		addr_set_port(&rep->local, (uint16_t)(40000 + port_next++ % 9000));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0 ||
 	    bind_name(sp[1], "ibgw-sdp-c/", NULL, 0) < 0) {
@@ -328,7 +391,7 @@ static void do_connect(const struct sdp_ctl_req *req, struct sdp_ctl_reply *rep,
 	}
 	h.local = rep->remote;
 	h.remote = rep->local;
-	info_add(sp[0], &rep->local, &rep->remote);
+	info_add(sp[0], &rep->local, &rep->remote, 0);
 	pend_add(l, &h, sp[1], -1);
 	*out = sp[0];
 }
@@ -372,7 +435,7 @@ static void do_listen(const struct sdp_ctl_req *req, int tcp,
 		fcntl(tcp, F_SETFL, O_NONBLOCK);
 	}
 	rep->local = l->local;
-	info_add(s, &l->local, &rep->remote);
+	info_add(s, &l->local, &rep->remote, 0);
 	c_listens++;
 	*out = s;
 }
@@ -381,14 +444,22 @@ static void do_info(const struct sdp_ctl_req *req, struct sdp_ctl_reply *rep)
 {
 	unsigned int i;
 
+	uint64_t mine = 0;
+
 	c_info++;
 	for (i = 0; i < MOCK_MAX; i++)
-		if (infos[i].ino && infos[i].ino == req->ino) {
-			rep->local = infos[i].local;
-			rep->remote = infos[i].remote;
-			return;
-		}
+		if (infos[i].ino && !infos[i].by_peer &&
+		    infos[i].ino == req->ino)
+			goto found;
+	mine = diag_peer_of(req->ino);
+	for (i = 0; mine && i < MOCK_MAX; i++)
+		if (infos[i].by_peer && infos[i].ino == mine)
+			goto found;
 	rep->err = ENOENT;
+	return;
+found:
+	rep->local = infos[i].local;
+	rep->remote = infos[i].remote;
 }
 
 static void ctl_answer(int s, const struct sdp_ctl_req *req, int tcp)
