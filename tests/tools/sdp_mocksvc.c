@@ -12,7 +12,10 @@
  * TCP; a 'both' listener's TCP connections are handed over with
  * SDP_CTL_ACC_TCP.
  *
- *   sdp_mocksvc [-s @NAME|PATH] [-c COUNTS_FILE]
+ *   sdp_mocksvc [-s @NAME|PATH] [-c COUNTS_FILE] [-d PORT:MS]
+ *
+ * -d delays the answer to CONNECTs to PORT by MS (a request the preload
+ * closes meanwhile is cancelled, and counted), for the EINTR test.
  *
  * Its counters (relayed bytes and connections) go to COUNTS_FILE on
  * SIGUSR1 and at exit (SIGTERM, SIGINT), one "name value" a line; "ready"
@@ -20,6 +23,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -31,6 +38,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ulp/sdp/sdp_ctl.h"
@@ -56,6 +64,7 @@ struct listener {
 
 struct info {
 	uint64_t ino;
+	int by_peer;		/* ino is the mock's end: answer for its peer */
 	union sdp_ctl_addr local, remote;
 };
 
@@ -66,7 +75,7 @@ static unsigned int info_next, name_next, port_next;
 static const char *counts_file;
 static volatile sig_atomic_t got_usr1, got_term;
 static unsigned long long c_relayed, c_sdp_conns, c_refused, c_listens,
-	c_tcp_handed, c_info;
+	c_tcp_handed, c_info, c_cancelled;
 
 static void on_signal(int sig)
 {
@@ -87,8 +96,8 @@ static void counts_write(void)
 		return;
 	fprintf(f, "relayed_bytes %llu\nsdp_connections %llu\n"
 		"refused %llu\nlisteners %llu\ntcp_handovers %llu\n"
-		"info %llu\n", c_relayed, c_sdp_conns, c_refused, c_listens,
-		c_tcp_handed, c_info);
+		"info %llu\ncancelled %llu\n", c_relayed, c_sdp_conns,
+		c_refused, c_listens, c_tcp_handed, c_info, c_cancelled);
 	fclose(f);
 }
 
@@ -128,7 +137,7 @@ static void addr_set_port(union sdp_ctl_addr *a, uint16_t port)
 }
 
 static void info_add(int fd, const union sdp_ctl_addr *l,
-		     const union sdp_ctl_addr *r)
+		     const union sdp_ctl_addr *r, int by_peer)
 {
 	struct info *i = &infos[info_next++ % MOCK_MAX];
 	struct stat st;
@@ -136,8 +145,63 @@ static void info_add(int fd, const union sdp_ctl_addr *l,
 	if (fstat(fd, &st) < 0)
 		return;
 	i->ino = st.st_ino;
+	i->by_peer = by_peer;
 	i->local = *l;
 	i->remote = *r;
+}
+
+/*
+ * The unix socket whose peer is the socket with inode peer_ino (the
+ * program's accepted end, which the mock never held), from the kernel's
+ * sock_diag: 0 if none.  How a service can answer INFO for an accepted
+ * stream after exec without a change to sdp_ctl.h.
+ */
+static uint64_t diag_peer_of(uint64_t peer_ino)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req r;
+	} q = {
+		.nh = { .nlmsg_len = sizeof(q), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+		.r = { .sdiag_family = AF_UNIX, .udiag_states = ~0u,
+		       .udiag_show = UDIAG_SHOW_PEER },
+	};
+	static char buf[32768];
+	uint64_t found = 0;
+	int s, done = 0;
+	ssize_t n;
+
+	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0 || send(s, &q, sizeof(q), 0) < 0)
+		goto out;
+	while (!done && (n = recv(s, buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+
+		for (; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+			struct unix_diag_msg *m = NLMSG_DATA(nh);
+			struct rtattr *a = (struct rtattr *)(m + 1);
+			int len = (int)nh->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+			uint32_t peer;
+
+			if (nh->nlmsg_type == NLMSG_DONE ||
+			    nh->nlmsg_type == NLMSG_ERROR) {
+				done = 1;
+				break;
+			}
+			for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+				if (a->rta_type != UNIX_DIAG_PEER)
+					continue;
+				memcpy(&peer, RTA_DATA(a), sizeof(peer));
+				if (peer == peer_ino)
+					found = m->udiag_ino;
+			}
+		}
+	}
+out:
+	if (s >= 0)
+		close(s);
+	return found;
 }
 
 static int send_fd(int s, const void *data, size_t len, int fd)
@@ -163,19 +227,27 @@ static int send_fd(int s, const void *data, size_t len, int fd)
 	return sendmsg(s, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
-/* A stream connected to the listener (bound to an ibgw-sdp-c/ name), or
- * -1 when it is gone (then forgotten). */
+/*
+ * A stream connected to the listener (bound to an ibgw-sdp-c/ name);
+ * -2 when its backlog is full (try again later: a single-threaded service
+ * must never block on a program that is not accepting), -1 when it is
+ * gone (then forgotten).
+ */
 static int listener_connect(struct listener *l)
 {
 	struct sockaddr_un sun;
 	socklen_t len = abstract_addr(&sun, l->name);
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (s < 0)
-		return -1;
+		return -2;
 	if (bind_name(s, "ibgw-sdp-c/", NULL, 0) == 0 &&
 	    connect(s, (struct sockaddr *)&sun, len) == 0)
 		return s;
+	if (errno == EAGAIN) {
+		close(s);
+		return -2;
+	}
 	close(s);
 	if (l->tcp >= 0)
 		close(l->tcp);
@@ -195,13 +267,85 @@ static struct listener *listener_find(uint16_t port)
 		if (!listeners[i].live || listeners[i].port != port)
 			continue;
 		s = listener_connect(&listeners[i]);
-		if (s < 0)
+		if (s == -1)
 			continue;
-		send_fd(s, &h, sizeof(h), -1);
-		close(s);
+		if (s >= 0) {
+			send_fd(s, &h, sizeof(h), -1);
+			close(s);
+		}
 		return &listeners[i];
 	}
 	return NULL;
+}
+
+/* Connections waiting for room in a listener's backlog. */
+struct pending {
+	struct listener *l;
+	struct sdp_ctl_accept h;
+	int mine;		/* SDP: the mock's end of the client's pair */
+	int tcp;		/* TCP: the socket to hand over */
+};
+static struct pending pend[MOCK_MAX];
+static unsigned int n_pend;
+
+static void relay_add(int a, int b);
+
+/* 0: delivered or dropped; -1: try again later. */
+static int deliver(struct pending *p)
+{
+	int s = p->l->live ? listener_connect(p->l) : -1;
+
+	if (s == -2)
+		return -1;
+	if (s >= 0 && send_fd(s, &p->h, sizeof(p->h), p->tcp) == 0) {
+		if (p->tcp >= 0)
+			c_tcp_handed++;
+		else
+			c_sdp_conns++;
+		if (p->mine >= 0) {
+			info_add(s, &p->h.local, &p->h.remote, 1);
+			relay_add(p->mine, s);
+			p->mine = -1;
+		} else {
+			close(s);
+		}
+	} else if (s >= 0) {
+		close(s);
+	}
+	if (p->mine >= 0)
+		close(p->mine);
+	if (p->tcp >= 0)
+		close(p->tcp);
+	return 0;
+}
+
+static void pend_add(struct listener *l, const struct sdp_ctl_accept *h,
+		     int mine, int tcp)
+{
+	struct pending p = { l, *h, mine, tcp };
+
+	if (deliver(&p) == 0)
+		return;
+	if (n_pend == MOCK_MAX) {
+		if (mine >= 0)
+			close(mine);
+		if (tcp >= 0)
+			close(tcp);
+		return;
+	}
+	pend[n_pend++] = p;
+}
+
+static void pend_run(void)
+{
+	unsigned int i = 0;
+
+	while (i < n_pend) {
+		if (deliver(&pend[i]) == 0)
+			pend[i] = pend[--n_pend];
+		else
+			i++;
+	}
 }
 
 static void relay_add(int a, int b)
@@ -227,7 +371,7 @@ static void do_connect(const struct sdp_ctl_req *req, struct sdp_ctl_reply *rep,
 	struct sdp_ctl_accept h = { .magic = SDP_CTL_MAGIC,
 				    .kind = SDP_CTL_ACC_SDP };
 	struct listener *l = listener_find(addr_port(&req->remote));
-	int sp[2], c;
+	int sp[2];
 
 	if (!l) {
 		c_refused++;
@@ -235,28 +379,20 @@ static void do_connect(const struct sdp_ctl_req *req, struct sdp_ctl_reply *rep,
 		return;
 	}
 	rep->remote = req->remote;
+	/* an unbound client: the destination's address (this host's), an
+	 * ephemeral port */
 	rep->local = req->local.family ? req->local : req->remote;
-	if (!addr_port(&rep->local))
+	if (!req->local.family || !addr_port(&rep->local))
 		addr_set_port(&rep->local, (uint16_t)(40000 + port_next++ % 9000));
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0 ||
 	    bind_name(sp[1], "ibgw-sdp-c/", NULL, 0) < 0) {
 		rep->err = ENOBUFS;
 		return;
 	}
-	c = listener_connect(l);
 	h.local = rep->remote;
 	h.remote = rep->local;
-	if (c < 0 || send_fd(c, &h, sizeof(h), -1) < 0) {
-		if (c >= 0)
-			close(c);
-		close(sp[0]);
-		close(sp[1]);
-		rep->err = ECONNREFUSED;
-		return;
-	}
-	info_add(sp[0], &rep->local, &rep->remote);
-	relay_add(sp[1], c);
-	c_sdp_conns++;
+	info_add(sp[0], &rep->local, &rep->remote, 0);
+	pend_add(l, &h, sp[1], -1);
 	*out = sp[0];
 }
 
@@ -299,7 +435,7 @@ static void do_listen(const struct sdp_ctl_req *req, int tcp,
 		fcntl(tcp, F_SETFL, O_NONBLOCK);
 	}
 	rep->local = l->local;
-	info_add(s, &l->local, &rep->remote);
+	info_add(s, &l->local, &rep->remote, 0);
 	c_listens++;
 	*out = s;
 }
@@ -308,56 +444,127 @@ static void do_info(const struct sdp_ctl_req *req, struct sdp_ctl_reply *rep)
 {
 	unsigned int i;
 
+	uint64_t mine = 0;
+
 	c_info++;
 	for (i = 0; i < MOCK_MAX; i++)
-		if (infos[i].ino && infos[i].ino == req->ino) {
-			rep->local = infos[i].local;
-			rep->remote = infos[i].remote;
-			return;
-		}
+		if (infos[i].ino && !infos[i].by_peer &&
+		    infos[i].ino == req->ino)
+			goto found;
+	mine = diag_peer_of(req->ino);
+	for (i = 0; mine && i < MOCK_MAX; i++)
+		if (infos[i].by_peer && infos[i].ino == mine)
+			goto found;
 	rep->err = ENOENT;
+	return;
+found:
+	rep->local = infos[i].local;
+	rep->remote = infos[i].remote;
 }
 
-static void ctl_request(int s)
+static void ctl_answer(int s, const struct sdp_ctl_req *req, int tcp)
+{
+	struct sdp_ctl_reply rep;
+	int out = -1;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.magic = SDP_CTL_MAGIC;
+	rep.id = req->id;
+	if (req->op == SDP_CTL_CONNECT)
+		do_connect(req, &rep, &out);
+	else if (req->op == SDP_CTL_LISTEN)
+		do_listen(req, tcp, &rep, &out);
+	else if (req->op == SDP_CTL_INFO)
+		do_info(req, &rep);
+	else
+		rep.err = EINVAL;
+	send_fd(s, &rep, sizeof(rep), out);
+	if (out >= 0)
+		close(out);
+	if (tcp >= 0 && (req->op != SDP_CTL_LISTEN || rep.err ||
+			 !(req->flags & SDP_CTL_F_BOTH)))
+		close(tcp);
+}
+
+/* CONNECTs to delay_port wait delay_ms before their answer (or until the
+ * preload closes the request: cancelled), so that a test can interrupt
+ * the wait with a signal. */
+struct deferred {
+	int s;
+	struct sdp_ctl_req req;
+	long long due_ms;
+};
+static struct deferred deferred[MOCK_MAX];
+static unsigned int n_deferred;
+static unsigned int delay_port, delay_ms;
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* 1 when it was kept for later (s is then not to be closed). */
+static int ctl_request(int s)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} c;
 	struct sdp_ctl_req req;
-	struct sdp_ctl_reply rep;
 	struct iovec iov = { &req, sizeof(req) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = c.buf,
 			     .msg_controllen = sizeof(c.buf) };
 	struct timeval tv = { 1, 0 };
 	struct cmsghdr *cm;
-	int tcp = -1, out = -1;
+	int tcp = -1;
 
 	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (recvmsg(s, &mh, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(req) ||
 	    req.magic != SDP_CTL_MAGIC)
-		return;
+		return 0;
 	cm = CMSG_FIRSTHDR(&mh);
 	if (cm && cm->cmsg_type == SCM_RIGHTS)
 		memcpy(&tcp, CMSG_DATA(cm), sizeof(int));
-	memset(&rep, 0, sizeof(rep));
-	rep.magic = SDP_CTL_MAGIC;
-	rep.id = req.id;
-	if (req.op == SDP_CTL_CONNECT)
-		do_connect(&req, &rep, &out);
-	else if (req.op == SDP_CTL_LISTEN)
-		do_listen(&req, tcp, &rep, &out);
-	else if (req.op == SDP_CTL_INFO)
-		do_info(&req, &rep);
-	else
-		rep.err = EINVAL;
-	send_fd(s, &rep, sizeof(rep), out);
-	if (out >= 0)
-		close(out);
-	if (tcp >= 0 && (req.op != SDP_CTL_LISTEN || rep.err ||
-			 !(req.flags & SDP_CTL_F_BOTH)))
-		close(tcp);
+	if (req.op == SDP_CTL_CONNECT && delay_port && n_deferred < MOCK_MAX &&
+	    addr_port(&req.remote) == delay_port) {
+		deferred[n_deferred++] = (struct deferred){
+			s, req, mono_ms() + delay_ms };
+		return 1;
+	}
+	ctl_answer(s, &req, tcp);
+	return 0;
+}
+
+/* Answers what is due, drops what the preload cancelled; the poll
+ * timeout until the next due one (-1: none). */
+static int deferred_run(void)
+{
+	long long now = mono_ms(), next = -1;
+	unsigned int i = 0;
+	struct pollfd p;
+
+	while (i < n_deferred) {
+		struct deferred *d = &deferred[i];
+
+		p = (struct pollfd){ .fd = d->s, .events = POLLIN };
+		if (poll(&p, 1, 0) == 1) {
+			c_cancelled++;		/* closed by the preload */
+		} else if (d->due_ms <= now) {
+			ctl_answer(d->s, &d->req, -1);
+		} else {
+			if (next < 0 || d->due_ms - now < next)
+				next = d->due_ms - now;
+			i++;
+			continue;
+		}
+		close(d->s);
+		*d = deferred[--n_deferred];
+	}
+	return (int)next;
 }
 
 static void tcp_handover(struct listener *l)
@@ -366,7 +573,7 @@ static void tcp_handover(struct listener *l)
 				    .kind = SDP_CTL_ACC_TCP };
 	struct sockaddr_in6 a;
 	socklen_t len;
-	int t, c;
+	int t;
 
 	t = accept4(l->tcp, NULL, NULL, SOCK_CLOEXEC);
 	if (t < 0)
@@ -377,13 +584,7 @@ static void tcp_handover(struct listener *l)
 	len = sizeof(a);
 	getpeername(t, (struct sockaddr *)&a, &len);
 	memcpy(&h.remote, &a, len < sizeof(h.remote) ? len : sizeof(h.remote));
-	c = listener_connect(l);
-	if (c >= 0) {
-		if (send_fd(c, &h, sizeof(h), t) == 0)
-			c_tcp_handed++;
-		close(c);
-	}
-	close(t);
+	pend_add(l, &h, -1, t);
 }
 
 static void relay_close(unsigned int i)
@@ -434,10 +635,10 @@ static int relay_run(struct relay *r)
 
 static void loop(int ctl)
 {
-	struct pollfd p[3 * MOCK_MAX + 1];
+	struct pollfd p[4 * MOCK_MAX + 1];
 	short want[2];
 	unsigned int n, i, k;
-	int s;
+	int s, timeout;
 
 	while (!got_term) {
 		if (got_usr1) {
@@ -467,14 +668,20 @@ static void loop(int ctl)
 				p[n++] = (struct pollfd){ .fd = r->fd[k],
 							  .events = want[k] };
 		}
-		if (poll(p, n, -1) < 0)
+		for (i = 0; i < n_deferred; i++)
+			p[n++] = (struct pollfd){ .fd = deferred[i].s,
+						  .events = POLLIN };
+		timeout = deferred_run();
+		if (n_pend && (timeout < 0 || timeout > 10))
+			timeout = 10;
+		if (poll(p, n, timeout) < 0)
 			continue;
+		deferred_run();
+		pend_run();
 		if (p[0].revents & POLLIN) {
 			s = accept4(ctl, NULL, NULL, SOCK_CLOEXEC);
-			if (s >= 0) {
-				ctl_request(s);
+			if (s >= 0 && !ctl_request(s))
 				close(s);
-			}
 		}
 		for (i = 0; i < MOCK_MAX; i++)
 			if (listeners[i].live && listeners[i].tcp >= 0)
@@ -517,7 +724,7 @@ int main(int argc, char **argv)
 
 	if (!where || !*where)
 		where = "@" SDP_CTL_NAME;
-	while ((opt = getopt(argc, argv, "s:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:d:h")) != -1) {
 		switch (opt) {
 		case 's':
 			where = optarg;
@@ -525,9 +732,15 @@ int main(int argc, char **argv)
 		case 'c':
 			counts_file = optarg;
 			break;
+		case 'd':
+			if (sscanf(optarg, "%u:%u", &delay_port, &delay_ms) != 2) {
+				fprintf(stderr, "sdp_mocksvc: -d PORT:MS\n");
+				return 2;
+			}
+			break;
 		default:
 			fprintf(stderr, "usage: sdp_mocksvc [-s @NAME|PATH] "
-				"[-c COUNTS_FILE]  (a test double of the SDP "
+				"[-c COUNTS_FILE] [-d PORT:MS]  (a test double of the SDP "
 				"service)\n");
 			return opt == 'h' ? 0 : 2;
 		}

@@ -198,6 +198,28 @@ static uint32_t connect_timeout(enum sdp_use use)
 
 /* --- connect ------------------------------------------------------------- */
 
+/*
+ * What the program may have set on the TCP socket before connect and
+ * would miss on the stream that replaces it: TCP_NODELAY (remembered,
+ * as a unix socket has none) and SO_KEEPALIVE.  Buffer sizes are not
+ * carried: the TCP socket's defaults are not the program's choice.
+ */
+static void carry_opts(int tcp, int nfd, int *nodelay)
+{
+	socklen_t len = sizeof(int);
+	int v;
+
+	*nodelay = 0;
+	if (preload_real.getsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, nodelay,
+				    &len) < 0)
+		*nodelay = 0;
+	len = sizeof(int);
+	if (preload_real.getsockopt(tcp, SOL_SOCKET, SO_KEEPALIVE, &v,
+				    &len) == 0 && v)
+		preload_real.setsockopt(nfd, SOL_SOCKET, SO_KEEPALIVE, &v,
+					sizeof(v));
+}
+
 /* 0: fd is now an SDP connection; -1 with errno from the service. */
 static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 		       enum sdp_use use)
@@ -206,7 +228,7 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 	socklen_t len = sizeof(ss);
 	struct sdp_ctl_req req;
 	struct sdp_ctl_reply rep;
-	int fl, fdfl, nfd;
+	int fl, fdfl, nfd, nodelay;
 
 	fl = fcntl(fd, F_GETFL);
 	fdfl = fcntl(fd, F_GETFD);
@@ -226,9 +248,13 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 		errno = rep.err ? rep.err : EPROTO;
 		return -1;
 	}
+	carry_opts(fd, nfd, &nodelay);
 	if (replace_fd(fd, nfd, fl, fdfl) < 0)
 		return -1;
 	preload_cache_put(fd, &rep.local, &rep.remote);
+	if (nodelay)
+		preload_cache_setopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay,
+				     sizeof(nodelay));
 	return 0;
 }
 
