@@ -6,6 +6,8 @@
 #  - iperf3 h1 -> h2, and the evidence that SDP carried it: the SDP
 #    services' byte counters against iperf3's, the IPoIB link's against
 #    them (no TCP over IPoIB), ibfabricd's CM report (service 0x10000|port);
+#    a second test against the same server (it listens anew: the bind
+#    that finds the port held by the service's old TCP listener gets it);
 #  - socat both ways, sha256 of 20 MB; a half-close (the server answers
 #    after the client's EOF);
 #  - curl against python3's http.server on h2, sha256;
@@ -78,7 +80,7 @@ wait_port() {	# NS PORT
 }
 
 # 1: iperf3, and what carried it
-pre_bg IPS h2 iperf3 -s -p 5201 -1
+pre_bg IPS h2 iperf3 -s -p 5201
 wait_port h2 5201
 sleep 0.3
 ipo_before=$(stat_of h1 tx_bytes)
@@ -97,6 +99,16 @@ ctl cm >"$T/cm.txt"
 grep -q "service 0x0000000000011451" "$T/cm.txt" ||
 	{ cat "$T/cm.txt"; fail "no CM listener/connection on SDP's service ID for port 5201"; }
 ok "iperf3 over SDP: $bytes bytes at $((bps / 1000000)) Mb/s, SDP counters tx $sdp_tx rx $sdp_rx, IPoIB $ipo bytes meanwhile"
+# iperf3 -s closes its listener after each test and listens again: the
+# service still holds the old one's TCP socket until the bind asks
+c_before=$(stat_of h1 sdp_service.connects)
+pre h1 iperf3 -c 10.1.0.2 -p 5201 -t 1 >"$T/iperf2.log" 2>&1 ||
+	{ cat "$T/iperf2.log"; fail "a second iperf3 test against the same server"; }
+c_after=$(stat_of h1 sdp_service.connects)
+[ "$((c_after - c_before))" -ge 2 ] ||
+	fail "the second iperf3 test made $((c_after - c_before)) SDP connections"
+ok "a second iperf3 test against the re-listening server, over SDP again"
+
 
 # 2: socat both ways, sha256
 head -c 20000000 /dev/urandom >"$T/data"

@@ -301,6 +301,41 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	return preload_real.connect(fd, sa, len);
 }
 
+/* --- bind ----------------------------------------------------------------- */
+
+/*
+ * A 'both' listener's TCP socket is the service's once the program
+ * listens, and the service learns lazily that the program closed its
+ * listener: a program that listens again on the port (iperf3 -s after
+ * each test) would find it taken.  So a bind that fails with EADDRINUSE
+ * asks the service to let go of the port if no program holds its
+ * listener any more, and tries once again.  Other binds cost nothing.
+ */
+EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+	int r, e;
+
+	init();
+	r = preload_real.bind(fd, sa, len);
+	if (r == 0 || errno != EADDRINUSE || !sa ||
+	    (sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    !sock_tcp_family(fd) || !sa_port(sa))
+		return r;
+	e = errno;
+	memset(&req, 0, sizeof(req));
+	req.op = SDP_CTL_RELEASE;
+	addr_set(&req.local, sa);
+	if (preload_ctl_call(&req, -1, &rep, NULL) < 0 || rep.err) {
+		errno = e;
+		return -1;
+	}
+	preload_log(PRELOAD_LOG_INFO, "bind: the service let go of port %u",
+		    (unsigned int)sa_port(sa));
+	return preload_real.bind(fd, sa, len);
+}
+
 /* --- listen -------------------------------------------------------------- */
 
 static int listen_sdp(int fd, const struct sockaddr *local, int backlog,

@@ -4,8 +4,9 @@
  * TCP programs SDP sockets: an SDP socket is, for the program, one end of
  * a SOCK_STREAM unix socket pair whose other end the host's SDP service
  * holds (ulp/sdp/sdp_ctl.h), so every data-path call is the kernel's own
- * and only connect, listen, accept, accept4, getsockname, getpeername,
- * getsockopt and setsockopt are interposed (preload.c).
+ * and only bind (for a port a closed 'both' listener still holds),
+ * connect, listen, accept, accept4, getsockname, getpeername, getsockopt
+ * and setsockopt are interposed (preload.c).
  *
  * Nearly stateless, so that fork, exec, dup and threads need nothing: the
  * socket itself says what it is (its domain, its unix names), and the only
@@ -33,6 +34,7 @@
 
 /* preload_real.c: the next definitions (libc's), from dlsym(RTLD_NEXT). */
 struct preload_real {
+	int (*bind)(int, const struct sockaddr *, socklen_t);
 	int (*connect)(int, const struct sockaddr *, socklen_t);
 	int (*listen)(int, int);
 	int (*accept4)(int, struct sockaddr *, socklen_t *, int);

@@ -16,6 +16,7 @@ static void real_resolve(void)
 {
 	struct preload_real *r = &preload_real;
 
+	*(void **)&r->bind = dlsym(RTLD_NEXT, "bind");
 	*(void **)&r->connect = dlsym(RTLD_NEXT, "connect");
 	*(void **)&r->listen = dlsym(RTLD_NEXT, "listen");
 	*(void **)&r->accept4 = dlsym(RTLD_NEXT, "accept4");
