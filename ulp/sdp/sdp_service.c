@@ -839,9 +839,12 @@ static void req_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	case SDP_CTL_LISTEN:
-		do_listen(c, (c->req.flags & SDP_CTL_F_BOTH) ? passed : -1);
-		if (!(c->req.flags & SDP_CTL_F_BOTH) && passed >= 0)
+		/* do_listen answers and frees c */
+		if (!(c->req.flags & SDP_CTL_F_BOTH) && passed >= 0) {
 			close(passed);
+			passed = -1;
+		}
+		do_listen(c, passed);
 		return;
 	case SDP_CTL_INFO:
 		if (passed >= 0)
