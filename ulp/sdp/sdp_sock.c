@@ -39,6 +39,8 @@ enum sock_state {
 	S_UP,
 	S_CLOSING,		/* DREQ sent, or the peer's came */
 	S_ABORTING,		/* AbortConn sent: waiting for it to go */
+	S_DRAINING,		/* the peer closed in order and left: what
+				 * it sent still goes to the fd */
 };
 
 struct listener {
@@ -75,6 +77,7 @@ struct sdp_sock {
 	unsigned int fd_closed:1;
 	unsigned int dreq_sent:1;
 	unsigned int owns_fd:1;		/* ours to close; closed() owed */
+	unsigned int peer_gone:1;	/* its DREQ came: flushes are ours */
 };
 
 struct sdp_ep {
@@ -136,6 +139,7 @@ const struct counter_desc sdp_ep_counters[] = {
 };
 
 static void sock_kick(struct sdp_sock *s);
+static void arm_timer(struct sdp_sock *s, unsigned int ms);
 static void sock_abort(struct sdp_sock *s);
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -416,6 +420,7 @@ static void on_recv(struct sdp_sock *s, uint32_t slot, uint32_t len)
 			s->dreq_sent = 1;
 			s->st = S_CLOSING;
 			fab_cm_disconnect(s->id, NULL, 0);
+			arm_timer(s, ABORT_LINGER_MS * 4);
 		}
 		break;
 	case SDP_RX_CHRCVBUF:
@@ -515,14 +520,12 @@ static void sock_kick(struct sdp_sock *s)
 	}
 }
 
-static void qp_cb(evutil_socket_t fd, short what, void *arg)
+/* Take up to budget batches of completions; -1 when more are left. */
+static int qp_take(struct sdp_sock *s, int budget)
 {
-	struct sdp_sock *s = arg;
 	struct fab_wc wc[32];
-	int i, n, budget = 8;
+	int i, n;
 
-	(void)fd;
-	(void)what;
 	while (budget-- > 0) {
 		n = fab_qp_poll(s->qp, wc, 32);
 		if (n <= 0)
@@ -530,7 +533,7 @@ static void qp_cb(evutil_socket_t fd, short what, void *arg)
 		for (i = 0; i < n; i++) {
 			if (wc[i].status != FAB_WC_SUCCESS) {
 				if (wc[i].status != FAB_WC_WR_FLUSH_ERR ||
-				    s->st == S_UP) {
+				    (s->st == S_UP && !s->peer_gone)) {
 					if (s->st == S_UP || s->st ==
 					    S_ACCEPTING)
 						s->ep->st.qp_errors++;
@@ -564,9 +567,30 @@ static void qp_cb(evutil_socket_t fd, short what, void *arg)
 		if (n < 32)
 			break;
 	}
-	if (budget < 0)
+	return budget < 0 ? -1 : 0;
+}
+
+static void qp_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_sock *s = arg;
+
+	(void)fd;
+	(void)what;
+	if (qp_take(s, 8) < 0)
 		event_active(s->qp_ev, EV_READ, 0);
 	sock_kick(s);
+}
+
+/* Draining: the rest to the fd, then its orderly end. */
+static void drain(struct sdp_sock *s)
+{
+	rx_to_fd(s);
+	if (s->st != S_DRAINING || s->pend_n)
+		return;
+	if (!s->fd_closed)
+		shutdown(s->fd, SHUT_WR);
+	fd_close(s, 0);
+	sock_free(s);
 }
 
 static void rd_cb(evutil_socket_t fd, short what, void *arg)
@@ -582,6 +606,10 @@ static void wr_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (s->st == S_DRAINING) {
+		drain(s);
+		return;
+	}
 	rx_to_fd(s);
 	sock_kick(s);
 }
@@ -893,8 +921,23 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 				sock_free(s);
 				break;
 			}
-			/* the peer went without its DisConn: a reset */
-			if (s->st == S_UP && !sdp_conn_closed(&s->c)) {
+			if (s->st == S_UP || s->st == S_ACCEPTING) {
+				/* what it sent before its DREQ may still
+				 * wait in our completion queue (then the
+				 * flushes of our receives) */
+				s->peer_gone = 1;
+				while (qp_take(s, 64) < 0)
+					;
+				if (s->c.fin_rcvd && !s->c.error &&
+				    s->st == S_UP) {
+					/* an orderly close: deliver it */
+					s->st = S_DRAINING;
+					s->dreq_sent = 1;
+					arm_timer(s, 30000);
+					drain(s);
+					break;
+				}
+				/* gone without its DisConn: a reset */
 				rx_to_fd(s);
 				fd_close(s, 1);
 			}
@@ -1038,6 +1081,7 @@ static const char *state_name(enum sock_state st)
 	case S_UP: return "up";
 	case S_CLOSING: return "closing";
 	case S_ABORTING: return "aborting";
+	case S_DRAINING: return "draining";
 	}
 	return "?";
 }
