@@ -89,11 +89,11 @@ LIB_GW      := $(BUILD)/libibgw_gateway.a
 LIB_NETLINK := $(BUILD)/libibgw_netlink.a
 
 # Link order: users before what they use.
-DAEMON_LIBS := $(LIB_GW) $(LIB_SDP) $(LIB_RDS) $(LIB_IPOIB) $(LIB_NETLINK) $(LIB_FABRIC) \
-               $(LIB_CONF) $(LIB_INET)
-SUBNET_LIBS := $(LIB_SUBNET) $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
-TEST_LIBS   := $(LIB_GW) $(LIB_SDP) $(LIB_RDS) $(LIB_IPOIB) $(LIB_NETLINK) $(LIB_SUBNET) \
+DAEMON_LIBS := $(LIB_GW) $(LIB_SDP) $(LIB_RDS) $(LIB_IPOIB) $(LIB_NETLINK) \
                $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
+SUBNET_LIBS := $(LIB_SUBNET) $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
+TEST_LIBS   := $(LIB_GW) $(LIB_SDP) $(LIB_RDS) $(LIB_IPOIB) $(LIB_NETLINK) \
+               $(LIB_SUBNET) $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
 LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
 PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd \

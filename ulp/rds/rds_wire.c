@@ -227,7 +227,7 @@ uint16_t rds_ib_version_confirm(const uint8_t *p, size_t len, int family,
 	return version < RDS_VERSION_3_1 ? 0 : version;
 }
 
-/* --- congestion map --------------------------------------------------------- */
+/* --- congestion map ------------------------------------------------------- */
 
 void rds_cong_set(struct rds_cong_map *m, uint16_t port)
 {
