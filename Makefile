@@ -70,10 +70,12 @@ IPOIB_SRCS  := ulp/ipoib/ipoib_wire.c ulp/ipoib/ipoib_link.c ulp/ipoib/ipoib_nei
 # SDP (ulp/sdp/): every .c there is the layer (the codecs, the message
 # layer, libsdp.conf, the endpoint and the host's service).
 SDP_SRCS    := $(sort $(wildcard ulp/sdp/*.c))
+# RDS (ulp/rds/): every .c there is the layer (the kernel's RDS/IB wire).
+RDS_SRCS    := $(sort $(wildcard ulp/rds/*.c))
 GW_SRCS     := gateway/eth_wire.c gateway/gw_bridge.c gateway/gw_conf.c
 NETLINK_SRCS := netlink/nl_link.c
 
-LAYERS := CONF INET FABRIC SUBNET IPOIB SDP GW NETLINK
+LAYERS := CONF INET FABRIC SUBNET IPOIB SDP RDS GW NETLINK
 $(foreach l,$(LAYERS),$(eval $(l)_OBJS := $$($(l)_SRCS:%.c=$$(BUILD)/%.o)))
 
 LIB_CONF    := $(BUILD)/libibgw_conf.a
@@ -82,15 +84,16 @@ LIB_FABRIC  := $(BUILD)/libibgw_fabric.a
 LIB_SUBNET  := $(BUILD)/libibgw_subnet.a
 LIB_IPOIB   := $(BUILD)/libibgw_ipoib.a
 LIB_SDP     := $(BUILD)/libibgw_sdp.a
+LIB_RDS     := $(BUILD)/libibgw_rds.a
 LIB_GW      := $(BUILD)/libibgw_gateway.a
 LIB_NETLINK := $(BUILD)/libibgw_netlink.a
 
 # Link order: users before what they use.
-DAEMON_LIBS := $(LIB_GW) $(LIB_SDP) $(LIB_IPOIB) $(LIB_NETLINK) $(LIB_FABRIC) \
-               $(LIB_CONF) $(LIB_INET)
-SUBNET_LIBS := $(LIB_SUBNET) $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
-TEST_LIBS   := $(LIB_GW) $(LIB_SDP) $(LIB_IPOIB) $(LIB_NETLINK) $(LIB_SUBNET) \
+DAEMON_LIBS := $(LIB_GW) $(LIB_SDP) $(LIB_RDS) $(LIB_IPOIB) $(LIB_NETLINK) \
                $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
+SUBNET_LIBS := $(LIB_SUBNET) $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
+TEST_LIBS   := $(LIB_GW) $(LIB_SDP) $(LIB_RDS) $(LIB_IPOIB) $(LIB_NETLINK) \
+               $(LIB_SUBNET) $(LIB_FABRIC) $(LIB_CONF) $(LIB_INET)
 LIBS_ALL := $(PKG_LIBS) $(INI_LIBS)
 
 PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd \
@@ -146,6 +149,7 @@ $(LIB_FABRIC): $(FABRIC_OBJS)
 $(LIB_SUBNET): $(SUBNET_OBJS)
 $(LIB_IPOIB): $(IPOIB_OBJS)
 $(LIB_SDP): $(SDP_OBJS)
+$(LIB_RDS): $(RDS_OBJS)
 $(LIB_GW): $(GW_OBJS)
 $(LIB_NETLINK): $(NETLINK_OBJS)
 $(BUILD)/libibgw_%.a:
