@@ -308,6 +308,14 @@ PY
 [ $? = 0 ] || die "the tables"
 echo "  (iperf3: the bytes received; tcp_rr: messages x 64, each way. The SDP runs' bytes"
 echo "   appear in the SDP counters and not on the IPoIB link, the TCP runs' the other way)"
+echo "== the SDP services' message counters (whole run: Data messages, credit-only updates among them)"
+for h in h1 h2; do
+	printf '  ipoibd %s:' "$h"
+	for c in sdp.tx_msgs sdp.credit_updates_tx sdp.rx_msgs sdp.credit_updates_rx; do
+		printf ' %s %s' "$c" "$(hstat "$h" "$c")"
+	done
+	echo
+done
 echo "== ibfabricd: what it delivered, what it dropped (non-zero)"
 "$build/ibfabricctl" -s "$SOCK" stats | grep -E '^(delivered|dropped|drop\.)' | awk '$2 != 0' | sed 's/^/  /'
 exit 0
