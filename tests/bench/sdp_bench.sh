@@ -168,7 +168,8 @@ print(p.get("sdp", {}).get(sys.argv[1], 0))' "$1"
 }
 # snap: the counters the evidence is made of, on one line
 snap() {
-	echo "$(hstat h1 sdp.tx_bytes) $(hstat h2 sdp.rx_bytes) $(hstat h1 tx_bytes) $(gstat rx_bytes)"
+	echo "$(hstat h1 sdp.tx_bytes) $(hstat h2 sdp.rx_bytes) $(hstat h1 tx_bytes) $(gstat rx_bytes)" \
+		"$("$build/ibfabricctl" -s "$SOCK" stats | sed -n 's/^delivered \([0-9]*\)$/\1/p')"
 }
 
 # --- the measurements ------------------------------------------------------------------
@@ -299,11 +300,14 @@ aim("SDP latency <= 0.5x", r2 <= 0.5, r2, "IB <-> IB")
 aim("SDP throughput >= 2x TCP over IPoIB", r3 >= 2, r3, "IB -> LAN through the gateway")
 aim("SDP latency <= 0.5x", r4 <= 0.5, r4, "IB -> LAN through the gateway")
 print("== what carried the runs (sums over the runs, bytes: the programs', then the counters' change)")
-print("  %-16s %-14s %-15s %-15s %-15s %s" % ("measurement", "program", "h1 sdp.tx", "h2 sdp.rx", "h1 IPoIB tx", "gateway sdp rx"))
+print("  %-14s %-12s %-12s %-12s %-12s %-14s %s" % ("measurement", "program", "h1 sdp.tx", "h2 sdp.rx", "h1 IPoIB tx", "gateway sdp rx", "fabric packets"))
 for n in ("ib_iperf_sdp", "ib_iperf_tcp", "ib_rr_sdp", "ib_rr_tcp", "gw_iperf_sdp", "gw_iperf_tcp", "gw_rr_sdp", "gw_rr_tcp"):
     rows = [[int(x) for x in l.split()] for l in open(os.path.join(d, n + ".ev")) if l.strip()]
     s = [sum(c) for c in zip(*rows)]
-    print("  %-16s %-14d %-15d %-15d %-15d %d" % (n, *s))
+    per = ""
+    if "_rr_" in n:	# packets through the switch per round trip
+        per = " (%.1f per round trip)" % (s[5] / (s[0] / 64)) if s[0] else ""
+    print("  %-14s %-12d %-12d %-12d %-12d %-14d %d%s" % (n, *s, per))
 PY
 [ $? = 0 ] || die "the tables"
 echo "  (iperf3: the bytes received; tcp_rr: messages x 64, each way. The SDP runs' bytes"
