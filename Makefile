@@ -100,7 +100,8 @@ PROGS := $(BUILD)/ibfabricd $(BUILD)/ibfabricctl $(BUILD)/ipoibd $(BUILD)/ibgwd 
          $(BUILD)/ibgwctl
 TOOLS := $(BUILD)/tests/fabtest $(BUILD)/tests/bench_ud $(BUILD)/tests/satest \
          $(BUILD)/tests/bench_sa $(BUILD)/tests/nltest $(BUILD)/tests/bench_gw \
-         $(BUILD)/tests/madtest $(BUILD)/tests/rctest $(BUILD)/tests/sdptest
+         $(BUILD)/tests/madtest $(BUILD)/tests/rctest $(BUILD)/tests/sdptest \
+         $(BUILD)/tests/tcp_rr
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -186,6 +187,11 @@ $(BUILD)/tests/rctest: $(BUILD)/tests/tools/rctest.o $(DAEMON_LIBS)
 
 $(BUILD)/tests/sdptest: $(BUILD)/tests/tools/sdptest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+# an ordinary TCP program (it runs unmodified under the preload): no
+# project libraries
+$(BUILD)/tests/tcp_rr: $(BUILD)/tests/tools/tcp_rr.o
+	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
