@@ -16,6 +16,8 @@
 #    8 threads writing on one socket;
 #  - getsockname/getpeername as TCP would give them, both sides; a
 #    non-blocking connect (EINPROGRESS or at once, writable, SO_ERROR 0);
+#  - a 'both' listener whose program exits frees its port (the service
+#    holds its TCP socket) within seconds, for programs without the preload;
 #  - fallback: h3 has no SDP service (--no-sdp): a preloaded client
 #    reaches a server there over TCP; with libsdp.conf 'use sdp client'
 #    the same connect fails (no TCP), with 'use tcp' it never asks SDP;
@@ -190,6 +192,17 @@ ns h1 env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/tcp.conf" \
 r_after=$(stat_of h1 sdp_service.requests)
 expect_eq "requests for a 'use tcp' connect" "$r_after" "$r_before"
 ok "fallback: TCP to h3 after the refused SDP attempt; 'use sdp' fails there; 'use tcp' never asks the service"
+
+# 8: a 'both' listener's program exits: the service, which holds its TCP
+# listener, lets go of the port within a few seconds, so that a program
+# without the preload can listen there
+pre h2 python3 -c 'import socket,time; s=socket.socket(); s.bind(("",7600)); s.listen(); time.sleep(0.5)'
+for i in $(seq 1 40); do
+	ns h2 python3 -c 'import socket; s=socket.socket(); s.bind(("",7600)); s.listen()' 2>/dev/null && break
+	sleep 0.1
+done
+[ "$i" -lt 40 ] || fail "port 7600 still held 4 s after its preloaded listener exited"
+ok "a closed 'both' listener's port is free again after $((i / 10)).$((i % 10)) s"
 
 # 7: the capture as tshark decodes it
 stop_fabric

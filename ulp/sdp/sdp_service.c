@@ -16,6 +16,9 @@
 
 #include <arpa/inet.h>
 #include <event2/event.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 
 #include "ulp/sdp/sdp_ctl.h"
 #include "ulp/sdp/sdp_service.h"
@@ -34,6 +37,7 @@ struct svc_listener {
 	char name[64];			/* abstract, no leading NUL */
 	int tcp_fd;			/* 'both': the program's TCP listener */
 	struct event *tcp_ev;
+	ino_t ino;			/* of the unix listener we passed */
 };
 
 /* A request being served, and then the connection it made. */
@@ -63,6 +67,8 @@ struct sdp_service {
 	char name[108];
 	int ctl_fd;
 	struct event *ctl_ev;
+	struct event *check_ev;		/* listeners' liveness, each second */
+	int diag_ok;			/* sock_diag finds our own socket */
 	struct svc_conn *conns;
 	struct svc_listener *listeners;
 	unsigned int nreqs, nlisteners, next_id;
@@ -489,6 +495,71 @@ static int accept_hdr(int fd, enum sdp_ctl_acc_kind kind,
 	return send_fd_msg(fd, &h, sizeof(h), pass_fd);
 }
 
+/*
+ * Does the unix socket with inode ino still exist (in our network
+ * namespace)?  The kernel's sock_diag answers for one inode: 1 found, 0
+ * not (ENOENT), -1 when it cannot say.
+ */
+static int unix_query(ino_t ino)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req r;
+	} q;
+	union {
+		struct nlmsghdr nh;
+		char buf[1024];
+	} a;
+	int s, r = -1;
+	ssize_t n;
+
+	memset(&q, 0, sizeof(q));
+	q.nh.nlmsg_len = sizeof(q);
+	q.nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q.nh.nlmsg_flags = NLM_F_REQUEST;
+	q.r.sdiag_family = AF_UNIX;
+	q.r.udiag_states = ~0u;
+	q.r.udiag_ino = (uint32_t)ino;
+	q.r.udiag_cookie[0] = q.r.udiag_cookie[1] = ~0u;
+	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0)
+		return 1;
+	if (send(s, &q, sizeof(q), 0) == (ssize_t)sizeof(q) &&
+	    (n = recv(s, a.buf, sizeof(a.buf), 0)) >= (ssize_t)sizeof(a.nh)) {
+		if (a.nh.nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+			r = 1;
+		} else if (a.nh.nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(&a.nh);
+
+			if (e->error == -ENOENT)
+				r = 0;
+		}
+	}
+	close(s);
+	return r;
+}
+
+/* Listeners whose programs closed them all go: their TCP listeners
+ * ('both') no longer hold the port, their service IDs no longer take
+ * REQs.  Within a second of the close. */
+static void check_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_service *sv = arg;
+	struct svc_listener *l, *next;
+
+	(void)fd;
+	(void)what;
+	if (!sv->diag_ok)
+		return;
+	for (l = sv->listeners; l; l = next) {
+		next = l->next;
+		if (l->ino && unix_query(l->ino) == 0) {
+			sv->st.stale_listeners++;
+			listener_free(l);
+		}
+	}
+}
+
 /* Is the listener still held by a program?  Probes it once. */
 static int listener_alive(struct svc_listener *l)
 {
@@ -614,6 +685,12 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 				      tcp_accept_cb, l);
 		if (l->tcp_ev)
 			event_add(l->tcp_ev, NULL);
+	}
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) == 0)
+			l->ino = st.st_ino;
 	}
 	sv->st.listens++;
 	reply(c, 0, &a, port, NULL, 0, fd);
@@ -956,6 +1033,20 @@ struct sdp_service *sdp_service_new(struct event_base *base,
 		goto fail_errno;
 	}
 	event_add(sv->ctl_ev, NULL);
+	{
+		/* without unix sock_diag every inode looks gone: then
+		 * listeners are found closed lazily only */
+		struct stat st;
+
+		sv->diag_ok = fstat(sv->ctl_fd, &st) == 0 &&
+			      unix_query(st.st_ino) == 1;
+	}
+	sv->check_ev = event_new(base, -1, EV_PERSIST, check_cb, sv);
+	if (sv->check_ev) {
+		struct timeval one = { 1, 0 };
+
+		event_add(sv->check_ev, &one);
+	}
 	return sv;
 fail_errno:
 	e = errno;
@@ -978,6 +1069,8 @@ void sdp_service_free(struct sdp_service *sv)
 		return;
 	if (sv->ctl_ev)
 		event_free(sv->ctl_ev);
+	if (sv->check_ev)
+		event_free(sv->check_ev);
 	close(sv->ctl_fd);
 	if (sv->name[0] != '@')
 		unlink(sv->name);

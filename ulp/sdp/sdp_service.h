@@ -12,9 +12,11 @@
  * Local ports of connections we make are reserved in the host's TCP port
  * space (a TCP socket bound to the source address, port 0, kept for the
  * connection's life), so SDP and TCP never hand out the same one.
- * Listeners are checked lazily: one whose program closed it is found when
- * a connection for it comes (the unix connect is refused), or when
- * another listen wants its port (a probe).
+ * Listeners whose programs closed them are found within a second (the
+ * kernel's sock_diag, asked about the unix listeners handed out), and at
+ * once when a connection for one comes (the unix connect is refused),
+ * when another listen wants its port (a probe), or when a program's bind
+ * finds the port taken (RELEASE).
  */
 #ifndef IBGW_SDP_SERVICE_H
 #define IBGW_SDP_SERVICE_H
