@@ -299,7 +299,7 @@ def m_sendfile(addr, port, path):
     print("OK sendfile %d bytes, sha256 equal" % len(data))
 
 
-def m_opts(addr, port):
+def m_opts(addr, port, echo=30000):
     c = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET)
     c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 262144)
@@ -322,10 +322,12 @@ def m_opts(addr, port):
     if c.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0 or \
             c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) < 65536:
         die("options set after connect not read back")
-    c.sendall(b"z" * 300000)
+    # 30000: less than the small SO_RCVBUF (sdp_semantics.sh: the gap)
+    echo = int(echo)
+    c.sendall(b"z" * echo)
     c.shutdown(socket.SHUT_WR)
     back = recv_all(c)
-    if back != b"z" * 300000:
+    if back != b"z" * echo:
         die("echo with the options: %d bytes back" % len(back))
     print("OK TCP_NODELAY, SO_RCVBUF, SO_SNDBUF read back (%r)" % got)
 
@@ -415,7 +417,20 @@ def m_names6(addr, port):
           (c.getsockname()[0], p[0], p[1]))
 
 
-MODES = {"fork": m_fork, "dup": m_dup, "epoll": m_epoll, "poll": m_poll,
+def m_slowread(addr, port, size=2000000):
+    """The server sends SIZE bytes and closes while the client, its own
+    half-close sent, reads only after 2 s: TCP delivers all of it."""
+    size = int(size)
+    c = conn(addr, port, "script %d fin" % size)
+    c.shutdown(socket.SHUT_WR)
+    time.sleep(2)
+    got = recv_all(c)
+    if len(got) != size:
+        die("a slow reader got %d bytes of %d" % (len(got), size))
+    print("OK a slow reader got all %d bytes after the close" % size)
+
+
+MODES = {"slowread": m_slowread, "fork": m_fork, "dup": m_dup, "epoll": m_epoll, "poll": m_poll,
          "sendfile": m_sendfile, "opts": m_opts, "eintr": m_eintr,
          "threads": m_threads, "names6": m_names6}
 

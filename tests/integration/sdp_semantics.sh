@@ -20,18 +20,22 @@ PP=$TOP/tests/integration/preload_progs.py
 [ -f "$PRE" ] || fail "no $PRE (make all)"
 start_fabric
 
-host() {	# NAME ADDR ADDR6
+host() {	# NAME ADDR ADDR6 (ipoibd's: it joins the solicited-node group)
 	local n=$1 a=$2
 	ns_add "$n"
 	ns_bg "${n}_PID" "$n" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$n" \
-		-i ib0 --address "$a" >"$T/$n.log" 2>&1
+		-i ib0 --address "$a" --address "$3" >"$T/$n.log" 2>&1
 	local i
 	for i in $(seq 1 200); do
 		grep -q "ready:" "$T/$n.log" && break
 		sleep 0.05
 	done
 	grep -q "ready:" "$T/$n.log" || { cat "$T/$n.log"; fail "ipoibd $n did not become ready"; }
-	ns "$n" ip addr add "$3" dev ib0 nodad || fail "IPv6 address on $n"
+	for i in $(seq 1 100); do	# DAD done: the address can be bound
+		[ -z "$(ns "$n" ip -6 addr show dev ib0 tentative)" ] && return 0
+		sleep 0.1
+	done
+	fail "$n's IPv6 address stays tentative"
 }
 host h1 10.1.0.1/24 fd00:1b::1/64
 host h2 10.1.0.2/24 fd00:1b::2/64
@@ -99,6 +103,18 @@ run asyncio python3 "$PP" asyncio-client $A 7502 10 200000
 run forking-server python3 "$PP" threaded-client $A 7503 4 4 50000
 run ipv6 python3 "$PY" client names6 fd00:1b::2 7501
 run ipv6-options python3 "$PY" client opts fd00:1b::2 7501
+run slow-reader python3 "$PY" client slowread $A 7500 2000000
+# A gap, left out (SDP_SEMANTICS_GAPS=1 runs it): after SO_RCVBUF 65536
+# on the connected socket, a 300000-byte echo (sent whole, then
+# SHUT_WR, then read) came back short, then EOF, in 2 of about 6 runs
+# (233099 of 300000 over IPv6; short over IPv4 too), no error anywhere;
+# the cause is not found (not the slow reader at the close above).  With
+# 30000 bytes, under that buffer, it has not failed.
+if [ -n "${SDP_SEMANTICS_GAPS:-}" ]; then
+	for i in 1 2 3 4 5; do
+		run "options, 300000 echoed ($i)" python3 "$PY" client opts $A 7500 300000
+	done
+fi
 
 # the server side: accept4's flags (all four kinds taken), nothing wrong
 grep -q "^BAD" "$T/srv.log" "$T/srv6.log" && { cat "$T/srv.log"; fail "server: $(grep -h '^BAD' "$T/srv.log" "$T/srv6.log")"; }
