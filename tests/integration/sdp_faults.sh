@@ -121,12 +121,13 @@ ok "a: $BYTES bytes intact in $ms ms through --loss $LOSS --reorder $REORDER --d
 ns_bg S2 h3 env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" \
 	socat -u TCP-LISTEN:7200,reuseaddr OPEN:/dev/null >"$T/b.srv" 2>&1
 wait_port h3 7200
+b_tx0=$(stat_of h1 sdp.tx_bytes)
 ( head -c 8589934592 /dev/zero | pre h1 socat -u STDIN TCP:10.1.0.3:7200 \
 	>"$T/b.cli" 2>&1; echo $? >"$T/b.rc" ) &
 CP=$!
 sleep 1.5
 [ -s "$T/b.rc" ] && { cat "$T/b.cli"; fail "b: the client ended before the kill"; }
-mid=$(stat_of h1 sdp.tx_bytes)
+mid=$(( $(stat_of h1 sdp.tx_bytes) - b_tx0 ))
 now0=$(stat_of h1 sdp.conns_now)
 [ "${now0:-0}" -ge 1 ] || fail "b: h1 has no SDP connection mid-transfer"
 kill -KILL "$h3_PID"

@@ -76,6 +76,8 @@ def serve(c, log):
                     c.sendall(b"d" * int(step))
             recv_all(c)                 # until the client closes
         c.close()
+    except (BrokenPipeError, ConnectionResetError):
+        pass                    # a client that had what it wanted
     except Exception as e:  # noqa: BLE001
         log.write("serve %r: %r\n" % (cmd, e))
         log.flush()

@@ -106,8 +106,9 @@ run ipv6-options python3 "$PY" client opts fd00:1b::2 7501
 run slow-reader python3 "$PY" client slowread $A 7500 2000000
 # A gap, left out (SDP_SEMANTICS_GAPS=1 runs it): after SO_RCVBUF 65536
 # on the connected socket, a 300000-byte echo (sent whole, then
-# SHUT_WR, then read) came back short, then EOF, in 2 of about 6 runs
-# (233099 of 300000 over IPv6; short over IPv4 too), no error anywhere;
+# SHUT_WR, then read) came back short, then EOF, in 3 of about 11 runs
+# (233099 and 298624 of 300000; over IPv4 and IPv6), no error anywhere
+# (the server's echo thread saw no error and logged none);
 # the cause is not found (not the slow reader at the close above).  With
 # 30000 bytes, under that buffer, it has not failed.
 if [ -n "${SDP_SEMANTICS_GAPS:-}" ]; then
@@ -118,7 +119,7 @@ fi
 
 # the server side: accept4's flags (all four kinds taken), nothing wrong
 grep -q "^BAD" "$T/srv.log" "$T/srv6.log" && { cat "$T/srv.log"; fail "server: $(grep -h '^BAD' "$T/srv.log" "$T/srv6.log")"; }
-for f in 0 0x80800 0x80000 0x800; do
+for f in 0x0 0x80800 0x80000 0x800; do
 	grep -q "^accept4 $f ok" "$T/srv.log" || { cat "$T/srv.log"; fail "no accept4 with flags $f"; }
 done
 grep -q "^serve" "$T/srv.log" && { cat "$T/srv.log"; fail "a server thread failed"; }
