@@ -201,13 +201,43 @@ static uint32_t connect_timeout(enum sdp_use use)
 /*
  * What the program may have set on the TCP socket before connect and
  * would miss on the stream that replaces it: TCP_NODELAY (remembered,
- * as a unix socket has none) and SO_KEEPALIVE.  Buffer sizes are not
- * carried: the TCP socket's defaults are not the program's choice.
+ * as a unix socket has none) and SO_KEEPALIVE.  Buffer sizes only where
+ * the program set them: where the TCP socket's differs from a fresh TCP
+ * socket's (its defaults are not the program's choice); the kernel keeps
+ * twice what is set, so half is set again and reads back the same
+ * (sdp_semantics.sh found SO_RCVBUF/SO_SNDBUF set before connect lost).
  */
+static void carry_bufs(int tcp, int nfd)
+{
+	static const int opts[2] = { SO_RCVBUF, SO_SNDBUF };
+	socklen_t len;
+	int fresh, i, v, d;
+
+	fresh = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fresh < 0)
+		return;
+	for (i = 0; i < 2; i++) {
+		len = sizeof(int);
+		if (preload_real.getsockopt(tcp, SOL_SOCKET, opts[i], &v,
+					    &len) < 0)
+			continue;
+		len = sizeof(int);
+		if (preload_real.getsockopt(fresh, SOL_SOCKET, opts[i], &d,
+					    &len) < 0 || v == d)
+			continue;
+		v /= 2;
+		preload_real.setsockopt(nfd, SOL_SOCKET, opts[i], &v,
+					sizeof(v));
+	}
+	close(fresh);
+}
+
 static void carry_opts(int tcp, int nfd, int *nodelay)
 {
 	socklen_t len = sizeof(int);
 	int v;
+
+	carry_bufs(tcp, nfd);
 
 	*nodelay = 0;
 	if (preload_real.getsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, nodelay,

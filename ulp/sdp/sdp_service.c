@@ -661,9 +661,18 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	l->family = c->family;
 	l->port = port;
 	l->tcp_fd = -1;
+	/*
+	 * Not the program's backlog: a full unix queue makes ep_accept
+	 * refuse the SDP connection (a REJ, and a 'both' client's TCP
+	 * fallback, an 'sdp' one's ECONNREFUSED), where TCP drops the SYN
+	 * and the client's retry gets in.  socketserver's 5 refused a
+	 * threaded client's burst (sdp_semantics.sh); SOMAXCONN, capped by
+	 * the kernel at net.core.somaxconn, keeps TCP's outcome.
+	 */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || bind_name(fd, "l", c->id, l->name, sizeof(l->name)) < 0 ||
-	    listen(fd, c->req.backlog > 0 ? c->req.backlog : 128) < 0) {
+	    listen(fd, c->req.backlog > SOMAXCONN ? c->req.backlog :
+		   SOMAXCONN) < 0) {
 		e = errno;
 		free(l);
 		goto fail;

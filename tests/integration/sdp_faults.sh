@@ -1,0 +1,201 @@
+#!/bin/bash
+# SDP between preloaded programs on IB hosts under faults (issue 14,
+# items 1, 5): socat under LD_PRELOAD=libibgw_preload.so on h1 (client)
+# and h2 / h3 (servers), each an ipoibd host with its SDP service:
+#  a) SDP_FAULT_BYTES (default 1 GiB) through ibfabricd --loss/--reorder/
+#     --dup: sha256 of what the client read and what the server wrote
+#     equal, and the fabric's drop counters and the SDP counters show the
+#     faults hit this transfer;
+#  b) the server's ipoibd (h3) killed mid-transfer: the client program
+#     gets an error or EOF within 15 s, and its ipoibd counts the end;
+#  c) the receiving program stopped (SIGSTOP) for 3 s mid-stream: the
+#     sender is held back, the stream completes intact, and the sender's
+#     SDP service (its ipoibd) did not buffer it (VmRSS < start + 64 MB);
+#  d) the server's port down for 150 ms (under the RC retry budget of
+#     8 x 67 ms) and up again mid-stream: the stream completes intact.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+for t in socat sha256sum python3; do
+	command -v $t >/dev/null || skip "$t not installed (make deps)"
+done
+PRE=$BIN/libibgw_preload.so
+[ -f "$PRE" ] || fail "no $PRE (make all)"
+BYTES=${SDP_FAULT_BYTES:-1073741824}
+# rc_faults.sh's rates halved: SDP's transport is the same soft RC, but
+# every message is a 64 KiB buffer copy through two services on 2 cores
+LOSS=${SDP_FAULT_LOSS:-0.01} REORDER=${SDP_FAULT_REORDER:-0.01} DUP=${SDP_FAULT_DUP:-0.005}
+start_fabric --loss "$LOSS" --reorder "$REORDER" --dup "$DUP" --seed 11
+
+host() {	# NAME ADDR [ARGS]
+	local n=$1 a=$2
+	shift 2
+	ns_add "$n"
+	ns_bg "${n}_PID" "$n" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$n" \
+		-i ib0 --address "$a" "$@" >"$T/$n.log" 2>&1
+	local i
+	for i in $(seq 1 200); do
+		grep -q "ready:" "$T/$n.log" && return 0
+		sleep 0.05
+	done
+	cat "$T/$n.log"
+	fail "ipoibd $n did not become ready"
+}
+host h1 10.1.0.1/24
+host h2 10.1.0.2/24
+host h3 10.1.0.3/24
+grep -q "SDP service on @ibgw-sdp" "$T/h1.log" || fail "h1 has no SDP service"
+
+pre_bg() {	# VAR NS PROGRAM...: under the preload, no libsdp.conf
+	local v=$1 n=$2
+	shift 2
+	ns_bg "$v" "$n" env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" "$@"
+}
+pre() {
+	local n=$1
+	shift
+	ns "$n" env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" "$@"
+}
+stat_of() {	# HOST NAME: from ipoibd's SIGUSR1 report
+	kill -USR1 "$(eval echo \$${1}_PID)"
+	sleep 0.3
+	sed -n "s/.*stats $2 \\([0-9]*\\)\$/\\1/p" "$T/$1.log" | tail -n1
+}
+wait_port() {	# NS PORT
+	local i
+	for i in $(seq 1 100); do
+		ns "$1" ss -ltn "sport = :$2" | grep -q LISTEN && return 0
+		sleep 0.1
+	done
+	fail "nothing listens on $1:$2"
+}
+rss_kb() {	# PID
+	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$1/status"
+}
+# sink VAR NS PORT NAME: a socat server writing what it reads to the
+# digest $T/NAME.sha and the byte count $T/NAME.len; VAR is socat's pid
+sink() {
+	rm -f "$T/$4.sha" "$T/$4.len"
+	pre_bg "$1" "$2" socat -u TCP-LISTEN:"$3",reuseaddr STDOUT \
+		> >(tee >(wc -c >"$T/$4.len") | sha256sum | cut -d' ' -f1 >"$T/$4.sha") \
+		2>"$T/$4.err"
+	wait_port "$2" "$3"
+}
+sink_done() {	# NAME: both files written (the pipeline after socat is done)
+	local i
+	for i in $(seq 1 300); do
+		[ -s "$T/$1.sha" ] && [ -s "$T/$1.len" ] && return 0
+		sleep 0.1
+	done
+	fail "$1: the sink's digest never came"
+}
+# source NS DST PORT BYTES NAME: /dev/urandom through socat, its digest
+# in $T/NAME.in; the client's exit status is socat's
+source_() {
+	head -c "$4" /dev/urandom | tee >(sha256sum | cut -d' ' -f1 >"$T/$5.in") |
+		pre "$1" socat -u STDIN TCP:"$2":"$3"
+}
+
+# a) a gigabyte through loss, reordering and duplication
+lost0=$(counter drop.fault_loss) dup0=$(counter fault_dup) reord0=$(counter fault_reorder)
+sink S1 h2 7100 a
+t0=$(date +%s%N)
+source_ h1 10.1.0.2 7100 "$BYTES" a 2>"$T/a.cli" ||
+	{ cat "$T/a.cli" "$T/a.err"; fail "a: the client failed"; }
+wait "$S1" || { cat "$T/a.err"; fail "a: the server failed"; }
+ms=$((($(date +%s%N) - t0) / 1000000))
+sink_done a
+expect_eq "a: bytes received" "$(cat "$T/a.len")" "$BYTES"
+expect_eq "a: sha256 end to end" "$(cat "$T/a.sha")" "$(cat "$T/a.in")"
+ctl stats >"$T/a.stats"
+lost=$(( $(counter drop.fault_loss) - lost0 ))
+dup=$(( $(counter fault_dup) - dup0 ))
+reord=$(( $(counter fault_reorder) - reord0 ))
+tx=$(stat_of h1 sdp.tx_bytes)
+rx=$(stat_of h2 sdp.rx_bytes)
+[ "$lost" -gt 0 ] && [ "$dup" -gt 0 ] && [ "$reord" -gt 0 ] || { cat "$T/a.stats"; fail "a: faults during the transfer: lost $lost, dup $dup, reordered $reord"; }
+[ "${tx:-0}" -ge "$BYTES" ] && [ "${rx:-0}" -ge "$BYTES" ] ||
+	fail "a: SDP carried tx $tx rx $rx of $BYTES"
+ok "a: $BYTES bytes intact in $ms ms through --loss $LOSS --reorder $REORDER --dup $DUP: $lost packets lost by the fabric (dup $dup, reorder $reord), SDP tx $tx rx $rx"
+
+# b) the server's ipoibd killed mid-transfer: the client must not hang
+ns_bg S2 h3 env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" \
+	socat -u TCP-LISTEN:7200,reuseaddr OPEN:/dev/null >"$T/b.srv" 2>&1
+wait_port h3 7200
+b_tx0=$(stat_of h1 sdp.tx_bytes)
+( head -c 8589934592 /dev/zero | pre h1 socat -u STDIN TCP:10.1.0.3:7200 \
+	>"$T/b.cli" 2>&1; echo $? >"$T/b.rc" ) &
+CP=$!
+sleep 1.5
+[ -s "$T/b.rc" ] && { cat "$T/b.cli"; fail "b: the client ended before the kill"; }
+mid=$(( $(stat_of h1 sdp.tx_bytes) - b_tx0 ))
+now0=$(stat_of h1 sdp.conns_now)
+[ "${now0:-0}" -ge 1 ] || fail "b: h1 has no SDP connection mid-transfer"
+kill -KILL "$h3_PID"
+wait "$h3_PID" 2>/dev/null
+t0=$(date +%s%N)
+for i in $(seq 1 150); do
+	[ -s "$T/b.rc" ] && break
+	sleep 0.1
+done
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ -s "$T/b.rc" ] || fail "b: the client still runs $ms ms after the server's ipoibd was killed (hung)"
+wait "$CP"
+# the peer went without its DisConn (ibfabricd's CM disconnects the dead
+# node's connections): sdp_sock.c resets the program's end and frees the
+# connection, counted only as conns_now going down (it has no counter of
+# its own for a reset by the peer's disappearance: a gap)
+now1=$(stat_of h1 sdp.conns_now)
+expect_eq "b: h1's SDP connections after the kill" "$now1" "$((now0 - 1))"
+ok "b: server's ipoibd killed after $mid bytes: the client exited $(cat "$T/b.rc") after $ms ms ($(tr '\n' ' ' <"$T/b.cli" | cut -c1-120)), h1 conns_now $now0 -> $now1"
+
+# c) the receiver stopped for 3 s: back-pressure, bounded buffers, intact
+CB=${SDP_STOP_BYTES:-536870912}
+sink S3 h2 7300 c
+rss0=$(rss_kb "$h1_PID") rss2_0=$(rss_kb "$h2_PID")
+( source_ h1 10.1.0.2 7300 "$CB" c >"$T/c.cli" 2>&1; echo $? >"$T/c.rc" ) &
+CP=$!
+sleep 1
+[ -s "$T/c.rc" ] && fail "c: the transfer ended before the receiver was stopped"
+kill -STOP "$S3"
+sleep 1
+tx1=$(stat_of h1 sdp.tx_bytes)
+sleep 2
+tx2=$(stat_of h1 sdp.tx_bytes)
+rss1=$(rss_kb "$h1_PID") rss2_1=$(rss_kb "$h2_PID")
+kill -CONT "$S3"
+wait "$CP"
+expect_eq "c: client exit" "$(cat "$T/c.rc")" 0
+wait "$S3" || { cat "$T/c.err"; fail "c: the server failed"; }
+sink_done c
+expect_eq "c: bytes received" "$(cat "$T/c.len")" "$CB"
+expect_eq "c: sha256 end to end" "$(cat "$T/c.sha")" "$(cat "$T/c.in")"
+# 2 s into the stop, the sender's service sent at most its window more
+[ $((tx2 - tx1)) -le 4194304 ] ||
+	fail "c: the sender's SDP service sent $((tx2 - tx1)) bytes while the receiver was stopped"
+[ $((rss1 - rss0)) -lt 65536 ] ||
+	fail "c: the sender's ipoibd grew from $rss0 kB to $rss1 kB while the receiver was stopped"
+[ $((rss2_1 - rss2_0)) -lt 65536 ] ||
+	fail "c: the receiver's ipoibd grew from $rss2_0 kB to $rss2_1 kB while its program was stopped"
+ok "c: receiver stopped 3 s: sender's SDP tx moved $((tx2 - tx1)) bytes in the last 2 s of it; ipoibd VmRSS h1 $rss0 -> $rss1 kB, h2 $rss2_0 -> $rss2_1 kB; $CB bytes intact"
+
+# d) a port bounce under the RC retry budget, mid-stream
+DB=${SDP_BOUNCE_BYTES:-536870912}
+sink S4 h2 7400 d
+( source_ h1 10.1.0.2 7400 "$DB" d >"$T/d.cli" 2>&1; echo $? >"$T/d.rc" ) &
+CP=$!
+sleep 1
+[ -s "$T/d.rc" ] && fail "d: the transfer ended before the bounce"
+ctl port h2 down >/dev/null || fail "d: port h2 down"
+sleep 0.15
+ctl port h2 up >/dev/null || fail "d: port h2 up"
+wait "$CP"
+cat "$T/d.cli"
+expect_eq "d: client exit" "$(cat "$T/d.rc")" 0
+wait "$S4" || { cat "$T/d.err"; fail "d: the server failed"; }
+sink_done d
+expect_eq "d: bytes received" "$(cat "$T/d.len")" "$DB"
+expect_eq "d: sha256 end to end" "$(cat "$T/d.sha")" "$(cat "$T/d.in")"
+ok "d: h2's port down 150 ms and up mid-stream: $DB bytes intact"
+kill -0 "$h1_PID" && kill -0 "$h2_PID" || fail "an ipoibd died"
+stop_fabric
+echo PASS
