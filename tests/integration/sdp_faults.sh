@@ -130,6 +130,7 @@ sleep 1.5
 mid=$(( $(stat_of h1 sdp.tx_bytes) - b_tx0 ))
 now0=$(stat_of h1 sdp.conns_now)
 [ "${now0:-0}" -ge 1 ] || fail "b: h1 has no SDP connection mid-transfer"
+gone0=$(( $(stat_of h1 sdp.peer_resets) + $(stat_of h1 sdp.qp_errors) ))
 kill -KILL "$h3_PID"
 wait "$h3_PID" 2>/dev/null
 t0=$(date +%s%N)
@@ -141,11 +142,13 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 [ -s "$T/b.rc" ] || fail "b: the client still runs $ms ms after the server's ipoibd was killed (hung)"
 wait "$CP"
 # the peer went without its DisConn (ibfabricd's CM disconnects the dead
-# node's connections): sdp_sock.c resets the program's end and frees the
-# connection, counted only as conns_now going down (it has no counter of
-# its own for a reset by the peer's disappearance: a gap)
+# node's connections, or RC gives up first): sdp_sock.c resets the
+# program's end, frees the connection and counts it (peer_resets, or
+# qp_errors)
 now1=$(stat_of h1 sdp.conns_now)
 expect_eq "b: h1's SDP connections after the kill" "$now1" "$((now0 - 1))"
+gone1=$(( $(stat_of h1 sdp.peer_resets) + $(stat_of h1 sdp.qp_errors) ))
+[ "$gone1" -gt "$gone0" ] || fail "b: the vanished peer was not counted (peer_resets + qp_errors $gone0 -> $gone1)"
 ok "b: server's ipoibd killed after $mid bytes: the client exited $(cat "$T/b.rc") after $ms ms ($(tr '\n' ' ' <"$T/b.cli" | cut -c1-120)), h1 conns_now $now0 -> $now1"
 
 # c) the receiver stopped for 3 s: back-pressure, bounded buffers, intact

@@ -133,6 +133,8 @@ const struct counter_desc sdp_ep_counters[] = {
 		"AbortConn messages received."),
 	COUNTER("qp_errors", struct sdp_ep_stats, qp_errors,
 		"Connections whose queue pair failed."),
+	COUNTER("peer_resets", struct sdp_ep_stats, peer_resets,
+		"Connections the peer left without DisConn (reset)."),
 	COUNTER_ARRAY("proto_error", struct sdp_ep_stats, proto_errors,
 		      err_reason, "Peers aborted for a protocol violation."),
 	COUNTERS_END
@@ -938,6 +940,7 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 					break;
 				}
 				/* gone without its DisConn: a reset */
+				ep->st.peer_resets++;
 				rx_to_fd(s);
 				fd_close(s, 1);
 			}

@@ -74,6 +74,9 @@ struct sdp_ep_stats {
 	uint64_t disconn_tx, disconn_rx;
 	uint64_t aborts_tx, aborts_rx;
 	uint64_t qp_errors;		/* a completion with an error status */
+	uint64_t peer_resets;		/* the peer left without DisConn (its
+					 * DREQ alone: its host or service
+					 * went, or it was killed) */
 	uint64_t proto_errors[SDP_ERR_MAX];	/* peers aborted, by reason */
 };
 
