@@ -71,7 +71,7 @@ done
 gwctl() { "$BIN/ibgwctl" -s "$T/ibgwd.sock" "$@"; }
 gwctl show partitions >"$T/parts"
 cat "$T/parts"
-grep -Eq '^p1 .* up +65520 +9000 +80:[0-9a-f:]+ +connected$' "$T/parts" ||
+grep -Eq '^p1 .* up +65520 +9000 +80:[0-9a-f:]+ +connected( +(on|off|failed))?$' "$T/parts" ||
 	fail "the partition is not shown up, MTU 65520, RC flag, connected"
 gwctl -j show partitions | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitions"][0]; assert p["ipoib_mode"] == "connected" and p["mtu"] == 65520, p' ||
 	fail "JSON: ipoib_mode/mtu"
