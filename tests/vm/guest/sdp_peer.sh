@@ -93,23 +93,23 @@ compat_client() {
 	p=$(row_port $r $2)
 	case $r in
 	socat)
-		out=$(timeout 30 $w socat -u TCP:$peer:$p OPEN:$T/got-$p,creat,trunc 2>&1)
+		out=$($w timeout 30 socat -u TCP:$peer:$p OPEN:$T/got-$p,creat,trunc 2>&1)
 		rc=$?
 		[ $rc -eq 0 ] && cmp -s $T/got-$p $T/seq.txt && { echo ok; return; } ;;
 	iperf3)
-		out=$(timeout 30 $w iperf3 -c $peer -p $p -t 2 2>&1)
+		out=$($w timeout 30 iperf3 -c $peer -p $p -t 2 2>&1)
 		rc=$?
 		[ $rc -eq 0 ] && echo "$out" | grep -q receiver && { echo ok; return; } ;;
 	curl)
-		out=$(timeout 30 $w curl -sSf --max-time 25 -o $T/got-$p http://$peer:$p/seq.txt 2>&1)
+		out=$($w timeout 30 curl -sSf --max-time 25 -o $T/got-$p http://$peer:$p/seq.txt 2>&1)
 		rc=$?
 		[ $rc -eq 0 ] && cmp -s $T/got-$p $T/seq.txt && { echo ok; return; } ;;
 	asyncio)
-		out=$(timeout 30 $w python3 "$PY" asyncio-client $peer $p 5 20 2>&1)
+		out=$($w timeout 30 python3 "$PY" asyncio-client $peer $p 5 20 2>&1)
 		rc=$?
 		[ $rc -eq 0 ] && echo "$out" | grep -q '^asyncio ok' && { echo ok; return; } ;;
 	forking)
-		out=$(timeout 30 $w python3 "$PY" thread-client $peer $p 4 20 2>&1)
+		out=$($w timeout 30 python3 "$PY" thread-client $peer $p 4 20 2>&1)
 		rc=$?
 		[ $rc -eq 0 ] && echo "$out" | grep -q '^threads ok' && { echo ok; return; } ;;
 	esac
