@@ -15,7 +15,8 @@
 # servers on a and clients on b, once under rdma-core's librspreload
 # (rsockets) and once under ours; b prints one line per row,
 #   compat PROGRAM rsockets RESULT ours RESULT
-# (ok, or why not).  a serves "ready2" on TCP 7011 once its servers
+# (ok,RDMA:N or ok,TCP:N with the packets rxe0 moved meanwhile, or why
+# not).  a serves "ready2" on TCP 7011 once its servers
 # listen and stays until b serves "done" on TCP 7012.
 . "$(dirname "$0")/../guest.bash"
 role=$1 peer=$2 BIN=$3
@@ -178,7 +179,7 @@ if [ "$role" = a ]; then
 	exit 0
 fi
 
-tcpdump -i eth0 -B 32768 -U -w /ibgw-run/sdp.pcap udp port 4791 2>$T/tcpdump.err &
+tcpdump -i eth0 -B 131072 -U -w /ibgw-run/sdp.pcap udp port 4791 2>$T/tcpdump.err &
 TPID=$!
 for i in $(seq 1 50); do
 	grep -q 'listening on' $T/tcpdump.err && break
@@ -211,9 +212,32 @@ gok "capture: $(grep -o '[0-9]* packets captured' $T/tcpdump.err)"
 [ -n "$RS" ] || gfail "no librspreload.so (dpkg -L librdmacm1)"
 compat_data $T/seq.txt
 fetch "$peer" 7011 >/dev/null || gfail "compat servers never ready"
+# rdma_pkts: packets rxe0 sent and received so far (its hw counters):
+# what a row moved over RDMA, since rsockets falls back to a kernel TCP
+# socket when its rdma_cm connect fails, and a program may work that way
+rdma_pkts() {
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts \
+	    /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts 2>/dev/null |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+# via RESULT BEFORE: ok,RDMA:N or ok,TCP:N (N packets of rxe0 during the
+# row; under 60 is no more than failed connection attempts), else RESULT
+via() {
+	local n=$(($(rdma_pkts) - $2))
+	case $1 in
+	ok) [ $n -ge 60 ] && echo "ok,RDMA:$n" || echo "ok,TCP:$n" ;;
+	*) echo "$1" ;;
+	esac
+}
+[ -r /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts ] ||
+	gfail "no hw counters for rxe0"
 for r in $ROWS; do
+	p0=$(rdma_pkts)
 	a=$(compat_client rs 7701 $r)
+	a=$(via "$a" $p0)
+	p0=$(rdma_pkts)
 	b=$(compat_client pre 7601 $r)
+	b=$(via "$b" $p0)
 	gok "compat $r rsockets $a ours $b"
 done
 [ -s $T/compat-detail.log ] && sed 's/^/  detail: /' $T/compat-detail.log | head -n 40
