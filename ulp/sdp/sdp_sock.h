@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * An SDP endpoint on a fabric port: listeners on SDP's service IDs
- * (0x10000 | TCP port), connections made and taken through the CM with
- * Hello / HelloAck, and each connection's byte stream spliced to a file
+ * (0x10000 | TCP port, or rdma_cm's TCP port space in the rdma_cm
+ * profile: enum sdp_profile), connections made and taken through the CM
+ * with Hello / HelloAck, and each connection's byte stream spliced to a file
  * descriptor: the host service's end of a program's unix socket pair
  * (sdp_service.c), or a TCP socket (the gateway, which continues SDP as
  * TCP).  Between the two, the buffer-copy data path of Annex A4 with
