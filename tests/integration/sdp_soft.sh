@@ -21,6 +21,7 @@
 #  - fallback: h3 has no SDP service (--no-sdp): a preloaded client
 #    reaches a server there over TCP; with libsdp.conf 'use sdp client'
 #    the same connect fails (no TCP), with 'use tcp' it never asks SDP;
+#  - ipoibd --sdp-only refused on the subnet's InfiniBand ports;
 #  - tshark on the capture: the CM REQ's SDP Hello (version, IP version,
 #    port, addresses) and REP's HelloAck, the BSDH of single-packet
 #    messages; nothing malformed but tshark 4.0's false alarm on
@@ -54,6 +55,13 @@ host h1 10.1.0.1/24
 host h2 10.1.0.2/24
 host h3 10.1.0.3/24 --no-sdp
 grep -q "SDP service on @ibgw-sdp" "$T/h1.log" || fail "h1 has no SDP service"
+# --sdp-only is for RoCE: on the subnet's InfiniBand ports it is refused
+ns_add h9
+ns h9 timeout 20 "$BIN/ipoibd" --sdp-only -F "soft:$SOCK" -n h9 -f >"$T/h9.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q -- "--sdp-only: .* is an InfiniBand port" "$T/h9.log" ||
+	{ cat "$T/h9.log"; fail "ipoibd --sdp-only on InfiniBand: exit $rc"; }
+ok "ipoibd --sdp-only on an InfiniBand port: $(sed -n 's/^ipoibd: //p' "$T/h9.log" | head -n1)"
 
 pre() {	# NS PROGRAM...: under the preload, no libsdp.conf
 	local n=$1

@@ -136,6 +136,47 @@ static void test_hello_v4_vector(void **state)
 	assert_true(inet_addr_equal(&d.dst, &h.dst));
 }
 
+/* The rdma_cm profile's Hello: the full one's first 56 bytes but for the
+ * BSDH len and dst_addr's slot (zero); parsed, dst is zero. */
+static void test_hello_cm(void **state)
+{
+	uint8_t want[SDP_HELLO_LEN], buf[SDP_HELLO_LEN];
+	struct sdp_hello h, d;
+
+	(void)state;
+	assert_int_equal(tv_unhex(hello4_hex, want, sizeof(want)),
+			 SDP_HELLO_LEN);
+	hello4(&h);
+	memset(buf, 0xaa, sizeof(buf));
+	assert_int_equal(sdp_hello_build_cm(buf, SDP_HELLO_CM_LEN - 1, &h), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(sdp_hello_build_cm(buf, sizeof(buf), &h),
+			 SDP_HELLO_CM_LEN);
+	assert_memory_equal(buf, want, 4);		/* mid, flags, bufs */
+	assert_int_equal(buf[7], SDP_HELLO_CM_LEN);	/* BSDH len */
+	assert_memory_equal(buf + 8, want + 8, 40);	/* to src_addr's end */
+	for (int i = 48; i < SDP_HELLO_CM_LEN; i++)
+		assert_int_equal(buf[i], 0);
+	assert_int_equal(buf[SDP_HELLO_CM_LEN], 0xaa);
+
+	memset(&d, 0xee, sizeof(d));
+	assert_int_equal(sdp_hello_parse_cm(buf, SDP_HELLO_CM_LEN, &d), 0);
+	assert_int_equal(d.bsdh.len, SDP_HELLO_CM_LEN);
+	assert_int_equal(d.port, 40000);
+	assert_int_equal(d.localrcvsz, 32784);
+	assert_true(inet_addr_equal(&d.src, &h.src));
+	assert_int_equal(d.dst.family, AF_INET);
+	assert_int_equal(d.dst.v4.s_addr, 0);
+	/* zero-padded as rdma_cm hands it over; and a full Hello too */
+	memset(buf + SDP_HELLO_CM_LEN, 0, SDP_HELLO_LEN - SDP_HELLO_CM_LEN);
+	assert_int_equal(sdp_hello_parse_cm(buf, SDP_HELLO_LEN, &d), 0);
+	assert_int_equal(sdp_hello_parse_cm(want, SDP_HELLO_LEN, &d), 0);
+	/* shorter than its fields: refused; the soft parser wants 64 */
+	assert_int_equal(sdp_hello_parse_cm(buf, SDP_HELLO_CM_FIELDS_LEN - 1,
+					    &d), -1);
+	assert_int_equal(sdp_hello_parse(buf, SDP_HELLO_CM_LEN, &d), -1);
+}
+
 static void test_hello_v6_round_trip(void **state)
 {
 	struct in6_addr s = tv_ip6("fd00::2"), dd = tv_ip6("fd00::1:1");
@@ -349,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_bsdh_refused),
 		cmocka_unit_test(test_mid_names),
 		cmocka_unit_test(test_hello_v4_vector),
+		cmocka_unit_test(test_hello_cm),
 		cmocka_unit_test(test_hello_v6_round_trip),
 		cmocka_unit_test(test_hello_build_refused),
 		cmocka_unit_test(test_hello_parse_refused),

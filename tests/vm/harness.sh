@@ -5,7 +5,7 @@
 # hangs is stopped at its timeout and reported, and a kernel package that
 # cannot be had fails the test rather than skipping it.
 . "$(dirname "$0")/lib.bash"
-probe=$VM_TOP/build/.vm-write-probe.$$
+probe=$BIN/.vm-write-probe.$$	# a folder of the host that exists
 rm -f "$probe"
 vm_guest a --addr 10.70.0.1/24 --script "tests/vm/guest/harness.sh $probe 7"
 vm_guest b --addr 10.70.0.2/24 --timeout 8 --script "$VM_DIR/hang.sh"

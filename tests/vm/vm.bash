@@ -161,6 +161,7 @@ vm_start() {	# NAME
 	VM_SYSTEMD='${VM_OPT_SYSTEMD[$n]}'
 	VM_MODULES='$VM_MODULES'
 	VM_CWD='$VM_TOP'
+	export IBGW_BIN='${BIN:-}'
 	ENV
 	local console=(-serial "file:$d/console.log")
 	# an interactive guest has this terminal (a background job would

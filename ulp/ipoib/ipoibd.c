@@ -8,7 +8,13 @@
  * hosts.
  * Next hops for off-link destinations come from the kernel's routing table,
  * cached and flushed when routes change (this file watches them).
+ *
+ * With --sdp-only there is no IPoIB at all: just the host's SDP service
+ * on the fabric port, for RoCE (verbs on an Ethernet link layer), where IP
+ * addresses are the GIDs and rdma_cm resolves them itself.
  */
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +49,8 @@ struct ipoibd {
 	struct fab_dev *sdp_dev;
 	struct sdp_service *sdp;
 	struct event *sdp_dev_ev;
+	int sdp_only;		/* --sdp-only: no TUN, no IPoIB */
+	struct inet_addr sdp_own;	/* RoCE: the port's source GID's IP */
 };
 
 static void usage(FILE *f)
@@ -51,6 +59,7 @@ static void usage(FILE *f)
 "usage: ipoibd --fabric SPEC --node NAME [--pkey PKEY] [--ifname IFNAME]\n"
 "              [--address CIDR]... [--mtu BYTES] [--mode datagram|connected]\n"
 "              [--cm-idle SECONDS] [--no-sdp] [--sdp-socket NAME] [-f] [-v]\n"
+"       ipoibd --sdp-only --fabric verbs:DEV[:PORT] [--sdp-socket NAME] [-f] [-v]\n"
 "  -F, --fabric SPEC    soft:PATH (ibfabricd), verbs:DEV[:PORT]\n"
 "  -n, --node NAME      the node to attach as (soft fabric)\n"
 "  -p, --pkey PKEY      partition (default 0xffff)\n"
@@ -62,6 +71,8 @@ static void usage(FILE *f)
 "                       connections to peers that take them)\n"
 "      --cm-idle SECONDS  close connections idle this long (default 300)\n"
 "      --no-sdp         no SDP service for libibgw_preload.so\n"
+"      --sdp-only       only the SDP service, no IPoIB interface (RoCE: the\n"
+"                       GIDs are the IP addresses)\n"
 "      --sdp-socket NAME  the SDP service's socket (default @ibgw-sdp,\n"
 "                       abstract: one per network namespace)\n"
 "  -f, --foreground     stay in the foreground, log to stderr\n"
@@ -224,6 +235,73 @@ static int sdp_resolve(void *arg, const struct inet_addr *dst,
 	return -1;
 }
 
+/*
+ * Which GID dst is on RoCE, as rdma_cm resolves it: the address itself
+ * (::ffff:a.b.c.d for IPv4), from our own address on the RDMA device's
+ * netdev (the port's source GID, what rdma_cm binds our ids to).  A route
+ * lookup (a UDP socket's connect) says whether dst is reached from that
+ * address: one reached from another (another interface, the loopback) is
+ * not an SDP destination.
+ */
+static int sdp_resolve_roce(void *arg, const struct inet_addr *dst,
+			    union fab_gid *gid, struct inet_addr *src)
+{
+	struct ipoibd *d = arg;
+	struct sockaddr_storage ss;
+	struct inet_addr via;
+	socklen_t sl;
+	int fd, ok;
+
+	if (dst->family != d->sdp_own.family) {
+		errno = ENETUNREACH;
+		return -1;
+	}
+	memset(&ss, 0, sizeof(ss));
+	if (dst->family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(9);
+		sin->sin_addr = dst->v4;
+		sl = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(9);
+		sin6->sin6_addr = dst->v6;
+		sl = sizeof(*sin6);
+	}
+	fd = socket(dst->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	ok = connect(fd, (struct sockaddr *)&ss, sl) == 0;
+	sl = sizeof(ss);
+	ok = ok && getsockname(fd, (struct sockaddr *)&ss, &sl) == 0;
+	close(fd);
+	if (!ok) {
+		errno = ENETUNREACH;
+		return -1;
+	}
+	if (ss.ss_family == AF_INET)
+		inet_addr_v4(&via, &((struct sockaddr_in *)&ss)->sin_addr);
+	else
+		inet_addr_v6(&via, &((struct sockaddr_in6 *)&ss)->sin6_addr);
+	if (!inet_addr_equal(&via, &d->sdp_own)) {
+		errno = ENETUNREACH;
+		return -1;
+	}
+	*src = d->sdp_own;
+	memset(gid, 0, sizeof(*gid));
+	if (dst->family == AF_INET) {
+		gid->raw[10] = gid->raw[11] = 0xff;
+		memcpy(gid->raw + 12, dst->raw, 4);
+	} else {
+		memcpy(gid->raw, dst->raw, 16);
+	}
+	return 0;
+}
+
 static void sdp_stop(struct ipoibd *d)
 {
 	if (d->sdp)
@@ -249,16 +327,25 @@ static void sdp_dev_cb(evutil_socket_t fd, short what, void *arg)
 	while (fab_get_event(d->sdp_dev, &ev) == 1) {
 		if (ev.type == FAB_EV_DEVICE_FATAL) {
 			sdp_stop(d);
+			if (d->sdp_only) {
+				log_warnx("the RDMA device is gone");
+				d->exit_code = 1;
+				event_base_loopbreak(d->base);
+			}
 			return;
 		}
 	}
 }
 
-/* No SDP is no failure: IPoIB runs on without it, and says why. */
-static void sdp_start(struct ipoibd *d, const char *spec, const char *node,
-		      const char *name)
+/* No SDP is no failure: IPoIB runs on without it, and says why (-1; with
+ * --sdp-only the caller stops). */
+static int sdp_start(struct ipoibd *d, const char *spec, const char *node,
+		     const char *name)
 {
 	static const struct sdp_service_ops ops = { .resolve = sdp_resolve };
+	static const struct sdp_service_ops roce_ops = {
+		.resolve = sdp_resolve_roce,
+	};
 	struct sdp_ep_cfg cfg;
 	struct fab_port_attr attr;
 	char err[256];
@@ -269,29 +356,61 @@ static void sdp_start(struct ipoibd *d, const char *spec, const char *node,
 					  sizeof(err)) < 0) {
 		log_warnx("SDP service: %s", err);
 		sdp_stop(d);
-		return;
+		return -1;
+	}
+	if (d->sdp_only && attr.link_layer != FAB_LINK_ETHERNET) {
+		/* rdma_cm resolves an IP address there through the kernel's
+		 * IPoIB, which --sdp-only does not consult */
+		log_warnx("SDP service: --sdp-only: %s is an InfiniBand port: "
+			  "IP addresses are not GIDs there and need IPoIB to "
+			  "resolve (run ipoibd without --sdp-only); "
+			  "--sdp-only is for RoCE", spec);
+		sdp_stop(d);
+		return -1;
 	}
 	idx = fab_pkey_find(&attr, d->pkey);
 	if (idx < 0) {
 		log_warnx("SDP service: P_Key 0x%04x not in the port's table: "
 			  "no SDP", d->pkey);
 		sdp_stop(d);
-		return;
+		return -1;
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pkey_index = (uint16_t)idx;
-	d->sdp = sdp_service_new(d->base, d->sdp_dev, &cfg, name, &ops, d, err,
-				 sizeof(err));
+	if (attr.link_layer == FAB_LINK_ETHERNET) {
+		/* rdma_cm on RoCE: its TCP port space, the 56-byte Hello */
+		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+		cfg.profile = SDP_PROFILE_RDMA_CM;
+		if (!memcmp(attr.sgid.raw, v4, sizeof(v4)))
+			inet_addr_v4(&d->sdp_own, (const struct in_addr *)
+				     (const void *)(attr.sgid.raw + 12));
+		else
+			inet_addr_v6(&d->sdp_own, (const struct in6_addr *)
+				     (const void *)attr.sgid.raw);
+	}
+	d->sdp = sdp_service_new(d->base, d->sdp_dev, &cfg, name,
+				 cfg.profile == SDP_PROFILE_RDMA_CM ? &roce_ops :
+				 &ops, d, err, sizeof(err));
 	if (!d->sdp) {
 		log_warnx("%s: no SDP", err);
 		sdp_stop(d);
-		return;
+		return -1;
 	}
 	d->sdp_dev_ev = event_new(d->base, fab_dev_fd(d->sdp_dev),
 				  EV_READ | EV_PERSIST, sdp_dev_cb, d);
 	if (d->sdp_dev_ev)
 		event_add(d->sdp_dev_ev, NULL);
-	log_info("SDP service on %s", sdp_service_name(d->sdp));
+	if (cfg.profile == SDP_PROFILE_RDMA_CM) {
+		char as[INET6_ADDRSTRLEN];
+
+		inet_ntop(d->sdp_own.family, d->sdp_own.raw, as, sizeof(as));
+		log_info("SDP service on %s, over rdma_cm on RoCE from %s "
+			 "(RDMA_PS_TCP ports)", sdp_service_name(d->sdp), as);
+	} else {
+		log_info("SDP service on %s", sdp_service_name(d->sdp));
+	}
+	return 0;
 }
 
 static void sdp_report(struct ipoibd *d)
@@ -319,12 +438,45 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 
 	(void)what;
 	if (sig == SIGUSR1) {
-		ipoib_tun_report(d->tun, report_line, d);
+		if (d->tun)
+			ipoib_tun_report(d->tun, report_line, d);
 		sdp_report(d);
 		return;
 	}
 	log_info("signal %d: leaving the groups", (int)sig);
 	event_base_loopbreak(d->base);
+}
+
+/* --sdp-only: the SDP service alone, on the fabric port. */
+static int sdp_only_main(struct ipoibd *d, const char *spec,
+			 const char *node, const char *name)
+{
+	int sigs[3] = { SIGTERM, SIGINT, SIGUSR1 };
+	char err[256];
+	unsigned int i;
+
+	d->base = event_base_new();
+	if (!d->base)
+		fatalx("event_base_new");
+	d->pkey = 0xffff;
+	for (i = 0; i < 3; i++) {
+		d->sig_ev[i] = evsignal_new(d->base, sigs[i], signal_cb, d);
+		event_add(d->sig_ev[i], NULL);
+	}
+	if (sdp_start(d, spec, node, name) < 0)
+		return 1;
+	log_info("ready: SDP only, no IPoIB");
+	if (!d->foreground && !d->detached++ &&
+	    daemon_detach("ipoibd", d->verbose, d->base, err,
+			  sizeof(err)) < 0)
+		fatalx("%s", err);
+	event_base_dispatch(d->base);
+	sdp_stop(d);
+	for (i = 0; i < 3; i++)
+		event_free(d->sig_ev[i]);
+	event_base_free(d->base);
+	log_info("stopped");
+	return d->exit_code;
 }
 
 int main(int argc, char **argv)
@@ -339,6 +491,7 @@ int main(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'M' },
 		{ "cm-idle", required_argument, NULL, 'I' },
 		{ "no-sdp", no_argument, NULL, 'S' },
+		{ "sdp-only", no_argument, NULL, 'O' },
 		{ "sdp-socket", required_argument, NULL, 'K' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -425,6 +578,7 @@ int main(int argc, char **argv)
 			tc.link.cm_idle_s = (unsigned int)v;
 			break;
 		case 'S': no_sdp = 1; break;
+		case 'O': d.sdp_only = 1; break;
 		case 'K':
 			if (!*optarg || strlen(optarg) > 100) {
 				fprintf(stderr, "ipoibd: --sdp-socket '%s': "
@@ -448,6 +602,13 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
+	if (d.sdp_only && no_sdp) {
+		fprintf(stderr, "ipoibd: --sdp-only and --no-sdp exclude each "
+			"other\n");
+		return 2;
+	}
+	if (d.sdp_only && spec && !node && !strncmp(spec, "verbs:", 6))
+		node = "ipoibd";	/* a real HCA has its own identity */
 	if (!spec || !node) {
 		fprintf(stderr, "ipoibd: --fabric and --node are required "
 			"(see --help)\n");
@@ -457,6 +618,8 @@ int main(int argc, char **argv)
 	log_init("ipoibd", 1, verbose);
 	d.verbose = verbose;
 	signal(SIGPIPE, SIG_IGN);
+	if (d.sdp_only)
+		return sdp_only_main(&d, spec, node, sdp_name);
 
 	d.dev = fab_open(spec, node, err, sizeof(err));
 	if (!d.dev) {

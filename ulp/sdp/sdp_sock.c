@@ -91,6 +91,7 @@ struct sdp_ep {
 	struct listener ls[MAX_LISTEN];
 	unsigned int nls;
 	struct sdp_ep_stats st;
+	struct inet_addr own;		/* rdma_cm profile: our address */
 };
 
 static const char *err_reason(unsigned int i)
@@ -707,9 +708,11 @@ struct sdp_sock *sdp_ep_connect(struct sdp_ep *ep,
 				const struct sdp_sock_info *info, int fd,
 				void *ctx, char *err, size_t errlen)
 {
+	int cm = ep->cfg.profile == SDP_PROFILE_RDMA_CM;
 	uint8_t pd[SDP_HELLO_LEN];
 	struct fab_cm_param cp = { .private_data = pd,
-				   .private_data_len = SDP_HELLO_LEN,
+				   .private_data_len = cm ? SDP_HELLO_CM_LEN :
+						       SDP_HELLO_LEN,
 				   .retry_count = 7, .rnr_retry_count = 7 };
 	struct fab_cm_addr dst;
 	struct sdp_hello h;
@@ -742,14 +745,16 @@ struct sdp_sock *sdp_ep_connect(struct sdp_ep *ep,
 	h.port = info->lport;
 	h.src = info->local;
 	h.dst = info->remote;
-	if (sdp_hello_build(pd, sizeof(pd), &h) < 0) {
+	if ((cm ? sdp_hello_build_cm(pd, sizeof(pd), &h) :
+		  sdp_hello_build(pd, sizeof(pd), &h)) < 0) {
 		snprintf(err, errlen, "Hello: addresses of mixed families");
 		errno = EINVAL;
 		goto fail;
 	}
 	memset(&dst, 0, sizeof(dst));
 	dst.gid = info->peer_gid;
-	dst.service_id = SDP_SID(info->rport);
+	dst.service_id = cm ? FAB_CM_SID_TCP(info->rport) :
+			 SDP_SID(info->rport);
 	if (fab_cm_connect(id, &dst, &cp, err, errlen) < 0)
 		goto fail;
 	if (ep->cfg.connect_timeout_ms)
@@ -772,6 +777,42 @@ void sdp_sock_cancel(struct sdp_sock *s)
 		sock_free(s);
 }
 
+/* A GID as rdma_cm's IP address: ::ffff:a.b.c.d is IPv4. */
+static void gid_to_ip(const union fab_gid *g, struct inet_addr *a)
+{
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+	memset(a, 0, sizeof(*a));
+	if (!memcmp(g->raw, v4, sizeof(v4))) {
+		a->family = AF_INET;
+		memcpy(a->raw, g->raw + 12, 4);
+	} else {
+		a->family = AF_INET6;
+		memcpy(a->raw, g->raw, 16);
+	}
+}
+
+/* The rdma_cm profile's Hello, and the connection's names from the CM:
+ * destination the listener's address and port, source the REQ's peer,
+ * the source port the Hello's. */
+static int cm_hello(struct sdp_ep *ep, const struct fab_cm_event *ev,
+		    struct sdp_hello *h, struct sdp_sock_info *info)
+{
+	unsigned int i;
+
+	if (sdp_hello_parse_cm(ev->private_data, ev->private_data_len, h) < 0)
+		return -1;
+	memset(info, 0, sizeof(*info));
+	info->local = ep->own;
+	gid_to_ip(&ev->peer.gid, &info->remote);
+	if (info->remote.family != info->local.family)
+		return -1;
+	for (i = 0; i < ep->nls; i++)
+		if (ev->listen_id && ep->ls[i].id == ev->listen_id)
+			info->lport = ep->ls[i].port;
+	return info->lport ? 0 : -1;
+}
+
 /* A REQ on one of our listeners. */
 static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
 {
@@ -787,17 +828,25 @@ static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
 	char err[128];
 	int fd;
 
-	if (sdp_hello_parse(ev->private_data, ev->private_data_len, &h) < 0) {
+	if (ep->cfg.profile == SDP_PROFILE_RDMA_CM) {
+		if (cm_hello(ep, ev, &h, &info) < 0) {
+			ep->st.bad_hello++;
+			goto refuse;
+		}
+	} else if (sdp_hello_parse(ev->private_data, ev->private_data_len,
+				   &h) < 0) {
 		ep->st.bad_hello++;
 		goto refuse;
 	}
 	if (ep->st.conns_now >= ep->cfg.max_conns)
 		goto refuse;
-	memset(&info, 0, sizeof(info));
-	info.local = h.dst;
-	info.remote = h.src;
+	if (ep->cfg.profile != SDP_PROFILE_RDMA_CM) {
+		memset(&info, 0, sizeof(info));
+		info.local = h.dst;
+		info.remote = h.src;
+		info.lport = (uint16_t)(ev->peer.service_id & 0xffff);
+	}
 	info.rport = h.port;
-	info.lport = (uint16_t)(ev->peer.service_id & 0xffff);
 	info.peer_gid = ev->peer.gid;
 	info.peer_qpn = ev->peer_qpn;
 	fd = ep->ops.accept(ep->arg, &info, &ctx);
@@ -988,6 +1037,15 @@ struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
 		ep->cfg.tx_bufs = DEF_TX;
 	if (!ep->cfg.max_conns)
 		ep->cfg.max_conns = DEF_CONNS;
+	if (ep->cfg.profile == SDP_PROFILE_RDMA_CM) {
+		struct fab_port_attr pa;
+
+		if (fab_query_port(dev, &pa, err, errlen) < 0) {
+			free(ep);
+			return NULL;
+		}
+		gid_to_ip(&pa.sgid, &ep->own);
+	}
 	ep->ops = *ops;
 	ep->arg = arg;
 	ep->cm_ev = event_new(base, fd, EV_READ | EV_PERSIST, cm_cb, ep);
@@ -1038,9 +1096,20 @@ int sdp_ep_listen(struct sdp_ep *ep, uint16_t port, char *err,
 		errno = ENOBUFS;
 		return -1;
 	}
+	if (ep->cfg.profile == SDP_PROFILE_RDMA_CM && !port) {
+		snprintf(err, errlen, "SDP over rdma_cm listens on one port, "
+			 "not on all of them");
+		errno = EOPNOTSUPP;
+		return -1;
+	}
 	memset(&a, 0, sizeof(a));
-	a.service_id = port ? SDP_SID(port) : SDP_SID_BASE;
-	a.service_mask = port ? FAB_CM_SID_EXACT : SDP_SID_MASK_PORT;
+	if (ep->cfg.profile == SDP_PROFILE_RDMA_CM) {
+		a.service_id = FAB_CM_SID_TCP(port);
+		a.service_mask = FAB_CM_SID_EXACT;
+	} else {
+		a.service_id = port ? SDP_SID(port) : SDP_SID_BASE;
+		a.service_mask = port ? FAB_CM_SID_EXACT : SDP_SID_MASK_PORT;
+	}
 	l = &ep->ls[ep->nls];
 	l->id = fab_cm_listen(ep->dev, &a, 0, NULL, err, errlen);
 	if (!l->id)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * An SDP endpoint on a fabric port: listeners on SDP's service IDs
- * (0x10000 | TCP port), connections made and taken through the CM with
- * Hello / HelloAck, and each connection's byte stream spliced to a file
+ * (0x10000 | TCP port, or rdma_cm's TCP port space in the rdma_cm
+ * profile: enum sdp_profile), connections made and taken through the CM
+ * with Hello / HelloAck, and each connection's byte stream spliced to a file
  * descriptor: the host service's end of a program's unix socket pair
  * (sdp_service.c), or a TCP socket (the gateway, which continues SDP as
  * TCP).  Between the two, the buffer-copy data path of Annex A4 with
@@ -43,7 +44,24 @@ struct event_base;
 struct sdp_ep;
 struct sdp_sock;
 
+/*
+ * How SDP meets the CM.  The soft profile is Annex A4's: service ID
+ * 0x10000 | port (SDP_SID), the whole 92-byte Hello in the REQ.  The
+ * rdma_cm profile is for the verbs provider on RoCE, where librdmacm
+ * cannot listen on those service IDs and takes 36 of the REQ's bytes for
+ * its own header: service ID FAB_CM_SID_TCP(port) (RDMA_PS_TCP), the
+ * 56-byte Hello (sdp_hello_build_cm), one listener per port (no port 0),
+ * and a taken connection named by the CM's addresses: the destination is
+ * the listener's own (the port's source GID as an IP address), the source
+ * the REQ's peer (::ffff:a.b.c.d is IPv4).  HelloAck and data alike.
+ */
+enum sdp_profile {
+	SDP_PROFILE_SOFT = 0,
+	SDP_PROFILE_RDMA_CM,
+};
+
 struct sdp_ep_cfg {
+	enum sdp_profile profile;	/* 0: the soft profile */
 	uint16_t pkey_index;		/* the partition of every QP */
 	uint32_t buf_size;		/* our receive buffers; 0: 64 KiB */
 	uint32_t rx_bufs;		/* posted per connection; 0: 16 */
@@ -110,7 +128,8 @@ struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
 /* Every connection is aborted, every fd closed, the listeners go. */
 void sdp_ep_free(struct sdp_ep *ep);
 
-/* Listen on SDP's service ID of port (0: every port, for a gateway).
+/* Listen on SDP's service ID of port (0: every port, for a gateway;
+ * not in the rdma_cm profile: EOPNOTSUPP).
  * Several calls for one port share one CM listener; -1 with errno
  * (EADDRINUSE from the CM, ENOMEM). */
 int sdp_ep_listen(struct sdp_ep *ep, uint16_t port, char *err,

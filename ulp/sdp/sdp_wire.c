@@ -138,29 +138,42 @@ static void hello_bsdh_put(uint8_t *p, const struct sdp_bsdh *h, uint8_t mid,
 	sdp_bsdh_put(p, &b);
 }
 
-int sdp_hello_build(uint8_t *p, size_t cap, const struct sdp_hello *h)
+/* len: SDP_HELLO_LEN (every field) or SDP_HELLO_CM_LEN (no dst_addr) */
+static int hello_build(uint8_t *p, size_t cap, const struct sdp_hello *h,
+		       size_t len)
 {
 	int family = ipv_family(h->ipv);
 
-	if (cap < SDP_HELLO_LEN || !family || h->caps > 0xf ||
+	if (cap < len || !family || h->caps > 0xf ||
 	    !h->max_adverts || SDP_MAJOR(h->majv_minv) != 2 ||
 	    !rcvsz_ok(h->desremrcvsz) || !rcvsz_ok(h->localrcvsz))
 		goto inval;
-	memset(p, 0, SDP_HELLO_LEN);
+	memset(p, 0, len);
 	if (addr_put(p + HH_SRC_ADDR, family, &h->src) ||
-	    addr_put(p + HH_DST_ADDR, family, &h->dst))
+	    (len >= SDP_HELLO_FIELDS_LEN &&
+	     addr_put(p + HH_DST_ADDR, family, &h->dst)))
 		goto inval;
-	hello_bsdh_put(p, &h->bsdh, SDP_MID_HELLO, SDP_HELLO_LEN);
+	hello_bsdh_put(p, &h->bsdh, SDP_MID_HELLO, (uint32_t)len);
 	p[HH_MAJV_MINV] = h->majv_minv;
 	p[HH_IPV_CAP] = (uint8_t)(h->ipv << 4 | h->caps);
 	p[HH_MAX_ADVERTS] = h->max_adverts;
 	be32_put(p + HH_DESREMRCVSZ, h->desremrcvsz);
 	be32_put(p + HH_LOCALRCVSZ, h->localrcvsz);
 	be16_put(p + HH_PORT, h->port);
-	return SDP_HELLO_LEN;
+	return (int)len;
 inval:
 	errno = EINVAL;
 	return -1;
+}
+
+int sdp_hello_build(uint8_t *p, size_t cap, const struct sdp_hello *h)
+{
+	return hello_build(p, cap, h, SDP_HELLO_LEN);
+}
+
+int sdp_hello_build_cm(uint8_t *p, size_t cap, const struct sdp_hello *h)
+{
+	return hello_build(p, cap, h, SDP_HELLO_CM_LEN);
 }
 
 int sdp_hello_ack_build(uint8_t *p, size_t cap,
@@ -197,11 +210,14 @@ static int hello_common(const uint8_t *p, size_t len, uint8_t mid,
 	return SDP_MAJOR(*majv_minv) == 2 ? 0 : -1;
 }
 
-int sdp_hello_parse(const uint8_t *p, size_t len, struct sdp_hello *h)
+/* fields: SDP_HELLO_FIELDS_LEN, or SDP_HELLO_CM_FIELDS_LEN (no dst_addr:
+ * h->dst all zero) */
+static int hello_parse(const uint8_t *p, size_t len, struct sdp_hello *h,
+		       size_t fields)
 {
 	int family;
 
-	if (hello_common(p, len, SDP_MID_HELLO, SDP_HELLO_FIELDS_LEN,
+	if (hello_common(p, len, SDP_MID_HELLO, fields,
 			 SDP_HELLO_LEN, &h->bsdh, &h->majv_minv, &h->ipv,
 			 &h->caps))
 		goto inval;
@@ -214,11 +230,26 @@ int sdp_hello_parse(const uint8_t *p, size_t len, struct sdp_hello *h)
 	    !rcvsz_ok(h->localrcvsz))
 		goto inval;
 	addr_get(p + HH_SRC_ADDR, family, &h->src);
-	addr_get(p + HH_DST_ADDR, family, &h->dst);
+	if (fields >= SDP_HELLO_FIELDS_LEN) {
+		addr_get(p + HH_DST_ADDR, family, &h->dst);
+	} else {
+		memset(&h->dst, 0, sizeof(h->dst));
+		h->dst.family = family;
+	}
 	return 0;
 inval:
 	errno = EINVAL;
 	return -1;
+}
+
+int sdp_hello_parse(const uint8_t *p, size_t len, struct sdp_hello *h)
+{
+	return hello_parse(p, len, h, SDP_HELLO_FIELDS_LEN);
+}
+
+int sdp_hello_parse_cm(const uint8_t *p, size_t len, struct sdp_hello *h)
+{
+	return hello_parse(p, len, h, SDP_HELLO_CM_FIELDS_LEN);
 }
 
 int sdp_hello_ack_parse(const uint8_t *p, size_t len,

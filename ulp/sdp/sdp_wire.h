@@ -113,4 +113,20 @@ int sdp_hello_parse(const uint8_t *p, size_t len, struct sdp_hello *h);
 int sdp_hello_ack_parse(const uint8_t *p, size_t len,
 			struct sdp_hello_ack *h);
 
+/*
+ * The rdma_cm profile (verbs; sdp_sock.h): on an IP address rdma_cm puts
+ * its own 36-byte header (cma_hdr: IP version, source port, source and
+ * destination addresses) before the REQ's private data, which leaves 56
+ * bytes.  The Hello is cut to them: the same offsets, BSDH len 56, the
+ * fields through src_addr (offset 32..47), and the 8 bytes left of
+ * dst_addr's slot zero.  The parser takes 48 bytes or more (BSDH len 48
+ * to 92) and leaves h->dst of ipv's family, all zero: the destination is
+ * the listener's own address, as rdma_cm's header has it.  The HelloAck
+ * is unchanged (a REP's 196 bytes pass verbatim).
+ */
+#define SDP_HELLO_CM_LEN	56
+#define SDP_HELLO_CM_FIELDS_LEN	48	/* through src_addr */
+int sdp_hello_build_cm(uint8_t *p, size_t cap, const struct sdp_hello *h);
+int sdp_hello_parse_cm(const uint8_t *p, size_t len, struct sdp_hello *h);
+
 #endif

@@ -10,7 +10,8 @@
 # /ibgw-run/mad.pcap for the host's tshark.
 . "$(dirname "$0")/../guest.bash"
 role=$1 peer=$2
-B=$G_TOP/build
+B=${IBGW_BIN:-$G_TOP/build}
+case "$B" in /*) ;; *) B=$G_TOP/$B ;; esac
 SPEC=umad:rxe0:1
 port=/sys/class/infiniband/rxe0/ports/1
 
