@@ -104,6 +104,18 @@ run forking-server python3 "$PP" threaded-client $A 7503 4 4 50000
 run ipv6 python3 "$PY" client names6 fd00:1b::2 7501
 run ipv6-options python3 "$PY" client opts fd00:1b::2 7501
 run slow-reader python3 "$PY" client slowread $A 7500 2000000
+
+# an accepted socket handed to an exec'd program: the new image has no
+# cache and asks the service (INFO by the N of the service's end's name);
+# on h2, to itself, SDP only so that TCP cannot stand in
+printf 'use sdp server * *:7810\nuse sdp client * *:7810\n' >"$T/sdp7810.conf"
+c0=$(stat_of h2 sdp_service.accepted_sdp)
+out=$(ns h2 env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/sdp7810.conf" \
+	timeout 60 python3 "$PP" accept-exec 10.1.0.2 7810 2>&1) ||
+	fail "accept-exec: $out"
+c1=$(stat_of h2 sdp_service.accepted_sdp)
+[ "$c1" -gt "$c0" ] || fail "accept-exec: no SDP connection accepted ($out)"
+ok "accept-exec: $out"
 # After SO_RCVBUF 65536 on the connected socket, a 300000-byte echo (sent
 # whole, then SHUT_WR, then read) came back short, then EOF, in 3 of 11
 # runs: the peer's DisConn and DREQ came while our program had not yet

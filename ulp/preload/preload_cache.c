@@ -8,8 +8,11 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "ulp/preload/preload.h"
 
@@ -119,8 +122,38 @@ int preload_cache_get(int fd, struct preload_sock *s)
 	memset(&req, 0, sizeof(req));
 	req.op = SDP_CTL_INFO;
 	req.ino = st.st_ino;
-	if (preload_ctl_call(&req, -1, &rep, NULL) < 0 || rep.err) {
-		errno = rep.err ? rep.err : errno;
+	if (preload_ctl_call(&req, -1, &rep, NULL) < 0)
+		return -1;
+	if (rep.err == ENOENT) {
+		/* an accepted stream: the service knows it by the N of its
+		 * own end's name, "ibgw-sdp-c/PID.N" */
+		struct sockaddr_un sun;
+		socklen_t sl = sizeof(sun);
+		const char *dot;
+		size_t plen = strlen(PRELOAD_STREAM_PREFIX);
+
+		if (preload_real.getpeername(fd, (struct sockaddr *)&sun,
+					     &sl) < 0 ||
+		    sun.sun_family != AF_UNIX ||
+		    sl <= offsetof(struct sockaddr_un, sun_path) + 1 + plen ||
+		    sun.sun_path[0] ||
+		    memcmp(sun.sun_path + 1, PRELOAD_STREAM_PREFIX, plen)) {
+			errno = ENOENT;
+			return -1;
+		}
+		((char *)&sun)[sl < sizeof(sun) ? sl : sizeof(sun) - 1] = 0;
+		dot = strrchr(sun.sun_path + 1, '.');
+		if (!dot) {
+			errno = ENOENT;
+			return -1;
+		}
+		req.flags = SDP_CTL_F_BYID;
+		req.ino = strtoull(dot + 1, NULL, 10);
+		if (preload_ctl_call(&req, -1, &rep, NULL) < 0)
+			return -1;
+	}
+	if (rep.err) {
+		errno = rep.err;
 		return -1;
 	}
 	preload_cache_put(fd, &rep.local, &rep.remote);

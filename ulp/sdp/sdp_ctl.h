@@ -40,6 +40,9 @@
  *           holds any more.  err 0: one was let go, bind again;
  *           EADDRINUSE: a live one (or none) has it.
  *  INFO     req.ino: the inode of an fd (fstat) that may be one of the
+ *           service's stream ends handed over by CONNECT; with
+ *           SDP_CTL_F_BYID the N of its peer's name instead (accepted
+ *           streams).
  *           service's stream ends (after exec the preload knows
  *           nothing).  Reply err 0 with local/remote, or ENOENT.
  *
@@ -72,6 +75,10 @@ enum sdp_ctl_op {
 };
 
 #define SDP_CTL_F_BOTH		0x1	/* LISTEN: a TCP listener passed */
+#define SDP_CTL_F_BYID		0x2	/* INFO: ino is the N of the peer's
+					 * name "ibgw-sdp-c/PID.N" (an
+					 * accepted stream, whose inode the
+					 * service never knew) */
 
 /* Addresses as the program sees them: sockaddr_in or sockaddr_in6
  * (family 0: none), in a sockaddr_in6-sized slot. */

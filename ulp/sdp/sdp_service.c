@@ -55,6 +55,7 @@ struct svc_conn {
 	int port_fd;			/* reserves our local port */
 	ino_t app_ino;
 	unsigned int id;
+	int passive;			/* a record of a taken connection */
 	struct timeval deadline;
 	int family;			/* the program's socket's */
 };
@@ -748,6 +749,8 @@ static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
 {
 	struct sdp_service *sv = arg;
 	struct svc_listener *l, *next;
+	struct svc_conn *c;
+	unsigned int id;
 	int fd;
 
 	*ctx = NULL;
@@ -758,7 +761,8 @@ static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
 		if (!addr_any(&l->addr) && !inet_addr_equal(&l->addr,
 							    &info->local))
 			continue;
-		fd = listener_connect(l, sv->next_id++);
+		id = sv->next_id++;
+		fd = listener_connect(l, id);
 		if (fd < 0) {
 			if (errno == ECONNREFUSED) {
 				sv->st.stale_listeners++;
@@ -772,6 +776,20 @@ static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
 			       -1) < 0) {
 			close(fd);
 			break;
+		}
+		/* a record for INFO after the program's exec, by the N of
+		 * our end's name; freed by ep_closed */
+		c = calloc(1, sizeof(*c));
+		if (c) {
+			c->sv = sv;
+			c->req_fd = c->app_fd = c->our_fd = c->port_fd = -1;
+			c->id = id;
+			c->info = *info;
+			c->family = l->family;
+			c->passive = 1;
+			c->next = sv->conns;
+			sv->conns = c;
+			*ctx = c;
 		}
 		sv->st.accepted_sdp++;
 		return fd;
@@ -826,10 +844,10 @@ static void do_info(struct svc_conn *c)
 	struct svc_conn *o;
 
 	for (o = c->sv->conns; o; o = o->next) {
-		if (o == c || !o->sock || !o->app_ino)
+		if (o == c || (!o->sock && !o->passive))
 			continue;
-		if ((uint64_t)o->app_ino == c->req.ino ||
-		    ((c->req.flags & 0x2) && o->id == c->req.ino)) {
+		if ((c->req.flags & SDP_CTL_F_BYID) ? o->id == c->req.ino :
+		    (o->app_ino && (uint64_t)o->app_ino == c->req.ino)) {
 			c->family = o->family;
 			reply(c, 0, &o->info.local, o->info.lport,
 			      &o->info.remote, o->info.rport, -1);

@@ -855,6 +855,8 @@ static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
 	s = sock_new(ep, ev->id, fd, ctx, err, sizeof(err));
 	if (!s) {
 		close(fd);
+		if (ep->ops.closed)	/* what accept made for it */
+			ep->ops.closed(ep->arg, NULL, ctx);
 		goto refuse;
 	}
 	s->passive = 1;

@@ -116,7 +116,8 @@ struct sdp_ep_ops {
 	 * EHOSTUNREACH, ECONNABORTED for a bad HelloAck, ...; the fd was
 	 * not touched and is the caller's again).  Optional. */
 	void (*connected)(void *arg, struct sdp_sock *s, void *ctx, int err);
-	/* A spliced connection is over and its fd closed.  Optional. */
+	/* A spliced connection is over and its fd closed (s NULL: one whose
+	 * accept succeeded could not be set up).  Optional. */
 	void (*closed)(void *arg, struct sdp_sock *s, void *ctx);
 };
 
