@@ -15,10 +15,10 @@
 #     8 x 67 ms) and up again mid-stream: the stream completes intact.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
 for t in socat sha256sum python3; do
 	command -v $t >/dev/null || skip "$t not installed (make deps)"
 done
-PRE=$BIN/libibgw_preload.so
 [ -f "$PRE" ] || fail "no $PRE (make all)"
 BYTES=${SDP_FAULT_BYTES:-1073741824}
 # rc_faults.sh's rates halved: SDP's transport is the same soft RC, but
@@ -29,45 +29,13 @@ start_fabric --loss "$LOSS" --reorder "$REORDER" --dup "$DUP" --seed 11
 host() {	# NAME ADDR [ARGS]
 	local n=$1 a=$2
 	shift 2
-	ns_add "$n"
-	ns_bg "${n}_PID" "$n" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$n" \
-		-i ib0 --address "$a" "$@" >"$T/$n.log" 2>&1
-	local i
-	for i in $(seq 1 200); do
-		grep -q "ready:" "$T/$n.log" && return 0
-		sleep 0.05
-	done
-	cat "$T/$n.log"
-	fail "ipoibd $n did not become ready"
+	sdp_host "$n" --address "$a" "$@"
 }
 host h1 10.1.0.1/24
 host h2 10.1.0.2/24
 host h3 10.1.0.3/24
 grep -q "SDP service on @ibgw-sdp" "$T/h1.log" || fail "h1 has no SDP service"
 
-pre_bg() {	# VAR NS PROGRAM...: under the preload, no libsdp.conf
-	local v=$1 n=$2
-	shift 2
-	ns_bg "$v" "$n" env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" "$@"
-}
-pre() {
-	local n=$1
-	shift
-	ns "$n" env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" "$@"
-}
-stat_of() {	# HOST NAME: from ipoibd's SIGUSR1 report
-	kill -USR1 "$(eval echo \$${1}_PID)"
-	sleep 0.3
-	sed -n "s/.*stats $2 \\([0-9]*\\)\$/\\1/p" "$T/$1.log" | tail -n1
-}
-wait_port() {	# NS PORT
-	local i
-	for i in $(seq 1 100); do
-		ns "$1" ss -ltn "sport = :$2" | grep -q LISTEN && return 0
-		sleep 0.1
-	done
-	fail "nothing listens on $1:$2"
-}
 rss_kb() {	# PID
 	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB$/\1/p' "/proc/$1/status"
 }

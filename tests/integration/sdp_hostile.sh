@@ -14,22 +14,13 @@
 # then get through, and a last SIGUSR1 report shows ipoibd alive.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
 command -v socat >/dev/null || fail "socat not installed (make deps)"
-PRE=$BIN/libibgw_preload.so
 ST=$BIN/tests/sdptest
 start_fabric
 
 host() {	# NAME ADDR
-	ns_add "$1"
-	ns_bg "${1}_PID" "$1" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$1" \
-		-i ib0 --address "$2" >"$T/$1.log" 2>&1
-	local i
-	for i in $(seq 1 100); do
-		grep -q "ready:" "$T/$1.log" && return 0
-		sleep 0.05
-	done
-	cat "$T/$1.log"
-	fail "ipoibd $1 did not become ready"
+	sdp_host "$1" --address "$2"
 }
 host h1 10.1.0.1/24
 host h2 10.1.0.2/24
@@ -43,11 +34,6 @@ ns_bg SRV h2 env LD_PRELOAD="$PRE" socat -u TCP-LISTEN:7100,fork,reuseaddr \
 	OPEN:"$T/got",creat,append
 sleep 0.5
 
-stat_of() {	# HOST NAME
-	kill -USR1 "$(eval echo \$${1}_PID)"
-	sleep 0.3
-	sed -n "s/.*stats $2 \\([0-9]*\\)\$/\\1/p" "$T/$1.log" | tail -n1
-}
 
 hostile() {	# CASE COUNTER WANT
 	local before after out

@@ -13,57 +13,20 @@
 # a connection for each, and no failed SDP attempt (no TCP fallback).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
 command -v python3 >/dev/null || skip "no python3"
-PRE=$BIN/libibgw_preload.so
 PY=$TOP/tests/integration/sdp_semantics.py
 PP=$TOP/tests/integration/preload_progs.py
 [ -f "$PRE" ] || fail "no $PRE (make all)"
 start_fabric
 
 host() {	# NAME ADDR ADDR6 (ipoibd's: it joins the solicited-node group)
-	local n=$1 a=$2
-	ns_add "$n"
-	ns_bg "${n}_PID" "$n" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$n" \
-		-i ib0 --address "$a" --address "$3" >"$T/$n.log" 2>&1
-	local i
-	for i in $(seq 1 200); do
-		grep -q "ready:" "$T/$n.log" && break
-		sleep 0.05
-	done
-	grep -q "ready:" "$T/$n.log" || { cat "$T/$n.log"; fail "ipoibd $n did not become ready"; }
-	for i in $(seq 1 100); do	# DAD done: the address can be bound
-		[ -z "$(ns "$n" ip -6 addr show dev ib0 tentative)" ] && return 0
-		sleep 0.1
-	done
-	fail "$n's IPv6 address stays tentative"
+	sdp_host "$1" --address "$2" --address "$3"
 }
 host h1 10.1.0.1/24 fd00:1b::1/64
 host h2 10.1.0.2/24 fd00:1b::2/64
 grep -q "SDP service on @ibgw-sdp" "$T/h2.log" || fail "h2 has no SDP service"
 
-pre() {	# NS PROGRAM...
-	local n=$1
-	shift
-	ns "$n" env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" "$@"
-}
-pre_bg() {	# VAR NS PROGRAM...
-	local v=$1 n=$2
-	shift 2
-	ns_bg "$v" "$n" env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" "$@"
-}
-stat_of() {	# HOST NAME
-	kill -USR1 "$(eval echo \$${1}_PID)"
-	sleep 0.3
-	sed -n "s/.*stats $2 \\([0-9]*\\)\$/\\1/p" "$T/$1.log" | tail -n1
-}
-wait_port() {	# NS PORT
-	local i
-	for i in $(seq 1 100); do
-		ns "$1" ss -ltn "sport = :$2" | grep -q LISTEN && return 0
-		sleep 0.1
-	done
-	fail "nothing listens on $1:$2"
-}
 # run NAME CMD...: a client on h1 under the preload; SDP, not TCP, must
 # carry it: h1's service makes connections, none fails
 run() {

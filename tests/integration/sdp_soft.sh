@@ -29,27 +29,17 @@
 #    heuristic off (it claims reassembled SDP messages).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
 for t in socat iperf3 curl tshark python3; do
 	command -v $t >/dev/null || fail "$t not installed (make deps)"
 done
-PRE=$BIN/libibgw_preload.so
 PY=$TOP/tests/integration/sdp_progs.py
-[ -f "$PRE" ] || fail "no $PRE"
 start_fabric --pcap "$T/cap.pcap"
 
 host() {	# NAME ADDR [ARGS]
 	local n=$1 a=$2
 	shift 2
-	ns_add "$n"
-	ns_bg "${n}_PID" "$n" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$n" \
-		-i ib0 --address "$a" "$@" >"$T/$n.log" 2>&1
-	local i
-	for i in $(seq 1 100); do
-		grep -q "ready:" "$T/$n.log" && return 0
-		sleep 0.05
-	done
-	cat "$T/$n.log"
-	fail "ipoibd $n did not become ready"
+	sdp_host "$n" --address "$a" "$@"
 }
 host h1 10.1.0.1/24
 host h2 10.1.0.2/24
@@ -63,31 +53,6 @@ rc=$?
 	{ cat "$T/h9.log"; fail "ipoibd --sdp-only on InfiniBand: exit $rc"; }
 ok "ipoibd --sdp-only on an InfiniBand port: $(sed -n 's/^ipoibd: //p' "$T/h9.log" | head -n1)"
 
-pre() {	# NS PROGRAM...: under the preload, no libsdp.conf
-	local n=$1
-	shift
-	ns "$n" env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" "$@"
-}
-pre_bg() {	# VAR NS PROGRAM...
-	local v=$1 n=$2
-	shift 2
-	ns_bg "$v" "$n" env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" "$@"
-}
-stat_of() {	# HOST NAME: from ipoibd's SIGUSR1 report
-	kill -USR1 "$(eval echo \$${1}_PID)"
-	sleep 0.3
-	sed -n "s/.*stats $2 \\([0-9]*\\)\$/\\1/p" "$T/$1.log" | tail -n1
-}
-wait_port() {	# NS PORT
-	local i
-	for i in $(seq 1 50); do
-		# a 'both' listener: the TCP one (the service holds it), and
-		# the SDP one it has made before the program's listen returns
-		ns "$1" ss -ltn "sport = :$2" | grep -q LISTEN && return 0
-		sleep 0.1
-	done
-	fail "nothing listens on $1:$2"
-}
 
 # 1: iperf3, and what carried it
 pre_bg IPS h2 iperf3 -s -p 5201
