@@ -226,6 +226,12 @@ $(BUILD)/tests/test_fabric_rc: $(BUILD)/tests/unit/test_fabric_rc.o \
                 $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
 
+# The tshark oracle tests share writing the capture and reading the fields.
+$(BUILD)/tests/test_rc_tshark $(BUILD)/tests/test_sdp_tshark: $(BUILD)/tests/test_%: \
+		$(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/tshark_cap.o \
+		$(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
+
 # The switch's tests share their queue pairs' owner slots.
 $(BUILD)/tests/test_fsw $(BUILD)/tests/test_fsw_sa: $(BUILD)/tests/test_%: \
 		$(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/fsw_slots.o \

@@ -20,6 +20,7 @@
 #include "fabric/cm_mad.h"
 #include "fabric/ib_rc.h"
 #include "subnet/pcap.h"
+#include "tests/unit/tshark_cap.h"
 
 #define NPKT	32
 
@@ -277,41 +278,10 @@ static void build_all(void)
 	cm_pkt(&m, (const struct want[]){ { 23, 0x55667788 } }, 1);
 }
 
-static void write_capture(const char *path)
+static const uint8_t *frame(unsigned int i, size_t *len)
 {
-	struct timeval ts = { .tv_sec = 1700000000, .tv_usec = 0 };
-	struct pcap_writer *w;
-	unsigned int i;
-
-	w = pcap_writer_open(path, NULL, 0);
-	assert_non_null(w);
-	for (i = 0; i < npkts; i++) {
-		ts.tv_usec = (suseconds_t)i;
-		assert_int_equal(pcap_writer_write(w, &ts, pkts[i].buf,
-						   pkts[i].len), 0);
-	}
-	assert_int_equal(pcap_writer_close(w), 0);
-}
-
-/* "a<TAB>b<TAB>..." -> the n-th field (copied into out) */
-static void nth_field(const char *line, unsigned int n, char *out,
-		      size_t cap)
-{
-	const char *s = line, *e;
-	size_t l;
-
-	while (n--) {
-		s = strchr(s, '\t');
-		if (!s) {
-			out[0] = '\0';
-			return;
-		}
-		s++;
-	}
-	e = s + strcspn(s, "\t\n");
-	l = (size_t)(e - s) < cap - 1 ? (size_t)(e - s) : cap - 1;
-	memcpy(out, s, l);
-	out[l] = '\0';
+	*len = pkts[i].len;
+	return pkts[i].buf;
 }
 
 static void test_tshark_decodes_rc_and_cm(void **state)
@@ -332,7 +302,7 @@ static void test_tshark_decodes_rc_and_cm(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	write_capture(path);
+	tcap_write(path, frame, npkts);
 
 	off = (size_t)snprintf(cmd, sizeof(cmd),
 			       "tshark -r %s -T fields -E occurrence=f", path);
@@ -352,7 +322,7 @@ static void test_tshark_decodes_rc_and_cm(void **state)
 			unsigned long long v;
 			char *end;
 
-			nth_field(line, p->want[j].field, val, sizeof(val));
+			tcap_field(line, p->want[j].field, val, sizeof(val));
 			v = strtoull(val, &end,
 				     p->want[j].field == F_IMMDT ? 16 : 0);
 			if (!val[0] || *end || v != p->want[j].value)

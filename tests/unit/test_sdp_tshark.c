@@ -24,6 +24,7 @@
 #include "fabric/cm_mad.h"
 #include "fabric/ib_rc.h"
 #include "subnet/pcap.h"
+#include "tests/unit/tshark_cap.h"
 #include "ulp/sdp/sdp_conn.h"
 #include "ulp/sdp/sdp_wire.h"
 #include "tests/unit/vectors.h"
@@ -284,41 +285,10 @@ static void build_all(void)
 	assert_true(sdp_conn_closed(&a) && sdp_conn_closed(&b));
 }
 
-static void write_capture(const char *path)
+static const uint8_t *frame(unsigned int i, size_t *len)
 {
-	struct timeval ts = { .tv_sec = 1700000000, .tv_usec = 0 };
-	struct pcap_writer *w;
-	unsigned int i;
-
-	w = pcap_writer_open(path, NULL, 0);
-	assert_non_null(w);
-	for (i = 0; i < npkts; i++) {
-		ts.tv_usec = (suseconds_t)i;
-		assert_int_equal(pcap_writer_write(w, &ts, pkts[i].buf,
-						   pkts[i].len), 0);
-	}
-	assert_int_equal(pcap_writer_close(w), 0);
-}
-
-/* "a<TAB>b<TAB>..." -> the n-th field (copied into out) */
-static void nth_field(const char *line, unsigned int n, char *out,
-		      size_t cap)
-{
-	const char *s = line, *e;
-	size_t l;
-
-	while (n--) {
-		s = strchr(s, '\t');
-		if (!s) {
-			out[0] = '\0';
-			return;
-		}
-		s++;
-	}
-	e = s + strcspn(s, "\t\n");
-	l = (size_t)(e - s) < cap - 1 ? (size_t)(e - s) : cap - 1;
-	memcpy(out, s, l);
-	out[l] = '\0';
+	*len = pkts[i].len;
+	return pkts[i].buf;
 }
 
 /* tshark shows the Hello's addresses as IPv6: compare the 16 bytes */
@@ -329,7 +299,7 @@ static void check_ip(const char *line, unsigned int field,
 	char val[128];
 
 	memcpy(want16 + 12, &v4->s_addr, 4);
-	nth_field(line, field, val, sizeof(val));
+	tcap_field(line, field, val, sizeof(val));
 	if (inet_pton(AF_INET6, val, got) != 1 ||
 	    memcmp(got, want16, 16) != 0)
 		fail_msg("%s: tshark '%s'", fields[field], val);
@@ -345,14 +315,14 @@ static void check_line(const char *line, unsigned int i)
 		unsigned long long v;
 		char *end;
 
-		nth_field(line, p->want[j].field, val, sizeof(val));
+		tcap_field(line, p->want[j].field, val, sizeof(val));
 		v = strtoull(val, &end, 0);
 		if (!val[0] || *end || v != p->want[j].value)
 			fail_msg("packet %u %s: tshark '%s', want 0x%llx",
 				 i + 1, fields[p->want[j].field], val,
 				 p->want[j].value);
 	}
-	nth_field(line, F_PROTOCOLS, val, sizeof(val));
+	tcap_field(line, F_PROTOCOLS, val, sizeof(val));
 	if (p->sdp && !strstr(val, "infiniband_sdp"))
 		fail_msg("packet %u not SDP: %s", i + 1, val);
 	if (i == 0) {
@@ -390,7 +360,7 @@ static void test_tshark_decodes_sdp(void **state)
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	write_capture(path);
+	tcap_write(path, frame, npkts);
 
 	off = (size_t)snprintf(cmd, sizeof(cmd),
 			       "tshark -r %s -T fields -E occurrence=f", path);
