@@ -51,3 +51,9 @@ gid_index() {
 	done
 	return 1
 }
+
+# rxe_counter DEV NAME: DEV port 1's hw counter NAME (sent_pkts,
+# rcvd_pkts...), 0 when it has none
+rxe_counter() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0
+}

@@ -69,11 +69,11 @@ serve() {
 	socat -u "OPEN:$2" "TCP-LISTEN:$1,reuseaddr" >/dev/null 2>&1 &
 }
 
-# fetch PEER PORT: what the peer serves on PORT (retried while it is not
-# listening yet)
+# fetch PEER PORT [TRIES]: what the peer serves on PORT (retried, 0.5 s
+# apart, TRIES times (120 unless told) while it is not listening yet)
 fetch() {
 	local i out
-	for i in $(seq 1 120); do
+	for i in $(seq 1 "${3:-120}"); do
 		out=$(socat -u "TCP:$1:$2" STDOUT 2>/dev/null) && [ -n "$out" ] &&
 			{ echo "$out"; return 0; }
 		sleep 0.5
