@@ -92,13 +92,16 @@ measure() {
 	fi
 	p0=$(rxe_counter rxe0 sent_pkts)
 	if [ $k = iperf ]; then
-		out=$(w $m timeout $((secs + 30)) iperf3 -c $peer -p $((p + 1)) -t $secs -J 2>&1)
+		out=$(w $m timeout $((secs + 15)) iperf3 -c $peer -p $((p + 1)) -t $secs -J 2>$T/iperf.err)
 		rc=$?
 		set -- $(echo "$out" | python3 -c 'import json,sys
 e = json.load(sys.stdin)["end"]["sum_received"]
 print(int(e["bits_per_second"]), int(e["bytes"]))' 2>/dev/null)
+		# the reason, if it failed: iperf3's JSON "error", or its stderr
+		out="$(cat $T/iperf.err)
+$(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("error", ""))' 2>/dev/null)"
 	else
-		out=$(w $m timeout $((secs + 30)) "$RR" -c $peer -p $((p + 2)) -n 100000000 -S 64 -t $secs 2>&1)
+		out=$(w $m timeout $((secs + 15)) "$RR" -c $peer -p $((p + 2)) -n 1000000 -S 64 -t $secs 2>&1)
 		rc=$?
 		# tcp_rr: n N size S median_us M ...
 		set -- $(echo "$out" | sed -n 's/^tcp_rr: n \([0-9]*\) size [0-9]* median_us \([0-9.]*\) .*/\2 \1/p')
