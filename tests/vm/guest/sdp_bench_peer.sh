@@ -33,14 +33,15 @@ cat >$T/sdp.conf <<-CONF
 	use sdp client * 10.77.0.0/24:*
 	use both server * *:*
 CONF
-# w MODE CMD...: CMD plain (tcp), under our preload (sdp) or rsockets' (rs)
+# w MODE CMD...: CMD plain (tcp), under our preload (sdp) or rsockets' (rs);
+# W=exec: in its place (a server in a subshell of its own)
 w() {
 	local m=$1
 	shift
 	case $m in
-	tcp) "$@" ;;
-	sdp) env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE=$T/sdp.conf "$@" ;;
-	rs) env LD_PRELOAD="$RS" "$@" ;;
+	tcp) ${W:-} "$@" ;;
+	sdp) ${W:-} env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE=$T/sdp.conf "$@" ;;
+	rs) ${W:-} env LD_PRELOAD="$RS" "$@" ;;
 	esac
 }
 base() {	# MODE: its ports' base
@@ -51,8 +52,10 @@ if [ "$role" = a ]; then
 	for m in tcp sdp rs; do
 		[ $m = rs ] && [ -z "$RS" ] && continue
 		p=$(base $m)
-		w $m iperf3 -s -p $((p + 1)) >$T/iperf-$m.log 2>&1 &
-		w $m "$RR" -s -p $((p + 2)) >$T/rr-$m.log 2>&1 &
+		(W=exec w $m iperf3 -s -p $((p + 1))) >$T/iperf-$m.log 2>&1 &
+		SP="${SP:-} $!"
+		(W=exec w $m "$RR" -s -p $((p + 2))) >$T/rr-$m.log 2>&1 &
+		SP="$SP $!"
 	done
 	for p in 5301 5302 5401 5402; do
 		for i in $(seq 1 100); do
@@ -69,7 +72,7 @@ if [ "$role" = a ]; then
 		echo "--- servers $m"
 		tail -n 5 $T/iperf-$m.log $T/rr-$m.log 2>/dev/null
 	done
-	kill $IPID
+	kill $SP $IPID
 	exit 0
 fi
 
