@@ -289,7 +289,6 @@ static void test_tshark_decodes_rc_and_cm(void **state)
 	char path[] = "/tmp/ibgw_rc_tshark.XXXXXX", cmd[2048], line[4096];
 	char val[128];
 	unsigned int i, j, lines = 0;
-	size_t off;
 	FILE *f;
 	int fd;
 
@@ -304,14 +303,7 @@ static void test_tshark_decodes_rc_and_cm(void **state)
 	close(fd);
 	tcap_write(path, frame, npkts);
 
-	off = (size_t)snprintf(cmd, sizeof(cmd),
-			       "tshark -r %s -T fields -E occurrence=f", path);
-	for (i = 0; i < NFIELDS; i++)
-		off += (size_t)snprintf(cmd + off, sizeof(cmd) - off,
-					" -e %s", fields[i]);
-	snprintf(cmd + off, sizeof(cmd) - off, " 2>/dev/null");
-	f = popen(cmd, "r");
-	assert_non_null(f);
+	f = tcap_fields(path, fields, NFIELDS);
 	while (fgets(line, sizeof(line), f)) {
 		struct pkt *p;
 

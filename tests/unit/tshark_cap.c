@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
 #include <cmocka.h>
@@ -47,4 +48,24 @@ void tcap_field(const char *line, unsigned int n, char *out, size_t cap)
 	l = (size_t)(e - s) < cap - 1 ? (size_t)(e - s) : cap - 1;
 	memcpy(out, s, l);
 	out[l] = '\0';
+}
+
+FILE *tcap_fields(const char *path, const char *const *fields,
+		  unsigned int n)
+{
+	char cmd[2048];
+	size_t off;
+	unsigned int i;
+	FILE *f;
+
+	off = (size_t)snprintf(cmd, sizeof(cmd),
+			       "tshark -r %s -T fields -E occurrence=f", path);
+	for (i = 0; i < n && off < sizeof(cmd); i++)
+		off += (size_t)snprintf(cmd + off, sizeof(cmd) - off,
+					" -e %s", fields[i]);
+	assert_true(off + sizeof(" 2>/dev/null") <= sizeof(cmd));
+	snprintf(cmd + off, sizeof(cmd) - off, " 2>/dev/null");
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	return f;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Write frames 0..n-1 (frame(i, &len) gives each) to path as
  * subnet/pcap.c writes ibfabricd's captures, one microsecond apart;
@@ -16,6 +17,11 @@
 void tcap_write(const char *path,
 		const uint8_t *(*frame)(unsigned int i, size_t *len),
 		unsigned int n);
+
+/* tshark on path, one line per frame of the n fields (-T fields, first
+ * occurrence each); pclose() it.  cmocka assertion on failure. */
+FILE *tcap_fields(const char *path, const char *const *fields,
+		  unsigned int n);
 
 /* The n-th (0-based) tab-separated field of line into out ("" when the
  * line has fewer). */
