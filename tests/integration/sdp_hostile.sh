@@ -10,7 +10,9 @@
 #   about its buffers.
 # Each must abort the connection (AbortConn or DREQ), be counted under
 # its reason, hand the program nothing after the good message, and leave
-# the service serving: a well-behaved peer and a preloaded socat client
+# the service serving.  Malformed requests on the service's control
+# socket are dropped or refused and counted.  Then a well-behaved peer and
+# a preloaded socat client
 # then get through, and a last SIGUSR1 report shows ipoibd alive.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
@@ -58,6 +60,38 @@ hostile ack-beyond sdp.proto_error.bad_ack aborted
 hostile bad-len sdp.proto_error.bad_header aborted
 hostile after-disconn sdp.proto_error.data_after_disconn aborted
 hostile credit-lie sdp.proto_error.bad_credits aborted
+
+# malformed requests on the service's control socket (any local program
+# can reach it): short and without magic dropped, an unknown op refused
+# with EOPNOTSUPP; all counted, none answered with a descriptor
+before=$(stat_of h2 sdp_service.bad_requests)
+ns h2 python3 - <<'PY' || fail "control socket garbage: the service answered wrongly"
+import socket, struct, sys
+def send(b):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(3)
+    s.connect("\0ibgw-sdp")
+    s.send(b)
+    try:
+        msg, anc, flags, _ = s.recvmsg(256, socket.CMSG_SPACE(16))
+    except socket.timeout:
+        sys.exit("no answer and not closed")
+    if anc:
+        sys.exit("a descriptor came back")
+    return msg
+send(b"x")                                      # short: closed
+send(b"\0" * 200)                               # no magic: closed
+# sizeof(struct sdp_ctl_req) is 120: an unknown op is refused in words
+req = struct.pack("=IIII", 0x53445031, 99, 7, 0).ljust(120, b"\0")
+magic, rid, err = struct.unpack("=IIi", send(req)[:12])
+if (magic, rid, err) != (0x53445031, 7, 95):
+    sys.exit("unknown op answered %x %d %d, not EOPNOTSUPP" % (magic, rid, err))
+PY
+after=$(stat_of h2 sdp_service.bad_requests)
+[ "${after:-0}" -ge $(( ${before:-0} + 3 )) ] ||
+	fail "malformed control requests: bad_requests $before -> $after"
+kill -0 "$h2_PID" 2>/dev/null || fail "ipoibd h2 died on control garbage"
+ok "malformed control requests dropped and counted (bad_requests $before -> $after)"
 
 sleep 0.5
 # nothing after a violation reached the program; each good message did
