@@ -928,8 +928,11 @@ static int resp_write(struct soft_rc *rc, const struct ib_rc *r,
 		resp_nak(rc, IB_AETH_RNR_NAK, rc->c.min_rnr_timer, psn);
 		return -1;
 	}
+	/* a zero-length WRITE names no memory: its R_Key and VA are not
+	 * checked (IBA C9-88), as rxe and HCAs do */
 	if (f & (IB_RC_F_FIRST | IB_RC_F_ONLY)) {
-		if (!rc->ops.mr_find(rc->ctx, r->reth.rkey, 1, r->reth.va,
+		if (r->reth.dma_len &&
+		    !rc->ops.mr_find(rc->ctx, r->reth.rkey, 1, r->reth.va,
 				     r->reth.dma_len,
 				     FAB_ACCESS_REMOTE_WRITE)) {
 			resp_fatal(rc, IB_NAK_REMOTE_ACCESS, psn,

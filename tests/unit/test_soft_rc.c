@@ -776,6 +776,41 @@ static void test_peer_gone(void **state)
 	link_free(l);
 }
 
+/* A zero-length WRITE (a keepalive probe) names no memory: it succeeds
+ * with rkey 0 and no SGE, and changes nothing at the responder; one byte
+ * to the same rkey is a remote access error. */
+static void test_write_zero_length(void **state)
+{
+	static uint8_t src[16], dst[16];
+	struct fab_rc_wr wr = {
+		.wr_id = 5, .opcode = FAB_WR_RDMA_WRITE,
+		.flags = FAB_SEND_SIGNALED,
+	};
+	struct fab_wc wc;
+	struct link *l;
+
+	(void)state;
+	l = mklink(NULL, NULL, NULL);
+	add_mr(&l->a, 1, src, sizeof(src), 0);
+	add_mr(&l->b, 0x77, dst, sizeof(dst),
+	       FAB_ACCESS_LOCAL_WRITE | FAB_ACCESS_REMOTE_WRITE);
+	assert_int_equal(soft_rc_post_send(l->a.rc, &wr, 1, l->now), 1);
+	assert_true(pump(l, 1000));
+	assert_int_equal(poll1(&l->a, &wc), 1);
+	assert_int_equal(wc.wr_id, 5);
+	assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	assert_int_equal(wc.opcode, FAB_WC_RDMA_WRITE);
+	assert_int_equal(poll1(&l->b, &wc), 0);
+	assert_int_equal(soft_rc_state(l->b.rc), SOFT_RC_RTS);
+	fill(src, sizeof(src), 3);
+	assert_int_equal(post(l, &l->a, 6, FAB_WR_RDMA_WRITE,
+			      FAB_SEND_SIGNALED, src, 1, 1, 0, 0, 0), 1);
+	assert_true(pump(l, 1000));
+	assert_int_equal(poll1(&l->a, &wc), 1);
+	assert_int_equal(wc.status, FAB_WC_REM_ACCESS_ERR);
+	link_free(l);
+}
+
 static void test_bad_keys(void **state)
 {
 	static uint8_t src[100], dst[100];
@@ -1393,6 +1428,7 @@ int main(void)
 		cmocka_unit_test(test_rnr),
 		cmocka_unit_test(test_rnr_exceeded),
 		cmocka_unit_test(test_peer_gone),
+		cmocka_unit_test(test_write_zero_length),
 		cmocka_unit_test(test_bad_keys),
 		cmocka_unit_test(test_recv_too_small),
 		cmocka_unit_test(test_set_error),
