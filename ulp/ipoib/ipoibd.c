@@ -50,6 +50,7 @@ struct ipoibd {
 	struct sdp_service *sdp;
 	struct event *sdp_dev_ev;
 	int sdp_only;		/* --sdp-only: no TUN, no IPoIB */
+	int sdp_keepalive_ms;	/* --sdp-keepalive: 0 default, -1 off */
 	struct inet_addr sdp_own;	/* RoCE: the port's source GID's IP */
 };
 
@@ -58,8 +59,10 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: ipoibd --fabric SPEC --node NAME [--pkey PKEY] [--ifname IFNAME]\n"
 "              [--address CIDR]... [--mtu BYTES] [--mode datagram|connected]\n"
-"              [--cm-idle SECONDS] [--no-sdp] [--sdp-socket NAME] [-f] [-v]\n"
-"       ipoibd --sdp-only --fabric verbs:DEV[:PORT] [--sdp-socket NAME] [-f] [-v]\n"
+"              [--cm-idle SECONDS] [--no-sdp] [--sdp-socket NAME]\n"
+"              [--sdp-keepalive SECONDS] [-f] [-v]\n"
+"       ipoibd --sdp-only --fabric verbs:DEV[:PORT] [--sdp-socket NAME]\n"
+"              [--sdp-keepalive SECONDS] [-f] [-v]\n"
 "  -F, --fabric SPEC    soft:PATH (ibfabricd), verbs:DEV[:PORT]\n"
 "  -n, --node NAME      the node to attach as (soft fabric)\n"
 "  -p, --pkey PKEY      partition (default 0xffff)\n"
@@ -75,6 +78,8 @@ static void usage(FILE *f)
 "                       GIDs are the IP addresses)\n"
 "      --sdp-socket NAME  the SDP service's socket (default @ibgw-sdp,\n"
 "                       abstract: one per network namespace)\n"
+"      --sdp-keepalive SECONDS  probe SDP connections idle this long; a\n"
+"                       dead peer resets them (default 60, 0: off)\n"
 "  -f, --foreground     stay in the foreground, log to stderr\n"
 "  -v, --verbose        debug logging\n"
 "  -h, --help, -V, --version\n"
@@ -377,6 +382,7 @@ static int sdp_start(struct ipoibd *d, const char *spec, const char *node,
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pkey_index = (uint16_t)idx;
+	cfg.keepalive_ms = d->sdp_keepalive_ms;
 	if (attr.link_layer == FAB_LINK_ETHERNET) {
 		/* rdma_cm on RoCE: its TCP port space, the 56-byte Hello */
 		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
@@ -493,6 +499,7 @@ int main(int argc, char **argv)
 		{ "no-sdp", no_argument, NULL, 'S' },
 		{ "sdp-only", no_argument, NULL, 'O' },
 		{ "sdp-socket", required_argument, NULL, 'K' },
+		{ "sdp-keepalive", required_argument, NULL, 'A' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -578,6 +585,14 @@ int main(int argc, char **argv)
 			tc.link.cm_idle_s = (unsigned int)v;
 			break;
 		case 'S': no_sdp = 1; break;
+		case 'A':
+			if (conf_parse_uint(optarg, 0, 86400, &v, &why) < 0) {
+				fprintf(stderr, "ipoibd: --sdp-keepalive '%s': "
+					"%s\n", optarg, why);
+				return 2;
+			}
+			d.sdp_keepalive_ms = v ? (int)v * 1000 : -1;
+			break;
 		case 'O': d.sdp_only = 1; break;
 		case 'K':
 			if (!*optarg || strlen(optarg) > 100) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -30,6 +31,8 @@
 #define DEF_CONNS	1024u
 #define WR_TX		0x100000000ull	/* wr_id: a send slot */
 #define WR_ABORT	0x200000000ull	/* wr_id: our AbortConn */
+#define WR_KEEPALIVE	0x400000000ull	/* wr_id: a keepalive probe */
+#define DEF_KEEPALIVE_MS 60000
 #define ABORT_LINGER_MS	500		/* wait for the AbortConn's ACK */
 #define MAX_LISTEN	64
 
@@ -78,6 +81,8 @@ struct sdp_sock {
 	unsigned int dreq_sent:1;
 	unsigned int owns_fd:1;		/* ours to close; closed() owed */
 	unsigned int peer_gone:1;	/* its DREQ came: flushes are ours */
+	unsigned int ka_out:1;		/* a keepalive probe is posted */
+	uint64_t alive_ms;		/* the last successful completion */
 };
 
 struct sdp_ep {
@@ -87,6 +92,7 @@ struct sdp_ep {
 	struct sdp_ep_ops ops;
 	void *arg;
 	struct event *cm_ev;
+	struct event *ka_ev;		/* the keepalive sweep */
 	struct sdp_sock *socks;
 	struct listener ls[MAX_LISTEN];
 	unsigned int nls;
@@ -134,6 +140,10 @@ const struct counter_desc sdp_ep_counters[] = {
 		"AbortConn messages received."),
 	COUNTER("qp_errors", struct sdp_ep_stats, qp_errors,
 		"Connections whose queue pair failed."),
+	COUNTER("keepalive_probes", struct sdp_ep_stats, keepalive_probes,
+		"Keepalive probes sent to idle SDP connections."),
+	COUNTER("keepalive_dead", struct sdp_ep_stats, keepalive_dead,
+		"SDP connections a keepalive probe found dead."),
 	COUNTER("peer_resets", struct sdp_ep_stats, peer_resets,
 		"Connections the peer left without DisConn (reset)."),
 	COUNTER_ARRAY("proto_error", struct sdp_ep_stats, proto_errors,
@@ -146,6 +156,14 @@ static void arm_timer(struct sdp_sock *s, unsigned int ms);
 static void sock_abort(struct sdp_sock *s);
 
 /* ---- helpers ------------------------------------------------------------ */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static uint8_t *rx_buf(const struct sdp_sock *s, uint32_t slot)
 {
@@ -535,6 +553,13 @@ static int qp_take(struct sdp_sock *s, int budget)
 			break;
 		for (i = 0; i < n; i++) {
 			if (wc[i].status != FAB_WC_SUCCESS) {
+				if (!wc[i].recv &&
+				    (wc[i].wr_id & WR_KEEPALIVE)) {
+					s->ka_out = 0;
+					if (wc[i].status !=
+					    FAB_WC_WR_FLUSH_ERR)
+						s->ep->st.keepalive_dead++;
+				}
 				if (wc[i].status != FAB_WC_WR_FLUSH_ERR ||
 				    (s->st == S_UP && !s->peer_gone)) {
 					if (s->st == S_UP || s->st ==
@@ -550,6 +575,11 @@ static int qp_take(struct sdp_sock *s, int budget)
 							  ABORT_LINGER_MS * 4);
 					}
 				}
+				continue;
+			}
+			s->alive_ms = now_ms();
+			if (!wc[i].recv && (wc[i].wr_id & WR_KEEPALIVE)) {
+				s->ka_out = 0;
 				continue;
 			}
 			if (wc[i].recv) {
@@ -617,6 +647,47 @@ static void wr_cb(evutil_socket_t fd, short what, void *arg)
 	sock_kick(s);
 }
 
+/* ---- keepalive ------------------------------------------------------------ */
+
+/* A zero-length RDMA WRITE: nothing lands at the peer, but its RC layer
+ * must acknowledge it, and one that cannot fails the QP. */
+static void ka_probe(struct sdp_sock *s)
+{
+	struct fab_rc_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WR_KEEPALIVE;
+	wr.opcode = FAB_WR_RDMA_WRITE;
+	wr.flags = FAB_SEND_SIGNALED;
+	if (fab_qp_post_send(s->qp, &wr, 1) == 1) {
+		s->ka_out = 1;
+		s->ep->st.keepalive_probes++;
+	}
+}
+
+static unsigned int ka_period(const struct sdp_ep *ep)
+{
+	unsigned int p = (unsigned int)ep->cfg.keepalive_ms / 4;
+
+	return p < 100 ? 100 : p > 5000 ? 5000 : p;
+}
+
+static void ka_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_ep *ep = arg;
+	uint64_t now = now_ms();
+	struct sdp_sock *s;
+
+	(void)fd;
+	(void)what;
+	for (s = ep->socks; s; s = s->next) {
+		if (s->st != S_UP || s->ka_out)
+			continue;
+		if (now - s->alive_ms >= (uint64_t)ep->cfg.keepalive_ms)
+			ka_probe(s);
+	}
+}
+
 /* Splice the connection to its fd: it is up. */
 static int sock_start(struct sdp_sock *s)
 {
@@ -635,6 +706,7 @@ static int sock_start(struct sdp_sock *s)
 	if (!s->rd_ev || !s->wr_ev)
 		return -1;
 	s->st = S_UP;
+	s->alive_ms = now_ms();
 	if (s->tmo_ev)
 		evtimer_del(s->tmo_ev);
 	sock_kick(s);
@@ -649,7 +721,8 @@ static struct sdp_sock *sock_new(struct sdp_ep *ep, struct fab_cm_id *id,
 	const struct sdp_ep_cfg *cfg = &ep->cfg;
 	struct fab_qp_init qi = {
 		.type = FAB_QPT_RC, .pkey_index = cfg->pkey_index,
-		.max_send = cfg->tx_bufs, .max_recv = cfg->rx_bufs,
+		.max_send = cfg->tx_bufs + 1,	/* + a keepalive probe */
+		.max_recv = cfg->rx_bufs,
 	};
 	size_t memlen = (size_t)(cfg->rx_bufs + cfg->tx_bufs) * cfg->buf_size;
 	struct sdp_sock *s;
@@ -1039,6 +1112,8 @@ struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
 		ep->cfg.tx_bufs = DEF_TX;
 	if (!ep->cfg.max_conns)
 		ep->cfg.max_conns = DEF_CONNS;
+	if (!ep->cfg.keepalive_ms)
+		ep->cfg.keepalive_ms = DEF_KEEPALIVE_MS;
 	if (ep->cfg.profile == SDP_PROFILE_RDMA_CM) {
 		struct fab_port_attr pa;
 
@@ -1057,6 +1132,19 @@ struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
 		return NULL;
 	}
 	event_add(ep->cm_ev, NULL);
+	if (ep->cfg.keepalive_ms > 0) {
+		unsigned int per = ka_period(ep);
+		struct timeval tv = { per / 1000, (per % 1000) * 1000 };
+
+		ep->ka_ev = event_new(base, -1, EV_PERSIST, ka_cb, ep);
+		if (!ep->ka_ev) {
+			event_free(ep->cm_ev);
+			free(ep);
+			snprintf(err, errlen, "out of memory");
+			return NULL;
+		}
+		event_add(ep->ka_ev, &tv);
+	}
 	return ep;
 }
 
@@ -1076,6 +1164,8 @@ void sdp_ep_free(struct sdp_ep *ep)
 	for (i = 0; i < ep->nls; i++)
 		fab_cm_destroy(ep->ls[i].id);
 	event_free(ep->cm_ev);
+	if (ep->ka_ev)
+		event_free(ep->ka_ev);
 	free(ep);
 }
 

@@ -68,6 +68,13 @@ struct sdp_ep_cfg {
 	uint32_t tx_bufs;		/* send slots per connection; 0: 16 */
 	unsigned int max_conns;		/* 0: 1024; more are refused */
 	unsigned int connect_timeout_ms;	/* 0: the CM's own */
+	/* Keepalive: a connection with no completion for this long gets a
+	 * probe, a zero-length RDMA WRITE (it takes no buffer or credit of
+	 * the peer's; IBA C9-88 lets it carry no R_Key).  A dead or hung
+	 * peer leaves it unacknowledged, the RC retries run out and the
+	 * connection is reset as for any failed send: the program sees its
+	 * socket end.  0: 60000; negative: off. */
+	int keepalive_ms;
 };
 
 /* Both ends of a connection as TCP names them. */
@@ -92,6 +99,8 @@ struct sdp_ep_stats {
 	uint64_t disconn_tx, disconn_rx;
 	uint64_t aborts_tx, aborts_rx;
 	uint64_t qp_errors;		/* a completion with an error status */
+	uint64_t keepalive_probes;	/* probes sent to idle connections */
+	uint64_t keepalive_dead;	/* connections a probe found dead */
 	uint64_t peer_resets;		/* the peer left without DisConn (its
 					 * DREQ alone: its host or service
 					 * went, or it was killed) */

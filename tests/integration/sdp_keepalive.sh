@@ -1,0 +1,108 @@
+#!/bin/bash
+# SDP keepalive and dead-peer detection (issue 14, item 1): an idle SDP
+# connection whose peer host hangs (its ipoibd stopped with SIGSTOP: its
+# RC layer answers nothing, and nothing tells the fabric it is gone) is
+# found dead by the service's keepalive probe, a zero-length RDMA WRITE
+# that the dead peer never acknowledges, and the program blocked in recv
+# gets its socket's end.
+#  a) ipoibd --sdp-keepalive 1 on h1 and h2, an idle connection: probes
+#     go out and it stays up for 4 s (probes do not disturb a live one);
+#  b) h2's ipoibd stopped: h1's program, blocked in recv, returns within
+#     10 s (1 s idle + the RC retry budget), keepalive_dead counts it;
+#  c) the same with --sdp-keepalive 0 on h3 and h4: the program is still
+#     blocked 6 s after its peer hung (what a) and b) need keepalive for).
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
+for t in socat python3; do
+	command -v $t >/dev/null || skip "$t not installed (make deps)"
+done
+start_fabric
+sdp_host h1 --address 10.1.0.1/24 --sdp-keepalive 1
+sdp_host h2 --address 10.1.0.2/24 --sdp-keepalive 1
+sdp_host h3 --address 10.1.0.3/24 --sdp-keepalive 0
+sdp_host h4 --address 10.1.0.4/24 --sdp-keepalive 0
+
+# client NS DST NAME: connect, send one line, then block in recv; writes
+# "end SECONDS" (EOF or an error, measured from the line $T/NAME.go
+# appearing) or "still" to $T/NAME.out
+client() {
+	pre "$1" python3 -c '
+import os, socket, sys, time
+s = socket.create_connection((sys.argv[1], 7500))
+s.sendall(b"hello\n")
+open(sys.argv[2] + ".up", "w").close()
+s.settimeout(float(sys.argv[3]))
+t0 = None
+try:
+    while True:
+        d = s.recv(4096)
+        if not d:
+            break
+except socket.timeout:
+    print("still"); sys.exit(0)
+except OSError as e:
+    pass
+go = sys.argv[2] + ".go"
+t0 = os.stat(go).st_mtime if os.path.exists(go) else time.time()
+print("end %.2f" % (time.time() - t0))
+' "$2" "$T/$3" "$4" >"$T/$3.out" 2>"$T/$3.err"
+}
+server() {	# VAR NS: a server that reads and never answers
+	pre_bg "$1" "$2" socat -u TCP-LISTEN:7500,reuseaddr OPEN:/dev/null
+	wait_port "$2" 7500
+}
+wait_up() {	# NAME
+	local i
+	for i in $(seq 1 100); do
+		[ -e "$T/$1.up" ] && return 0
+		sleep 0.1
+	done
+	cat "$T/$1.err"
+	fail "$1: the client never connected"
+}
+
+# a) and b)
+server S1 h2
+p0=$(stat_of h1 sdp.keepalive_probes)
+client h1 10.1.0.2 ab 30 &
+CP=$!
+wait_up ab
+[ "$(stat_of h1 sdp.conns_now)" -ge 1 ] || fail "a: h1 has no SDP connection"
+sleep 4
+[ -s "$T/ab.out" ] && fail "a: the idle connection ended by itself: $(cat "$T/ab.out")"
+p1=$(stat_of h1 sdp.keepalive_probes)
+d1=$(stat_of h1 sdp.keepalive_dead)
+[ "$((p1 - p0))" -ge 2 ] || fail "a: $((p1 - p0)) keepalive probes in 4 s idle (--sdp-keepalive 1)"
+expect_eq "a: connections found dead while the peer lives" "$d1" 0
+ok "a: an idle SDP connection probed $((p1 - p0)) times in 4 s, still up"
+
+kill -STOP "$h2_PID"
+touch "$T/ab.go"
+wait "$CP"
+kill -CONT "$h2_PID"
+out=$(cat "$T/ab.out")
+case $out in
+end\ *) ;;
+*) cat "$T/ab.err"; fail "b: the client did not see its peer die: '$out'" ;;
+esac
+secs=${out#end }
+python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 10 else 1)" "$secs" ||
+	fail "b: the dead peer found only after $secs s"
+d2=$(stat_of h1 sdp.keepalive_dead)
+[ "${d2:-0}" -ge 1 ] || fail "b: keepalive_dead is ${d2:-none} after the peer hung"
+expect_eq "b: h1's SDP connections after" "$(stat_of h1 sdp.conns_now)" 0
+ok "b: the peer's host hung: the blocked recv returned after $secs s, keepalive_dead $d2"
+
+# c) without keepalive nothing notices
+server S2 h4
+client h3 10.1.0.4 c 6 &
+CP=$!
+wait_up c
+kill -STOP "$h4_PID"
+touch "$T/c.go"
+wait "$CP"
+kill -CONT "$h4_PID"
+expect_eq "c: the client without keepalive" "$(cat "$T/c.out")" "still"
+expect_eq "c: probes sent with --sdp-keepalive 0" "$(stat_of h3 sdp.keepalive_probes)" 0
+ok "c: with --sdp-keepalive 0 the program stays blocked 6 s after its peer hung"
