@@ -60,6 +60,13 @@ c() {	# "LIST" NAME
 [ "$(c "$cb" sdp.connect_failed)" -eq 0 ] || fail "b: SDP connects failed"
 [ "$(c "$ca" sdp.conns_passive)" -ge 4 ] || fail "a took $(c "$ca" sdp.conns_passive) SDP connections"
 [ "$(c "$ca" sdp_service.accepted_tcp)" -eq 0 ] || fail "a accepted TCP connections"
+# --sdp-keepalive 1 and an idle connection (b's first socat waits 3 s
+# before its data): probes went out over rxe, and none found a live
+# connection dead (the sums above show the data after them intact)
+[ "$(c "$cb" sdp.keepalive_probes)" -ge 1 ] || fail "b sent no keepalive probe over its idle connection"
+[ "$(c "$cb" sdp.keepalive_dead)" -eq 0 ] && [ "$(c "$ca" sdp.keepalive_dead)" -eq 0 ] ||
+	fail "keepalive found live connections dead (a $(c "$ca" sdp.keepalive_dead), b $(c "$cb" sdp.keepalive_dead))"
+ok "keepalive over rxe: b sent $(c "$cb" sdp.keepalive_probes) probes (a $(c "$ca" sdp.keepalive_probes)), zero-length RDMA WRITEs without an R_Key, no live connection found dead"
 rx=$(c "$ca" sdp.rx_bytes)
 [ "$rx" -ge $((bytes + 4000000)) ] || fail "a's SDP received $rx bytes; b sent $bytes by iperf3 and 4000000 by socat"
 ok "iperf3 b -> a under the preload: $bytes bytes at $((bps / 1000000)) Mb/s; SDP counters: b tx +$dtx during it, a rx $rx in all, $(c "$cb" sdp.conns_active) connections, none by TCP"
@@ -101,6 +108,10 @@ done
 [ "$(cnt 'infiniband.bth.opcode == 4 || infiniband.bth.opcode == 0')" -ge 100 ] ||
 	fail "capture: too few RC SENDs"
 [ "$(cnt 'infiniband.bth.opcode == 17')" -ge 10 ] || fail "capture: too few RC ACKs"
+# the keepalive probes: RDMA WRITE Only (opcode 10) of DMA length 0
+ka=$(cnt 'udp.dstport == 4791 && infiniband.bth.opcode == 10 && infiniband.reth.dmalen == 0')
+[ "$ka" -ge 1 ] || fail "capture: no zero-length RDMA WRITE (keepalive probe)"
+echo "capture: $ka zero-length RDMA WRITEs (keepalive probes)"
 ok "capture: $tot RoCE v2 RC packets (SEND, ACK); CM REQs to RDMA_PS_TCP ports 7000, 7002, 5201 with rdma_cm's header (10.77.0.2 -> 10.77.0.1) and the 56-byte Hello; REPs with the HelloAck; none malformed"
 
 # the compatibility table

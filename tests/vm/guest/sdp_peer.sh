@@ -28,7 +28,7 @@ T=$(mktemp -d)
 wait_peer "$peer"
 wait_active rxe0
 
-"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0 -f >$T/ipoibd.log 2>&1 &
+"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0 --sdp-keepalive 1 -f >$T/ipoibd.log 2>&1 &
 IPID=$!
 for i in $(seq 1 100); do
 	grep -q 'ready: SDP only' $T/ipoibd.log && break
@@ -151,7 +151,7 @@ if [ "$role" = a ]; then
 	gok "sha256 down $(sha256sum <$T/adata | cut -c1-64) bytes $(stat -c %s $T/adata)"
 	wait $S3 || { cat $T/iperf-s.log; gfail "iperf3 server failed"; }
 	gok "iperf3 server done"
-	gok "counters $(counters sdp.conns_passive sdp.rx_bytes sdp.tx_bytes sdp_service.accepted_sdp sdp_service.accepted_tcp)"
+	gok "counters $(counters sdp.conns_passive sdp.rx_bytes sdp.tx_bytes sdp_service.accepted_sdp sdp_service.accepted_tcp sdp.keepalive_probes sdp.keepalive_dead)"
 	grep -E 'stats sdp|^ipoibd: sdp ' $T/ipoibd.log | tail -n 40
 	[ -n "$RS" ] || gfail "no librspreload.so (dpkg -L librdmacm1)"
 	compat_servers rs 7701
@@ -187,7 +187,10 @@ for i in $(seq 1 50); do
 done
 head -c 4000000 /dev/urandom >$T/bdata
 fetch "$peer" 7001 >/dev/null || gfail "servers never ready"
-pre socat -u OPEN:$T/bdata TCP:$peer:7000 2>$T/c1.err ||
+# connected, then idle for 3 s before the data: keepalive probes (rxe
+# takes a zero-length RDMA WRITE without an R_Key, IBA C9-88) go over
+# it and must leave it working
+(sleep 3; cat $T/bdata) | pre socat -u STDIN TCP:$peer:7000 2>$T/c1.err ||
 	{ cat $T/c1.err $T/ipoibd.log; gfail "socat b -> a"; }
 gok "sha256 up $(sha256sum <$T/bdata | cut -c1-64) bytes $(stat -c %s $T/bdata)"
 pre socat -u TCP:$peer:7002 OPEN:$T/down,creat,trunc 2>$T/c2.err ||
@@ -201,7 +204,7 @@ set -- $(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]["sum
 bytes=${1:-0} bps=${2:-0}
 after=$(counters sdp.tx_bytes | cut -d' ' -f2)
 gok "iperf3 bytes $bytes bps $bps sdp.tx_bytes during it $((after - before))"
-gok "counters $(counters sdp.conns_active sdp.tx_bytes sdp.rx_bytes sdp.connect_failed sdp_service.connects sdp_service.connect_failures)"
+gok "counters $(counters sdp.conns_active sdp.tx_bytes sdp.rx_bytes sdp.connect_failed sdp_service.connects sdp_service.connect_failures sdp.keepalive_probes sdp.keepalive_dead)"
 grep -E 'stats sdp' $T/ipoibd.log | tail -n 30
 sleep 1
 kill -INT $TPID
