@@ -441,7 +441,7 @@ static void check_done(void)
 {
 	struct timeval tv;
 
-	if (P.finishing || P.failed || !all_done())
+	if (P.finishing || P.failed || !all_done() || !rds_ep_idle(P.ep))
 		return;
 	P.finishing = true;
 	P.t_done = now_s();
