@@ -13,7 +13,9 @@
 #  4. tshark on the capture: the CM REQ's rdma_cm IP header (RDS port
 #     18634, IPv4, the two RDS addresses), REP, nothing malformed (with
 #     tshark's RPC-over-RDMA heuristic off: it claims RDS SENDs);
-#  5. ibfabricd --loss/--reorder/--dup: RC recovers, RDS intact.
+#  5. ibfabricd --loss/--reorder/--dup: RC recovers, RDS intact;
+#  6. congestion: a port congested in the receiver's map gets ENOBUFS at
+#     the sender until the map update that clears it (run before 4).
 # Counters asserted: ACKs, congestion maps, retransmits, reconnects.
 . "$(dirname "$0")/lib.bash"
 command -v tshark >/dev/null || fail "no tshark (run 'make deps')"
@@ -146,6 +148,27 @@ expect_eq "3: messages h2's two lives got between them" "$have" $N
 gt0 a.out retransmits
 gt0 a.out reconnects
 ok "3: h2 killed after $n1 messages, restarted: h1 resent $(cnt a.out retransmits), reconnected ($(cnt a.out reconnects) attempts), all $N acknowledged and delivered"
+
+# 6 (before the capture ends): congestion.  h2's port 200 is congested in
+# its map from the start and cleared after 700 ms: h1's sends to it get
+# ENOBUFS once the map has come, and go on when the update clears it
+peer h2 --cong 200:700 --expect 10.1.0.1:100:200:20000 --stats \
+	--timeout 30 >"$T/c2.out" 2>&1 &
+p=$!
+PIDS+=("$p")
+sleep 0.2
+(peer h1 --send 10.1.0.2:200:100:20000:16-100 --stats --timeout 30) \
+	>"$T/c1.out" 2>&1
+rc1=$?
+wait $p
+rc2=$?
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] ||
+	{ cat "$T/c1.out" "$T/c2.out"; fail "6: exit $rc1/$rc2"; }
+waits=$(sed -n 's/^rdspeer: \([0-9]*\) sends met a congested port$/\1/p' "$T/c1.out")
+[ "${waits:-0}" -gt 0 ] || { cat "$T/c1.out"; fail "6: no send met the congested port"; }
+[ "$(cnt c2.out cong_tx)" -ge 2 ] || fail "6: h2 sent no map update"
+[ "$(cnt c1.out cong_rx)" -ge 2 ] || fail "6: h1 took no map update"
+ok "6: congestion: $waits sends got ENOBUFS until h2's update cleared port 200 (h2 cong_tx $(cnt c2.out cong_tx), h1 cong_rx $(cnt c1.out cong_rx)); all 20000 delivered"
 
 # 4: tshark on the capture
 stop_fabric

@@ -759,7 +759,7 @@ static void reject(struct rds_ep *ep, struct fab_cm_id *id)
 
 static void on_request(struct rds_ep *ep, const struct fab_cm_event *ev)
 {
-	int family = ev->listen_id == ep->l6 ? AF_INET6 : AF_INET;
+	int family = ep->l6 && ev->listen_id == ep->l6 ? AF_INET6 : AF_INET;
 	uint8_t rep[FAB_CM_REP_PRIV];
 	struct fab_cm_param cp = { .private_data = rep,
 				   .retry_count = RETRY_COUNT,
@@ -945,8 +945,10 @@ struct rds_ep *rds_ep_new(struct event_base *base, struct fab_dev *dev,
 	ep->l4 = listen_on(ep, RDS_PORT, err, errlen);
 	if (!ep->l4)
 		goto fail;
+	/* IPv6 peers only: a port without IPv6 (rdma_cm on an IPv4 GID
+	 * may refuse) still serves IPv4; a kernel RDS holding it does not */
 	ep->l6 = listen_on(ep, RDS_CM_PORT, err, errlen);
-	if (!ep->l6)
+	if (!ep->l6 && errno == EADDRINUSE)
 		goto fail;
 	ep->cm_ev = event_new(base, fd, EV_READ | EV_PERSIST, cm_cb, ep);
 	if (!ep->cm_ev) {
@@ -989,7 +991,8 @@ void rds_ep_free(struct rds_ep *ep)
 		free(m);
 	}
 	fab_cm_destroy(ep->l4);
-	fab_cm_destroy(ep->l6);
+	if (ep->l6)
+		fab_cm_destroy(ep->l6);
 	event_free(ep->cm_ev);
 	free(ep);
 }
