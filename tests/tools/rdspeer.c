@@ -381,7 +381,6 @@ static void pump(void)
 					  s->dport, strerror(errno));
 				return;
 			}
-			s->bytes += len;
 			s->next++;
 			s->inflight++;
 			P.inflight++;
@@ -632,13 +631,13 @@ static void op_done(void *arg, void *ctx, size_t len, int err)
 	struct sendspec *s = ctx;
 
 	(void)arg;
-	(void)len;
 	if (err) {
 		violation("send to %s:%u: done with %s", astr(&s->dst),
 			  s->dport, strerror(err));
 		return;
 	}
 	s->acked++;
+	s->bytes += len;
 	s->inflight--;
 	P.inflight--;
 	pump();
@@ -778,7 +777,13 @@ static void opt_ping(char *s)
 
 	if (P.npings >= MAX_ITEMS)
 		die("too many --ping");
-	n = split(s, f, 2);
+	if (strchr(s, ':') && strchr(s, ':') != strrchr(s, ':') &&
+	    *s != '[') {	/* a bare IPv6 address */
+		f[0] = s;
+		n = 1;
+	} else {
+		n = split(s, f, 2);
+	}
 	if (n < 1)
 		die("bad --ping (DST_IP[:SPORT])");
 	p = &P.pings[P.npings];
