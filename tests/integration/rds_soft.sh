@@ -16,7 +16,9 @@
 #  5. ibfabricd --loss/--reorder/--dup: RC recovers, RDS intact;
 #  6. congestion: a port congested in the receiver's map gets ENOBUFS at
 #     the sender until the map update that clears it (run before 4);
-#  7. IPv6 RDS addresses: port 16385, 56-byte private data (before 4).
+#  7. IPv6 RDS addresses: port 16385, 56-byte private data (before 4);
+#  8. messages to an unreachable peer wait, connects retried with backoff
+#     until it comes (before 4).
 # Counters asserted: ACKs, congestion maps, retransmits, reconnects.
 . "$(dirname "$0")/lib.bash"
 command -v tshark >/dev/null || fail "no tshark (run 'make deps')"
@@ -188,6 +190,20 @@ rc2=$?
 	{ cat "$T/v1.out" "$T/v2.out"; fail "7: IPv6: exit $rc1/$rc2"; }
 grep -q '^rds fd00::1 fd00::2 ' "$T/v1.out" || fail "7: no connection fd00::1 fd00::2"
 ok "7: IPv6 RDS addresses: 500 messages each way, $(grep '^rdspeer: pong' "$T/v1.out")"
+
+# 8: messages wait while the peer is unreachable (no ECONNREFUSED): h1
+# sends before h2 exists; its connects fail and are retried with backoff
+# (at most 1 s apart) until h2 comes
+peer h1 --send 10.1.0.2:200:100:300:16-5000 --stats --timeout 30 \
+	>"$T/w1.out" 2>&1 &
+p=$!
+PIDS+=("$p")
+sleep 1.5
+(peer h2 --expect 10.1.0.1:100:200:300 --timeout 30) >"$T/w2.out" 2>&1 ||
+	{ cat "$T/w2.out"; fail "8: h2 exit"; }
+wait $p || { cat "$T/w1.out"; fail "8: h1 exit"; }
+[ "$(cnt w1.out connect_failed)" -ge 2 ] || { cat "$T/w1.out"; fail "8: h1 did not retry"; }
+ok "8: 300 messages waited for an unreachable peer: $(cnt w1.out connect_failed) connects failed, then delivered"
 
 # 4: tshark on the capture
 stop_fabric
