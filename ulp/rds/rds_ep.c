@@ -40,6 +40,7 @@
 #define RESOLVE_RETRY_MS 100u
 #define RTU_TIMEOUT_MS	10000u
 #define DREQ_LINGER_MS	2000u
+#define DELAYED_ACK_MS	20u		/* ours: see ack_timer_cb */
 #define RETRY_COUNT	1		/* RDS_IB_DEFAULT_RETRY_COUNT */
 #define RNR_RETRY	7
 #define REJ_CODE	1		/* RDS_RDMA_REJ_INCOMPAT, host order */
@@ -88,6 +89,7 @@ struct rconn {
 	struct rds_cong_map peer;
 	bool peer_valid;
 	struct event *timer;
+	struct event *ack_timer;
 	unsigned int backoff_ms;
 	bool dropped;		/* went down once: next attempts count */
 };
@@ -489,6 +491,10 @@ static bool on_recv(struct link *l, const uint8_t *p, uint32_t len)
 	case RDS_IN_NONE:
 		break;
 	}
+	if ((in.kind == RDS_IN_MSG || in.kind == RDS_IN_DUP) &&
+	    !in.ack_required && rds_conn_ack_owed(&rc->c) &&
+	    !evtimer_pending(rc->ack_timer, NULL))
+		arm(rc->ack_timer, DELAYED_ACK_MS);
 	return l->rc == rc && !l->gone;
 }
 
@@ -552,6 +558,25 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (rc->st == C_DOWN && rc->c.head)
 		conn_connect(rc);
+}
+
+/*
+ * Ours, not the kernel's: a message the peer did not flag ACK_REQUIRED
+ * is acknowledged after DELAYED_ACK_MS if nothing we sent carried its
+ * sequence by then.  The kernel acknowledges flagged ones only, so its
+ * unflagged tail (up to 8 messages) waits in its send buffer for the
+ * next exchange; an ACK-only frame at any time is within its rules.
+ */
+static void ack_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rconn *rc = arg;
+
+	(void)fd;
+	(void)what;
+	if (rc->st == C_UP && rds_conn_ack_owed(&rc->c)) {
+		rds_conn_want_ack(&rc->c);
+		conn_kick(rc);
+	}
 }
 
 /* threads.c's rds_queue_reconnect(): at once the first time, then a
@@ -624,9 +649,13 @@ static struct rconn *conn_get(struct rds_ep *ep, const struct inet_addr *laddr,
 	rc->faddr = *faddr;
 	rc->lmap = lmap_get(ep, laddr, true);
 	rc->timer = evtimer_new(ep->base, conn_timer_cb, rc);
-	if (!rc->lmap || !rc->timer || rds_frag_init(&rc->f) < 0) {
+	rc->ack_timer = evtimer_new(ep->base, ack_timer_cb, rc);
+	if (!rc->lmap || !rc->timer || !rc->ack_timer ||
+	    rds_frag_init(&rc->f) < 0) {
 		if (rc->timer)
 			event_free(rc->timer);
+		if (rc->ack_timer)
+			event_free(rc->ack_timer);
 		free(rc);
 		errno = ENOMEM;
 		return NULL;
@@ -645,6 +674,7 @@ static void conn_free(struct rconn *rc)
 		link_free(rc->link);
 	}
 	event_free(rc->timer);
+	event_free(rc->ack_timer);
 	rds_conn_fini(&rc->c);
 	rds_frag_fini(&rc->f);
 	free(rc);
@@ -1105,8 +1135,9 @@ bool rds_ep_idle(const struct rds_ep *ep)
 	for (rc = ep->conns; rc; rc = rc->next) {
 		if (rc->st != C_UP || !rc->link)
 			continue;
-		if (rc->c.ack_pending || rc->c.cong_pending ||
-		    rc->c.cong_busy || rc->link->tx_inflight)
+		if (rc->c.ack_pending || rds_conn_ack_owed(&rc->c) ||
+		    rc->c.cong_pending || rc->c.cong_busy ||
+		    rc->link->tx_inflight)
 			return false;
 	}
 	return true;
