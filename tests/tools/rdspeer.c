@@ -140,7 +140,8 @@ static void usage(void)
 	exit(2);
 }
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 static void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -220,7 +221,7 @@ static uint64_t rng_next(uint64_t *x)
 	return *x;
 }
 
-/* ---- payload ------------------------------------------------------------ */
+/* ---- payload ------------------------------------------------------------- */
 
 static void fill(uint8_t *p, uint16_t sport, uint16_t dport, uint32_t idx,
 		 uint32_t len)
@@ -266,7 +267,7 @@ static const char *check(const uint8_t *p, size_t len, uint16_t sport,
 	return NULL;
 }
 
-/* ---- completion ----------------------------------------------------------- */
+/* ---- completion ---------------------------------------------------------- */
 
 static bool all_done(void)
 {
@@ -333,7 +334,8 @@ static void finish(int rc, const char *msg)
 	event_base_loopbreak(P.base);
 }
 
-static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void violation(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 static void violation(const char *fmt, ...)
 {
 	va_list ap;
@@ -348,7 +350,7 @@ static void violation(const char *fmt, ...)
 	finish(1, NULL);
 }
 
-/* ---- sending ------------------------------------------------------------ */
+/* ---- sending ------------------------------------------------------------- */
 
 static void pump(void)
 {
@@ -459,7 +461,7 @@ static void check_done(void)
 	event_base_once(P.base, -1, EV_TIMEOUT, linger_cb, NULL, &tv);
 }
 
-/* ---- rds_ep callbacks --------------------------------------------------- */
+/* ---- rds_ep callbacks ---------------------------------------------------- */
 
 static int op_resolve(void *arg, const struct inet_addr *laddr,
 		      const struct inet_addr *faddr, union fab_gid *gid,

@@ -172,7 +172,7 @@ static void conn_kick(struct rconn *rc);
 static void link_drop(struct link *l);
 static void conn_up(struct rconn *rc, struct link *l);
 
-/* ---- helpers -------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------- */
 
 static uint8_t *rx_slot(const struct link *l, unsigned int i)
 {
@@ -215,7 +215,7 @@ static struct local_map *lmap_get(struct rds_ep *ep,
 	return m;
 }
 
-/* ---- links ---------------------------------------------------------------- */
+/* ---- links --------------------------------------------------------------- */
 
 static void link_free(struct link *l)
 {
@@ -358,7 +358,7 @@ static void link_drop(struct link *l)
 	arm(l->tmo_ev, 0);
 }
 
-/* ---- sending -------------------------------------------------------------- */
+/* ---- sending ------------------------------------------------------------- */
 
 static void link_tx(struct link *l)
 {
@@ -414,7 +414,7 @@ static void link_tx(struct link *l)
 	}
 }
 
-/* ---- receiving ------------------------------------------------------------ */
+/* ---- receiving ----------------------------------------------------------- */
 
 static void rx_ack(struct rconn *rc, uint64_t ack)
 {
@@ -546,7 +546,7 @@ static void qp_cb(evutil_socket_t fd, short what, void *arg)
 		link_tx(l);
 }
 
-/* ---- connections -------------------------------------------------------- */
+/* ---- connections --------------------------------------------------------- */
 
 static void conn_connect(struct rconn *rc);
 
@@ -776,7 +776,7 @@ static void conn_up(struct rconn *rc, struct link *l)
 	link_tx(l);
 }
 
-/* ---- the CM ------------------------------------------------------------- */
+/* ---- the CM -------------------------------------------------------------- */
 
 static void reject(struct rds_ep *ep, struct fab_cm_id *id)
 {
@@ -928,7 +928,7 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 		event_active(ep->cm_ev, EV_READ, 0);
 }
 
-/* ---- the endpoint --------------------------------------------------------- */
+/* ---- the endpoint -------------------------------------------------------- */
 
 static struct fab_cm_id *listen_on(struct rds_ep *ep, uint16_t port,
 				   char *err, size_t errlen)
