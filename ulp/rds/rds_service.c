@@ -50,6 +50,7 @@ struct rsock {
 	int fd;				/* our end of the pair */
 	ino_t app_ino;			/* the program's end */
 	struct event *rd_ev, *wr_ev, *retry_ev;
+	struct event *hup_ev;		/* while not reading: the last close */
 	int reading;			/* rd_ev added */
 	int bound, connected;
 	int family;			/* AF_INET6 for IPv6 names */
@@ -295,6 +296,8 @@ static void sock_free(struct rsock *s)
 		event_free(s->wr_ev);
 	if (s->retry_ev)
 		event_free(s->retry_ev);
+	if (s->hup_ev)
+		event_free(s->hup_ev);
 	close(s->fd);
 	sv->nsocks--;
 	free(s);
@@ -306,17 +309,39 @@ static size_t sock_sndbuf(const struct rsock *s)
 	return (size_t)s->sndbuf / 2;
 }
 
-/* Read the program's end only while nothing is held and the
- * unacknowledged bytes are under the socket's sndbuf. */
+/*
+ * Read the program's end only while nothing is held and the
+ * unacknowledged bytes are under the socket's sndbuf.  While not reading,
+ * watch for the program's last close: its socket goes then, with what it
+ * had not sent yet (as the kernel's rds_release drops a socket's queue);
+ * while reading, end of file comes after the last datagram.
+ */
 static void sock_events(struct rsock *s)
 {
 	int want = !s->held && s->unacked < sock_sndbuf(s);
 
-	if (want && !s->reading)
+	if (want && !s->reading) {
 		event_add(s->rd_ev, NULL);
-	else if (!want && s->reading)
+		event_del(s->hup_ev);
+	} else if (!want && s->reading) {
 		event_del(s->rd_ev);
+		event_add(s->hup_ev, NULL);
+	}
 	s->reading = want;
+}
+
+static void hup_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rsock *s = arg;
+
+	(void)fd;
+	(void)what;
+	if (s->reading) {
+		event_del(s->hup_ev);
+		return;
+	}
+	s->sv->st.sockets_closed++;
+	sock_free(s);
 }
 
 static void sock_pump(struct rsock *s);
@@ -715,7 +740,9 @@ static int do_socket(struct rds_service *sv, struct rds_ctl_reply *r,
 	s->rd_ev = event_new(sv->base, s->fd, EV_READ | EV_PERSIST, rd_cb, s);
 	s->wr_ev = event_new(sv->base, s->fd, EV_WRITE | EV_PERSIST, wr_cb, s);
 	s->retry_ev = evtimer_new(sv->base, retry_cb, s);
-	if (!s->rd_ev || !s->wr_ev || !s->retry_ev)
+	s->hup_ev = event_new(sv->base, s->fd, EV_CLOSED | EV_PERSIST, hup_cb,
+			      s);
+	if (!s->rd_ev || !s->wr_ev || !s->retry_ev || !s->hup_ev)
 		goto fail;
 	sock_bufs(s, sp[0]);
 	s->next = sv->socks;
@@ -736,6 +763,8 @@ fail:
 			event_free(s->wr_ev);
 		if (s->retry_ev)
 			event_free(s->retry_ev);
+		if (s->hup_ev)
+			event_free(s->hup_ev);
 		close(sp[0]);
 		close(sp[1]);
 		free(s);
@@ -1117,6 +1146,7 @@ void rds_service_free(struct rds_service *sv)
 		event_free(s->rd_ev);
 		event_free(s->wr_ev);
 		event_free(s->retry_ev);
+		event_free(s->hup_ev);
 		close(s->fd);
 		free(s);
 	}
