@@ -116,6 +116,28 @@ d=$(( $(stat_of h2 rds_service.rx_dropped) - d0 ))
 [ "$d" -eq 0 ] || fail "a slow receiver: h2 dropped $d"
 ok "slow receiver: $(tail -n1 "$T/sr.log"); h2's port congested $c times, h1 took $m map updates, nothing dropped"
 
+# 5b: a non-blocking sender to a congested port: EAGAIN (the kernel's
+# ENOBUFS: the service holds the datagram and stops reading the socket);
+# its close while held frees the socket
+h0=$(stat_of h1 rds_service.tx_cong_holds)
+k0=$(stat_of h1 rds_service.sockets_closed)
+o0=$(stat_of h1 rds_service.sockets_opened)
+pre_bg SK h2 timeout 60 python3 "$PY" sink $A2 6002 8 >"$T/sink.log" 2>&1
+for i in $(seq 1 50); do grep -q bound "$T/sink.log" && break; sleep 0.1; done
+py h1 nb-cong $A1 $A2 6002 >"$T/nb.log" 2>&1 ||
+	{ cat "$T/nb.log"; fail "a non-blocking sender to a congested port"; }
+h=$(( $(stat_of h1 rds_service.tx_cong_holds) - h0 ))
+[ "$h" -ge 1 ] || fail "EAGAIN without a held datagram (tx_cong_holds $h)"
+for i in $(seq 1 20); do
+	k=$(( $(stat_of h1 rds_service.sockets_closed) - k0 ))
+	o=$(( $(stat_of h1 rds_service.sockets_opened) - o0 ))
+	[ "$k" -ge "$o" ] && break
+	sleep 0.3
+done
+[ "$k" -ge "$o" ] || fail "a socket closed while held: $o opened, $k closed"
+wait "$SK"
+ok "$(tail -n1 "$T/nb.log"); $h held for the congested port; closed while held: freed"
+
 # 6: ping
 py h1 ping $A1 $A2 >"$T/ping.log" 2>&1 || { cat "$T/ping.log"; fail "RDS ping"; }
 ok "$(tail -n1 "$T/ping.log")"

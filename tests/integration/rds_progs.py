@@ -18,6 +18,9 @@
 #   errors LADDR FOREIGN          the kernel's error codes
 #   fork LADDR RADDR RPORT        a forked child uses the parent's socket
 #   ping LADDR RADDR              an RDS ping (port 0) and its pong
+#   sink ADDR PORT SECONDS        bind, read nothing, exit
+#   nb-cong LADDR RADDR RPORT     non-blocking 64 KiB datagrams to a
+#                                 sink until EAGAIN (the congested port)
 #   udp-loop N                    no AF_RDS: UDP over the loopback
 import errno
 import os
@@ -304,6 +307,41 @@ def ping(laddr, raddr):
     print("ping: pong from %s:0 in %.1f ms" % (raddr, (time.time() - t) * 1e3))
 
 
+def sink(addr, port, secs):
+    s = rds()
+    s.bind((addr, int(port)))
+    print("bound", flush=True)
+    time.sleep(float(secs))
+
+
+def nb_cong(laddr, raddr, rport):
+    # EAGAIN from a burst the service has not read yet clears at once;
+    # the congested port's lasts while its receiver does not read
+    s = rds()
+    big(s)
+    s.bind((laddr, 0))
+    s.setblocking(False)
+    p = payload(65536)
+    t = time.time()
+    bursts = 0
+    for i in range(4000):
+        try:
+            s.sendto(p, (raddr, int(rport)))
+            continue
+        except BlockingIOError as e:
+            if e.errno != errno.EAGAIN:
+                die("non-blocking send: %s" % e)
+        _, w, _ = select.select([], [s], [], 2)
+        if w:
+            bursts += 1
+            continue
+        print("nb-cong: EAGAIN for 2 s after %d datagrams (%.1f MiB, "
+              "%d short EAGAINs before) in %.1f s"
+              % (i, i / 16, bursts, time.time() - t))
+        return
+    die("4000 datagrams to a port nobody reads and no lasting EAGAIN")
+
+
 def udp_loop(n):
     a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     a.bind(("127.0.0.1", 0))
@@ -323,6 +361,7 @@ def main():
             "multi-server": multi_server, "multi-client": multi_client,
             "flood-send": flood_send, "flood-recv": flood_recv,
             "ready": ready, "errors": errors, "fork": fork, "ping": ping,
+            "sink": sink, "nb-cong": nb_cong,
             "udp-loop": udp_loop}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__ or "see the header", file=sys.stderr)

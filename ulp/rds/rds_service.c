@@ -825,7 +825,7 @@ static int do_connect(struct rsock *s, const struct rds_ctl_req *q,
 /* As sock_setsockopt(): SO_SNDBUF capped at wmem_max, FORCE for root
  * (CAP_NET_ADMIN, which we see as uid 0), doubled, a minimum. */
 static int do_setopt(struct rsock *s, const struct rds_ctl_req *q,
-		     uid_t uid, struct rds_ctl_reply *r)
+		     uid_t uid, int app_fd, struct rds_ctl_reply *r)
 {
 	struct rds_service *sv = s->sv;
 	long v = q->val;
@@ -869,7 +869,7 @@ static int do_setopt(struct rsock *s, const struct rds_ctl_req *q,
 		s->sndbuf = v * 2 > MIN_SNDBUF ? (int)v * 2 : MIN_SNDBUF;
 	else
 		s->rcvbuf = v * 2 > MIN_RCVBUF ? (int)v * 2 : MIN_RCVBUF;
-	sock_bufs(s, -1);
+	sock_bufs(s, app_fd);	/* the program's end passed with the request */
 	sock_events(s);
 	reply_fill(s, r);
 	return 0;
@@ -950,7 +950,7 @@ static int req_serve(struct rds_service *sv, const struct rds_ctl_req *q,
 		reply_fill(s, r);
 		return 0;
 	case RDS_CTL_SETOPT:
-		return do_setopt(s, q, uid, r);
+		return do_setopt(s, q, uid, passed, r);
 	}
 	return EOPNOTSUPP;
 }
