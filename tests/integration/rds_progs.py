@@ -22,6 +22,11 @@
 #   nb-cong LADDR RADDR RPORT     non-blocking 64 KiB datagrams to a
 #                                 sink until EAGAIN (the congested port)
 #   udp-loop N                    no AF_RDS: UDP over the loopback
+#   bench-recv KIND ADDR PORT     (rds_bench.sh; KIND rds or udp) count
+#                                 datagrams until 2 s idle, print the rate
+#   bench-send KIND LADDR RADDR RPORT SECS SIZE  send for SECS seconds
+#   bench-rr KIND LADDR RADDR RPORT N  N round trips against echo-server
+#                                 (udp: a UDP echo), print the mean
 import errno
 import os
 import select
@@ -356,12 +361,83 @@ def udp_loop(n):
     print("udp-loop: %s datagrams" % n)
 
 
+def bsock(kind):
+    if kind == "rds":
+        s = rds()
+        big(s)
+        return s
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, 33, 4 * MIB)
+    return s
+
+
+def bench_recv(kind, addr, port):
+    s = bsock(kind)
+    s.bind((addr, int(port)))
+    print("bound", flush=True)
+    n = b = 0
+    t0 = t1 = None
+    s.settimeout(30)
+    while True:
+        try:
+            d = s.recv(MIB)
+        except socket.timeout:
+            break
+        if t0 is None:
+            t0 = time.time()
+            s.settimeout(2)
+        t1 = time.time()
+        n += 1
+        b += len(d)
+    el = (t1 - t0) if t0 and t1 > t0 else 1e-9
+    print("%s: %d datagrams, %d bytes in %.2f s: %.0f/s, %.1f Mb/s"
+          % (kind, n, b, el, n / el, b * 8 / el / 1e6))
+
+
+def bench_send(kind, laddr, raddr, rport, secs, size):
+    s = bsock(kind)
+    s.bind((laddr, 0))
+    p = payload(int(size))
+    end = time.time() + float(secs)
+    n = 0
+    while time.time() < end:
+        for _ in range(64):
+            s.sendto(p, (raddr, int(rport)))
+        n += 64
+    print("%s: sent %d of %s bytes" % (kind, n, size), flush=True)
+    # as with the kernel's RDS, a close drops what is not yet sent
+    time.sleep(2)
+
+
+def bench_rr(kind, laddr, raddr, rport, n):
+    s = bsock(kind)
+    s.bind((laddr, 0))
+    s.settimeout(5)
+    t = time.time()
+    for i in range(int(n)):
+        s.sendto(b"%d" % i, (raddr, int(rport)))
+        s.recvfrom(100)
+    print("%s: %s round trips, %.1f us each"
+          % (kind, n, (time.time() - t) / int(n) * 1e6))
+
+
+def udp_echo(addr, port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((addr, int(port)))
+    print("bound", flush=True)
+    while True:
+        d, src = s.recvfrom(65536)
+        s.sendto(d, src)
+
+
 def main():
     cmds = {"echo-server": echo_server, "echo-client": echo_client,
             "multi-server": multi_server, "multi-client": multi_client,
             "flood-send": flood_send, "flood-recv": flood_recv,
             "ready": ready, "errors": errors, "fork": fork, "ping": ping,
             "sink": sink, "nb-cong": nb_cong,
+            "bench-recv": bench_recv, "bench-send": bench_send,
+            "bench-rr": bench_rr, "udp-echo": udp_echo,
             "udp-loop": udp_loop}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__ or "see the header", file=sys.stderr)
