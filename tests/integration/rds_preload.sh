@@ -17,7 +17,8 @@
 #    both sides), nothing lost, nothing dropped;
 #  - an RDS ping (port 0) answered by h2's endpoint;
 #  - a program without AF_RDS under the preload: one getsockname per
-#    descriptor it uses, none per call.
+#    descriptor it uses, none per call;
+#  - ipoibd stopping: a blocked receive fails with ECONNRESET.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -161,3 +162,11 @@ g5=$(gsn 5000)
 [ -n "$g1" ] && [ -n "$g5" ] && [ "$g5" -le $((g1 + 2)) ] ||
 	fail "getsockname calls under the preload: $g1 for 1000 UDP round trips, $g5 for 5000"
 ok "a UDP program under the preload: $g1 getsockname calls for 1000 round trips, $g5 for 5000 (${g0:-0} without the preload)"
+
+# 8: the service goes (ipoibd stops): a blocked receive fails with
+# ECONNRESET, not an endless run of empty datagrams
+pre_bg OR h2 timeout 30 python3 "$PY" orphan $A2 6003 >"$T/orphan.log" 2>&1
+for i in $(seq 1 50); do grep -q bound "$T/orphan.log" && break; sleep 0.1; done
+kill -TERM "$h2_PID"
+wait "$OR" || { cat "$T/orphan.log"; fail "a socket whose service went"; }
+ok "$(tail -n1 "$T/orphan.log")"

@@ -21,6 +21,8 @@
 #   sink ADDR PORT SECONDS        bind, read nothing, exit
 #   nb-cong LADDR RADDR RPORT     non-blocking 64 KiB datagrams to a
 #                                 sink until EAGAIN (the congested port)
+#   orphan ADDR PORT              bind, block in recv until the service
+#                                 goes: ECONNRESET
 #   udp-loop N                    no AF_RDS: UDP over the loopback
 #   bench-recv KIND ADDR PORT     (rds_bench.sh; KIND rds or udp) count
 #                                 datagrams until 2 s idle, print the rate
@@ -347,6 +349,18 @@ def nb_cong(laddr, raddr, rport):
     die("4000 datagrams to a port nobody reads and no lasting EAGAIN")
 
 
+def orphan(addr, port):
+    s = rds()
+    s.bind((addr, int(port)))
+    print("bound", flush=True)
+    try:
+        s.recv(100)
+    except ConnectionResetError:
+        print("orphan: ECONNRESET when the service went")
+        return
+    die("recv on a socket whose service went: no ECONNRESET")
+
+
 def udp_loop(n):
     a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     a.bind(("127.0.0.1", 0))
@@ -435,7 +449,7 @@ def main():
             "multi-server": multi_server, "multi-client": multi_client,
             "flood-send": flood_send, "flood-recv": flood_recv,
             "ready": ready, "errors": errors, "fork": fork, "ping": ping,
-            "sink": sink, "nb-cong": nb_cong,
+            "sink": sink, "nb-cong": nb_cong, "orphan": orphan,
             "bench-recv": bench_recv, "bench-send": bench_send,
             "bench-rr": bench_rr, "udp-echo": udp_echo,
             "udp-loop": udp_loop}

@@ -718,8 +718,14 @@ static ssize_t rds_recv(int fd, struct msghdr *m, int flags)
 	if (iov != stack)
 		free(iov);
 	errno = e;
-	if (n <= 0)
-		return n;	/* 0: the service went away */
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		/* end of file: the service went away (every datagram has
+		 * its header, so this is no empty datagram) */
+		errno = ECONNRESET;
+		return -1;
+	}
 	if ((size_t)n < sizeof(h) || h.magic != RDS_HDR_MAGIC) {
 		errno = EPROTO;
 		return -1;
