@@ -8,7 +8,8 @@
 #  - echoes of 1 B .. 1 MiB both ways, the sender's address and port as
 #    each side saw them; 40 sockets on 40 ports;
 #  - poll, select, epoll readiness, MSG_PEEK, MSG_TRUNC, non-blocking
-#    EAGAIN; a forked child using its parent's socket;
+#    EAGAIN; a forked child using its parent's socket; the socket after
+#    os.dup and in an exec()ed program;
 #  - 10,000 datagrams in order, none lost, and what carried them: the RDS
 #    services' and endpoints' counters against the count, the IPoIB
 #    link's bytes meanwhile (no UDP/IP), ibfabricd's CM report (RDS's
@@ -71,6 +72,9 @@ ok "$(tail -n1 "$T/ready.log")"
 py h1 fork $A1 $A2 5000 >"$T/fork.log" 2>&1 ||
 	{ cat "$T/fork.log"; fail "fork"; }
 ok "$(tail -n1 "$T/fork.log")"
+py h1 exec $A1 $A2 5000 >"$T/exec.log" 2>&1 ||
+	{ cat "$T/exec.log"; fail "dup and exec"; }
+ok "$(tail -n1 "$T/exec.log")"
 pre_bg MS h2 timeout 60 python3 "$PY" multi-server $A2 7000 40 10 >"$T/ms.log" 2>&1
 sleep 1
 py h1 multi-client $A1 $A2 7000 40 10 >"$T/mc.log" 2>&1 ||

@@ -18,6 +18,9 @@
 #   errors LADDR FOREIGN          the kernel's error codes
 #   fork LADDR RADDR RPORT        a forked child uses the parent's socket
 #   ping LADDR RADDR              an RDS ping (port 0) and its pong
+#   exec LADDR RADDR RPORT        the socket after os.dup and in an
+#                                 exec()ed program (socket(fileno=...))
+#   fd-use FD RADDR RPORT         (exec's child) use the inherited fd
 #   sink ADDR PORT SECONDS        bind, read nothing, exit
 #   nb-cong LADDR RADDR RPORT     non-blocking 64 KiB datagrams to a
 #                                 sink until EAGAIN (the congested port)
@@ -273,6 +276,15 @@ def errors(laddr, foreign):
         die("SO_TYPE is not SOCK_SEQPACKET")
     expect_err("socket(AF_RDS, SOCK_DGRAM)", errno.ESOCKTNOSUPPORT,
                lambda: socket.socket(socket.AF_RDS, socket.SOCK_DGRAM))
+    # RDS_CANCEL_SENT_TO takes a sockaddr_in
+    s.setsockopt(276, 1, struct.pack("=HH4s8x", socket.AF_INET,
+                                     socket.htons(4000),
+                                     socket.inet_aton(laddr)))
+    print("RDS_CANCEL_SENT_TO: 0")
+    expect_err("RDS_CANCEL_SENT_TO unbound", errno.ENOTCONN,
+               lambda: t.setsockopt(276, 1, struct.pack(
+                   "=HH4s8x", socket.AF_INET, socket.htons(4000),
+                   socket.inet_aton(laddr))))
     s.connect((laddr, 4000))
     if s.getpeername() != (laddr, 4000):
         die("getpeername after connect %r" % (s.getpeername(),))
@@ -300,6 +312,44 @@ def fork(laddr, raddr, rport):
     if data != b"from the parent":
         die("parent's echo %r" % data)
     print("fork: the child and then the parent used the socket")
+
+
+def fd_use(fd, raddr, rport):
+    # as for the kernel's RDS, whose getsockname says AF_INET, python3
+    # must be told the family
+    s = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0,
+                      fileno=int(fd))
+    if s.getsockopt(socket.SOL_SOCKET, socket.SO_DOMAIN) != socket.AF_RDS:
+        die("inherited fd: SO_DOMAIN is not AF_RDS")
+    s.settimeout(20)
+    s.sendto(b"after exec", (raddr, int(rport)))
+    data, src = s.recvfrom(100)
+    if data != b"after exec" or src != (raddr, int(rport)):
+        die("after exec: %r from %r" % (data, src))
+    print("fd-use: bound to %r" % (s.getsockname(),))
+
+
+def exec_(laddr, raddr, rport):
+    import subprocess
+    s = rds()
+    s.bind((laddr, 0))
+    me = s.getsockname()
+    d = socket.socket(socket.AF_RDS, socket.SOCK_SEQPACKET, 0,
+                      fileno=os.dup(s.fileno()))
+    if d.getsockname() != me:
+        die("dup: name %r" % (d.getsockname(),))
+    d.settimeout(20)
+    d.sendto(b"dup", (raddr, int(rport)))
+    if d.recvfrom(100) != (b"dup", (raddr, int(rport))):
+        die("dup: the echo")
+    d.close()
+    r = subprocess.run([sys.executable, sys.argv[0], "fd-use",
+                        str(s.fileno()), raddr, rport],
+                       pass_fds=[s.fileno()], capture_output=True, text=True)
+    if r.returncode != 0 or ("'%s', %d" % me) not in r.stdout:
+        die("exec: %s %s" % (r.stdout, r.stderr))
+    print("exec: the socket after os.dup and in an exec()ed python3 (%s)"
+          % r.stdout.strip())
 
 
 def ping(laddr, raddr):
@@ -450,6 +500,7 @@ def main():
             "flood-send": flood_send, "flood-recv": flood_recv,
             "ready": ready, "errors": errors, "fork": fork, "ping": ping,
             "sink": sink, "nb-cong": nb_cong, "orphan": orphan,
+            "exec": exec_, "fd-use": fd_use,
             "bench-recv": bench_recv, "bench-send": bench_send,
             "bench-rr": bench_rr, "udp-echo": udp_echo,
             "udp-loop": udp_loop}
