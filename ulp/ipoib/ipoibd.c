@@ -645,6 +645,8 @@ static int sdp_only_main(struct ipoibd *d, const char *spec,
 			  sizeof(err)) < 0)
 		fatalx("%s", err);
 	event_base_dispatch(d->base);
+	if (d->rds && !d->exit_code)
+		rds_service_drain(d->rds, 500);
 	rds_stop(d);
 	sdp_stop(d);
 	for (i = 0; i < 3; i++)
@@ -872,6 +874,8 @@ int main(int argc, char **argv)
 
 	/* clean shutdown: SA leaves (waited for, briefly), then the
 	 * interface goes with its fd */
+	if (d.rds && !d.exit_code)
+		rds_service_drain(d.rds, 500);	/* its last ACKs out */
 	event_free(d.dev_ev);
 	rds_stop(&d);
 	sdp_stop(&d);

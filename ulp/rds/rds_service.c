@@ -1154,6 +1154,17 @@ void rds_service_free(struct rds_service *sv)
 	free(sv);
 }
 
+void rds_service_drain(struct rds_service *sv, unsigned int ms)
+{
+	struct timeval step = { 0, 10000 };
+	unsigned int waited;
+
+	for (waited = 0; !rds_ep_idle(sv->ep) && waited < ms; waited += 10) {
+		event_base_loopexit(sv->base, &step);
+		event_base_dispatch(sv->base);
+	}
+}
+
 const struct rds_service_stats *rds_service_stats(const struct rds_service *sv)
 {
 	return &sv->st;

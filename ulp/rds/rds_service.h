@@ -83,6 +83,10 @@ struct rds_service *rds_service_new(struct event_base *base,
 				    const struct rds_service_ops *ops,
 				    void *arg, char *err, size_t errlen);
 void rds_service_free(struct rds_service *sv);
+/* Before a clean stop: run the caller's loop until the endpoint owes its
+ * peers nothing (its last ACKs and map updates out, rds_ep_idle), for at
+ * most ms milliseconds. */
+void rds_service_drain(struct rds_service *sv, unsigned int ms);
 
 const struct rds_service_stats *rds_service_stats(const struct rds_service *sv);
 const struct rds_ep_stats *rds_service_ep_stats(const struct rds_service *sv);
