@@ -9,9 +9,10 @@
  * Next hops for off-link destinations come from the kernel's routing table,
  * cached and flushed when routes change (this file watches them).
  *
- * With --sdp-only there is no IPoIB at all: just the host's SDP service
- * on the fabric port, for RoCE (verbs on an Ethernet link layer), where IP
- * addresses are the GIDs and rdma_cm resolves them itself.
+ * With --sdp-only there is no IPoIB at all: just the host's SDP and RDS
+ * services on the fabric port, for RoCE (verbs on an Ethernet link
+ * layer), where IP addresses are the GIDs and rdma_cm resolves them
+ * itself.
  */
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -32,6 +33,7 @@
 #include "fabric/fabric.h"
 #include "netlink/nl_link.h"
 #include "ulp/ipoib/ipoib_tun.h"
+#include "ulp/rds/rds_service.h"
 #include "ulp/sdp/sdp_service.h"
 
 struct ipoibd {
@@ -52,6 +54,13 @@ struct ipoibd {
 	int sdp_only;		/* --sdp-only: no TUN, no IPoIB */
 	int sdp_keepalive_ms;	/* --sdp-keepalive: 0 default, -1 off */
 	struct inet_addr sdp_own;	/* RoCE: the port's source GID's IP */
+	/* the host's RDS service, the same way */
+	struct fab_dev *rds_dev;
+	struct rds_service *rds;
+	struct event *rds_dev_ev;
+	struct inet_addr rds_own;	/* RoCE */
+	const char *rds_name;	/* --rds-socket */
+	int no_rds;
 };
 
 static void usage(FILE *f)
@@ -60,9 +69,11 @@ static void usage(FILE *f)
 "usage: ipoibd --fabric SPEC --node NAME [--pkey PKEY] [--ifname IFNAME]\n"
 "              [--address CIDR]... [--mtu BYTES] [--mode datagram|connected]\n"
 "              [--cm-idle SECONDS] [--no-sdp] [--sdp-socket NAME]\n"
-"              [--sdp-keepalive SECONDS] [-f] [-v]\n"
+"              [--sdp-keepalive SECONDS] [--no-rds] [--rds-socket NAME]\n"
+"              [-f] [-v]\n"
 "       ipoibd --sdp-only --fabric verbs:DEV[:PORT] [--sdp-socket NAME]\n"
-"              [--sdp-keepalive SECONDS] [-f] [-v]\n"
+"              [--sdp-keepalive SECONDS] [--no-rds] [--rds-socket NAME]\n"
+"              [-f] [-v]\n"
 "  -F, --fabric SPEC    soft:PATH (ibfabricd), verbs:DEV[:PORT]\n"
 "  -n, --node NAME      the node to attach as (soft fabric)\n"
 "  -p, --pkey PKEY      partition (default 0xffff)\n"
@@ -74,17 +85,20 @@ static void usage(FILE *f)
 "                       connections to peers that take them)\n"
 "      --cm-idle SECONDS  close connections idle this long (default 300)\n"
 "      --no-sdp         no SDP service for libibgw_preload.so\n"
-"      --sdp-only       only the SDP service, no IPoIB interface (RoCE: the\n"
-"                       GIDs are the IP addresses)\n"
+"      --sdp-only       only the SDP and RDS services, no IPoIB interface\n"
+"                       (RoCE: the GIDs are the IP addresses)\n"
 "      --sdp-socket NAME  the SDP service's socket (default @ibgw-sdp,\n"
 "                       abstract: one per network namespace)\n"
 "      --sdp-keepalive SECONDS  probe SDP connections idle this long; a\n"
 "                       dead peer resets them (default 60, 0: off)\n"
+"      --no-rds         no RDS service (AF_RDS) for libibgw_preload.so\n"
+"      --rds-socket NAME  the RDS service's socket (default @ibgw-rds)\n"
 "  -f, --foreground     stay in the foreground, log to stderr\n"
 "  -v, --verbose        debug logging\n"
 "  -h, --help, -V, --version\n"
 "Signals: TERM/INT leave the groups and remove the interface; USR1 logs\n"
-"the link's counters, neighbours and groups.\n");
+"the link's counters, neighbours and groups, and the SDP and RDS\n"
+"services' counters and sockets.\n");
 }
 
 static void monitor_cb(evutil_socket_t fd, short what, void *arg)
@@ -248,16 +262,15 @@ static int sdp_resolve(void *arg, const struct inet_addr *dst,
  * address: one reached from another (another interface, the loopback) is
  * not an SDP destination.
  */
-static int sdp_resolve_roce(void *arg, const struct inet_addr *dst,
-			    union fab_gid *gid, struct inet_addr *src)
+static int roce_gid(const struct inet_addr *own, const struct inet_addr *dst,
+		    union fab_gid *gid)
 {
-	struct ipoibd *d = arg;
 	struct sockaddr_storage ss;
 	struct inet_addr via;
 	socklen_t sl;
 	int fd, ok;
 
-	if (dst->family != d->sdp_own.family) {
+	if (dst->family != own->family) {
 		errno = ENETUNREACH;
 		return -1;
 	}
@@ -292,11 +305,10 @@ static int sdp_resolve_roce(void *arg, const struct inet_addr *dst,
 		inet_addr_v4(&via, &((struct sockaddr_in *)&ss)->sin_addr);
 	else
 		inet_addr_v6(&via, &((struct sockaddr_in6 *)&ss)->sin6_addr);
-	if (!inet_addr_equal(&via, &d->sdp_own)) {
+	if (!inet_addr_equal(&via, own)) {
 		errno = ENETUNREACH;
 		return -1;
 	}
-	*src = d->sdp_own;
 	memset(gid, 0, sizeof(*gid));
 	if (dst->family == AF_INET) {
 		gid->raw[10] = gid->raw[11] = 0xff;
@@ -304,6 +316,17 @@ static int sdp_resolve_roce(void *arg, const struct inet_addr *dst,
 	} else {
 		memcpy(gid->raw, dst->raw, 16);
 	}
+	return 0;
+}
+
+static int sdp_resolve_roce(void *arg, const struct inet_addr *dst,
+			    union fab_gid *gid, struct inet_addr *src)
+{
+	struct ipoibd *d = arg;
+
+	if (roce_gid(&d->sdp_own, dst, gid) < 0)
+		return -1;
+	*src = d->sdp_own;
 	return 0;
 }
 
@@ -438,6 +461,154 @@ static void sdp_report(struct ipoibd *d)
 		log_info("%s", line);
 }
 
+/* ---- the RDS service ---------------------------------------------------- */
+
+/* Which port GID faddr is behind: as for SDP, the IPoIB neighbour of its
+ * next hop (the kernel's rds_rdma resolves through rdma_cm, over IPoIB). */
+static int rds_resolve(void *arg, const struct inet_addr *laddr,
+		       const struct inet_addr *faddr, union fab_gid *gid,
+		       uint16_t *lid)
+{
+	struct inet_addr src;
+
+	(void)laddr;
+	*lid = 0;
+	return sdp_resolve(arg, faddr, gid, &src);
+}
+
+static bool rds_is_local(void *arg, const struct inet_addr *a)
+{
+	struct ipoibd *d = arg;
+
+	return ipoib_tun_is_own(d->tun, a) != 0;
+}
+
+static int rds_resolve_roce(void *arg, const struct inet_addr *laddr,
+			    const struct inet_addr *faddr, union fab_gid *gid,
+			    uint16_t *lid)
+{
+	struct ipoibd *d = arg;
+
+	(void)laddr;
+	*lid = 0;
+	return roce_gid(&d->rds_own, faddr, gid);
+}
+
+static bool rds_is_local_roce(void *arg, const struct inet_addr *a)
+{
+	struct ipoibd *d = arg;
+
+	return inet_addr_equal(a, &d->rds_own);
+}
+
+static void rds_stop(struct ipoibd *d)
+{
+	if (d->rds)
+		rds_service_free(d->rds);
+	d->rds = NULL;
+	if (d->rds_dev_ev)
+		event_free(d->rds_dev_ev);
+	d->rds_dev_ev = NULL;
+	if (d->rds_dev)
+		fab_close(d->rds_dev);
+	d->rds_dev = NULL;
+}
+
+static void rds_dev_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ipoibd *d = arg;
+	struct fab_event ev;
+
+	(void)fd;
+	(void)what;
+	while (fab_get_event(d->rds_dev, &ev) == 1) {
+		if (ev.type == FAB_EV_DEVICE_FATAL) {
+			log_warnx("RDS service: the device is gone");
+			rds_stop(d);
+			return;
+		}
+	}
+}
+
+/* No RDS is no failure either: it says why and runs on. */
+static int rds_start(struct ipoibd *d, const char *spec, const char *node,
+		     const char *name)
+{
+	static const struct rds_service_ops ops = {
+		.resolve = rds_resolve, .is_local = rds_is_local,
+	};
+	static const struct rds_service_ops roce_ops = {
+		.resolve = rds_resolve_roce, .is_local = rds_is_local_roce,
+	};
+	struct rds_ep_cfg cfg;
+	struct fab_port_attr attr;
+	char err[256];
+	int idx;
+
+	d->rds_dev = fab_open(spec, node, err, sizeof(err));
+	if (!d->rds_dev || fab_query_port(d->rds_dev, &attr, err,
+					  sizeof(err)) < 0) {
+		log_warnx("RDS service: %s", err);
+		rds_stop(d);
+		return -1;
+	}
+	idx = fab_pkey_find(&attr, d->pkey);
+	if (idx < 0) {
+		log_warnx("RDS service: P_Key 0x%04x not in the port's table: "
+			  "no RDS", d->pkey);
+		rds_stop(d);
+		return -1;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.pkey_index = (uint16_t)idx;
+	if (attr.link_layer == FAB_LINK_ETHERNET) {
+		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+		cfg.profile = RDS_PROFILE_RDMA_CM;
+		if (!memcmp(attr.sgid.raw, v4, sizeof(v4)))
+			inet_addr_v4(&d->rds_own, (const struct in_addr *)
+				     (const void *)(attr.sgid.raw + 12));
+		else
+			inet_addr_v6(&d->rds_own, (const struct in6_addr *)
+				     (const void *)attr.sgid.raw);
+	}
+	d->rds = rds_service_new(d->base, d->rds_dev, &cfg, name,
+				 cfg.profile == RDS_PROFILE_RDMA_CM ? &roce_ops :
+				 &ops, d, err, sizeof(err));
+	if (!d->rds) {
+		log_warnx("%s: no RDS", err);
+		rds_stop(d);
+		return -1;
+	}
+	d->rds_dev_ev = event_new(d->base, fab_dev_fd(d->rds_dev),
+				  EV_READ | EV_PERSIST, rds_dev_cb, d);
+	if (d->rds_dev_ev)
+		event_add(d->rds_dev_ev, NULL);
+	log_info("RDS service on %s%s", rds_service_name(d->rds),
+		 cfg.profile == RDS_PROFILE_RDMA_CM ? ", over rdma_cm on RoCE" :
+		 "");
+	return 0;
+}
+
+static void rds_report(struct ipoibd *d)
+{
+	static char buf[65536];
+	size_t n;
+	char *line, *save;
+
+	if (!d->rds)
+		return;
+	counters_walk(rds_service_counters, rds_service_stats(d->rds),
+		      report_counter, (void *)"rds_service");
+	counters_walk(rds_ep_counters, rds_service_ep_stats(d->rds),
+		      report_counter, (void *)"rds");
+	n = rds_service_report(d->rds, buf, sizeof(buf) - 1);
+	buf[n] = 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		log_info("%s", line);
+}
+
 static void signal_cb(evutil_socket_t sig, short what, void *arg)
 {
 	struct ipoibd *d = arg;
@@ -447,6 +618,7 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 		if (d->tun)
 			ipoib_tun_report(d->tun, report_line, d);
 		sdp_report(d);
+		rds_report(d);
 		return;
 	}
 	log_info("signal %d: leaving the groups", (int)sig);
@@ -471,12 +643,17 @@ static int sdp_only_main(struct ipoibd *d, const char *spec,
 	}
 	if (sdp_start(d, spec, node, name) < 0)
 		return 1;
+	if (!d->no_rds)
+		rds_start(d, spec, node, d->rds_name);
 	log_info("ready: SDP only, no IPoIB");
 	if (!d->foreground && !d->detached++ &&
 	    daemon_detach("ipoibd", d->verbose, d->base, err,
 			  sizeof(err)) < 0)
 		fatalx("%s", err);
 	event_base_dispatch(d->base);
+	if (d->rds && !d->exit_code)
+		rds_service_drain(d->rds, 500);
+	rds_stop(d);
 	sdp_stop(d);
 	for (i = 0; i < 3; i++)
 		event_free(d->sig_ev[i]);
@@ -500,6 +677,8 @@ int main(int argc, char **argv)
 		{ "sdp-only", no_argument, NULL, 'O' },
 		{ "sdp-socket", required_argument, NULL, 'K' },
 		{ "sdp-keepalive", required_argument, NULL, 'A' },
+		{ "no-rds", no_argument, NULL, 'R' },
+		{ "rds-socket", required_argument, NULL, 'L' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -602,6 +781,15 @@ int main(int argc, char **argv)
 			}
 			sdp_name = optarg;
 			break;
+		case 'R': d.no_rds = 1; break;
+		case 'L':
+			if (!*optarg || strlen(optarg) > 100) {
+				fprintf(stderr, "ipoibd: --rds-socket '%s': "
+					"1 to 100 characters\n", optarg);
+				return 2;
+			}
+			d.rds_name = optarg;
+			break;
 		case 'f': d.foreground = 1; break;
 		case 'v': verbose = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -695,11 +883,16 @@ int main(int argc, char **argv)
 	}
 	if (!no_sdp)
 		sdp_start(&d, spec, node, sdp_name);
+	if (!d.no_rds)
+		rds_start(&d, spec, node, d.rds_name);
 	event_base_dispatch(d.base);
 
 	/* clean shutdown: SA leaves (waited for, briefly), then the
 	 * interface goes with its fd */
+	if (d.rds && !d.exit_code)
+		rds_service_drain(d.rds, 500);	/* its last ACKs out */
 	event_free(d.dev_ev);
+	rds_stop(&d);
 	sdp_stop(&d);
 	ipoib_tun_free(d.tun, d.exit_code ? 0 : 1000);
 	if (d.mon_ev)

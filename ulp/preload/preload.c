@@ -170,13 +170,13 @@ static int replace_fd(int fd, int newfd, int fl, int fdfl)
 {
 	int e;
 
-	if (dup3(newfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
+	if (preload_real.dup3(newfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
 		e = errno;
-		close(newfd);
+		preload_real.close(newfd);
 		errno = e;
 		return -1;
 	}
-	close(newfd);
+	preload_real.close(newfd);
 	if ((fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return -1;
 	return 0;
@@ -213,7 +213,7 @@ static void carry_bufs(int tcp, int nfd)
 	socklen_t len;
 	int fresh, i, v, d;
 
-	fresh = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fresh = preload_real.socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fresh < 0)
 		return;
 	for (i = 0; i < 2; i++) {
@@ -229,7 +229,7 @@ static void carry_bufs(int tcp, int nfd)
 		preload_real.setsockopt(nfd, SOL_SOCKET, opts[i], &v,
 					sizeof(v));
 	}
-	close(fresh);
+	preload_real.close(fresh);
 }
 
 static void carry_opts(int tcp, int nfd, int *nodelay)
@@ -295,6 +295,8 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	int family, e;
 
 	init();
+	if (preload_rds_is(fd))
+		return preload_rds_connect(fd, sa, len);
 	if (!sa || len < sizeof(struct sockaddr_in) ||
 	    (sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
 	    (sa->sa_family == AF_INET6 && len < sizeof(struct sockaddr_in6)))
@@ -348,6 +350,8 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	int r, e;
 
 	init();
+	if (preload_rds_is(fd))
+		return preload_rds_bind(fd, sa, len);
 	r = preload_real.bind(fd, sa, len);
 	if (r == 0 || errno != EADDRINUSE || !sa ||
 	    (sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
@@ -481,7 +485,7 @@ static int accept_header(int s, int cloexec, struct sdp_ctl_accept *h,
 
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
 			goto bad;
-		n = recvmsg(s, &mh, MSG_DONTWAIT | (cloexec ? MSG_CMSG_CLOEXEC
+		n = preload_real.recvmsg(s, &mh, MSG_DONTWAIT | (cloexec ? MSG_CMSG_CLOEXEC
 							    : 0));
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
@@ -498,7 +502,7 @@ static int accept_header(int s, int cloexec, struct sdp_ctl_accept *h,
 				if (*tcp < 0)
 					*tcp = f;
 				else
-					close(f);
+					preload_real.close(f);
 			}
 		}
 		got += (size_t)n;
@@ -512,7 +516,7 @@ static int accept_header(int s, int cloexec, struct sdp_ctl_accept *h,
 		return 0;
 bad:
 	if (*tcp >= 0)
-		close(*tcp);
+		preload_real.close(*tcp);
 	*tcp = -1;
 	return -1;
 }
@@ -541,7 +545,7 @@ static int accept_conn(int s, pid_t svc, int flags, struct sockaddr *out,
 
 	if (!peer_is(s, svc) ||
 	    accept_header(s, flags & SOCK_CLOEXEC, &h, &tcp) < 0) {
-		close(s);
+		preload_real.close(s);
 		return -1;
 	}
 	if (tcp < 0) {
@@ -549,11 +553,11 @@ static int accept_conn(int s, pid_t svc, int flags, struct sockaddr *out,
 		addr_out(out, outlen, &h.remote, addr_len(&h.remote));
 		return s;
 	}
-	close(s);
+	preload_real.close(s);
 	if (preload_real.getpeername(tcp, (struct sockaddr *)&ss, &len) < 0 ||
 	    ((flags & SOCK_NONBLOCK) &&
 	     fcntl(tcp, F_SETFL, fcntl(tcp, F_GETFL) | O_NONBLOCK) < 0)) {
-		close(tcp);
+		preload_real.close(tcp);
 		return -1;
 	}
 	addr_out(out, outlen, &ss, len);
@@ -629,6 +633,8 @@ static int name_call(int fd, struct sockaddr *out, socklen_t *outlen,
 	if (!out || !outlen)
 		return real(fd, out, outlen);
 	rc = real(fd, (struct sockaddr *)&ss, &len);
+	if (rc == 0 && ss.ss_family == AF_UNIX && preload_rds_is(fd))
+		return preload_rds_name(fd, out, outlen, peer);
 	if (rc == 0 && ss.ss_family == AF_UNIX) {
 		rc = name_ours(fd, out, outlen, peer);
 		if (rc >= 0)
@@ -688,6 +694,8 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 	int rc, e, v, family;
 
 	init();
+	if ((level == SOL_RDS || level == SOL_SOCKET) && preload_rds_is(fd))
+		return preload_rds_getsockopt(fd, level, name, val, len);
 	rc = preload_real.getsockopt(fd, level, name, val, len);
 	if (rc == 0) {
 		if (level != SOL_SOCKET || !val || !len ||
@@ -733,6 +741,14 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val,
 	int e;
 
 	init();
+	if (level == SOL_RDS || (level == SOL_SOCKET &&
+				 (name == SO_SNDBUF || name == SO_RCVBUF ||
+				  name == SO_SNDBUFFORCE ||
+				  name == SO_RCVBUFFORCE))) {
+		if (preload_rds_is(fd))
+			return preload_rds_setsockopt(fd, level, name, val,
+						      len);
+	}
 	if (preload_real.setsockopt(fd, level, name, val, len) == 0)
 		return 0;
 	e = errno;

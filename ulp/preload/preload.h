@@ -13,6 +13,13 @@
  * state is a cache of the inet addresses and TCP options of our sockets
  * (preload_cache.c), which an INFO request refills after exec.
  *
+ * AF_RDS sockets (preload_rds.c) are one end of a unix SOCK_SEQPACKET pair
+ * whose other end the host's RDS service holds (ulp/rds/rds_ctl.h):
+ * socket, bind, connect, the send and receive calls, get/setsockopt and
+ * the names are interposed for them, to add and strip the header that
+ * carries each datagram's address; close, dup2, dup3 and close_range
+ * only forget what the per-fd table knew.
+ *
  * Nothing here may call an interposed function through the PLT: the real
  * ones are in preload_real.
  */
@@ -24,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "ulp/rds/rds_ctl.h"
 #include "ulp/sdp/sdp_conf.h"
 #include "ulp/sdp/sdp_ctl.h"
 
@@ -42,6 +50,21 @@ struct preload_real {
 	int (*getpeername)(int, struct sockaddr *, socklen_t *);
 	int (*getsockopt)(int, int, int, void *, socklen_t *);
 	int (*setsockopt)(int, int, int, const void *, socklen_t);
+	int (*socket)(int, int, int);
+	int (*close)(int);
+	int (*dup2)(int, int);
+	int (*dup3)(int, int, int);
+	int (*close_range)(unsigned int, unsigned int, int);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	ssize_t (*sendto)(int, const void *, size_t, int,
+			  const struct sockaddr *, socklen_t);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *,
+			    socklen_t *);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*write)(int, const void *, size_t);
 };
 extern struct preload_real preload_real;
 void preload_real_init(void);
@@ -66,6 +89,11 @@ const char *preload_sa_str(const struct sockaddr *sa, char *buf, size_t len);
  * the wait; the service cancels when the socket closes). */
 int preload_ctl_call(struct sdp_ctl_req *req, int send_fd,
 		     struct sdp_ctl_reply *rep, int *recv_fd);
+/* The same for any service: env overrides name (see sdp_ctl.h); *fd
+ * the first fd the reply carried, or -1. */
+int preload_ctl_raw(const char *env, const char *name, uint32_t timeout_ms,
+		    const void *req, size_t reqlen, int send_fd, void *rep,
+		    size_t replen, int *fd);
 
 /* preload_cache.c: what the kernel cannot tell about our sockets, keyed
  * by the socket's inode, so that dup and fork share it. */
@@ -91,5 +119,18 @@ enum preload_kind {
 enum preload_kind preload_kind(int fd);
 /* The service's pid from a listener's name, or -1. */
 pid_t preload_listener_pid(int fd);
+
+/* preload_rds.c: RDS sockets.  preload_rds_is() is the per-fd table's
+ * answer (one getsockname the first time an fd is seen).  The others are
+ * the interposers' RDS halves: the return value and errno as the
+ * kernel's RDS gives them. */
+bool preload_rds_is(int fd);
+int preload_rds_bind(int fd, const struct sockaddr *sa, socklen_t len);
+int preload_rds_connect(int fd, const struct sockaddr *sa, socklen_t len);
+int preload_rds_name(int fd, struct sockaddr *out, socklen_t *len, int peer);
+int preload_rds_getsockopt(int fd, int level, int name, void *val,
+			   socklen_t *len);
+int preload_rds_setsockopt(int fd, int level, int name, const void *val,
+			   socklen_t len);
 
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The preload's side of ulp/sdp/sdp_ctl.h: one request, one reply, on a
- * SEQPACKET connection of its own (so threads and forked children never
- * share one), closed at once.  A signal interrupting the wait returns
- * EINTR; closing the socket is what tells the service to cancel.
+ * The preload's side of ulp/sdp/sdp_ctl.h and ulp/rds/rds_ctl.h: one
+ * request, one reply, on a SEQPACKET connection of its own (so threads and
+ * forked children never share one), closed at once.  A signal
+ * interrupting the wait returns EINTR; closing the socket is what tells
+ * the service to cancel.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -24,10 +25,10 @@
 
 static atomic_uint ctl_next_id;
 
-static socklen_t ctl_addr(struct sockaddr_un *sun)
+static socklen_t ctl_addr(struct sockaddr_un *sun, const char *envname,
+			  const char *name)
 {
-	const char *env = getenv(SDP_CTL_ENV);
-	const char *name = SDP_CTL_NAME;
+	const char *env = getenv(envname);
 	int abstract = 1;
 	size_t n;
 
@@ -43,36 +44,36 @@ static socklen_t ctl_addr(struct sockaddr_un *sun)
 			   n + !abstract);
 }
 
-static int ctl_open(uint32_t timeout_ms)
+static int ctl_open(uint32_t timeout_ms, const char *env, const char *name)
 {
 	struct sockaddr_un sun;
-	socklen_t len = ctl_addr(&sun);
+	socklen_t len = ctl_addr(&sun, env, name);
 	uint32_t ms = timeout_ms ? timeout_ms + CTL_GRACE_MS : CTL_DEFAULT_MS;
 	struct timeval tv = { .tv_sec = ms / 1000,
 			      .tv_usec = (ms % 1000) * 1000 };
 	int s, e;
 
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	s = preload_real.socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -1;
 	if (preload_real.setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv,
 				    sizeof(tv)) < 0 ||
 	    preload_real.connect(s, (struct sockaddr *)&sun, len) < 0) {
 		e = errno;
-		close(s);
+		preload_real.close(s);
 		errno = e;
 		return -1;
 	}
 	return s;
 }
 
-static int ctl_send(int s, const struct sdp_ctl_req *req, int send_fd)
+static int ctl_send(int s, const void *req, size_t reqlen, int send_fd)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} c;
-	struct iovec iov = { .iov_base = (void *)req, .iov_len = sizeof(*req) };
+	struct iovec iov = { .iov_base = (void *)req, .iov_len = reqlen };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
 
@@ -86,7 +87,7 @@ static int ctl_send(int s, const struct sdp_ctl_req *req, int send_fd)
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &send_fd, sizeof(int));
 	}
-	if (sendmsg(s, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(*req))
+	if (preload_real.sendmsg(s, &mh, MSG_NOSIGNAL) != (ssize_t)reqlen)
 		return -1;
 	return 0;
 }
@@ -107,75 +108,88 @@ static void ctl_take_fds(struct msghdr *mh, int *fd)
 			if (*fd < 0)
 				*fd = f;
 			else
-				close(f);
+				preload_real.close(f);
 		}
 	}
 }
 
-static int ctl_recv(int s, struct sdp_ctl_reply *rep, int *fd)
+static int ctl_recv(int s, void *rep, size_t replen, int *fd)
 {
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];
 		struct cmsghdr align;
 	} c;
-	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
+	struct iovec iov = { .iov_base = rep, .iov_len = replen };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = c.buf,
 			     .msg_controllen = sizeof(c.buf) };
 	ssize_t n;
 
 	*fd = -1;
-	n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
+	n = preload_real.recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			errno = ETIMEDOUT;
 		return -1;
 	}
 	ctl_take_fds(&mh, fd);
-	if (n != (ssize_t)sizeof(*rep) || (mh.msg_flags & MSG_TRUNC)) {
+	if (n != (ssize_t)replen || (mh.msg_flags & MSG_TRUNC)) {
 		errno = n == 0 ? ECONNRESET : EPROTO;
 		goto bad;
 	}
 	return 0;
 bad:
 	if (*fd >= 0)
-		close(*fd);
+		preload_real.close(*fd);
 	*fd = -1;
 	return -1;
+}
+
+int preload_ctl_raw(const char *env, const char *name, uint32_t timeout_ms,
+		    const void *req, size_t reqlen, int send_fd, void *rep,
+		    size_t replen, int *fd)
+{
+	int s, e;
+
+	*fd = -1;
+	s = ctl_open(timeout_ms, env, name);
+	if (s < 0)
+		return -1;
+	if (ctl_send(s, req, reqlen, send_fd) < 0 ||
+	    ctl_recv(s, rep, replen, fd) < 0) {
+		e = errno;
+		preload_real.close(s);
+		errno = e;
+		return -1;
+	}
+	preload_real.close(s);
+	return 0;
 }
 
 int preload_ctl_call(struct sdp_ctl_req *req, int send_fd,
 		     struct sdp_ctl_reply *rep, int *recv_fd)
 {
-	int s, fd = -1, e;
+	int fd = -1;
 
 	req->magic = SDP_CTL_MAGIC;
 	req->id = atomic_fetch_add(&ctl_next_id, 1) + 1;
 	strncpy(req->program, program_invocation_short_name,
 		sizeof(req->program) - 1);
-	s = ctl_open(req->timeout_ms);
-	if (s < 0)
+	if (preload_ctl_raw(SDP_CTL_ENV, SDP_CTL_NAME, req->timeout_ms, req,
+			    sizeof(*req), send_fd, rep, sizeof(*rep), &fd) < 0)
 		return -1;
-	if (ctl_send(s, req, send_fd) < 0 || ctl_recv(s, rep, &fd) < 0)
-		goto fail;
 	if (rep->magic != SDP_CTL_MAGIC || rep->id != req->id) {
+		if (fd >= 0)
+			preload_real.close(fd);
 		errno = EPROTO;
-		goto fail;
+		return -1;
 	}
-	close(s);
 	if (rep->err || !recv_fd) {
 		if (fd >= 0)
-			close(fd);
+			preload_real.close(fd);
 		fd = -1;
 	}
 	if (recv_fd)
 		*recv_fd = fd;
 	return 0;
-fail:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	close(s);
-	errno = e;
-	return -1;
 }

@@ -48,7 +48,7 @@ static char *policy_read(const char *path, size_t *len)
 	if (!buf)
 		goto fail;
 	while (n < POLICY_FILE_MAX) {
-		r = read(fd, buf + n, POLICY_FILE_MAX - n);
+		r = preload_real.read(fd, buf + n, POLICY_FILE_MAX - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -57,14 +57,14 @@ static char *policy_read(const char *path, size_t *len)
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
+	preload_real.close(fd);
 	buf[n] = '\0';
 	*len = n;
 	return buf;
 fail:
 	e = errno;
 	free(buf);
-	close(fd);
+	preload_real.close(fd);
 	errno = e;
 	return NULL;
 }
@@ -164,7 +164,7 @@ const char *preload_sa_str(const struct sockaddr *sa, char *buf, size_t len)
 static void policy_write(int fd, const char *line, size_t n)
 {
 	while (n) {
-		ssize_t r = write(fd, line, n);
+		ssize_t r = preload_real.write(fd, line, n);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -208,7 +208,7 @@ void preload_log(int level, const char *fmt, ...)
 		  O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		policy_write(fd, line, strlen(line));
-		close(fd);
+		preload_real.close(fd);
 	}
 out:
 	errno = e;

@@ -24,6 +24,19 @@ static void real_resolve(void)
 	*(void **)&r->getpeername = dlsym(RTLD_NEXT, "getpeername");
 	*(void **)&r->getsockopt = dlsym(RTLD_NEXT, "getsockopt");
 	*(void **)&r->setsockopt = dlsym(RTLD_NEXT, "setsockopt");
+	*(void **)&r->socket = dlsym(RTLD_NEXT, "socket");
+	*(void **)&r->close = dlsym(RTLD_NEXT, "close");
+	*(void **)&r->dup2 = dlsym(RTLD_NEXT, "dup2");
+	*(void **)&r->dup3 = dlsym(RTLD_NEXT, "dup3");
+	*(void **)&r->close_range = dlsym(RTLD_NEXT, "close_range");
+	*(void **)&r->sendmsg = dlsym(RTLD_NEXT, "sendmsg");
+	*(void **)&r->recvmsg = dlsym(RTLD_NEXT, "recvmsg");
+	*(void **)&r->sendto = dlsym(RTLD_NEXT, "sendto");
+	*(void **)&r->recvfrom = dlsym(RTLD_NEXT, "recvfrom");
+	*(void **)&r->send = dlsym(RTLD_NEXT, "send");
+	*(void **)&r->recv = dlsym(RTLD_NEXT, "recv");
+	*(void **)&r->read = dlsym(RTLD_NEXT, "read");
+	*(void **)&r->write = dlsym(RTLD_NEXT, "write");
 }
 
 void preload_real_init(void)

@@ -1,0 +1,176 @@
+#!/bin/bash
+# RDS between IB hosts of the software subnet (issue 15): unmodified
+# python3 AF_RDS programs (rds_progs.py) under LD_PRELOAD=libibgw_preload.so
+# on h1 and h2, each an ipoibd host with its RDS service:
+#  - the kernel's error codes (ENOTCONN before bind, EINVAL for a second
+#    bind, ANY, multicast, EADDRNOTAVAIL for h2's address on h1,
+#    EADDRINUSE, EMSGSIZE past sndbuf/2 and past 1 MiB, ...);
+#  - echoes of 1 B .. 1 MiB both ways, the sender's address and port as
+#    each side saw them; 40 sockets on 40 ports;
+#  - poll, select, epoll readiness, MSG_PEEK, MSG_TRUNC, non-blocking
+#    EAGAIN; a forked child using its parent's socket; the socket after
+#    os.dup and in an exec()ed program;
+#  - 10,000 datagrams in order, none lost, and what carried them: the RDS
+#    services' and endpoints' counters against the count, the IPoIB
+#    link's bytes meanwhile (no UDP/IP), ibfabricd's CM report (RDS's
+#    RDMA_PS_TCP service ID of port 18634);
+#  - a slow receiver: its port marked congested (map updates counted on
+#    both sides), nothing lost, nothing dropped;
+#  - an RDS ping (port 0) answered by h2's endpoint;
+#  - a program without AF_RDS under the preload: one getsockname per
+#    descriptor it uses, none per call;
+#  - ipoibd stopping: a blocked receive fails with ECONNRESET.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
+command -v python3 >/dev/null || fail "python3 not installed (make deps)"
+PY=$TOP/tests/integration/rds_progs.py
+A1=10.5.0.1 A2=10.5.0.2
+start_fabric
+sdp_host h1 --address $A1/24 --no-sdp
+sdp_host h2 --address $A2/24 --no-sdp
+for i in $(seq 1 50); do
+	grep -q "RDS service on @ibgw-rds" "$T/h1.log" && break
+	sleep 0.1
+done
+grep -q "RDS service on @ibgw-rds" "$T/h1.log" ||
+	{ cat "$T/h1.log"; fail "h1 has no RDS service"; }
+ns h1 ping -c 1 -W 5 $A2 >/dev/null || fail "no IPoIB between h1 and h2"
+
+py() {	# HOST ARGS...: a program under the preload, bounded
+	local n=$1
+	shift
+	pre "$n" timeout 60 python3 "$PY" "$@"
+}
+
+# 1: errors, on h1 alone
+py h1 errors $A1 $A2 >"$T/errors.log" 2>&1 ||
+	{ cat "$T/errors.log"; fail "error codes"; }
+ok "$(tail -n1 "$T/errors.log"): $(grep -c ': E' "$T/errors.log") codes"
+
+# 2: echoes both ways, sizes 1 B .. 1 MiB, addresses and ports
+pre_bg ES2 h2 python3 "$PY" echo-server $A2 5000 0 >"$T/es2.log" 2>&1
+pre_bg ES1 h1 python3 "$PY" echo-server $A1 5000 0 >"$T/es1.log" 2>&1
+for i in $(seq 1 50); do
+	grep -q bound "$T/es2.log" && grep -q bound "$T/es1.log" && break
+	sleep 0.1
+done
+sizes="1 2 100 4095 4096 4097 8192 65536 100000 1000000 1048576"
+py h1 echo-client $A1 $A2 5000 $sizes >"$T/ec1.log" 2>&1 ||
+	{ cat "$T/ec1.log" "$T/es2.log"; fail "h1 -> h2 echoes"; }
+py h2 echo-client $A2 $A1 5000 $sizes >"$T/ec2.log" 2>&1 ||
+	{ cat "$T/ec2.log" "$T/es1.log"; fail "h2 -> h1 echoes"; }
+port1=$(sed -n 's/.* port \([0-9]*\)$/\1/p' "$T/ec1.log")
+grep -q "^from $A1:$port1 1048576\$" "$T/es2.log" ||
+	{ cat "$T/es2.log"; fail "h2 did not see h1's datagrams from $A1:$port1"; }
+ok "echoes of $(echo $sizes | wc -w) sizes (1 B .. 1 MiB) both ways; h2 saw h1 as $A1:$port1"
+
+# 3: readiness, peek, truncation, non-blocking; fork; many sockets
+py h1 ready $A1 $A2 5000 >"$T/ready.log" 2>&1 ||
+	{ cat "$T/ready.log"; fail "readiness"; }
+ok "$(tail -n1 "$T/ready.log")"
+py h1 fork $A1 $A2 5000 >"$T/fork.log" 2>&1 ||
+	{ cat "$T/fork.log"; fail "fork"; }
+ok "$(tail -n1 "$T/fork.log")"
+py h1 exec $A1 $A2 5000 >"$T/exec.log" 2>&1 ||
+	{ cat "$T/exec.log"; fail "dup and exec"; }
+ok "$(tail -n1 "$T/exec.log")"
+pre_bg MS h2 timeout 60 python3 "$PY" multi-server $A2 7000 40 10 >"$T/ms.log" 2>&1
+sleep 1
+py h1 multi-client $A1 $A2 7000 40 10 >"$T/mc.log" 2>&1 ||
+	{ cat "$T/mc.log" "$T/ms.log"; fail "many sockets"; }
+wait "$MS" || { cat "$T/ms.log"; fail "multi-server"; }
+ok "$(tail -n1 "$T/mc.log")"
+
+# 4: 10,000 in order, and what carried them
+tx0=$(stat_of h1 rds_service.tx_msgs)
+rx0=$(stat_of h2 rds_service.rx_msgs)
+ep0=$(stat_of h1 rds.tx_msgs)
+ipo0=$(stat_of h1 tx_bytes)
+pre_bg FR h2 timeout 90 python3 "$PY" flood-recv $A2 6000 10000 0 >"$T/fr.log" 2>&1
+for i in $(seq 1 50); do grep -q bound "$T/fr.log" && break; sleep 0.1; done
+py h1 flood-send $A1 $A2 6000 10000 1000 >"$T/fs.log" 2>&1 ||
+	{ cat "$T/fs.log"; fail "flood-send"; }
+wait "$FR" || { cat "$T/fr.log"; fail "10,000 datagrams"; }
+tx=$(( $(stat_of h1 rds_service.tx_msgs) - tx0 ))
+rx=$(( $(stat_of h2 rds_service.rx_msgs) - rx0 ))
+ep=$(( $(stat_of h1 rds.tx_msgs) - ep0 ))
+ipo=$(( $(stat_of h1 tx_bytes) - ipo0 ))
+[ "$tx" -ge 10000 ] && [ "$rx" -ge 10000 ] && [ "$ep" -ge 10000 ] ||
+	fail "RDS counters for 10,000: service tx $tx, h2 rx $rx, endpoint tx $ep"
+[ "$ipo" -lt 100000 ] || fail "IPoIB carried $ipo bytes during 10 MB of RDS"
+ctl cm >"$T/cm.txt"
+grep -qi "service 0x00000000010648ca" "$T/cm.txt" ||
+	{ cat "$T/cm.txt"; fail "no CM connection on RDS's service ID (port 18634)"; }
+ok "$(tail -n1 "$T/fr.log") ($(tail -n1 "$T/fs.log" | sed 's/.*sent //')); counters: service tx $tx, h2 rx $rx, endpoint tx $ep, IPoIB $ipo bytes; CM on 0x10648ca"
+
+# 5: a slow receiver: congestion, nothing lost
+c0=$(stat_of h2 rds_service.cong_set)
+m0=$(stat_of h1 rds.cong_rx)
+d0=$(stat_of h2 rds_service.rx_dropped)
+pre_bg SR h2 timeout 90 python3 "$PY" flood-recv $A2 6001 400 3 >"$T/sr.log" 2>&1
+for i in $(seq 1 50); do grep -q bound "$T/sr.log" && break; sleep 0.1; done
+py h1 flood-send $A1 $A2 6001 400 65536 >"$T/ss.log" 2>&1 ||
+	{ cat "$T/ss.log"; fail "slow receiver's sender"; }
+wait "$SR" || { cat "$T/sr.log"; fail "slow receiver"; }
+c=$(( $(stat_of h2 rds_service.cong_set) - c0 ))
+m=$(( $(stat_of h1 rds.cong_rx) - m0 ))
+d=$(( $(stat_of h2 rds_service.rx_dropped) - d0 ))
+[ "$c" -ge 1 ] && [ "$m" -ge 1 ] ||
+	fail "a slow receiver: h2 marked congested $c times, h1 got $m map updates"
+[ "$d" -eq 0 ] || fail "a slow receiver: h2 dropped $d"
+ok "slow receiver: $(tail -n1 "$T/sr.log"); h2's port congested $c times, h1 took $m map updates, nothing dropped"
+
+# 5b: a non-blocking sender to a congested port: EAGAIN (the kernel's
+# ENOBUFS: the service holds the datagram and stops reading the socket);
+# its close while held frees the socket
+h0=$(stat_of h1 rds_service.tx_cong_holds)
+k0=$(stat_of h1 rds_service.sockets_closed)
+o0=$(stat_of h1 rds_service.sockets_opened)
+pre_bg SK h2 timeout 60 python3 "$PY" sink $A2 6002 8 >"$T/sink.log" 2>&1
+for i in $(seq 1 50); do grep -q bound "$T/sink.log" && break; sleep 0.1; done
+py h1 nb-cong $A1 $A2 6002 >"$T/nb.log" 2>&1 ||
+	{ cat "$T/nb.log"; fail "a non-blocking sender to a congested port"; }
+h=$(( $(stat_of h1 rds_service.tx_cong_holds) - h0 ))
+[ "$h" -ge 1 ] || fail "EAGAIN without a held datagram (tx_cong_holds $h)"
+for i in $(seq 1 20); do
+	k=$(( $(stat_of h1 rds_service.sockets_closed) - k0 ))
+	o=$(( $(stat_of h1 rds_service.sockets_opened) - o0 ))
+	[ "$k" -ge "$o" ] && break
+	sleep 0.3
+done
+[ "$k" -ge "$o" ] || fail "a socket closed while held: $o opened, $k closed"
+wait "$SK"
+ok "$(tail -n1 "$T/nb.log"); $h held for the congested port; closed while held: freed"
+
+# 6: ping
+py h1 ping $A1 $A2 >"$T/ping.log" 2>&1 || { cat "$T/ping.log"; fail "RDS ping"; }
+ok "$(tail -n1 "$T/ping.log")"
+kill "$ES1" "$ES2" 2>/dev/null
+
+# 7: untouched: a UDP program pays one getsockname per descriptor it
+# uses (each file python3 reads at start-up is one, ENOTSOCK), not one per
+# call: 4000 more datagrams cost none more
+command -v strace >/dev/null || fail "strace not installed (make deps)"
+gsn() {	# N: getsockname calls of udp-loop N under the preload
+	pre h1 strace -f -c -e trace=getsockname -o "$T/st$1.txt" \
+		python3 "$PY" udp-loop "$1" >"$T/udp$1.log" 2>&1 ||
+		{ cat "$T/udp$1.log"; fail "udp-loop $1 under the preload"; }
+	awk '$NF == "getsockname" { print $4 }' "$T/st$1.txt"
+}
+g0=$(ns h1 strace -f -c -e trace=getsockname -o "$T/st.txt" \
+	python3 "$PY" udp-loop 10 >/dev/null &&
+	awk '$NF == "getsockname" { print $4 }' "$T/st.txt")
+g1=$(gsn 1000)
+g5=$(gsn 5000)
+[ -n "$g1" ] && [ -n "$g5" ] && [ "$g5" -le $((g1 + 2)) ] ||
+	fail "getsockname calls under the preload: $g1 for 1000 UDP round trips, $g5 for 5000"
+ok "a UDP program under the preload: $g1 getsockname calls for 1000 round trips, $g5 for 5000 (${g0:-0} without the preload)"
+
+# 8: the service goes (ipoibd stops): a blocked receive fails with
+# ECONNRESET, not an endless run of empty datagrams
+pre_bg OR h2 timeout 30 python3 "$PY" orphan $A2 6003 >"$T/orphan.log" 2>&1
+for i in $(seq 1 50); do grep -q bound "$T/orphan.log" && break; sleep 0.1; done
+kill -TERM "$h2_PID"
+wait "$OR" || { cat "$T/orphan.log"; fail "a socket whose service went"; }
+ok "$(tail -n1 "$T/orphan.log")"

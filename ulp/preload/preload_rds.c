@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * AF_RDS sockets for unmodified programs (rds_ctl.h says how they are
+ * made).  socket(AF_RDS, SOCK_SEQPACKET, 0) asks the host's RDS service
+ * for one end of a unix SOCK_SEQPACKET pair; every datagram on it is
+ * struct rds_ctl_hdr and the payload.  The send and receive calls add
+ * and strip that header on RDS sockets only, with the kernel's RDS
+ * checks and errors.  With no service to ask, socket() is the kernel's.
+ *
+ * What an fd is comes from a per-fd table (unknown / not RDS / RDS),
+ * filled the first time an fd is used, by one getsockname (the pair's
+ * program end is bound to "ibgw-rds-s/PID.N"), and forgotten by the
+ * interposed close, dup2, dup3 and close_range, so that other programs
+ * pay one byte's load per call.  A number closed behind our back (by
+ * libc itself: fclose of an fdopen()ed socket) and reused stays known as
+ * what it was; an RDS call that finds ENOTSOCK looks again.  What the
+ * service knows of a socket (its name, its default destination, its
+ * buffer sizes) is cached per fd and asked again (INFO) for a new fd, or
+ * before an ENOTCONN.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ulp/preload/preload.h"
+#include "ulp/rds/rds_wire.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+#define FDTAB_SIZE	65536
+#define IOV_STACK	16
+
+enum fd_kind {
+	FD_UNKNOWN = 0,
+	FD_NOT_RDS,
+	FD_RDS,
+};
+
+struct rds_fdinfo {
+	union rds_ctl_addr local, peer;	/* family 0: unbound, unconnected */
+	int sndbuf, rcvbuf;
+	int recverr;
+};
+
+static _Atomic unsigned char fdtab[FDTAB_SIZE];
+static struct rds_fdinfo *_Atomic fdinfo[FDTAB_SIZE];
+static atomic_uint ctl_ids;
+
+static void init(void)
+{
+	if (!preload_real.read)
+		preload_real_init();
+}
+
+/* --- the per-fd table -------------------------------------------------- */
+
+static int sun_rds(const struct sockaddr_un *sun, socklen_t len)
+{
+	size_t n = sizeof(RDS_CTL_SOCK_PREFIX) - 1;
+
+	return sun->sun_family == AF_UNIX &&
+	       len >= offsetof(struct sockaddr_un, sun_path) + 1 + n &&
+	       sun->sun_path[0] == '\0' &&
+	       memcmp(sun->sun_path + 1, RDS_CTL_SOCK_PREFIX, n) == 0;
+}
+
+static enum fd_kind fd_probe(int fd)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+
+	if (preload_real.getsockname(fd, (struct sockaddr *)&sun, &len) == 0 &&
+	    sun_rds(&sun, len))
+		return FD_RDS;
+	return FD_NOT_RDS;
+}
+
+static void fd_forget(int fd)
+{
+	struct rds_fdinfo *i;
+
+	if (fd < 0 || fd >= FDTAB_SIZE)
+		return;
+	atomic_store(&fdtab[fd], FD_UNKNOWN);
+	i = atomic_exchange(&fdinfo[fd], NULL);
+	free(i);
+}
+
+static enum fd_kind fd_kind(int fd)
+{
+	enum fd_kind k;
+
+	if (fd < 0)
+		return FD_NOT_RDS;
+	if (fd >= FDTAB_SIZE)
+		return fd_probe(fd);
+	k = atomic_load_explicit(&fdtab[fd], memory_order_relaxed);
+	if (k != FD_UNKNOWN)
+		return k;
+	k = fd_probe(fd);
+	atomic_store(&fdtab[fd], (unsigned char)k);
+	return k;
+}
+
+bool preload_rds_is(int fd)
+{
+	init();
+	return fd_kind(fd) == FD_RDS;
+}
+
+/* --- the service --------------------------------------------------------- */
+
+static int rds_call(struct rds_ctl_req *req, int fd, struct rds_ctl_reply *rep,
+		    int *recv_fd)
+{
+	int got = -1;
+
+	req->magic = RDS_CTL_MAGIC;
+	req->id = atomic_fetch_add(&ctl_ids, 1) + 1;
+	strncpy(req->program, program_invocation_short_name,
+		sizeof(req->program) - 1);
+	if (preload_ctl_raw(RDS_CTL_ENV, RDS_CTL_NAME, 0, req, sizeof(*req),
+			    fd, rep, sizeof(*rep), &got) < 0)
+		return -1;
+	if (rep->magic != RDS_CTL_MAGIC || rep->id != req->id) {
+		if (got >= 0)
+			preload_real.close(got);
+		errno = EPROTO;
+		return -1;
+	}
+	if (recv_fd)
+		*recv_fd = got;
+	else if (got >= 0)
+		preload_real.close(got);
+	return 0;
+}
+
+static void info_set(struct rds_fdinfo *i, const struct rds_ctl_reply *r)
+{
+	i->local = r->local;
+	i->peer = r->peer;
+	i->sndbuf = r->sndbuf;
+	i->rcvbuf = r->rcvbuf;
+}
+
+/* The cached state of RDS fd fd, asked for if new (refresh: ask again). */
+static struct rds_fdinfo *info_get(int fd, int refresh)
+{
+	static struct rds_fdinfo spare;	/* fds past the table: not cached */
+	struct rds_fdinfo *i = NULL, *o;
+	struct rds_ctl_req q;
+	struct rds_ctl_reply r;
+
+	if (fd < FDTAB_SIZE) {
+		i = atomic_load(&fdinfo[fd]);
+		if (i && !refresh)
+			return i;
+	}
+	memset(&q, 0, sizeof(q));
+	q.op = RDS_CTL_INFO;
+	if (rds_call(&q, fd, &r, NULL) < 0)
+		return NULL;
+	if (r.err) {
+		errno = r.err;
+		return NULL;
+	}
+	if (fd >= FDTAB_SIZE) {
+		info_set(&spare, &r);
+		return &spare;
+	}
+	if (!i) {
+		i = calloc(1, sizeof(*i));
+		if (!i)
+			return NULL;
+		o = NULL;
+		if (!atomic_compare_exchange_strong(&fdinfo[fd], &o, i)) {
+			free(i);
+			i = o;
+		}
+	}
+	info_set(i, &r);
+	return i;
+}
+
+/* --- socket ----------------------------------------------------------------- */
+
+static int rds_socket(int type)
+{
+	struct rds_ctl_req q;
+	struct rds_ctl_reply r;
+	struct rds_fdinfo *i;
+	int fd = -1;
+
+	memset(&q, 0, sizeof(q));
+	q.op = RDS_CTL_SOCKET;
+	if (rds_call(&q, -1, &r, &fd) < 0)
+		return -2;	/* no service: the kernel's */
+	if (r.err || fd < 0) {
+		if (fd >= 0)
+			preload_real.close(fd);
+		errno = r.err ? r.err : EPROTO;
+		return -1;
+	}
+	/* it came with MSG_CMSG_CLOEXEC */
+	if (!(type & SOCK_CLOEXEC))
+		fcntl(fd, F_SETFD, 0);
+	if ((type & SOCK_NONBLOCK) &&
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		preload_real.close(fd);
+		return -1;
+	}
+	fd_forget(fd);
+	if (fd < FDTAB_SIZE) {
+		atomic_store(&fdtab[fd], FD_RDS);
+		i = calloc(1, sizeof(*i));
+		if (i) {
+			info_set(i, &r);
+			atomic_store(&fdinfo[fd], i);
+		}
+	}
+	preload_log(PRELOAD_LOG_INFO, "socket(AF_RDS): fd %d, the service's "
+		    "socket %u", fd, r.sock_id);
+	return fd;
+}
+
+EXPORT int socket(int domain, int type, int protocol)
+{
+	int fd;
+
+	init();
+	if (domain == AF_RDS) {
+		if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_SEQPACKET ||
+		    protocol) {
+			errno = ESOCKTNOSUPPORT;	/* rds_create() */
+			return -1;
+		}
+		fd = rds_socket(type);
+		if (fd != -2)
+			return fd;
+		preload_log(PRELOAD_LOG_INFO, "socket(AF_RDS): no RDS service: "
+			    "%s; the kernel's", strerror(errno));
+	}
+	fd = preload_real.socket(domain, type, protocol);
+	if (fd >= 0 && fd < FDTAB_SIZE)
+		atomic_store(&fdtab[fd], FD_NOT_RDS);
+	return fd;
+}
+
+/* --- close and dup ------------------------------------------------------------ */
+
+EXPORT int close(int fd)
+{
+	init();
+	fd_forget(fd);
+	return preload_real.close(fd);
+}
+
+EXPORT int dup2(int old, int nfd)
+{
+	int r;
+
+	init();
+	r = preload_real.dup2(old, nfd);
+	if (r >= 0 && r != old)
+		fd_forget(r);
+	return r;
+}
+
+EXPORT int dup3(int old, int nfd, int flags)
+{
+	int r;
+
+	init();
+	r = preload_real.dup3(old, nfd, flags);
+	if (r >= 0)
+		fd_forget(r);
+	return r;
+}
+
+EXPORT int close_range(unsigned int lo, unsigned int hi, int flags)
+{
+	unsigned int f;
+
+	init();
+	if (!preload_real.close_range) {
+		errno = ENOSYS;
+		return -1;
+	}
+	for (f = lo; f <= hi && f < FDTAB_SIZE; f++)
+		fd_forget((int)f);
+	return preload_real.close_range(lo, hi, flags);
+}
+
+/* --- addresses ---------------------------------------------------------------- */
+
+static int v4_bad(in_addr_t a)
+{
+	uint32_t h = ntohl(a);
+
+	return h == INADDR_ANY || h == INADDR_BROADCAST || (h >> 28) == 0xe;
+}
+
+/* A destination as rds_sendmsg() checks it: 0, or EINVAL. */
+static int dest_check(const struct sockaddr *sa, socklen_t len,
+		      union rds_ctl_addr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (len < sizeof(struct sockaddr_in))
+		return EINVAL;
+	if (sa->sa_family == AF_INET) {
+		memcpy(&out->v4, sa, sizeof(out->v4));
+		return v4_bad(out->v4.sin_addr.s_addr) ? EINVAL : 0;
+	}
+	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		const struct in6_addr *a;
+
+		memcpy(&out->v6, sa, sizeof(out->v6));
+		a = &out->v6.sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a)) {
+			in_addr_t v4;
+
+			memcpy(&v4, a->s6_addr + 12, 4);
+			return v4_bad(v4) ? EINVAL : 0;
+		}
+		if (IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_MULTICAST(a))
+			return EINVAL;
+		if (IN6_IS_ADDR_LINKLOCAL(a) && !out->v6.sin6_scope_id)
+			return EINVAL;
+		return 0;
+	}
+	return EINVAL;
+}
+
+static int addr_is_v4(const union rds_ctl_addr *a)
+{
+	return a->family == AF_INET ||
+	       (a->family == AF_INET6 &&
+		IN6_IS_ADDR_V4MAPPED(&a->v6.sin6_addr));
+}
+
+static socklen_t addr_len(const union rds_ctl_addr *a)
+{
+	return a->family == AF_INET6 ? sizeof(a->v6) : sizeof(a->v4);
+}
+
+static void addr_out(struct sockaddr *out, socklen_t *len,
+		     const union rds_ctl_addr *a)
+{
+	socklen_t n = addr_len(a);
+
+	if (!out || !len)
+		return;
+	memcpy(out, a, *len < n ? *len : n);
+	*len = n;
+}
+
+/* --- bind, connect, names -------------------------------------------------------- */
+
+static int sa_check(const struct sockaddr *sa, socklen_t len,
+		    union rds_ctl_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (!sa || len < sizeof(sa_family_t))
+		return EINVAL;
+	if (sa->sa_family == AF_INET) {
+		if (len < sizeof(a->v4))
+			return EINVAL;
+		memcpy(&a->v4, sa, sizeof(a->v4));
+		return 0;
+	}
+	if (sa->sa_family == AF_INET6) {
+		if (len < sizeof(a->v6))
+			return EINVAL;
+		memcpy(&a->v6, sa, sizeof(a->v6));
+		return 0;
+	}
+	return -1;
+}
+
+static int ctl_op(int fd, enum rds_ctl_op op, const union rds_ctl_addr *a,
+		  int level, int name, int val)
+{
+	struct rds_fdinfo *i;
+	struct rds_ctl_req q;
+	struct rds_ctl_reply r;
+
+	memset(&q, 0, sizeof(q));
+	q.op = op;
+	if (a)
+		q.addr = *a;
+	q.level = level;
+	q.name = name;
+	q.val = val;
+	if (rds_call(&q, fd, &r, NULL) < 0)
+		return -1;
+	if (r.err) {
+		errno = r.err;
+		return -1;
+	}
+	i = info_get(fd, 0);
+	if (i)
+		info_set(i, &r);
+	return 0;
+}
+
+int preload_rds_bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	union rds_ctl_addr a;
+	int e = sa_check(sa, len, &a);
+
+	if (e) {
+		errno = EINVAL;
+		return -1;
+	}
+	return ctl_op(fd, RDS_CTL_BIND, &a, 0, 0, 0);
+}
+
+int preload_rds_connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	union rds_ctl_addr a;
+	int e = sa_check(sa, len, &a);
+
+	if (e) {
+		errno = e < 0 ? EAFNOSUPPORT : EINVAL;
+		return -1;
+	}
+	return ctl_op(fd, RDS_CTL_CONNECT, &a, 0, 0, 0);
+}
+
+/* rds_getname(): an unbound, unconnected socket says AF_UNSPEC, 16
+ * bytes of zeros. */
+int preload_rds_name(int fd, struct sockaddr *out, socklen_t *len, int peer)
+{
+	struct rds_fdinfo *i = info_get(fd, 0);
+	union rds_ctl_addr none;
+
+	if (!i)
+		return -1;
+	if (peer) {
+		if (!i->peer.family) {
+			errno = ENOTCONN;
+			return -1;
+		}
+		addr_out(out, len, &i->peer);
+		return 0;
+	}
+	if (!i->local.family) {
+		memset(&none, 0, sizeof(none));
+		if (i->peer.family == AF_INET6 && !addr_is_v4(&i->peer))
+			none.family = AF_INET6;
+		else if (i->peer.family)
+			none.family = AF_INET;
+		addr_out(out, len, &none);
+		return 0;
+	}
+	addr_out(out, len, &i->local);
+	return 0;
+}
+
+/* --- options ----------------------------------------------------------------- */
+
+static void int_out(void *val, socklen_t *len, int v)
+{
+	memcpy(val, &v, sizeof(v));
+	*len = sizeof(v);
+}
+
+int preload_rds_getsockopt(int fd, int level, int name, void *val,
+			   socklen_t *len)
+{
+	struct rds_fdinfo *i;
+
+	if (!val || !len) {
+		errno = EFAULT;
+		return -1;
+	}
+	if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF ||
+				    name == SO_DOMAIN)) {
+		if (*len < sizeof(int)) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (name == SO_DOMAIN) {
+			int_out(val, len, AF_RDS);
+			return 0;
+		}
+		i = info_get(fd, 1);
+		if (!i)
+			return -1;
+		int_out(val, len, name == SO_SNDBUF ? i->sndbuf : i->rcvbuf);
+		return 0;
+	}
+	if (level == SOL_SOCKET)
+		return preload_real.getsockopt(fd, level, name, val, len);
+	if (level != SOL_RDS) {
+		errno = ENOPROTOOPT;
+		return -1;
+	}
+	if (name == RDS_CTL_RECVERR || name == RDS_CTL_SO_TRANSPORT) {
+		if (*len < sizeof(int)) {
+			errno = EINVAL;
+			return -1;
+		}
+		i = info_get(fd, 0);
+		if (!i)
+			return -1;
+		if (name == RDS_CTL_RECVERR)
+			int_out(val, len, i->recverr);
+		else	/* RDS_TRANS_NONE until bound */
+			int_out(val, len, i->local.family ? RDS_CTL_TRANS_IB :
+				~0);
+		return 0;
+	}
+	errno = ENOPROTOOPT;
+	return -1;
+}
+
+int preload_rds_setsockopt(int fd, int level, int name, const void *val,
+			   socklen_t len)
+{
+	struct rds_fdinfo *i;
+	union rds_ctl_addr a;
+	int v;
+
+	if (level == SOL_SOCKET) {
+		if (name != SO_SNDBUF && name != SO_RCVBUF &&
+		    name != SO_SNDBUFFORCE && name != SO_RCVBUFFORCE)
+			return preload_real.setsockopt(fd, level, name, val,
+						       len);
+		if (!val || len < sizeof(int)) {
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(&v, val, sizeof(v));
+		return ctl_op(fd, RDS_CTL_SETOPT, NULL, level, name, v);
+	}
+	if (level != SOL_RDS) {
+		errno = ENOPROTOOPT;
+		return -1;
+	}
+	switch (name) {
+	case RDS_CTL_CANCEL_SENT_TO:
+		if (!val || len < sizeof(struct sockaddr_in) ||
+		    dest_check(val, len, &a)) {
+			errno = EINVAL;
+			return -1;
+		}
+		return ctl_op(fd, RDS_CTL_SETOPT, &a, level, name, 0);
+	case RDS_CTL_RECVERR:
+		/* accepted: no RDMA operations, so no notifications */
+		if (!val || len < sizeof(int)) {
+			errno = EINVAL;
+			return -1;
+		}
+		i = info_get(fd, 0);
+		if (!i)
+			return -1;
+		memcpy(&v, val, sizeof(v));
+		i->recverr = !!v;
+		return 0;
+	case RDS_CTL_CONG_MONITOR:
+		/* accepted, ignored: no RDS_CMSG_CONG_UPDATE is delivered */
+		if (!val || len != sizeof(uint64_t)) {
+			errno = EINVAL;
+			return -1;
+		}
+		return 0;
+	case RDS_CTL_SO_TRANSPORT:
+		if (!val || len != sizeof(int)) {
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(&v, val, sizeof(v));
+		if (v != RDS_CTL_TRANS_IB) {
+			errno = ENOPROTOOPT;	/* no TCP transport here */
+			return -1;
+		}
+		return 0;
+	case RDS_CTL_GET_MR:
+	case RDS_CTL_FREE_MR:
+	case RDS_CTL_GET_MR_FOR_DEST:
+		errno = EOPNOTSUPP;	/* no RDMA operations */
+		return -1;
+	}
+	errno = ENOPROTOOPT;
+	return -1;
+}
+
+/* --- send --------------------------------------------------------------------- */
+
+static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
+{
+	struct iovec stack[IOV_STACK + 1], *iov = stack;
+	struct rds_ctl_hdr h;
+	struct rds_fdinfo *i;
+	struct msghdr mh;
+	size_t len = 0, k;
+	ssize_t n;
+	int e;
+
+	if (flags & ~MSG_DONTWAIT) {
+		errno = EOPNOTSUPP;	/* as rds_sendmsg() */
+		return -1;
+	}
+	memset(&h, 0, sizeof(h));
+	h.magic = RDS_HDR_MAGIC;
+	if (m->msg_name && m->msg_namelen) {
+		e = dest_check(m->msg_name, m->msg_namelen, &h.peer);
+		if (e) {
+			errno = e;
+			return -1;
+		}
+	}
+	i = info_get(fd, 0);
+	if (!i)
+		return -1;
+	if (!i->local.family || (!h.peer.family && !i->peer.family))
+		i = info_get(fd, 1);	/* bound or connected elsewhere? */
+	if (!i)
+		return -1;
+	if (!h.peer.family)
+		h.peer = i->peer;
+	if (!i->local.family || !h.peer.family) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	if (addr_is_v4(&h.peer) != addr_is_v4(&i->local)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	for (k = 0; k < m->msg_iovlen; k++)
+		len += m->msg_iov[k].iov_len;
+	if (len > RDS_MAX_MSG_SIZE || len > (size_t)i->sndbuf / 2) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if (m->msg_controllen) {
+		errno = EOPNOTSUPP;	/* RDMA and atomic cmsgs: none here */
+		return -1;
+	}
+	if (m->msg_iovlen > IOV_STACK) {
+		iov = malloc((m->msg_iovlen + 1) * sizeof(*iov));
+		if (!iov) {
+			errno = ENOBUFS;
+			return -1;
+		}
+	}
+	iov[0].iov_base = &h;
+	iov[0].iov_len = sizeof(h);
+	if (m->msg_iovlen)
+		memcpy(iov + 1, m->msg_iov, m->msg_iovlen * sizeof(*iov));
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = iov;
+	mh.msg_iovlen = m->msg_iovlen + 1;
+	n = preload_real.sendmsg(fd, &mh, flags | MSG_NOSIGNAL);
+	e = errno;
+	if (iov != stack)
+		free(iov);
+	errno = e;
+	if (n < 0)
+		return -1;
+	return n - (ssize_t)sizeof(h);
+}
+
+static ssize_t send_buf(int fd, const void *buf, size_t len, int flags,
+			const struct sockaddr *to, socklen_t tolen)
+{
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr m = { .msg_name = (void *)to, .msg_namelen = tolen,
+			    .msg_iov = &iov, .msg_iovlen = 1 };
+
+	return rds_send(fd, &m, flags);
+}
+
+/* --- receive ------------------------------------------------------------------ */
+
+static ssize_t rds_recv(int fd, struct msghdr *m, int flags)
+{
+	struct iovec stack[IOV_STACK + 1], *iov = stack;
+	struct rds_ctl_hdr h;
+	struct msghdr mh;
+	ssize_t n;
+	int e;
+
+	if (flags & MSG_OOB) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (flags & MSG_ERRQUEUE) {
+		errno = EAGAIN;	/* nothing is ever queued there */
+		return -1;
+	}
+	if (m->msg_iovlen > IOV_STACK) {
+		iov = malloc((m->msg_iovlen + 1) * sizeof(*iov));
+		if (!iov) {
+			errno = ENOBUFS;
+			return -1;
+		}
+	}
+	iov[0].iov_base = &h;
+	iov[0].iov_len = sizeof(h);
+	if (m->msg_iovlen)
+		memcpy(iov + 1, m->msg_iov, m->msg_iovlen * sizeof(*iov));
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = iov;
+	mh.msg_iovlen = m->msg_iovlen + 1;
+	n = preload_real.recvmsg(fd, &mh, flags & (MSG_PEEK | MSG_DONTWAIT |
+						  MSG_TRUNC | MSG_WAITALL));
+	e = errno;
+	if (iov != stack)
+		free(iov);
+	errno = e;
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		/* end of file: the service went away (every datagram has
+		 * its header, so this is no empty datagram) */
+		errno = ECONNRESET;
+		return -1;
+	}
+	if ((size_t)n < sizeof(h) || h.magic != RDS_HDR_MAGIC) {
+		errno = EPROTO;
+		return -1;
+	}
+	m->msg_flags = mh.msg_flags & MSG_TRUNC;
+	m->msg_controllen = 0;
+	if (m->msg_name)
+		addr_out(m->msg_name, &m->msg_namelen, &h.peer);
+	else
+		m->msg_namelen = 0;
+	return n - (ssize_t)sizeof(h);
+}
+
+static ssize_t recv_buf(int fd, void *buf, size_t len, int flags,
+			struct sockaddr *from, socklen_t *fromlen)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr m = { .msg_name = from && fromlen ? from : NULL,
+			    .msg_namelen = from && fromlen ? *fromlen : 0,
+			    .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n = rds_recv(fd, &m, flags);
+
+	if (n >= 0 && from && fromlen)
+		*fromlen = m.msg_namelen;
+	return n;
+}
+
+/* An fd the table calls RDS that the kernel calls something else (its
+ * number was closed behind our back and reused): look again. */
+static int stale(int fd)
+{
+	if (errno != ENOTSOCK)
+		return 0;
+	fd_forget(fd);
+	return fd_kind(fd) != FD_RDS;
+}
+
+/* --- the interposers ------------------------------------------------------------ */
+
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
+{
+	init();
+	if (fd_kind(fd) != FD_RDS || !m)
+		return preload_real.sendmsg(fd, m, flags);
+	return rds_send(fd, m, flags);
+}
+
+EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+		      const struct sockaddr *to, socklen_t tolen)
+{
+	init();
+	if (fd_kind(fd) != FD_RDS)
+		return preload_real.sendto(fd, buf, len, flags, to, tolen);
+	return send_buf(fd, buf, len, flags, to, tolen);
+}
+
+EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	init();
+	if (fd_kind(fd) != FD_RDS)
+		return preload_real.send(fd, buf, len, flags);
+	return send_buf(fd, buf, len, flags, NULL, 0);
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	init();
+	if (fd_kind(fd) != FD_RDS)
+		return preload_real.write(fd, buf, len);
+	n = send_buf(fd, buf, len, 0, NULL, 0);
+	if (n < 0 && stale(fd))
+		return preload_real.write(fd, buf, len);
+	return n;
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
+{
+	init();
+	if (fd_kind(fd) != FD_RDS || !m)
+		return preload_real.recvmsg(fd, m, flags);
+	return rds_recv(fd, m, flags);
+}
+
+EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
+			struct sockaddr *from, socklen_t *fromlen)
+{
+	init();
+	if (fd_kind(fd) != FD_RDS)
+		return preload_real.recvfrom(fd, buf, len, flags, from,
+					     fromlen);
+	return recv_buf(fd, buf, len, flags, from, fromlen);
+}
+
+EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	init();
+	if (fd_kind(fd) != FD_RDS)
+		return preload_real.recv(fd, buf, len, flags);
+	return recv_buf(fd, buf, len, flags, NULL, NULL);
+}
+
+EXPORT ssize_t read(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	init();
+	if (fd_kind(fd) != FD_RDS)
+		return preload_real.read(fd, buf, len);
+	n = recv_buf(fd, buf, len, 0, NULL, NULL);
+	if (n < 0 && stale(fd))
+		return preload_real.read(fd, buf, len);
+	return n;
+}
+
+/* _FORTIFY_SOURCE's forms, for programs built with it. */
+ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
+ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen, int flags);
+ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
+		       int flags, struct sockaddr *from, socklen_t *fromlen);
+
+EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
+{
+	if (len > buflen)
+		abort();
+	return read(fd, buf, len);
+}
+
+EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen,
+			  int flags)
+{
+	if (len > buflen)
+		abort();
+	return recv(fd, buf, len, flags);
+}
+
+EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
+			      int flags, struct sockaddr *from,
+			      socklen_t *fromlen)
+{
+	if (len > buflen)
+		abort();
+	return recvfrom(fd, buf, len, flags, from, fromlen);
+}
