@@ -250,7 +250,9 @@ static bool routed(const struct inet_addr *a)
 }
 
 /* Is a on the Ethernet side (lan), or the gateway's own (own)?  Asked
- * for every datagram, so the answers are kept CACHE_S. */
+ * for every datagram, so the answers are kept CACHE_S; a no is not kept:
+ * the bridge may learn the host in the meantime (it asks Ethernet), and
+ * the endpoint asks again when the IB host retries its connection. */
 static void classify(struct gw_rds *g, const struct inet_addr *a,
 		     bool *lan, bool *own)
 {
@@ -272,6 +274,8 @@ static void classify(struct gw_rds *g, const struct inet_addr *a,
 		*own = binds(a);
 		*lan = !*own && p->br && gw_bridge_proxy(p->br, a);
 	}
+	if (!*lan && !*own)
+		return;
 	c->a = *a;
 	c->t = now;
 	c->lan = *lan;
