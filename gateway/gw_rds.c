@@ -47,6 +47,8 @@
 #define CACHE_S		2	/* for as long */
 #define UDP_MAX4	65507	/* 65535 - IPv4 header - UDP header */
 #define UDP_MAX6	65527	/* 65535 - UDP header (no jumbograms) */
+#define RCVBUF_MAP	(1 << 20)	/* a LAN host's burst of answers */
+#define RCVBUF_EXPORT	(4 << 20)	/* every client of an export */
 
 enum map_kind { M_OUT, M_FLOW };
 
@@ -561,6 +563,16 @@ static void export_rx_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- IB -> LAN ------------------------------------------------------------ */
 
+/* Room for bursts: an RDS sender has up to a thousand messages in
+ * flight, and their answers come back at once.  Past rmem_max with
+ * CAP_NET_ADMIN, which ibgwd keeps. */
+static void rcvbuf(int fd, int bytes)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes,
+		       sizeof(bytes)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+}
+
 /* A socket for the IB sender ib: its own port if free, else any. */
 static int out_socket(const struct rds_name *ib)
 {
@@ -575,6 +587,7 @@ static int out_socket(const struct rds_name *ib)
 		return -1;
 	if (ib->addr.family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	rcvbuf(fd, RCVBUF_MAP);
 	memset(&any, 0, sizeof(any));
 	any.addr.family = ib->addr.family;
 	any.port = ib->port;
@@ -825,6 +838,7 @@ static int export_open(struct gw_rds *g, const struct gw_rds_export *x,
 			 strerror(errno));
 		return -1;
 	}
+	rcvbuf(xe->fd, RCVBUF_EXPORT);
 	xe->ev = event_new(g->p->d->base, xe->fd, EV_READ | EV_PERSIST,
 			   export_rx_cb, xe);
 	if (!xe->ev || event_add(xe->ev, NULL) < 0) {

@@ -1,0 +1,213 @@
+#!/bin/bash
+# ibgwd bridging RDS and UDP: an RDS endpoint on an IB host (rdspeer, the
+# kernel's RDS/IB on the wire) reaches a UDP echo server on a LAN host
+# through the gateway, and a LAN UDP client reaches an RDS echo on the IB
+# host through an export.
+#
+#   ib4 10.43.0.1 (P_Key 0x8003) == gw: router, ib8003 10.43.0.254,
+#                                       v3 10.44.0.254 -- lan3 10.44.0.1
+#
+# ib4 runs ipoibd (its IPoIB, which the gateway's ARP finds) and rdspeer
+# on the same node (port GID), routing 10.44.0.1 to the gateway's GID, as
+# the kernel's RDS resolves the next hop.  Proved: echo replies verified
+# byte for byte, 300 datagrams none lost, 65507 bytes passed and 65508
+# dropped (drop_oversize), the export both ways with the gateway's
+# address and the export's port as the source the LAN client sees;
+# counters in ibgwctl show stats (text and JSON), the RDS keys in show
+# partitions, the configuration check (file:line).
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+command -v python3 >/dev/null || skip "python3 not installed"
+PEER=$BIN/tests/rdspeer
+[ -x "$PEER" ] || fail "$PEER not built (make $BIN/tests/rdspeer)"
+
+cat >"$T/partitions.conf" <<'CONF'
+Default=0x7fff, ipoib : ALL=full;
+p9=0x8009, ipoib : ib4=full;
+
+CONF
+start_fabric -P "$T/partitions.conf"
+
+ns_add ib4
+ns_bg IB4_PID ib4 "$BIN/ipoibd" -f -F "soft:$SOCK" -n ib4 -p 0xffff \
+	-i ib0 --address 10.43.0.1/24 >"$T/ib4.log" 2>&1
+ns_add gw
+ns_add lan3
+ns_veth gw v3 lan3 eth0
+ns gw ip addr add 10.44.0.254/24 dev v3
+ns lan3 ip addr add 10.44.0.1/24 dev eth0
+ns lan3 ip route add default via 10.44.0.254
+
+conf() {	# [RDS_MAX_PEERS]
+	cat <<CONF
+[gateway]
+fabric = soft:$SOCK
+node = gw
+control = $T/ibgwd.sock
+
+[partition p3]
+pkey = 0xffff
+mode = router
+ifname = ib8003
+address = 10.43.0.254/24
+rds = on
+rds_max_peers = ${1:-64}
+rds_exports = 9000=10.43.0.1:7000, 9001=[fd43::1]:7000
+CONF
+}
+
+# --- the configuration check ---------------------------------------------------
+conf >"$T/ibgw.conf"
+"$BIN/ibgwd" -n -c "$T/ibgw.conf" >"$T/check.out" 2>&1 || { cat "$T/check.out"; fail "ibgwd -n"; }
+grep -qx "configuration OK" "$T/check.out" || fail "ibgwd -n: $(cat "$T/check.out")"
+{ conf 0; echo "rds_exports = 80=10.0.0.1"; printf '\n[partition p4]\npkey = 0x8004\nmode = router\naddress = 10.45.0.254/24\nrds = on\n'; } >"$T/bad.conf"
+"$BIN/ibgwd" -n -c "$T/bad.conf" >"$T/bad.out" 2>&1 && fail "ibgwd -n took a bad RDS configuration"
+grep -q "bad.conf:[0-9]*: \[partition p3\] rds_max_peers:" "$T/bad.out" || { cat "$T/bad.out"; fail "rds_max_peers = 0 not reported"; }
+grep -q "bad.conf:[0-9]*: \[partition p3\] rds_exports: '80=10.0.0.1'" "$T/bad.out" || { cat "$T/bad.out"; fail "bad export not reported"; }
+grep -q "\[partition p4\] rds: RDS is on in partition p3 already" "$T/bad.out" || { cat "$T/bad.out"; fail "a second rds = on not refused"; }
+conf | grep -v '^rds = on' >"$T/bad2.conf"
+"$BIN/ibgwd" -n -c "$T/bad2.conf" >"$T/bad2.out" 2>&1 && fail "rds_max_peers without rds taken"
+grep -q "rds_max_peers: only with rds = on" "$T/bad2.out" || { cat "$T/bad2.out"; fail "rds_max_peers without rds"; }
+ok "ibgwd -n: RDS keys checked (file:line, one RDS partition)"
+
+ns_bg GW_PID gw "$BIN/ibgwd" -f -v -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
+gw_ready() { grep -q "ready: 1 partition" "$T/gw.log"; }
+eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
+grep -q "partition p3: RDS on, up to 64 peers, 2 export(s)" "$T/gw.log" || { cat "$T/gw.log"; fail "no RDS on p3"; }
+ibr() { grep -q "ready:" "$T/ib4.log"; }
+eventually ibr || { cat "$T/ib4.log"; fail "ipoibd ib4 not ready"; }
+ns ib4 ip route replace default via 10.43.0.254 || fail "route on ib4"
+C() { "$BIN/ibgwctl" -s "$T/ibgwd.sock" "$@"; }
+C show partitions | grep -q "^p3 .* on  *off$" || { C show partitions; fail "show partitions: RDS on, SDP off"; }
+C -j show partitions | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["partitions"][0]
+want = {"rds": True, "rds_running": True, "rds_max_peers": 64, "rds_exports": 2}
+got = {k: p.get(k) for k in want}
+sys.exit(0 if got == want else "show partitions JSON: %r" % got)' || fail "JSON RDS keys"
+ok "gateway up, RDS on p3 (router): show partitions text and JSON"
+GWGID=$(C -j show summary | python3 -c 'import json,sys; print(json.load(sys.stdin)["gid"])')
+[ -n "$GWGID" ] || fail "no gateway GID"
+
+# rdsc NAME: a counter of p3's rds side (JSON)
+rdsc() {
+	C -j show stats | python3 -c '
+import json, sys
+p = {x["name"]: x for x in json.load(sys.stdin)["partitions"]}["p3"]
+print(p.get("rds", {}).get(sys.argv[1], 0))' "$1"
+}
+
+cat >"$T/udp_echo.py" <<'PY'
+# a UDP echo server: every datagram back to its sender; one line per
+# datagram in the log: SRC_IP SRC_PORT LENGTH
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+log = open(sys.argv[2], "w", buffering=1)
+while True:
+    b, a = s.recvfrom(65535)
+    log.write("%s %d %d\n" % (a[0], a[1], len(b)))
+    if b[:4] == b"RDSP":	# rdspeer's payload names the ports: swapped
+        b = b[:4] + b[6:8] + b[4:6] + b[8:]
+    s.sendto(b, a)
+PY
+cat >"$T/udp_client.py" <<'PY'
+# udp_client.py HOST PORT SIZE COUNT: COUNT datagrams of SIZE bytes (a
+# distinct pattern each), one at a time; each answer must come from
+# HOST:PORT with the same bytes.  Prints "ok N" or why not.
+import os, socket, sys
+host, port, size, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(count):
+    b = bytes((i + j) & 0xff for j in range(size)) if size < 4096 else os.urandom(size)
+    s.sendto(b, (host, port))
+    s.settimeout(3 if i else 10)	# the first waits for the connection
+    try:
+        r, a = s.recvfrom(65535)
+    except socket.timeout:
+        sys.exit("no answer to datagram %d" % i)
+    if a != (host, port):
+        sys.exit("answer from %s:%d" % a)
+    if r != b:
+        sys.exit("answer %d differs (%d bytes, want %d)" % (i, len(r), len(b)))
+print("ok", count)
+PY
+
+# an IPv4 client to the export of an IPv6 IB host: an RDS connection joins
+# one family; dropped, counted
+f0=$(rdsc drop_family)
+ns lan3 python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x" * 10, ("10.44.0.254", 9001))'
+fam() { [ "$(rdsc drop_family)" -gt "$f0" ]; }
+eventually fam || fail "IPv4 client of an IPv6 export: drop_family not counted"
+ok "export of an IPv6 IB host from an IPv4 client dropped (drop_family)"
+
+# --- IB -> LAN: rdspeer on ib4 to the UDP echo server on lan3 ------------------------
+ns_bg E lan3 python3 "$T/udp_echo.py" 5000 "$T/echo.log"
+# peer TIMEOUT ARGS...: rdspeer on ib4, 10.44.0.1 (the LAN) routed to the
+# gateway's GID as the IB host's next hop
+peer() {
+	local to=$1
+	shift
+	ns ib4 "$PEER" --fabric "soft:$SOCK" --node ib4 --addr 10.43.0.1 \
+		--route "10.44.0.1=$GWGID" --timeout "$to" "$@"
+}
+sleep 0.3
+peer 20 -v --bind 4000 --send 10.44.0.1:5000:4000:300:16-1400 \
+	--expect 10.44.0.1:5000:4000:300 >"$T/peer1.out" 2>&1 ||
+	{ cat "$T/peer1.out"; tail -20 "$T/gw.log"; C show stats | grep " rds " | grep -v " 0$"; ctl cm; fail "rdspeer: 300 datagrams to the LAN echo and back"; }
+expect_eq "datagrams at the LAN echo server" "$(wc -l <"$T/echo.log")" 300
+src=$(cut -d' ' -f1,2 "$T/echo.log" | sort -u)
+expect_eq "the LAN sees the gateway's address and the sender's port" "$src" "10.44.0.254 4000"
+[ "$(rdsc udp_tx)" -ge 300 ] || fail "udp_tx $(rdsc udp_tx) < 300"
+[ "$(rdsc udp_rx)" -ge 300 ] || fail "udp_rx $(rdsc udp_rx) < 300"
+[ "$(rdsc conns_passive)" -ge 1 ] || fail "no passive RDS connection at the gateway"
+[ "$(rdsc mappings_now)" -ge 1 ] || fail "no mapping"
+ok "IB -> LAN: 300 RDS datagrams echoed by a UDP server, none lost, in order (udp_tx $(rdsc udp_tx), udp_rx $(rdsc udp_rx))"
+
+# sizes: the LAN's UDP limit passes, one byte more is dropped and counted
+o0=$(rdsc drop_oversize)
+peer 20 --bind 4001 --send 10.44.0.1:5000:4001:3:65507 \
+	--expect 10.44.0.1:5000:4001:3 >"$T/peer2.out" 2>&1 ||
+	{ cat "$T/peer2.out"; fail "rdspeer: 65507-byte datagrams"; }
+expect_eq "65507-byte datagrams at the echo server" "$(grep -c ' 4001 65507$' "$T/echo.log")" 3
+peer 20 --bind 4002 --send 10.44.0.1:5000:4002:2:65508 --linger 1 >"$T/peer3.out" 2>&1 ||
+	{ cat "$T/peer3.out"; fail "rdspeer: 65508-byte datagrams not taken by the gateway's RDS"; }
+expect_eq "drop_oversize" "$(rdsc drop_oversize)" $((o0 + 2))
+expect_eq "65508-byte datagrams on the LAN" "$(grep -c ' 4002 ' "$T/echo.log")" 0
+ok "sizes: 65507 bytes passed both ways, 65508 counted and dropped"
+
+# --- LAN -> IB: an export to rdspeer --echo on ib4 ------------------------------------
+ns_bg P ib4 "$PEER" --fabric "soft:$SOCK" --node ib4 --addr 10.43.0.1 \
+	--route "10.44.0.1=$GWGID" --echo 7000 --linger 100 --timeout 110 --log "$T/peer_echo.log"
+sleep 0.5
+x0=$(rdsc exported)
+ns lan3 python3 "$T/udp_client.py" 10.44.0.254 9000 100 50 >"$T/client.out" 2>&1 ||
+	{ cat "$T/client.out"; tail -20 "$T/gw.log"; fail "export: LAN client -> 9000 -> rdspeer --echo"; }
+ns lan3 python3 "$T/udp_client.py" 10.44.0.254 9000 60000 5 >>"$T/client.out" 2>&1 ||
+	{ cat "$T/client.out"; fail "export: 60000-byte datagrams"; }
+expect_eq "export: the client's answers" "$(cat "$T/client.out" | tr '\n' ' ')" "ok 50 ok 5 "
+[ "$(rdsc exported)" -ge $((x0 + 55)) ] || fail "exported $(rdsc exported), want $((x0 + 55))"
+src=$(cut -d' ' -f1 "$T/peer_echo.log" | sort -u)
+expect_eq "the IB host sees the LAN client as the source" "$src" "10.44.0.1"
+[ "$(rdsc flows_now)" -ge 1 ] || fail "no export flow"
+[ "$(rdsc conns_active)" -ge 1 ] || fail "no active RDS connection from the gateway"
+ok "export: LAN 10.44.0.1 -> 10.44.0.254:9000 -> RDS 10.43.0.1:7000 --echo -> back from 9000 (exported $(rdsc exported))"
+
+# --- the counters in text, the metrics ---------------------------------------------
+C show stats >"$T/stats.txt"
+for n in udp_tx udp_rx exported drop_oversize mappings_now tx_msgs rx_msgs; do
+	grep -q "^p3 *rds *$n " "$T/stats.txt" || { cat "$T/stats.txt"; fail "show stats: no rds $n"; }
+done
+ok "show stats: side rds with the gateway's and the endpoint's counters"
+kill -USR1 "$GW_PID"
+sleep 0.3
+grep -q "stats p3 *rds *udp_tx" "$T/gw.log" || fail "SIGUSR1 report without the rds counters"
+
+kill "$P" "$E" 2>/dev/null
+wait "$P" "$E" 2>/dev/null
+kill -TERM "$GW_PID"
+wait "$GW_PID"
+rc=$?
+[ "$rc" -eq 0 ] || { tail -30 "$T/gw.log"; fail "ibgwd exited $rc"; }
+ok "ibgwd stopped cleanly"
