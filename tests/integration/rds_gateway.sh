@@ -4,12 +4,13 @@
 # through the gateway, and a LAN UDP client reaches an RDS echo on the IB
 # host through an export.
 #
-#   ib4 10.43.0.1 (P_Key 0x8003) == gw: router, ib8003 10.43.0.254,
+#   ib4 10.43.0.1 (P_Key 0xffff) == gw: router, ib8003 10.43.0.254,
 #                                       v3 10.44.0.254 -- lan3 10.44.0.1
 #
 # ib4 runs ipoibd (its IPoIB, which the gateway's ARP finds) and rdspeer
 # on the same node (port GID), routing 10.44.0.1 to the gateway's GID, as
-# the kernel's RDS resolves the next hop.  Proved: echo replies verified
+# the kernel's RDS resolves the next hop.  The default partition: rdspeer
+# makes its queue pairs at P_Key index 0 (it has no --pkey).  Proved: echo replies verified
 # byte for byte, 300 datagrams none lost, 65507 bytes passed and 65508
 # dropped (drop_oversize), the export both ways with the gateway's
 # address and the export's port as the source the LAN client sees;
@@ -44,6 +45,7 @@ conf() {	# [RDS_MAX_PEERS]
 fabric = soft:$SOCK
 node = gw
 control = $T/ibgwd.sock
+metrics = 127.0.0.1:9478
 
 [partition p3]
 pkey = 0xffff
@@ -152,8 +154,9 @@ peer() {
 	ns ib4 "$PEER" --fabric "soft:$SOCK" --node ib4 --addr 10.43.0.1 \
 		--route "10.44.0.1=$GWGID" --timeout "$to" "$@"
 }
-sleep 0.3
-peer 20 -v --bind 4000 --send 10.44.0.1:5000:4000:300:16-1400 \
+echo_up() { ns lan3 ss -uln "sport = :5000" | grep -q ':5000'; }
+eventually echo_up || fail "the UDP echo server is not up"
+peer 20 --bind 4000 --send 10.44.0.1:5000:4000:300:16-1400 \
 	--expect 10.44.0.1:5000:4000:300 >"$T/peer1.out" 2>&1 ||
 	{ cat "$T/peer1.out"; tail -20 "$T/gw.log"; C show stats | grep " rds " | grep -v " 0$"; ctl cm; fail "rdspeer: 300 datagrams to the LAN echo and back"; }
 expect_eq "datagrams at the LAN echo server" "$(wc -l <"$T/echo.log")" 300
@@ -203,9 +206,34 @@ ok "show stats: side rds with the gateway's and the endpoint's counters"
 kill -USR1 "$GW_PID"
 sleep 0.3
 grep -q "stats p3 *rds *udp_tx" "$T/gw.log" || fail "SIGUSR1 report without the rds counters"
+ns gw python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:9478/metrics", timeout=5).read().decode())' >"$T/metrics.txt" ||
+	fail "GET /metrics"
+for m in 'ibgw_rds_udp_tx_total\{partition="p3"\} 3[0-9]{2}$' 'ibgw_rds_exported_total\{partition="p3"\} 55$' 'ibgw_rds_rx_msgs_total\{partition="p3"\} [1-9]'; do
+	grep -qE "$m" "$T/metrics.txt" || { grep rds "$T/metrics.txt"; fail "metrics: no '$m'"; }
+done
+ok "metrics: the ibgw_rds_ families (udp_tx, exported, the endpoint's rx_msgs)"
 
-kill "$P" "$E" 2>/dev/null
-wait "$P" "$E" 2>/dev/null
+kill "$P" 2>/dev/null	# one RDS endpoint per node listens
+wait "$P" 2>/dev/null
+
+# --- the limit: rds_max_peers = 1 by a reload ---------------------------------------
+conf 1 >"$T/ibgw.conf"
+kill -HUP "$GW_PID"
+max1() { C -j show partitions | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitions"][0]; sys.exit(0 if p["rds_max_peers"] == 1 and p["rds_running"] and p["carrier"] else 1)'; }
+eventually max1 || { C show partitions; tail "$T/gw.log"; fail "reload to rds_max_peers = 1"; }
+peer 20 --bind 4010 --send 10.44.0.1:5000:4010:5:100 \
+	--expect 10.44.0.1:5000:4010:5 >"$T/peer4.out" 2>&1 ||
+	{ cat "$T/peer4.out"; fail "rdspeer: the one mapping of rds_max_peers = 1"; }
+peer 20 --bind 4011 --send 10.44.0.1:5000:4011:3:100 --linger 1 >"$T/peer5.out" 2>&1 ||
+	{ cat "$T/peer5.out"; fail "rdspeer: over the limit, the gateway's RDS still takes the datagrams"; }
+expect_eq "drop_limit" "$(rdsc drop_limit)" 3
+expect_eq "datagrams from 4011 on the LAN" "$(grep -c ' 4011 ' "$T/echo.log")" 0
+grep -q "partition p3: RDS: 1 mappings (rds_max_peers): datagrams of new senders dropped" "$T/gw.log" ||
+	{ tail "$T/gw.log"; fail "no log line for the limit"; }
+ok "rds_max_peers = 1: a second IB sender's datagrams dropped (drop_limit), logged"
+
+kill "$E" 2>/dev/null
+wait "$E" 2>/dev/null
 kill -TERM "$GW_PID"
 wait "$GW_PID"
 rc=$?
