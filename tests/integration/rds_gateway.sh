@@ -10,7 +10,9 @@
 # ib4 runs ipoibd (its IPoIB, which the gateway's ARP finds) and rdspeer
 # on the same node (port GID), routing 10.44.0.1 to the gateway's GID, as
 # the kernel's RDS resolves the next hop.  The default partition: rdspeer
-# makes its queue pairs at P_Key index 0 (it has no --pkey).  Proved: echo replies verified
+# makes its queue pairs at P_Key index 0 (it has no --pkey).  Then the
+# partition is reloaded in transparent mode (gwtap1 in br1, lan1
+# 10.43.0.50 on the IB host's subnet): the same both ways.  Proved: echo replies verified
 # byte for byte, 300 datagrams none lost, 65507 bytes passed and 65508
 # dropped (drop_oversize), the export both ways with the gateway's
 # address and the export's port as the source the LAN client sees;
@@ -232,8 +234,41 @@ grep -q "partition p3: RDS: 1 mappings (rds_max_peers): datagrams of new senders
 	{ tail "$T/gw.log"; fail "no log line for the limit"; }
 ok "rds_max_peers = 1: a second IB sender's datagrams dropped (drop_limit), logged"
 
-kill "$E" 2>/dev/null
-wait "$E" 2>/dev/null
+# --- transparent mode: the same partition bridged, by a reload -------------------------
+#   ib4 10.43.0.1 == gw: gwtap1 in br1 (10.43.0.253) -- lan1 10.43.0.50
+ns_add lan1
+ns gw ip link add br1 type bridge
+ns gw ip link set br1 up
+ns_veth gw v1 lan1 eth0
+ns gw ip link set v1 master br1
+ns gw ip addr add 10.43.0.253/24 dev br1
+ns lan1 ip addr add 10.43.0.50/24 dev eth0
+conf | sed 's/^mode = router$/tap = gwtap1\nbridge = br1/; /^ifname = /d; /^address = /d' >"$T/ibgw.conf"
+kill -HUP "$GW_PID"
+tp() { C -j show partitions | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitions"][0]; sys.exit(0 if p["mode"] == "transparent" and p["rds_running"] and p["carrier"] else 1)'; }
+eventually tp || { C show partitions; tail "$T/gw.log"; fail "reload to transparent mode"; }
+ns_bg E2 lan1 python3 "$T/udp_echo.py" 5000 "$T/echo1.log"
+echo1_up() { ns lan1 ss -uln "sport = :5000" | grep -q ':5000'; }
+eventually echo1_up || fail "the UDP echo server on lan1 is not up"
+# the IB host's ARP makes the bridge learn the LAN host (proxy ARP)
+eventually ns ib4 ping -c 1 -W 1 10.43.0.50 >/dev/null || fail "transparent: ib4 -> lan1 over IPoIB"
+ns ib4 "$PEER" --fabric "soft:$SOCK" --node ib4 --addr 10.43.0.1 \
+	--route "10.43.0.50=$GWGID" --timeout 20 --bind 4020 \
+	--send 10.43.0.50:5000:4020:100:16-1400 --expect 10.43.0.50:5000:4020:100 >"$T/peer6.out" 2>&1 ||
+	{ cat "$T/peer6.out"; tail "$T/gw.log"; fail "transparent: rdspeer to the LAN echo and back"; }
+expect_eq "transparent: datagrams at the LAN echo" "$(wc -l <"$T/echo1.log")" 100
+expect_eq "transparent: the LAN sees the gateway's bridge address" "$(cut -d' ' -f1,2 "$T/echo1.log" | sort -u)" "10.43.0.253 4020"
+ns_bg P ib4 "$PEER" --fabric "soft:$SOCK" --node ib4 --addr 10.43.0.1 \
+	--route "10.43.0.50=$GWGID" --echo 7000 --linger 60 --timeout 70
+sleep 0.5
+ns lan1 python3 "$T/udp_client.py" 10.43.0.253 9000 500 20 >"$T/client1.out" 2>&1 ||
+	{ cat "$T/client1.out"; fail "transparent: export"; }
+kill "$P" 2>/dev/null
+wait "$P" 2>/dev/null
+ok "transparent: 100 datagrams IB -> LAN echoed, an export LAN -> IB echoed (rds exported $(rdsc exported))"
+
+kill "$E" "$E2" 2>/dev/null
+wait "$E" "$E2" 2>/dev/null
 kill -TERM "$GW_PID"
 wait "$GW_PID"
 rc=$?
