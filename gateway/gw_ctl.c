@@ -155,6 +155,21 @@ static void show_summary(struct ibgwd *d, struct out *o)
 	put(o, "partitions %u, %u with carrier\n", n, up);
 }
 
+/* The RDS column of show partitions, when a partition has rds = on: the
+ * table stays as it was for gateways without RDS. */
+static const char *rds_column(const struct ibgwd *d, const struct part *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].used && d->parts[i].pc->rds)
+			break;
+	if (i == d->nparts)
+		return "";
+	return !p ? "RDS    " : !p->pc->rds ? "off    " :
+	       p->rds ? "on     " : "failed ";
+}
+
 static void show_partitions(struct ibgwd *d, struct out *o)
 {
 	char ifn[64], hw[IPOIB_ADDR_STRLEN];
@@ -166,9 +181,9 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 		put(o, "{\"partitions\":[");
 	else
 		put(o, "%-16s %-6s %-11s %-16s %-7s %-5s %-7s %-59s %-10s "
-		    "%-6s %s\n", "NAME", "PKEY", "MODE", "INTERFACE",
+		    "%s%s\n", "NAME", "PKEY", "MODE", "INTERFACE",
 		    "CARRIER", "MTU", "ETH_MTU", "IPOIB_ADDRESS", "IPOIB_MODE",
-		    "RDS", "SDP");
+		    rds_column(d, NULL), "SDP");
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
 		struct ipoib_link *l;
@@ -207,13 +222,13 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 			    p->pc->nrds_exports);
 		} else {
 			put(o, "%-16s 0x%04x %-11s %-16s %-7s %-5u %-7u %-59s "
-			    "%-10s %-6s %s\n", p->pc->name,
+			    "%-10s %s%s\n", p->pc->name,
 			    p->pc->pkey | 0x8000,
 			    gw_mode_name(p->pc->mode), ifn,
 			    ipoib_link_carrier(l) ? "up" : "down",
 			    ipoib_link_mtu(l), p->pc->eth_mtu, hw,
-			    ipoib_link_mode_name(l), !p->pc->rds ? "off" :
-			    p->rds ? "on" : "failed", !p->pc->sdp ? "off" :
+			    ipoib_link_mode_name(l), rds_column(d, p),
+			    !p->pc->sdp ? "off" :
 			    p->sdp ? "on" : "failed");
 		}
 	}
