@@ -72,6 +72,7 @@ struct rmap {
 	struct event *ev;
 	const struct rexport *x;
 	time_t last;
+	uint32_t ovfl;			/* the socket's SO_RXQ_OVFL count */
 	struct held *q, **qtail;
 	unsigned int nq;
 };
@@ -81,6 +82,7 @@ struct rexport {
 	const struct gw_rds_export *x;
 	struct rds_name ib;
 	int fd, family;
+	uint32_t ovfl;
 	struct event *ev;
 };
 
@@ -144,6 +146,10 @@ const struct counter_desc gw_rds_counters[] = {
 		"UDP datagrams dropped: the RDS endpoint refused them."),
 	COUNTER("drop_not_lan", struct gw_rds_stats, drop_not_lan,
 		"UDP datagrams dropped: from an address of the IB side."),
+	COUNTER("drop_udp_rx_overflow", struct gw_rds_stats,
+		drop_udp_rx_overflow,
+		"UDP datagrams the kernel dropped at the gateway's sockets "
+		"(receive buffer full)."),
 	COUNTERS_END
 };
 
@@ -486,6 +492,41 @@ static void to_ib(struct gw_rds *g, struct rmap *m, const struct rds_name *src,
 	g->st.drop_rds_tx++;
 }
 
+/*
+ * One datagram of fd into g->buf: its length, or -1.  The kernel's count
+ * of datagrams dropped at the socket (SO_RXQ_OVFL) comes with it: what
+ * it grew by since *seen is counted.
+ */
+static ssize_t udp_recv(struct gw_rds *g, int fd, struct sockaddr_storage *ss,
+			uint32_t *seen)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} cbuf;
+	struct iovec iov = { g->buf, sizeof(g->buf) };
+	struct msghdr mh = {
+		.msg_name = ss, .msg_namelen = sizeof(*ss),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf.b, .msg_controllen = sizeof(cbuf.b),
+	};
+	struct cmsghdr *c;
+	uint32_t n;
+	ssize_t len;
+
+	len = recvmsg(fd, &mh, 0);
+	if (len < 0)
+		return -1;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SO_RXQ_OVFL) {
+			memcpy(&n, CMSG_DATA(c), sizeof(n));
+			g->st.drop_udp_rx_overflow += (uint32_t)(n - *seen);
+			*seen = n;
+		}
+	return len;
+}
+
 /* Answers from the LAN to a mapping's socket. */
 static void out_rx_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -493,15 +534,12 @@ static void out_rx_cb(evutil_socket_t fd, short what, void *arg)
 	struct gw_rds *g = m->g;
 	struct sockaddr_storage ss;
 	struct rds_name src;
-	socklen_t sl;
 	ssize_t n;
 	int i;
 
 	(void)what;
 	for (i = 0; i < RX_BATCH; i++) {
-		sl = sizeof(ss);
-		n = recvfrom(fd, g->buf, sizeof(g->buf), 0,
-			     (struct sockaddr *)&ss, &sl);
+		n = udp_recv(g, fd, &ss, &m->ovfl);
 		if (n < 0)
 			return;
 		from_sockaddr(&ss, &src);
@@ -525,15 +563,12 @@ static void export_rx_cb(evutil_socket_t fd, short what, void *arg)
 	struct sockaddr_storage ss;
 	struct rds_name cl;
 	struct rmap *m;
-	socklen_t sl;
 	ssize_t n;
 	int i;
 
 	(void)what;
 	for (i = 0; i < RX_BATCH; i++) {
-		sl = sizeof(ss);
-		n = recvfrom(fd, g->buf, sizeof(g->buf), 0,
-			     (struct sockaddr *)&ss, &sl);
+		n = udp_recv(g, fd, &ss, &xe->ovfl);
 		if (n < 0)
 			return;
 		from_sockaddr(&ss, &cl);
@@ -568,9 +603,12 @@ static void export_rx_cb(evutil_socket_t fd, short what, void *arg)
  * CAP_NET_ADMIN, which ibgwd keeps. */
 static void rcvbuf(int fd, int bytes)
 {
+	int one = 1;
+
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes,
 		       sizeof(bytes)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 }
 
 /* A socket for the IB sender ib: its own port if free, else any. */

@@ -168,6 +168,7 @@ expect_eq "the LAN sees the gateway's address and the sender's port" "$src" "10.
 [ "$(rdsc udp_rx)" -ge 300 ] || fail "udp_rx $(rdsc udp_rx) < 300"
 [ "$(rdsc conns_passive)" -ge 1 ] || fail "no passive RDS connection at the gateway"
 [ "$(rdsc mappings_now)" -ge 1 ] || fail "no mapping"
+expect_eq "the kernel's drops at the gateway's UDP sockets" "$(rdsc drop_udp_rx_overflow)" 0
 ok "IB -> LAN: 300 RDS datagrams echoed by a UDP server, none lost, in order (udp_tx $(rdsc udp_tx), udp_rx $(rdsc udp_rx))"
 
 # sizes: the LAN's UDP limit passes, one byte more is dropped and counted
