@@ -15,7 +15,8 @@
 # 10.43.0.50 on the IB host's subnet): the same both ways.  Proved: echo replies verified
 # byte for byte, 300 datagrams none lost, 65507 bytes passed and 65508
 # dropped (drop_oversize), the export both ways with the gateway's
-# address and the export's port as the source the LAN client sees;
+# address and the export's port as the source the LAN client sees; the
+# same over IPv6 (fd43::1 <-> fd44::1); rds_max_peers = 1 (drop_limit);
 # counters in ibgwctl show stats (text and JSON), the RDS keys in show
 # partitions, the configuration check (file:line).
 . "$(dirname "$0")/lib.bash"
@@ -33,13 +34,16 @@ start_fabric -P "$T/partitions.conf"
 
 ns_add ib4
 ns_bg IB4_PID ib4 "$BIN/ipoibd" -f -F "soft:$SOCK" -n ib4 -p 0xffff \
-	-i ib0 --address 10.43.0.1/24 >"$T/ib4.log" 2>&1
+	-i ib0 --address 10.43.0.1/24 --address fd43::1/64 >"$T/ib4.log" 2>&1
 ns_add gw
 ns_add lan3
 ns_veth gw v3 lan3 eth0
 ns gw ip addr add 10.44.0.254/24 dev v3
 ns lan3 ip addr add 10.44.0.1/24 dev eth0
 ns lan3 ip route add default via 10.44.0.254
+ns gw ip addr add fd44::254/64 dev v3 nodad
+ns lan3 ip addr add fd44::1/64 dev eth0 nodad
+ns lan3 ip -6 route add default via fd44::254
 
 conf() {	# [RDS_MAX_PEERS]
 	cat <<CONF
@@ -54,6 +58,7 @@ pkey = 0xffff
 mode = router
 ifname = ib8003
 address = 10.43.0.254/24
+address6 = fd43::254/64
 rds = on
 rds_max_peers = ${1:-64}
 rds_exports = 9000=10.43.0.1:7000, 9001=[fd43::1]:7000
@@ -81,6 +86,8 @@ grep -q "partition p3: RDS on, up to 64 peers, 2 export(s)" "$T/gw.log" || { cat
 ibr() { grep -q "ready:" "$T/ib4.log"; }
 eventually ibr || { cat "$T/ib4.log"; fail "ipoibd ib4 not ready"; }
 ns ib4 ip route replace default via 10.43.0.254 || fail "route on ib4"
+v6ok() { [ -z "$(ns ib4 ip -6 addr show dev ib0 tentative)" ] && [ -z "$(ns gw ip -6 addr show dev ib8003 tentative)" ]; }
+eventually v6ok || fail "IPv6 addresses stay tentative"
 C() { "$BIN/ibgwctl" -s "$T/ibgwd.sock" "$@"; }
 C show partitions | grep -q "^p3 .* on  *off$" || { C show partitions; fail "show partitions: RDS on, SDP off"; }
 C -j show partitions | python3 -c '
@@ -104,10 +111,14 @@ print(p.get("rds", {}).get(sys.argv[1], 0))' "$1"
 cat >"$T/udp_echo.py" <<'PY'
 # a UDP echo server: every datagram back to its sender; one line per
 # datagram in the log: SRC_IP SRC_PORT LENGTH
+# (IPv6 only with a third argument "6")
 import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+v6 = len(sys.argv) > 3
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-s.bind(("0.0.0.0", int(sys.argv[1])))
+if v6:
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+s.bind(("::" if v6 else "0.0.0.0", int(sys.argv[1])))
 log = open(sys.argv[2], "w", buffering=1)
 while True:
     b, a = s.recvfrom(65535)
@@ -122,7 +133,7 @@ cat >"$T/udp_client.py" <<'PY'
 # HOST:PORT with the same bytes.  Prints "ok N" or why not.
 import os, socket, sys
 host, port, size, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(count):
     b = bytes((i + j) & 0xff for j in range(size)) if size < 4096 else os.urandom(size)
     s.sendto(b, (host, port))
@@ -131,8 +142,8 @@ for i in range(count):
         r, a = s.recvfrom(65535)
     except socket.timeout:
         sys.exit("no answer to datagram %d" % i)
-    if a != (host, port):
-        sys.exit("answer from %s:%d" % a)
+    if a[:2] != (host, port):
+        sys.exit("answer from %s:%d" % a[:2])
     if r != b:
         sys.exit("answer %d differs (%d bytes, want %d)" % (i, len(r), len(b)))
 print("ok", count)
@@ -219,6 +230,24 @@ ok "metrics: the ibgw_rds_ families (udp_tx, exported, the endpoint's rx_msgs)"
 kill "$P" 2>/dev/null	# one RDS endpoint per node listens
 wait "$P" 2>/dev/null
 
+# --- IPv6: both ways (RDS_CM_PORT's service ID) -------------------------------------
+ns_bg E6 lan3 python3 "$T/udp_echo.py" 5006 "$T/echo6.log" 6
+echo6_up() { ns lan3 ss -uln "sport = :5006" | grep -q ':5006'; }
+eventually echo6_up || fail "the IPv6 UDP echo server is not up"
+ns ib4 "$PEER" --fabric "soft:$SOCK" --node ib4 --addr fd43::1 \
+	--route "fd44::1=$GWGID" --timeout 20 --bind 4006 \
+	--send "[fd44::1]:5006:4006:50:16-1400" --expect "[fd44::1]:5006:4006:50" >"$T/peer6a.out" 2>&1 ||
+	{ cat "$T/peer6a.out"; tail "$T/gw.log"; fail "IPv6: rdspeer to the LAN echo and back"; }
+expect_eq "IPv6: the LAN sees the gateway's address and the sender's port" "$(cut -d' ' -f1,2 "$T/echo6.log" | sort -u)" "fd44::254 4006"
+ns_bg P ib4 "$PEER" --fabric "soft:$SOCK" --node ib4 --addr fd43::1 \
+	--route "fd44::1=$GWGID" --echo 7000 --linger 60 --timeout 70
+sleep 0.5
+ns lan3 python3 "$T/udp_client.py" fd44::254 9001 1000 20 >"$T/client6.out" 2>&1 ||
+	{ cat "$T/client6.out"; tail "$T/gw.log"; fail "IPv6: export [fd44::254]:9001 -> [fd43::1]:7000"; }
+kill "$P" "$E6" 2>/dev/null
+wait "$P" "$E6" 2>/dev/null
+ok "IPv6: 50 datagrams IB -> LAN echoed; an export [fd44::254]:9001 -> RDS [fd43::1]:7000 -> back"
+
 # --- the limit: rds_max_peers = 1 by a reload ---------------------------------------
 conf 1 >"$T/ibgw.conf"
 kill -HUP "$GW_PID"
@@ -244,7 +273,7 @@ ns_veth gw v1 lan1 eth0
 ns gw ip link set v1 master br1
 ns gw ip addr add 10.43.0.253/24 dev br1
 ns lan1 ip addr add 10.43.0.50/24 dev eth0
-conf | sed 's/^mode = router$/tap = gwtap1\nbridge = br1/; /^ifname = /d; /^address = /d' >"$T/ibgw.conf"
+conf | sed 's/^mode = router$/tap = gwtap1\nbridge = br1/; /^ifname = /d; /^address6* = /d' >"$T/ibgw.conf"
 kill -HUP "$GW_PID"
 tp() { C -j show partitions | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitions"][0]; sys.exit(0 if p["mode"] == "transparent" and p["rds_running"] and p["carrier"] else 1)'; }
 eventually tp || { C show partitions; tail "$T/gw.log"; fail "reload to transparent mode"; }
