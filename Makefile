@@ -249,7 +249,8 @@ $(BUILD)/tests/test_fsw $(BUILD)/tests/test_fsw_sa: $(BUILD)/tests/test_%: \
 # the test, the fabric wrapped.
 GW_RDS_TEST_WRAP := -Wl,--wrap=fab_open -Wl,--wrap=fab_close \
                     -Wl,--wrap=fab_query_port -Wl,--wrap=fab_pkey_find \
-                    -Wl,--wrap=fab_dev_fd -Wl,--wrap=fab_get_event
+                    -Wl,--wrap=fab_dev_fd -Wl,--wrap=fab_get_event \
+                    -Wl,--wrap=time
 $(BUILD)/tests/test_gw_rds: $(BUILD)/tests/unit/test_gw_rds.o \
 		$(BUILD)/gateway/gw_rds.o $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) $(GW_RDS_TEST_WRAP) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)

@@ -6,7 +6,8 @@
  * the export's port; under congestion (ENOBUFS) datagrams wait in order
  * and go when the host clears its map or on the tick, past the queue
  * they are dropped and counted; oversize, malformed, the other family
- * and the limit are counted drops.  The fabric is wrapped: no device.
+ * and the limit are counted drops; idle flows are reaped (the module's
+ * clock wrapped).  The fabric is wrapped: no device.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -146,6 +148,20 @@ int __wrap_fab_get_event(struct fab_dev *dev, struct fab_event *ev)
 	return 0;
 }
 
+/* The module's clock, ahead of the real one by skew seconds. */
+static time_t skew;
+
+time_t __real_time(time_t *t);
+time_t __wrap_time(time_t *t);
+time_t __wrap_time(time_t *t)
+{
+	time_t now = __real_time(NULL) + skew;
+
+	if (t)
+		*t = now;
+	return now;
+}
+
 /* ---- the harness ------------------------------------------------------- */
 
 static struct ibgwd d;
@@ -205,6 +221,7 @@ static int setup(void **state)
 	(void)state;
 	memset(&ep, 0, sizeof(ep));
 	memset(&part, 0, sizeof(part));
+	skew = 0;
 	d.base = event_base_new();
 	assert_non_null(d.base);
 	snprintf(d.conf.fabric, sizeof(d.conf.fabric), "soft:/nowhere");
@@ -418,6 +435,53 @@ static void drops_counted(void **state)
 	assert_int_equal(ep.nsent, 2);
 }
 
+/* Wait for the 1 s tick to have run (with the clock as it is). */
+static void next_tick(void)
+{
+	int i;
+
+	for (i = 0; i < 25; i++) {
+		usleep(50000);
+		spin();
+	}
+}
+
+static void idle_reaped(void **state)
+{
+	uint16_t cport, cport2;
+
+	(void)state;
+	cl = client(&cport);
+	cl2 = client(&cport2);
+	to_export(cl, xport, 1, 8);
+	spin();
+	ep.enobufs = 1;		/* cl2's datagram waits */
+	to_export(cl2, xport, 2, 8);
+	spin();
+	assert_int_equal(st()->flows_now, 2);
+	assert_int_equal(st()->held_now, 1);
+	skew = 57;	/* with the real seconds that pass */
+	next_tick();
+	assert_int_equal(st()->reaped, 0);
+	skew = 61;		/* idle: the flow without a queue goes */
+	next_tick();
+	assert_int_equal(st()->reaped, 1);
+	assert_int_equal(st()->flows_now, 1);
+	assert_int_equal(st()->held_now, 1);
+	skew = 121;		/* twice that: the queue is given up */
+	next_tick();
+	assert_int_equal(st()->reaped, 2);
+	assert_int_equal(st()->flows_now, 0);
+	assert_int_equal(st()->held_now, 0);
+	assert_int_equal(st()->drop_congested, 1);
+	/* the client comes back: a new flow */
+	ep.enobufs = 0;
+	to_export(cl, xport, 3, 8);
+	spin();
+	assert_int_equal(st()->flows_now, 1);
+	assert_int_equal(st()->mappings_made, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +494,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(tick_retries, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(drops_counted, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(idle_reaped, setup,
 						teardown),
 	};
 
