@@ -40,7 +40,7 @@
 #include "gateway/ibgwd.h"
 
 #define NBUCKETS	256
-#define IDLE_S		60	/* a mapping's life without a datagram */
+#define IDLE_S		60	/* a mapping's life without datagrams */
 #define QUEUE_MAX	64	/* datagrams held per mapping */
 #define RX_BATCH	64	/* datagrams read per wake-up */
 #define CACHE_SLOTS	64	/* is_local answers kept */
@@ -72,7 +72,7 @@ struct rmap {
 	struct event *ev;
 	const struct rexport *x;
 	time_t last;
-	uint32_t ovfl;			/* the socket's SO_RXQ_OVFL count */
+	uint32_t ovfl;			/* its socket's SO_RXQ_OVFL */
 	struct held *q, **qtail;
 	unsigned int nq;
 };
@@ -163,7 +163,7 @@ const struct rds_ep_stats *gw_rds_ep_stats(const struct gw_rds *g)
 	return g->ep ? rds_ep_stats(g->ep) : NULL;
 }
 
-/* ---- addresses ------------------------------------------------------------ */
+/* ---- addresses ----------------------------------------------------------- */
 
 /* a in a socket address of family fam (IPv4 as IPv4-mapped in AF_INET6). */
 static socklen_t to_sockaddr(const struct rds_name *n, int fam,
@@ -303,7 +303,7 @@ static size_t udp_max(int family)
 	return family == AF_INET6 ? UDP_MAX6 : UDP_MAX4;
 }
 
-/* ---- mappings ----------------------------------------------------------- */
+/* ---- mappings ------------------------------------------------------------ */
 
 static unsigned int bucket(enum map_kind k, const struct rds_name *a,
 			   const struct rds_name *b)
@@ -412,7 +412,7 @@ static struct rmap *map_add(struct gw_rds *g, enum map_kind k,
 	return m;
 }
 
-/* ---- LAN -> IB ------------------------------------------------------------ */
+/* ---- LAN -> IB ----------------------------------------------------------- */
 
 static int ep_send(struct gw_rds *g, const struct rds_name *src,
 		   const struct rds_name *dst, const uint8_t *data, size_t len)
@@ -596,7 +596,7 @@ static void export_rx_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* ---- IB -> LAN ------------------------------------------------------------ */
+/* ---- IB -> LAN ----------------------------------------------------------- */
 
 /* Room for bursts: an RDS sender has up to a thousand messages in
  * flight, and their answers come back at once.  Past rmem_max with
@@ -690,7 +690,7 @@ static void udp_send(struct gw_rds *g, int fd, int fam,
 	g->st.udp_tx_bytes += len;
 }
 
-/* ---- the endpoint's callbacks ------------------------------------------- */
+/* ---- the endpoint's callbacks -------------------------------------------- */
 
 static int on_resolve(void *arg, const struct inet_addr *laddr,
 		      const struct inet_addr *faddr, union fab_gid *gid,
@@ -818,7 +818,7 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 		}
 }
 
-/* ---- set-up ---------------------------------------------------------------- */
+/* ---- set-up -------------------------------------------------------------- */
 
 static int udp_bind_port(uint16_t port, int *family)
 {

@@ -42,7 +42,7 @@ struct gw_rds_stats {
 	uint64_t drop_congested;	/* past the queue of a mapping */
 	uint64_t drop_udp_tx;		/* sendto on the LAN failed */
 	uint64_t drop_rds_tx;		/* rds_ep_send failed otherwise */
-	uint64_t drop_not_lan;		/* for an address of the IB side */
+	uint64_t drop_not_lan;		/* from the IB side */
 	uint64_t drop_udp_rx_overflow;	/* the kernel dropped at our UDP
 					 * sockets (SO_RXQ_OVFL) */
 };

@@ -162,7 +162,7 @@ time_t __wrap_time(time_t *t)
 	return now;
 }
 
-/* ---- the harness ------------------------------------------------------- */
+/* ---- the harness --------------------------------------------------------- */
 
 static struct ibgwd d;
 static struct part part;
@@ -242,7 +242,8 @@ static int setup(void **state)
 	assert_int_equal(inet_pton(AF_INET6, "fd43::1", &x->ib_addr.v6), 1);
 	x->ib_addr.family = AF_INET6;
 	for (tries = 0; tries < 50 && !g; tries++) {
-		xport = (uint16_t)(20000 + (getpid() * 7 + tries * 131) % 30000);
+		xport = (uint16_t)(20000 +
+				   (getpid() * 7 + tries * 131) % 30000);
 		pc->rds_exports[0].lan_port = xport;
 		pc->rds_exports[1].lan_port = xport + 1;
 		g = gw_rds_new(&part, err, sizeof(err));
@@ -268,7 +269,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* ---- the cases --------------------------------------------------------- */
+/* ---- the cases ----------------------------------------------------------- */
 
 static void export_both_ways(void **state)
 {
