@@ -182,6 +182,13 @@ expect_eq "the LAN sees the gateway's address and the sender's port" "$src" "10.
 expect_eq "the kernel's drops at the gateway's UDP sockets" "$(rdsc drop_udp_rx_overflow)" 0
 ok "IB -> LAN: 300 RDS datagrams echoed by a UDP server, none lost, in order (udp_tx $(rdsc udp_tx), udp_rx $(rdsc udp_rx))"
 
+# the mapping's socket is the LAN's: UDP to it from the IB side is dropped
+n0=$(rdsc drop_not_lan)
+ns ib4 python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"RDSP" + bytes(20), ("10.43.0.254", 4000))'
+notlan() { [ "$(rdsc drop_not_lan)" -gt "$n0" ]; }
+eventually notlan || fail "UDP from the IB side to a mapping: drop_not_lan not counted"
+ok "UDP from an IB host to a mapping's socket dropped (drop_not_lan)"
+
 # sizes: the LAN's UDP limit passes, one byte more is dropped and counted
 o0=$(rdsc drop_oversize)
 peer 20 --bind 4001 --send 10.44.0.1:5000:4001:3:65507 \
