@@ -169,7 +169,8 @@ $(BUILD)/ipoibd: $(BUILD)/ulp/ipoib/ipoibd.o $(DAEMON_LIBS)
 
 $(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(BUILD)/gateway/gw_ctl.o \
                 $(BUILD)/gateway/gw_metrics.o $(BUILD)/gateway/gw_caps.o \
-                $(BUILD)/gateway/gw_sdp.o $(DAEMON_LIBS)
+                $(BUILD)/gateway/gw_sdp.o $(BUILD)/gateway/gw_rds.o \
+                $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(HTTP_LIBS) $(CAPNG_LIBS)
 
 $(BUILD)/ibgwctl: $(BUILD)/gateway/ibgwctl.o
@@ -243,6 +244,16 @@ $(BUILD)/tests/test_fsw $(BUILD)/tests/test_fsw_sa: $(BUILD)/tests/test_%: \
 		$(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/fsw_slots.o \
 		$(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
+
+# The gateway's RDS exports over loopback UDP: the endpoint a recorder in
+# the test, the fabric wrapped.
+GW_RDS_TEST_WRAP := -Wl,--wrap=fab_open -Wl,--wrap=fab_close \
+                    -Wl,--wrap=fab_query_port -Wl,--wrap=fab_pkey_find \
+                    -Wl,--wrap=fab_dev_fd -Wl,--wrap=fab_get_event \
+                    -Wl,--wrap=time
+$(BUILD)/tests/test_gw_rds: $(BUILD)/tests/unit/test_gw_rds.o \
+		$(BUILD)/gateway/gw_rds.o $(BUILD)/tests/unit/vectors.o $(TEST_LIBS)
+	$(CC) $(LDFLAGS) $(GW_RDS_TEST_WRAP) -o $@ $^ $(LIBS_ALL) $(PCAP_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/vectors.o \
                       $(TEST_LIBS)

@@ -44,6 +44,10 @@ static const struct conf_key_desc partition_keys[] = {
 	{ .name = "sdp_max_conns", .type = CONF_UINT, .def = "1024",
 	  .umin = 1, .umax = 65536 },
 	{ .name = "sdp_exports", .type = CONF_STRING },
+	{ .name = "rds", .type = CONF_BOOL, .def = "off" },
+	{ .name = "rds_max_peers", .type = CONF_UINT, .def = "1024",
+	  .umin = 1, .umax = 65536 },
+	{ .name = "rds_exports", .type = CONF_STRING },
 	{ .name = NULL },
 };
 
@@ -165,9 +169,12 @@ static const char *parse_export(char *s, struct gw_sdp_export *x)
 	return NULL;
 }
 
-/* sdp_exports = LANPORT=IBADDR:PORT[, ...] */
+/* sdp_exports or rds_exports = LANPORT=IBADDR:PORT[, ...], into out[]
+ * (up to max, *n of them) */
 static void check_exports(struct ctx *c, const struct conf_value *v,
-			  struct gw_part_conf *p)
+			  struct gw_part_conf *p, const char *key,
+			  struct gw_sdp_export *out, unsigned int *n,
+			  unsigned int max)
 {
 	char buf[4096], *tok, *save = NULL;
 	const char *why;
@@ -183,27 +190,26 @@ static void check_exports(struct ctx *c, const struct conf_value *v,
 		memset(&x, 0, sizeof(x));
 		why = parse_export(tok, &x);
 		if (why) {
-			perr(c, v->line, p->name, "sdp_exports", "'%s': %s",
-			     orig, why);
+			perr(c, v->line, p->name, key, "'%s': %s", orig, why);
 			continue;
 		}
-		for (i = 0; i < p->nsdp_exports; i++)
-			if (p->sdp_exports[i].lan_port == x.lan_port)
+		for (i = 0; i < *n; i++)
+			if (out[i].lan_port == x.lan_port)
 				break;
-		if (i < p->nsdp_exports) {
-			perr(c, v->line, p->name, "sdp_exports",
+		if (i < *n) {
+			perr(c, v->line, p->name, key,
 			     "LAN port %u exported twice", x.lan_port);
 			continue;
 		}
-		if (p->nsdp_exports == GW_SDP_EXPORTS_MAX) {
-			perr(c, v->line, p->name, "sdp_exports",
-			     "more than %d exports", GW_SDP_EXPORTS_MAX);
+		if (*n == max) {
+			perr(c, v->line, p->name, key, "more than %u exports",
+			     max);
 			return;
 		}
-		p->sdp_exports[p->nsdp_exports++] = x;
+		out[(*n)++] = x;
 	}
-	if (!p->nsdp_exports && v)
-		perr(c, v->line, p->name, "sdp_exports",
+	if (!*n && v)
+		perr(c, v->line, p->name, key,
 		     "no LANPORT=IBADDR:PORT in '%s'", v->text);
 }
 
@@ -227,7 +233,40 @@ static void check_sdp(struct ctx *c, const struct conf_inst *in,
 		return;
 	}
 	if ((v = conf_inst_get(in, "sdp_exports")))
-		check_exports(c, v, p);
+		check_exports(c, v, p, "sdp_exports", p->sdp_exports,
+			      &p->nsdp_exports, GW_SDP_EXPORTS_MAX);
+}
+
+/* rds = on and its keys, as SDP's */
+static void check_rds(struct ctx *c, const struct conf_inst *in,
+		      struct gw_part_conf *p)
+{
+	struct gw_sdp_export x[GW_RDS_EXPORTS_MAX];
+	static const char *const rkeys[] = { "rds_max_peers",
+					     "rds_exports" };
+	const struct conf_value *v;
+	unsigned int i;
+
+	v = conf_inst_get(in, "rds");
+	p->rds = v ? v->v.b : 0;
+	v = conf_inst_get(in, "rds_max_peers");
+	p->rds_max_peers = v ? (unsigned int)v->v.u : 1024;
+	if (!p->rds) {
+		for (i = 0; i < 2; i++)
+			if ((v = conf_inst_get(in, rkeys[i])) && v->line)
+				perr(c, v->line, p->name, rkeys[i],
+				     "only with rds = on");
+		return;
+	}
+	if (!(v = conf_inst_get(in, "rds_exports")))
+		return;
+	check_exports(c, v, p, "rds_exports", x, &p->nrds_exports,
+		      GW_RDS_EXPORTS_MAX);
+	for (i = 0; i < p->nrds_exports; i++) {
+		p->rds_exports[i].lan_port = x[i].lan_port;
+		p->rds_exports[i].ib_port = x[i].ib_port;
+		p->rds_exports[i].ib_addr = x[i].ib_addr;
+	}
 }
 
 static void check_part(struct ctx *c, struct gw_conf *g,
@@ -258,6 +297,7 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 	v = conf_inst_get(in, "ipoib_mode");
 	p->ipoib_connected = v && v->v.e == 1;
 	check_sdp(c, in, p);
+	check_rds(c, in, p);
 	if ((v = conf_inst_get(in, "address")))
 		p->addrs[p->naddrs++] = v->v.cidr;
 	if ((v = conf_inst_get(in, "address6"))) {
@@ -301,12 +341,13 @@ static void check_part(struct ctx *c, struct gw_conf *g,
  * No two partitions share a P_Key, VLAN or interface name.  SDP on one
  * partition only: its endpoint listens on every SDP service ID at the
  * gateway's port (0x10000 | any port), and the CM takes one listener of a
- * service ID per port, whatever the partition.
+ * service ID per port, whatever the partition.  RDS likewise: its
+ * endpoint listens on the RDS service IDs (RDS_PORT, RDS_CM_PORT).
  */
 static void check_unique(struct ctx *c, struct gw_conf *g)
 {
 	unsigned int i, j;
-	int sdp = -1;
+	int sdp = -1, rds = -1;
 
 	for (i = 0; i < g->nparts; i++) {
 		struct gw_part_conf *a = &g->parts[i];
@@ -318,6 +359,13 @@ static void check_unique(struct ctx *c, struct gw_conf *g)
 			     g->parts[sdp].name);
 		else if (a->sdp)
 			sdp = (int)i;
+		if (a->rds && rds >= 0)
+			perr(c, a->line, a->name, "rds",
+			     "RDS is on in partition %s already: a gateway "
+			     "bridges RDS on one partition only",
+			     g->parts[rds].name);
+		else if (a->rds)
+			rds = (int)i;
 
 		for (j = 0; j < i; j++) {
 			struct gw_part_conf *b = &g->parts[j];
@@ -471,6 +519,27 @@ void gw_conf_write_gateway(FILE *f, const struct gw_conf *g)
 			g->metrics_addr, g->metrics_port);
 }
 
+static void gw_conf_write_rds(FILE *f, const struct gw_part_conf *p)
+{
+	char a[INET_ADDR_STRLEN];
+	unsigned int i;
+
+	fprintf(f, "rds = %s\n", p->rds ? "on" : "off");
+	if (!p->rds)
+		return;
+	fprintf(f, "rds_max_peers = %u\n", p->rds_max_peers);
+	for (i = 0; i < p->nrds_exports; i++) {
+		const struct gw_rds_export *x = &p->rds_exports[i];
+
+		fprintf(f, "%s%u=%s%s%s:%u", i ? ", " : "rds_exports = ",
+			x->lan_port, x->ib_addr.family == AF_INET6 ? "[" : "",
+			inet_addr_str(&x->ib_addr, a, sizeof(a)),
+			x->ib_addr.family == AF_INET6 ? "]" : "", x->ib_port);
+	}
+	if (p->nrds_exports)
+		fputc('\n', f);
+}
+
 void gw_conf_write_part(FILE *f, const struct gw_part_conf *p)
 {
 	char a[INET_PREFIX_STRLEN];
@@ -496,6 +565,7 @@ void gw_conf_write_part(FILE *f, const struct gw_part_conf *p)
 	fprintf(f, "eth_mtu = %u\nmss_clamp = %s\nipoib_mode = %s\n",
 		p->eth_mtu, p->mss_clamp ? "yes" : "no",
 		p->ipoib_connected ? "connected" : "datagram");
+	gw_conf_write_rds(f, p);
 	fprintf(f, "sdp = %s\n", p->sdp ? "on" : "off");
 	if (!p->sdp)
 		return;

@@ -17,10 +17,19 @@
 #define GW_MAX_PARTS	64
 #define GW_NAME_MAX	64
 #define GW_SDP_EXPORTS_MAX	16
+#define GW_RDS_EXPORTS_MAX	16
 
 /* sdp_exports: TCP from the LAN on lan_port, continued as SDP to an IB
  * host. */
 struct gw_sdp_export {
+	uint16_t lan_port;
+	uint16_t ib_port;
+	struct inet_addr ib_addr;
+};
+
+/* rds_exports: UDP from the LAN on lan_port, continued as RDS to an IB
+ * host's ib_addr:ib_port (the fields of an SDP export). */
+struct gw_rds_export {
 	uint16_t lan_port;
 	uint16_t ib_port;
 	struct inet_addr ib_addr;
@@ -47,6 +56,10 @@ struct gw_part_conf {
 	unsigned int sdp_max_conns;	/* SDP connections at once */
 	struct gw_sdp_export sdp_exports[GW_SDP_EXPORTS_MAX];
 	unsigned int nsdp_exports;
+	int rds;			/* rds = on: bridge RDS to UDP here */
+	unsigned int rds_max_peers;	/* RDS<->UDP mappings at once */
+	struct gw_rds_export rds_exports[GW_RDS_EXPORTS_MAX];
+	unsigned int nrds_exports;
 };
 
 struct gw_conf {

@@ -21,6 +21,7 @@
 
 #include <event2/event.h>
 
+#include "gateway/gw_rds.h"
 #include "gateway/gw_sdp.h"
 #include "gateway/ibgwd.h"
 
@@ -154,6 +155,21 @@ static void show_summary(struct ibgwd *d, struct out *o)
 	put(o, "partitions %u, %u with carrier\n", n, up);
 }
 
+/* The RDS column of show partitions, when a partition has rds = on: the
+ * table stays as it was for gateways without RDS. */
+static const char *rds_column(const struct ibgwd *d, const struct part *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].used && d->parts[i].pc->rds)
+			break;
+	if (i == d->nparts)
+		return "";
+	return !p ? "RDS    " : !p->pc->rds ? "off    " :
+	       p->rds ? "on     " : "failed ";
+}
+
 static void show_partitions(struct ibgwd *d, struct out *o)
 {
 	char ifn[64], hw[IPOIB_ADDR_STRLEN];
@@ -165,8 +181,9 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 		put(o, "{\"partitions\":[");
 	else
 		put(o, "%-16s %-6s %-11s %-16s %-7s %-5s %-7s %-59s %-10s "
-		    "%s\n", "NAME", "PKEY", "MODE", "INTERFACE", "CARRIER",
-		    "MTU", "ETH_MTU", "IPOIB_ADDRESS", "IPOIB_MODE", "SDP");
+		    "%s%s\n", "NAME", "PKEY", "MODE", "INTERFACE",
+		    "CARRIER", "MTU", "ETH_MTU", "IPOIB_ADDRESS", "IPOIB_MODE",
+		    rds_column(d, NULL), "SDP");
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
 		struct ipoib_link *l;
@@ -194,18 +211,24 @@ static void show_partitions(struct ibgwd *d, struct out *o)
 			jstr(o, hw);
 			put(o, ",\"ipoib_mode\":\"%s\",\"sdp\":%s,"
 			    "\"sdp_running\":%s,\"sdp_max_conns\":%u,"
-			    "\"sdp_exports\":%u}",
+			    "\"sdp_exports\":%u,\"rds\":%s,\"rds_running\":%s,"
+			    "\"rds_max_peers\":%u,\"rds_exports\":%u}",
 			    ipoib_link_mode_name(l),
 			    p->pc->sdp ? "true" : "false",
 			    p->sdp ? "true" : "false", p->pc->sdp_max_conns,
-			    p->pc->nsdp_exports);
+			    p->pc->nsdp_exports,
+			    p->pc->rds ? "true" : "false",
+			    p->rds ? "true" : "false", p->pc->rds_max_peers,
+			    p->pc->nrds_exports);
 		} else {
 			put(o, "%-16s 0x%04x %-11s %-16s %-7s %-5u %-7u %-59s "
-			    "%-10s %s\n", p->pc->name, p->pc->pkey | 0x8000,
+			    "%-10s %s%s\n", p->pc->name,
+			    p->pc->pkey | 0x8000,
 			    gw_mode_name(p->pc->mode), ifn,
 			    ipoib_link_carrier(l) ? "up" : "down",
 			    ipoib_link_mtu(l), p->pc->eth_mtu, hw,
-			    ipoib_link_mode_name(l), !p->pc->sdp ? "off" :
+			    ipoib_link_mode_name(l), rds_column(d, p),
+			    !p->pc->sdp ? "off" :
 			    p->sdp ? "on" : "failed");
 		}
 	}
@@ -438,6 +461,25 @@ static void show_stats_sdp(struct part *p, struct out *o)
 		put(o, "}");
 }
 
+/* rds = on: the same, side "rds" (a JSON member "rds"). */
+static void show_stats_rds(struct part *p, struct out *o)
+{
+	const struct rds_ep_stats *es;
+	int f = 1;
+
+	if (!p->rds)
+		return;
+	if (o->json)
+		put(o, ",\"rds\":{");
+	es = gw_rds_ep_stats(p->rds);
+	if (es)
+		stat_table(o, p->pc->name, "rds", rds_ep_counters, es, &f);
+	stat_table(o, p->pc->name, "rds", gw_rds_counters,
+		   gw_rds_stats(p->rds), &f);
+	if (o->json)
+		put(o, "}");
+}
+
 static void show_stats(struct ibgwd *d, struct out *o)
 {
 	unsigned int i;
@@ -465,6 +507,7 @@ static void show_stats(struct ibgwd *d, struct out *o)
 		if (o->json)
 			put(o, "}");
 		show_stats_sdp(p, o);
+		show_stats_rds(p, o);
 		if (o->json)
 			put(o, "}");
 	}

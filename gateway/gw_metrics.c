@@ -17,6 +17,7 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
+#include "gateway/gw_rds.h"
 #include "gateway/gw_sdp.h"
 #include "gateway/ibgwd.h"
 
@@ -105,8 +106,10 @@ static void tables(struct ibgwd *d, const struct counter_out *o)
 	const void *tn[GW_MAX_PARTS], *se[GW_MAX_PARTS], *sg[GW_MAX_PARTS];
 	const char *ibl[GW_MAX_PARTS], *brl[GW_MAX_PARTS], *tnl[GW_MAX_PARTS];
 	const char *sl[GW_MAX_PARTS];
+	const void *re[GW_MAX_PARTS], *rg[GW_MAX_PARTS];
+	const char *rl[GW_MAX_PARTS];
 	static struct ipoib_tun_stats ts[GW_MAX_PARTS];
-	unsigned int i, nib = 0, nbr = 0, ntn = 0, ns = 0;
+	unsigned int i, nib = 0, nbr = 0, ntn = 0, ns = 0, nr = 0;
 
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
@@ -131,6 +134,11 @@ static void tables(struct ibgwd *d, const struct counter_out *o)
 			sg[ns] = gw_sdp_stats(p->sdp);
 			sl[ns++] = lab[i];
 		}
+		if (p->rds && gw_rds_ep_stats(p->rds)) {
+			re[nr] = gw_rds_ep_stats(p->rds);
+			rg[nr] = gw_rds_stats(p->rds);
+			rl[nr++] = lab[i];
+		}
 	}
 	counters_prom(o, "ibgw_ib_", ipoib_link_counters, ib, ibl, nib);
 	counters_prom(o, "ibgw_eth_", gw_bridge_counters, br, brl, nbr);
@@ -138,6 +146,8 @@ static void tables(struct ibgwd *d, const struct counter_out *o)
 	counters_prom(o, "ibgw_tun_", ipoib_tun_counters, tn, tnl, ntn);
 	counters_prom(o, "ibgw_sdp_", sdp_ep_counters, se, sl, ns);
 	counters_prom(o, "ibgw_sdp_", gw_sdp_counters, sg, sl, ns);
+	counters_prom(o, "ibgw_rds_", rds_ep_counters, re, rl, nr);
+	counters_prom(o, "ibgw_rds_", gw_rds_counters, rg, rl, nr);
 }
 
 static void render(struct ibgwd *d, struct evbuffer *b)

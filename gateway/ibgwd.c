@@ -40,6 +40,7 @@
 #include "fabric/fabric.h"
 #include "gateway/gw_bridge.h"
 #include "gateway/gw_conf.h"
+#include "gateway/gw_rds.h"
 #include "gateway/gw_sdp.h"
 #include "netlink/nl_link.h"
 #include "gateway/ibgwd.h"
@@ -943,6 +944,8 @@ static void part_stop(struct part *p, unsigned int ms)
 		return;
 	gw_sdp_free(p->sdp);	/* its connections reset */
 	p->sdp = NULL;
+	gw_rds_free(p->rds);	/* its mappings closed */
+	p->rds = NULL;
 	if (p->tun)
 		ipoib_tun_free(p->tun, ms);
 	if (p->link)
@@ -987,6 +990,20 @@ static void sdp_start(struct part *p)
 		 p->pc->name, p->pc->sdp_max_conns, p->pc->nsdp_exports);
 }
 
+/* rds = on: the endpoint and the exports, as SDP's. */
+static void rds_start(struct part *p)
+{
+	char err[512];
+
+	p->rds = gw_rds_new(p, err, sizeof(err));
+	if (!p->rds) {
+		log_warnx("partition %s: %s: no RDS", p->pc->name, err);
+		return;
+	}
+	log_info("partition %s: RDS on, up to %u peers, %u export(s)",
+		 p->pc->name, p->pc->rds_max_peers, p->pc->nrds_exports);
+}
+
 /* Set a partition up in a free slot (its link not started yet). */
 static struct part *part_new(struct ibgwd *d, const struct gw_part_conf *pc,
 			     char *err, size_t errlen)
@@ -1026,6 +1043,8 @@ static struct part *part_new(struct ibgwd *d, const struct gw_part_conf *pc,
 		enable_forwarding();
 	if (pc->sdp)
 		sdp_start(p);
+	if (pc->rds)
+		rds_start(p);
 	return p;
 }
 

@@ -19,6 +19,7 @@ struct event_base;
 struct gw_ctl;
 struct gw_metrics;
 struct gw_sdp;
+struct gw_rds;
 
 #define TAP_BATCH	64
 #define FRAME_MAX	(ETH_HDR_LEN + ETH_VLAN_LEN + 65536)
@@ -42,6 +43,7 @@ struct part {
 	struct event *tap_ev;
 	uint64_t eth_tx_errors, tap_offload_bad;
 	struct gw_sdp *sdp;		/* sdp = on: gateway/gw_sdp.c */
+	struct gw_rds *rds;		/* rds = on: gateway/gw_rds.c */
 	/* TCP segments for the tap coalesced, behind one Ethernet header */
 	struct gso_gro *gro;
 	uint8_t gro_eth[ETH_HDR_LEN];
