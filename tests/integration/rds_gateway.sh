@@ -7,7 +7,7 @@
 #   ib4 10.43.0.1 (P_Key 0xffff) == gw: router, ib8003 10.43.0.254,
 #                                       v3 10.44.0.254 -- lan3 10.44.0.1
 #
-# ib4 runs ipoibd (its IPoIB, which the gateway's ARP finds) and rdspeer
+# ib4 runs ipoibd (its IPoIB, which the gateway's ARP finds; --no-rds) and rdspeer
 # on the same node (port GID), routing 10.44.0.1 to the gateway's GID, as
 # the kernel's RDS resolves the next hop.  The default partition: rdspeer
 # makes its queue pairs at P_Key index 0 (it has no --pkey).  Then the
@@ -18,7 +18,11 @@
 # address and the export's port as the source the LAN client sees; the
 # same over IPv6 (fd43::1 <-> fd44::1); rds_max_peers = 1 (drop_limit);
 # counters in ibgwctl show stats (text and JSON), the RDS keys in show
-# partitions, the configuration check (file:line).
+# partitions, the configuration check (file:line).  And with unmodified
+# programs on ib5 10.43.0.2 (ipoibd with its RDS service): python3
+# AF_RDS under libibgw_preload.so to the LAN's UDP echo (7 sizes up to
+# 65507), and a LAN UDP client through export 9002 to a preloaded
+# AF_RDS echo server.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 command -v python3 >/dev/null || skip "python3 not installed"
@@ -33,8 +37,15 @@ CONF
 start_fabric -P "$T/partitions.conf"
 
 ns_add ib4
+# ib4: rdspeer is its RDS endpoint (one per node listens), so its
+# ipoibd runs no RDS service
 ns_bg IB4_PID ib4 "$BIN/ipoibd" -f -F "soft:$SOCK" -n ib4 -p 0xffff \
-	-i ib0 --address 10.43.0.1/24 --address fd43::1/64 >"$T/ib4.log" 2>&1
+	-i ib0 --address 10.43.0.1/24 --address fd43::1/64 --no-rds >"$T/ib4.log" 2>&1
+# ib5: an IB host as users run one, ipoibd with its RDS service, and
+# unmodified python3 AF_RDS programs under libibgw_preload.so
+ns_add ib5
+ns_bg IB5_PID ib5 "$BIN/ipoibd" -f -F "soft:$SOCK" -n ib5 -p 0xffff \
+	-i ib0 --address 10.43.0.2/24 >"$T/ib5.log" 2>&1
 ns_add gw
 ns_add lan3
 ns_veth gw v3 lan3 eth0
@@ -61,7 +72,7 @@ address = 10.43.0.254/24
 address6 = fd43::254/64
 rds = on
 rds_max_peers = ${1:-64}
-rds_exports = 9000=10.43.0.1:7000, 9001=[fd43::1]:7000
+rds_exports = 9000=10.43.0.1:7000, 9001=[fd43::1]:7000, 9002=10.43.0.2:7000
 CONF
 }
 
@@ -82,10 +93,14 @@ ok "ibgwd -n: RDS keys checked (file:line, one RDS partition)"
 ns_bg GW_PID gw "$BIN/ibgwd" -f -v -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
 gw_ready() { grep -q "ready: 1 partition" "$T/gw.log"; }
 eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
-grep -q "partition p3: RDS on, up to 64 peers, 2 export(s)" "$T/gw.log" || { cat "$T/gw.log"; fail "no RDS on p3"; }
+grep -q "partition p3: RDS on, up to 64 peers, 3 export(s)" "$T/gw.log" || { cat "$T/gw.log"; fail "no RDS on p3"; }
 ibr() { grep -q "ready:" "$T/ib4.log"; }
 eventually ibr || { cat "$T/ib4.log"; fail "ipoibd ib4 not ready"; }
 ns ib4 ip route replace default via 10.43.0.254 || fail "route on ib4"
+ib5r() { grep -q "ready:" "$T/ib5.log"; }
+eventually ib5r || { cat "$T/ib5.log"; fail "ipoibd ib5 not ready"; }
+grep -q "RDS service on @ibgw-rds" "$T/ib5.log" || { cat "$T/ib5.log"; fail "ib5 has no RDS service"; }
+ns ib5 ip route replace default via 10.43.0.254 || fail "route on ib5"
 v6ok() { [ -z "$(ns ib4 ip -6 addr show dev ib0 tentative)" ] && [ -z "$(ns gw ip -6 addr show dev ib8003 tentative)" ]; }
 eventually v6ok || fail "IPv6 addresses stay tentative"
 C() { "$BIN/ibgwctl" -s "$T/ibgwd.sock" "$@"; }
@@ -93,7 +108,7 @@ C show partitions | grep -q "^p3 .* on  *off$" || { C show partitions; fail "sho
 C -j show partitions | python3 -c '
 import json, sys
 p = json.load(sys.stdin)["partitions"][0]
-want = {"rds": True, "rds_running": True, "rds_max_peers": 64, "rds_exports": 2}
+want = {"rds": True, "rds_running": True, "rds_max_peers": 64, "rds_exports": 3}
 got = {k: p.get(k) for k in want}
 sys.exit(0 if got == want else "show partitions JSON: %r" % got)' || fail "JSON RDS keys"
 ok "gateway up, RDS on p3 (router): show partitions text and JSON"
@@ -218,6 +233,35 @@ expect_eq "the IB host sees the LAN client as the source" "$src" "10.44.0.1"
 [ "$(rdsc conns_active)" -ge 1 ] || fail "no active RDS connection from the gateway"
 ok "export: LAN 10.44.0.1 -> 10.44.0.254:9000 -> RDS 10.43.0.1:7000 --echo -> back from 9000 (exported $(rdsc exported))"
 
+# --- the same with unmodified programs: python3 AF_RDS under the preload on ib5 -------
+PRE=$BIN/libibgw_preload.so
+PY=$TOP/tests/integration/rds_progs.py
+pre() {	# NS PROGRAM...
+	local n=$1
+	shift
+	ns "$n" env LD_PRELOAD="$PRE" "$@"
+}
+u0=$(rdsc udp_tx)
+pre ib5 python3 "$PY" echo-client 10.43.0.2 10.44.0.1 5000 1 100 1400 4096 8000 30000 65507 \
+	>"$T/pre1.out" 2>&1 || { cat "$T/pre1.out"; tail "$T/ib5.log"; fail "preloaded AF_RDS client on ib5 -> LAN UDP echo"; }
+grep -q "^echoed 7 sizes from 10.43.0.2 port " "$T/pre1.out" || fail "preload: $(cat "$T/pre1.out")"
+[ "$(rdsc udp_tx)" -ge $((u0 + 7)) ] || fail "preload: the gateway's udp_tx grew by $(( $(rdsc udp_tx) - u0 )), not 7"
+pport=$(sed -n 's/^echoed 7 sizes from 10.43.0.2 port //p' "$T/pre1.out")
+expect_eq "the LAN saw the preloaded program's datagrams from the gateway, its port" \
+	"$(grep -c "^10.44.0.254 $pport " "$T/echo.log")" 7
+ok "IB -> LAN with an unmodified program: python3 AF_RDS under the preload on ib5, 7 sizes up to 65507 echoed by the LAN's UDP server"
+ns_bg PS ib5 env LD_PRELOAD="$PRE" python3 "$PY" echo-server 10.43.0.2 7000 0 >"$T/pre_srv.out" 2>&1
+bound() { grep -q "^bound" "$T/pre_srv.out"; }
+eventually bound || { cat "$T/pre_srv.out"; fail "preloaded AF_RDS echo server on ib5"; }
+ns lan3 python3 "$T/udp_client.py" 10.44.0.254 9002 1000 30 >"$T/client5.out" 2>&1 ||
+	{ cat "$T/client5.out" "$T/pre_srv.out"; tail -20 "$T/gw.log"; fail "export 9002 -> preloaded AF_RDS echo on ib5"; }
+expect_eq "export to ib5: the client's answers" "$(cat "$T/client5.out")" "ok 30"
+expect_eq "the preloaded server saw the LAN client as the sender" \
+	"$(sed -n 's/^from \([0-9.]*\):[0-9]* .*/\1/p' "$T/pre_srv.out" | sort -u)" "10.44.0.1"
+kill "$PS" 2>/dev/null
+wait "$PS" 2>/dev/null
+ok "LAN -> IB with an unmodified program: a LAN UDP client -> export 9002 -> python3 AF_RDS echo server under the preload on ib5 -> back"
+
 # --- the counters in text, the metrics ---------------------------------------------
 C show stats >"$T/stats.txt"
 for n in udp_tx udp_rx exported drop_oversize mappings_now tx_msgs rx_msgs; do
@@ -229,7 +273,7 @@ sleep 0.3
 grep -q "stats p3 *rds *udp_tx" "$T/gw.log" || fail "SIGUSR1 report without the rds counters"
 ns gw python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:9478/metrics", timeout=5).read().decode())' >"$T/metrics.txt" ||
 	fail "GET /metrics"
-for m in 'ibgw_rds_udp_tx_total\{partition="p3"\} 3[0-9]{2}$' 'ibgw_rds_exported_total\{partition="p3"\} 55$' 'ibgw_rds_rx_msgs_total\{partition="p3"\} [1-9]'; do
+for m in 'ibgw_rds_udp_tx_total\{partition="p3"\} [34][0-9]{2}$' 'ibgw_rds_exported_total\{partition="p3"\} 85$' 'ibgw_rds_rx_msgs_total\{partition="p3"\} [1-9]'; do
 	grep -qE "$m" "$T/metrics.txt" || { grep rds "$T/metrics.txt"; fail "metrics: no '$m'"; }
 done
 ok "metrics: the ibgw_rds_ families (udp_tx, exported, the endpoint's rx_msgs)"
