@@ -188,6 +188,12 @@ $(BUILD)/tests/rctest: $(BUILD)/tests/tools/rctest.o $(DAEMON_LIBS)
 $(BUILD)/tests/sdptest: $(BUILD)/tests/tools/sdptest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
+# the RDS test peer (ulp/rds/rds_ep.h) and its hostile modes
+TOOLS += $(BUILD)/tests/rdspeer
+$(BUILD)/tests/rdspeer: $(BUILD)/tests/tools/rdspeer.o \
+		$(BUILD)/tests/tools/rdspeer_evil.o $(DAEMON_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
 # an ordinary TCP program (it runs unmodified under the preload): no
 # project libraries
 $(BUILD)/tests/tcp_rr: $(BUILD)/tests/tools/tcp_rr.o

@@ -93,6 +93,7 @@ struct rds_ep_stats {
 	uint64_t no_socket;		/* data for a port nobody bound */
 	uint64_t qp_errors;		/* a completion with an error status */
 	uint64_t drops[RDS_DROP_MAX];	/* connections dropped, by reason */
+	uint64_t disconnects;		/* the peer's DREQ while up */
 };
 
 extern const struct counter_desc rds_ep_counters[];

@@ -229,6 +229,54 @@ uint16_t rds_ib_version_confirm(const uint8_t *p, size_t len, int family,
 
 /* --- congestion map ------------------------------------------------------- */
 
+int rds_cma_hdr_build(uint8_t *p, size_t cap, const struct rds_cma_hdr *h)
+{
+	int v = h->src.family == AF_INET ? 4 : h->src.family == AF_INET6 ? 6 : 0;
+
+	if (cap < RDS_CMA_HDR_LEN || !v || h->dst.family != h->src.family) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(p, 0, RDS_CMA_HDR_LEN);
+	p[0] = RDS_CMA_VERSION;
+	p[1] = (uint8_t)(v << 4);
+	be16_put(p + 2, h->sport);
+	if (v == 4) {
+		memcpy(p + 4 + 12, h->src.raw, 4);
+		memcpy(p + 20 + 12, h->dst.raw, 4);
+	} else {
+		memcpy(p + 4, h->src.raw, 16);
+		memcpy(p + 20, h->dst.raw, 16);
+	}
+	return RDS_CMA_HDR_LEN;
+}
+
+int rds_cma_hdr_parse(const uint8_t *p, size_t len, struct rds_cma_hdr *h)
+{
+	int v;
+
+	if (len < RDS_CMA_HDR_LEN || p[0] != RDS_CMA_VERSION) {
+		errno = EINVAL;
+		return -1;
+	}
+	v = p[1] >> 4;
+	if (v != 4 && v != 6) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(h, 0, sizeof(*h));
+	h->sport = be16_get(p + 2);
+	h->src.family = h->dst.family = v == 4 ? AF_INET : AF_INET6;
+	if (v == 4) {
+		memcpy(h->src.raw, p + 4 + 12, 4);
+		memcpy(h->dst.raw, p + 20 + 12, 4);
+	} else {
+		memcpy(h->src.raw, p + 4, 16);
+		memcpy(h->dst.raw, p + 20, 16);
+	}
+	return 0;
+}
+
 void rds_cong_set(struct rds_cong_map *m, uint16_t port)
 {
 	m->bits[port / 8] |= (uint8_t)(1u << (port % 8));

@@ -145,6 +145,29 @@ uint16_t rds_ib_version_confirm(const uint8_t *p, size_t len, int family,
 				uint16_t proposed);
 
 /*
+ * rdma_cm's struct cma_hdr (drivers/infiniband/core/cma.c), the 36 bytes
+ * it puts before a REQ's private data on an IP address: 0 cma_version
+ * (0), 1 ip_version (4 << 4 or 6 << 4), 2 the source port, 4 the source
+ * address, 20 the destination, each a union cma_ip_addr (IPv4: 12 zero
+ * bytes, then the address).  The REP carries no such header.
+ */
+#define RDS_CMA_HDR_LEN		36
+#define RDS_CMA_VERSION		0
+
+struct rds_cma_hdr {
+	uint16_t sport;		/* host order */
+	struct inet_addr src;
+	struct inet_addr dst;
+};
+
+/* Into p (cap >= 36): 36, or -1 (EINVAL: cap short, families differ or
+ * neither IPv4 nor IPv6). */
+int rds_cma_hdr_build(uint8_t *p, size_t cap, const struct rds_cma_hdr *h);
+/* From len bytes: 0, or -1 (EINVAL: shorter than 36, cma_version not 0,
+ * an IP version neither 4 nor 6), as cma_save_ip_info() refuses. */
+int rds_cma_hdr_parse(const uint8_t *p, size_t len, struct rds_cma_hdr *h);
+
+/*
  * Congestion map: one bit per port, bit p % 8 of byte p / 8 (the
  * kernel's little-endian bitops over its map pages), sent as a message
  * of exactly RDS_CONG_MAP_BYTES with flags exactly RDS_FLAG_CONG_BITMAP,

@@ -1,0 +1,1134 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The RDS endpoint (rds_ep.h) after the kernel's net/rds: connection.c
+ * and threads.c (a connection per address pair, its reconnect backoff),
+ * ib_cm.c (the CM exchange and its races), ib_send.c / ib_recv.c (SENDs
+ * of header + 4096 bytes, ACKs), cong.c (the map).
+ *
+ * A struct rconn is the kernel's rds_connection: it lives from the first
+ * message to or from its peer until rds_ep_free, and holds the sequence
+ * state (rds_conn for sending, rds_frag for receiving).  A struct link
+ * is one attempt at carrying it: a CM id, its RC QP and one registered
+ * region of receive slots and send slots (RDS_SEND_MAX bytes each).  A
+ * dropped link leaves its rconn at once (which may connect again) and is
+ * destroyed after its DREQ is answered, or a timeout: never from inside
+ * a callback that still uses it.
+ *
+ * The fabric API has no solicited flag: where the kernel sets
+ * IB_SEND_SOLICITED (the last fragment of a message, every ACK) we set
+ * FAB_SEND_SOLICITED if fabric.h ever defines it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <event2/event.h>
+
+#include "ulp/rds/rds_conn.h"
+#include "ulp/rds/rds_ep.h"
+#include "ulp/rds/rds_frag.h"
+
+#define DEF_WRS		256u
+#define DEF_CONNS	1024u
+#define SLOT		RDS_SEND_MAX
+#define WR_TX		0x100000000ull	/* wr_id: a send slot */
+#define BACKOFF_MIN_MS	4u		/* one jiffy at HZ 250 */
+#define BACKOFF_MAX_MS	1000u		/* rds_sysctl_reconnect_max_jiffies */
+#define RESOLVE_RETRY_MS 100u
+#define RTU_TIMEOUT_MS	10000u
+#define DREQ_LINGER_MS	2000u
+#define RETRY_COUNT	1		/* RDS_IB_DEFAULT_RETRY_COUNT */
+#define RNR_RETRY	7
+#define REJ_CODE	1		/* RDS_RDMA_REJ_INCOMPAT, host order */
+
+#ifdef FAB_SEND_SOLICITED
+#define SEND_SOLICITED	FAB_SEND_SOLICITED
+#else
+#define SEND_SOLICITED	0
+#endif
+
+enum cstate { C_DOWN = 0, C_CONNECTING, C_UP };
+
+struct rconn;
+
+struct link {
+	struct rds_ep *ep;
+	struct link *next;
+	struct rconn *rc;	/* NULL: dropped, waiting to be destroyed */
+	struct fab_cm_id *id;
+	struct fab_qp *qp;
+	struct fab_mr *mr;
+	uint8_t *mem;
+	struct event *qp_ev, *tmo_ev;
+	unsigned int tx_head, tx_inflight;
+	bool passive;
+	bool up;
+	bool dreq_sent;
+	bool gone;		/* destroy at the next timer */
+};
+
+struct local_map {
+	struct local_map *next;
+	struct inet_addr addr;
+	struct rds_cong_map map;
+};
+
+struct rconn {
+	struct rds_ep *ep;
+	struct rconn *next;
+	struct inet_addr laddr, faddr;
+	enum cstate st;
+	struct link *link;
+	struct rds_conn c;
+	struct rds_frag f;
+	struct local_map *lmap;
+	struct rds_cong_map peer;
+	bool peer_valid;
+	struct event *timer;
+	unsigned int backoff_ms;
+	bool dropped;		/* went down once: next attempts count */
+};
+
+struct rds_ep {
+	struct event_base *base;
+	struct fab_dev *dev;
+	struct rds_ep_cfg cfg;
+	struct rds_ep_ops ops;
+	void *arg;
+	struct event *cm_ev;
+	struct fab_cm_id *l4, *l6;
+	struct rconn *conns;
+	unsigned int nconns;
+	struct link *links;
+	struct local_map *lmaps;
+	struct rds_ep_stats st;
+};
+
+static const char *drop_reason(unsigned int i)
+{
+	return rds_drop_name((enum rds_drop)i);
+}
+
+const struct counter_desc rds_ep_counters[] = {
+	COUNTER("conns_active", struct rds_ep_stats, conns_active,
+		"RDS connections made."),
+	COUNTER("conns_passive", struct rds_ep_stats, conns_passive,
+		"RDS connections taken."),
+	COUNTER("conns_up", struct rds_ep_stats, conns_up,
+		"RDS connections up now."),
+	COUNTER("connect_failed", struct rds_ep_stats, connect_failed,
+		"RDS connects rejected, unreachable or timed out."),
+	COUNTER("reconnects", struct rds_ep_stats, reconnects,
+		"RDS connects after a drop."),
+	COUNTER("races", struct rds_ep_stats, races,
+		"REQs while we connected (rejected with 1)."),
+	COUNTER("stale", struct rds_ep_stats, stale,
+		"REQs while up: ours dropped, the REQ rejected."),
+	COUNTER("rejected", struct rds_ep_stats, rejected,
+		"REQs refused (version, address, limit)."),
+	COUNTER("tx_msgs", struct rds_ep_stats, tx_msgs, "RDS messages sent."),
+	COUNTER("tx_bytes", struct rds_ep_stats, tx_bytes,
+		"RDS payload bytes sent."),
+	COUNTER("tx_frags", struct rds_ep_stats, tx_frags, "RDS SENDs posted."),
+	COUNTER("rx_msgs", struct rds_ep_stats, rx_msgs,
+		"RDS messages received."),
+	COUNTER("rx_bytes", struct rds_ep_stats, rx_bytes,
+		"RDS payload bytes received."),
+	COUNTER("rx_frags", struct rds_ep_stats, rx_frags,
+		"RDS SENDs received."),
+	COUNTER("retransmits", struct rds_ep_stats, retransmits,
+		"RDS messages resent after a reconnect."),
+	COUNTER("dups", struct rds_ep_stats, dups,
+		"Retransmitted RDS messages already received."),
+	COUNTER("acks_tx", struct rds_ep_stats, acks_tx,
+		"ACK-only frames sent."),
+	COUNTER("acks_rx", struct rds_ep_stats, acks_rx,
+		"ACK-only frames received."),
+	COUNTER("acks_beyond", struct rds_ep_stats, acks_beyond,
+		"ACKs past what was sent (clamped)."),
+	COUNTER("cong_tx", struct rds_ep_stats, cong_tx,
+		"Congestion map updates sent."),
+	COUNTER("cong_rx", struct rds_ep_stats, cong_rx,
+		"Congestion map updates received."),
+	COUNTER("pings_rx", struct rds_ep_stats, pings_rx, "Pings received."),
+	COUNTER("pongs_tx", struct rds_ep_stats, pongs_tx, "Pongs sent."),
+	COUNTER("no_socket", struct rds_ep_stats, no_socket,
+		"RDS messages for a port nobody bound."),
+	COUNTER("qp_errors", struct rds_ep_stats, qp_errors,
+		"RDS connections whose queue pair failed."),
+	COUNTER("disconnects", struct rds_ep_stats, disconnects,
+		"RDS connections the peer disconnected (DREQ)."),
+	COUNTER_ARRAY("drop", struct rds_ep_stats, drops, drop_reason,
+		      "RDS connections dropped for a bad SEND, by reason."),
+	COUNTERS_END
+};
+
+static void conn_kick(struct rconn *rc);
+static void link_drop(struct link *l);
+static void conn_up(struct rconn *rc, struct link *l);
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static uint8_t *rx_slot(const struct link *l, unsigned int i)
+{
+	return l->mem + (size_t)i * SLOT;
+}
+
+static uint8_t *tx_slot(const struct link *l, unsigned int i)
+{
+	return l->mem + (size_t)(l->ep->cfg.recv_wrs + i) * SLOT;
+}
+
+static int family_port(int family)
+{
+	return family == AF_INET6 ? RDS_CM_PORT : RDS_PORT;
+}
+
+static void arm(struct event *ev, unsigned int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	evtimer_add(ev, &tv);
+}
+
+static struct local_map *lmap_get(struct rds_ep *ep,
+				  const struct inet_addr *a, bool create)
+{
+	struct local_map *m;
+
+	for (m = ep->lmaps; m; m = m->next)
+		if (inet_addr_equal(&m->addr, a))
+			return m;
+	if (!create)
+		return NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->addr = *a;
+	m->next = ep->lmaps;
+	ep->lmaps = m;
+	return m;
+}
+
+/* ---- links ---------------------------------------------------------------- */
+
+static void link_free(struct link *l)
+{
+	struct rds_ep *ep = l->ep;
+	struct link **pp;
+
+	for (pp = &ep->links; *pp; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	}
+	if (l->rc && l->rc->link == l)
+		l->rc->link = NULL;
+	if (l->qp_ev)
+		event_free(l->qp_ev);
+	if (l->tmo_ev)
+		event_free(l->tmo_ev);
+	if (l->id)
+		fab_cm_destroy(l->id);
+	if (l->mr)
+		fab_mr_dereg(l->mr);
+	free(l->mem);
+	free(l);
+}
+
+static void link_tmo_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct link *l = arg;
+
+	(void)fd;
+	(void)what;
+	if (l->gone || !l->rc) {
+		link_free(l);
+		return;
+	}
+	/* a connect or an accept that never completed */
+	if (!l->up) {
+		l->ep->st.connect_failed++;
+		link_drop(l);
+	}
+}
+
+static int post_recv(struct link *l, unsigned int i)
+{
+	struct fab_sge sge = {
+		.addr = (uintptr_t)rx_slot(l, i),
+		.length = SLOT,
+		.lkey = fab_mr_lkey(l->mr),
+	};
+	struct fab_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+
+	return fab_qp_post_recv(l->qp, &wr, 1) == 1 ? 0 : -1;
+}
+
+static void qp_cb(evutil_socket_t fd, short what, void *arg);
+
+static struct link *link_new(struct rds_ep *ep, struct rconn *rc,
+			     struct fab_cm_id *id, bool passive)
+{
+	const struct rds_ep_cfg *cfg = &ep->cfg;
+	struct fab_qp_init qi = {
+		.type = FAB_QPT_RC, .pkey_index = cfg->pkey_index,
+		.max_send = cfg->send_wrs, .max_recv = cfg->recv_wrs,
+		.max_sge = 1,
+	};
+	size_t memlen = (size_t)(cfg->recv_wrs + cfg->send_wrs) * SLOT;
+	char err[FAB_ERRLEN];
+	struct link *l;
+	unsigned int i;
+
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->ep = ep;
+	l->id = id;
+	l->passive = passive;
+	l->next = ep->links;
+	ep->links = l;
+	l->mem = malloc(memlen);
+	l->tmo_ev = evtimer_new(ep->base, link_tmo_cb, l);
+	if (!l->mem || !l->tmo_ev)
+		goto fail;
+	l->mr = fab_mr_reg(ep->dev, l->mem, memlen, FAB_ACCESS_LOCAL_WRITE,
+			   err, sizeof(err));
+	if (!l->mr)
+		goto fail;
+	l->qp = fab_cm_qp_create(id, &qi, err, sizeof(err));
+	if (!l->qp)
+		goto fail;
+	l->qp_ev = event_new(ep->base, fab_qp_fd(l->qp), EV_READ | EV_PERSIST,
+			     qp_cb, l);
+	if (!l->qp_ev)
+		goto fail;
+	event_add(l->qp_ev, NULL);
+	for (i = 0; i < cfg->recv_wrs; i++)
+		if (post_recv(l, i) < 0)
+			goto fail;
+	l->rc = rc;
+	rc->link = l;
+	fab_cm_set_context(id, l);
+	return l;
+fail:
+	l->id = NULL;		/* the caller's */
+	link_free(l);
+	return NULL;
+}
+
+/* The link is done with: off its rconn (which goes down), DREQ, and
+ * destroyed later. */
+static void link_drop(struct link *l)
+{
+	struct rconn *rc = l->rc;
+	struct rds_ep *ep = l->ep;
+
+	if (l->gone)
+		return;
+	l->gone = true;
+	if (rc) {
+		l->rc = NULL;
+		if (rc->link == l) {
+			rc->link = NULL;
+			if (rc->st == C_UP && ep->st.conns_up)
+				ep->st.conns_up--;
+			rc->st = C_DOWN;
+			rc->dropped = true;
+			rds_conn_reset(&rc->c);
+			rds_frag_reset(&rc->f);
+			conn_kick(rc);
+		}
+	}
+	if (l->qp_ev)
+		event_del(l->qp_ev);
+	if (l->up && !l->dreq_sent) {
+		l->dreq_sent = true;
+		fab_cm_disconnect(l->id, NULL, 0);
+		arm(l->tmo_ev, DREQ_LINGER_MS);
+		return;
+	}
+	arm(l->tmo_ev, 0);
+}
+
+/* ---- sending -------------------------------------------------------------- */
+
+static void link_tx(struct link *l)
+{
+	struct rconn *rc = l->rc;
+	struct rds_ep *ep = l->ep;
+	struct fab_sge sge;
+	struct fab_rc_wr wr;
+	struct rds_tx tx;
+	uint8_t *buf;
+
+	while (rc && l->up && !l->gone &&
+	       l->tx_inflight < ep->cfg.send_wrs && rds_conn_ready(&rc->c)) {
+		buf = tx_slot(l, l->tx_head);
+		if (rds_conn_next(&rc->c, buf, rc->lmap ? rc->lmap->map.bits :
+				  NULL, &tx) == RDS_TX_NONE)
+			break;
+		sge.addr = (uintptr_t)buf;
+		sge.length = (uint32_t)tx.len;
+		sge.lkey = fab_mr_lkey(l->mr);
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = WR_TX | l->tx_head;
+		wr.opcode = FAB_WR_SEND;
+		wr.flags = FAB_SEND_SIGNALED | (tx.last ? SEND_SOLICITED : 0);
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		if (fab_qp_post_send(l->qp, &wr, 1) != 1) {
+			ep->st.qp_errors++;
+			link_drop(l);
+			return;
+		}
+		l->tx_head = (l->tx_head + 1) % ep->cfg.send_wrs;
+		l->tx_inflight++;
+		ep->st.tx_frags++;
+		switch (tx.kind) {
+		case RDS_TX_ACK:
+			ep->st.acks_tx++;
+			break;
+		case RDS_TX_CONG:
+			if (tx.last)
+				ep->st.cong_tx++;
+			break;
+		case RDS_TX_DATA:
+			if (tx.retransmit)
+				ep->st.retransmits++;
+			if (tx.last && !tx.retransmit) {
+				ep->st.tx_msgs++;
+				ep->st.tx_bytes += tx.msg->len;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ---- receiving ------------------------------------------------------------ */
+
+static void rx_ack(struct rconn *rc, uint64_t ack)
+{
+	if (rds_conn_ack(&rc->c, ack))
+		rc->ep->st.acks_beyond++;
+}
+
+static void rx_message(struct rconn *rc, const struct rds_in *in)
+{
+	struct rds_ep *ep = rc->ep;
+	struct rds_name dst, src;
+	struct iovec none = { NULL, 0 };
+
+	rds_conn_rx_msg(&rc->c, in->hdr.seq, in->ack_required);
+	ep->st.rx_msgs++;
+	ep->st.rx_bytes += in->len;
+	switch (rds_msg_kind(&in->hdr)) {
+	case RDS_MSG_PING:
+		ep->st.pings_rx++;
+		if (rds_conn_queue(&rc->c, 0, in->hdr.sport, &none, 1,
+				   NULL) == 0)
+			ep->st.pongs_tx++;
+		return;
+	case RDS_MSG_PING_NULL:
+	case RDS_MSG_HS_PONG:
+		return;
+	case RDS_MSG_DATA:
+		break;
+	}
+	dst.addr = rc->laddr;
+	dst.port = in->hdr.dport;
+	src.addr = rc->faddr;
+	src.port = in->hdr.sport;
+	if (ep->ops.deliver(ep->arg, &dst, &src, in->data, in->len) < 0)
+		ep->st.no_socket++;
+}
+
+/* One received SEND; false when the link was dropped. */
+static bool on_recv(struct link *l, const uint8_t *p, uint32_t len)
+{
+	struct rconn *rc = l->rc;
+	struct rds_ep *ep = l->ep;
+	enum rds_drop why;
+	struct rds_in in;
+
+	ep->st.rx_frags++;
+	why = rds_frag_input(&rc->f, p, len, &in);
+	if (why != RDS_DROP_NONE) {
+		if (why < RDS_DROP_MAX)
+			ep->st.drops[why]++;
+		link_drop(l);
+		return false;
+	}
+	rx_ack(rc, in.ack);
+	switch (in.kind) {
+	case RDS_IN_ACK:
+		ep->st.acks_rx++;
+		break;
+	case RDS_IN_MSG:
+		rx_message(rc, &in);
+		break;
+	case RDS_IN_DUP:
+		ep->st.dups++;
+		rds_conn_rx_msg(&rc->c, in.hdr.seq, in.ack_required);
+		break;
+	case RDS_IN_CONG:
+		ep->st.cong_rx++;
+		if (rds_cong_update(&rc->peer, in.data) && rc->peer_valid &&
+		    ep->ops.uncongested)
+			ep->ops.uncongested(ep->arg, &rc->faddr);
+		rc->peer_valid = true;
+		break;
+	case RDS_IN_CONG_BAD:
+	case RDS_IN_NONE:
+		break;
+	}
+	return l->rc == rc && !l->gone;
+}
+
+static void qp_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct link *l = arg;
+	struct rds_ep *ep = l->ep;
+	struct rconn *rc = l->rc;
+	struct fab_wc wc[32];
+	int i, n, rounds = 0;
+
+	(void)fd;
+	(void)what;
+	while (!l->gone && rounds++ < 8) {
+		n = fab_qp_poll(l->qp, wc, 32);
+		if (n <= 0)
+			break;
+		for (i = 0; i < n && !l->gone; i++) {
+			if (wc[i].status != FAB_WC_SUCCESS) {
+				if (wc[i].status != FAB_WC_WR_FLUSH_ERR)
+					ep->st.qp_errors++;
+				link_drop(l);
+				break;
+			}
+			if (!wc[i].recv) {
+				if (l->tx_inflight)
+					l->tx_inflight--;
+				continue;
+			}
+			if (!l->up && l->passive && rc &&
+			    rc->link == l)	/* a SEND before the RTU */
+				conn_up(rc, l);
+			if (!on_recv(l, rx_slot(l, (unsigned int)wc[i].wr_id %
+						ep->cfg.recv_wrs),
+				     wc[i].byte_len))
+				break;
+			if (post_recv(l, (unsigned int)wc[i].wr_id %
+				      ep->cfg.recv_wrs) < 0) {
+				ep->st.qp_errors++;
+				link_drop(l);
+			}
+		}
+		if (n < 32)
+			break;
+	}
+	if (!l->gone && rounds > 8)
+		event_active(l->qp_ev, EV_READ, 0);
+	if (!l->gone && rc)
+		link_tx(l);
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+static void conn_connect(struct rconn *rc);
+
+static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rconn *rc = arg;
+
+	(void)fd;
+	(void)what;
+	if (rc->st == C_DOWN && rc->c.head)
+		conn_connect(rc);
+}
+
+/* threads.c's rds_queue_reconnect(): at once the first time, then a
+ * random delay below a ceiling that doubles up to 1 s. */
+static void conn_schedule(struct rconn *rc)
+{
+	unsigned int ms = 0;
+
+	if (evtimer_pending(rc->timer, NULL))
+		return;
+	if (!rc->backoff_ms) {
+		rc->backoff_ms = BACKOFF_MIN_MS;
+	} else {
+		ms = (unsigned int)random() % rc->backoff_ms;
+		rc->backoff_ms *= 2;
+		if (rc->backoff_ms > BACKOFF_MAX_MS)
+			rc->backoff_ms = BACKOFF_MAX_MS;
+	}
+	arm(rc->timer, ms);
+}
+
+static void conn_kick(struct rconn *rc)
+{
+	if (rc->st == C_UP && rc->link)
+		link_tx(rc->link);
+	else if (rc->st == C_DOWN && rc->c.head)
+		conn_schedule(rc);
+}
+
+static void conn_release(void *arg, struct rds_cmsg *m, int err)
+{
+	struct rconn *rc = arg;
+	struct rds_ep *ep = rc->ep;
+
+	if (!m->forgotten && m->ctx && ep->ops.done)
+		ep->ops.done(ep->arg, m->ctx, m->len, err);
+}
+
+static struct rconn *conn_find(const struct rds_ep *ep,
+			       const struct inet_addr *laddr,
+			       const struct inet_addr *faddr)
+{
+	struct rconn *rc;
+
+	for (rc = ep->conns; rc; rc = rc->next)
+		if (inet_addr_equal(&rc->laddr, laddr) &&
+		    inet_addr_equal(&rc->faddr, faddr))
+			return rc;
+	return NULL;
+}
+
+static struct rconn *conn_get(struct rds_ep *ep, const struct inet_addr *laddr,
+			      const struct inet_addr *faddr)
+{
+	struct rconn *rc = conn_find(ep, laddr, faddr);
+
+	if (rc)
+		return rc;
+	if (ep->nconns >= ep->cfg.max_conns) {
+		errno = ENOBUFS;
+		return NULL;
+	}
+	rc = calloc(1, sizeof(*rc));
+	if (!rc) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc->ep = ep;
+	rc->laddr = *laddr;
+	rc->faddr = *faddr;
+	rc->lmap = lmap_get(ep, laddr, true);
+	rc->timer = evtimer_new(ep->base, conn_timer_cb, rc);
+	if (!rc->lmap || !rc->timer || rds_frag_init(&rc->f) < 0) {
+		if (rc->timer)
+			event_free(rc->timer);
+		free(rc);
+		errno = ENOMEM;
+		return NULL;
+	}
+	rds_conn_init(&rc->c, conn_release, rc);
+	rc->next = ep->conns;
+	ep->conns = rc;
+	ep->nconns++;
+	return rc;
+}
+
+static void conn_free(struct rconn *rc)
+{
+	if (rc->link) {
+		rc->link->rc = NULL;
+		link_free(rc->link);
+	}
+	event_free(rc->timer);
+	rds_conn_fini(&rc->c);
+	rds_frag_fini(&rc->f);
+	free(rc);
+}
+
+/* Our private data: rds_ib_priv (after the cma_hdr on the soft profile). */
+static int build_priv(struct rds_ep *ep, struct rconn *rc, uint16_t version,
+		      bool req, uint8_t *p, size_t cap)
+{
+	struct rds_ib_priv d;
+	size_t off = 0;
+	int n;
+
+	if (req && ep->cfg.profile == RDS_PROFILE_SOFT) {
+		struct rds_cma_hdr h = {
+			.sport = (uint16_t)(32768 + random() % 28232),
+			.src = rc->laddr, .dst = rc->faddr,
+		};
+
+		if (rds_cma_hdr_build(p, cap, &h) < 0)
+			return -1;
+		off = RDS_CMA_HDR_LEN;
+	}
+	memset(&d, 0, sizeof(d));
+	d.saddr = rc->laddr;
+	d.daddr = rc->faddr;
+	d.major = (uint8_t)(version >> 8);
+	d.minor = (uint8_t)version;
+	d.minor_mask = RDS_IB_MINOR_MASK;
+	d.ack_seq = rc->c.ack_valid ? rc->c.ack_seq : 0;
+	n = rds_ib_priv_build(p + off, cap - off, &d);
+	return n < 0 ? -1 : (int)off + n;
+}
+
+static void conn_connect(struct rconn *rc)
+{
+	struct rds_ep *ep = rc->ep;
+	uint8_t pd[FAB_CM_REQ_PRIV];
+	struct fab_cm_param cp = { .private_data = pd,
+				   .retry_count = RETRY_COUNT,
+				   .rnr_retry_count = RNR_RETRY };
+	struct fab_cm_addr dst;
+	struct fab_cm_id *id;
+	struct link *l;
+	uint16_t lid = 0;
+	int n;
+
+	memset(&dst, 0, sizeof(dst));
+	if (ep->ops.resolve(ep->arg, &rc->laddr, &rc->faddr, &dst.gid,
+			    &lid) < 0) {
+		if (errno == EAGAIN)
+			arm(rc->timer, RESOLVE_RETRY_MS);
+		else
+			conn_schedule(rc);
+		return;
+	}
+	dst.lid = lid;
+	dst.service_id = FAB_CM_SID_TCP(family_port(rc->laddr.family));
+	n = build_priv(ep, rc, RDS_VERSION_3_1, true, pd, sizeof(pd));
+	if (n < 0)
+		return;
+	cp.private_data_len = (uint8_t)n;
+	id = fab_cm_create_id(ep->dev, NULL, NULL, 0);
+	if (!id) {
+		conn_schedule(rc);
+		return;
+	}
+	l = link_new(ep, rc, id, false);
+	if (!l) {
+		fab_cm_destroy(id);
+		conn_schedule(rc);
+		return;
+	}
+	if (rc->dropped)
+		ep->st.reconnects++;
+	rc->st = C_CONNECTING;
+	if (fab_cm_connect(id, &dst, &cp, NULL, 0) < 0) {
+		ep->st.connect_failed++;
+		link_drop(l);
+		return;
+	}
+	if (ep->cfg.connect_timeout_ms)
+		arm(l->tmo_ev, ep->cfg.connect_timeout_ms);
+}
+
+static void conn_up(struct rconn *rc, struct link *l)
+{
+	struct rds_ep *ep = rc->ep;
+
+	evtimer_del(l->tmo_ev);
+	l->up = true;
+	rc->st = C_UP;
+	rc->backoff_ms = 0;
+	ep->st.conns_up++;
+	if (l->passive)
+		ep->st.conns_passive++;
+	else
+		ep->st.conns_active++;
+	link_tx(l);
+}
+
+/* ---- the CM ------------------------------------------------------------- */
+
+static void reject(struct rds_ep *ep, struct fab_cm_id *id)
+{
+	int code = REJ_CODE;
+
+	fab_cm_reject(id, &code, sizeof(code), NULL, 0);
+	fab_cm_destroy(id);
+	(void)ep;
+}
+
+static void on_request(struct rds_ep *ep, const struct fab_cm_event *ev)
+{
+	int family = ev->listen_id == ep->l6 ? AF_INET6 : AF_INET;
+	uint8_t rep[FAB_CM_REP_PRIV];
+	struct fab_cm_param cp = { .private_data = rep,
+				   .retry_count = RETRY_COUNT,
+				   .rnr_retry_count = RNR_RETRY };
+	const uint8_t *pd = ev->private_data;
+	size_t len = ev->private_data_len;
+	struct rds_cma_hdr ch;
+	struct rds_ib_priv dp;
+	struct rconn *rc;
+	struct link *l;
+	uint16_t ver;
+	int n;
+
+	if (ep->cfg.profile == RDS_PROFILE_SOFT) {
+		if (rds_cma_hdr_parse(pd, len, &ch) < 0)
+			goto refuse;
+		pd += RDS_CMA_HDR_LEN;
+		len -= RDS_CMA_HDR_LEN;
+	}
+	ver = rds_ib_version_accept(pd, len, family);
+	if (!ver || rds_ib_priv_parse(pd, len, family, &dp) < 0 ||
+	    dp.saddr.family != family || !ep->ops.is_local(ep->arg, &dp.daddr))
+		goto refuse;
+	rc = conn_get(ep, &dp.daddr, &dp.saddr);
+	if (!rc)
+		goto refuse;
+	if (rc->st == C_CONNECTING) {
+		ep->st.races++;
+		reject(ep, ev->id);
+		return;
+	}
+	if (rc->st == C_UP) {
+		ep->st.stale++;
+		if (rc->link)
+			link_drop(rc->link);
+		reject(ep, ev->id);
+		return;
+	}
+	evtimer_del(rc->timer);
+	if (dp.ack_seq)
+		rx_ack(rc, dp.ack_seq);
+	l = link_new(ep, rc, ev->id, true);
+	if (!l)
+		goto refuse;
+	n = build_priv(ep, rc, ver, false, rep, sizeof(rep));
+	if (n < 0) {
+		link_drop(l);
+		return;
+	}
+	cp.private_data_len = (uint8_t)n;
+	rc->st = C_CONNECTING;
+	if (fab_cm_accept(ev->id, &cp, NULL, 0) < 0) {
+		link_drop(l);
+		return;
+	}
+	arm(l->tmo_ev, RTU_TIMEOUT_MS);
+	return;
+refuse:
+	ep->st.rejected++;
+	reject(ep, ev->id);
+}
+
+static void on_established(struct link *l, const struct fab_cm_event *ev)
+{
+	struct rconn *rc = l->rc;
+	struct rds_ib_priv dp;
+	int family;
+
+	if (!rc || l->gone)
+		return;
+	if (l->passive) {
+		conn_up(rc, l);
+		return;
+	}
+	family = rc->laddr.family;
+	if (!rds_ib_version_confirm(ev->private_data, ev->private_data_len,
+				    family, RDS_VERSION_3_1)) {
+		l->ep->st.connect_failed++;
+		link_drop(l);
+		return;
+	}
+	if (rds_ib_priv_parse(ev->private_data, ev->private_data_len, family,
+			      &dp) == 0 && dp.ack_seq)
+		rx_ack(rc, dp.ack_seq);
+	conn_up(rc, l);
+}
+
+static void cm_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rds_ep *ep = arg;
+	struct fab_cm_event ev;
+	struct link *l;
+	int n = 0;
+
+	(void)fd;
+	(void)what;
+	while (n++ < 64 && fab_cm_get_event(ep->dev, &ev) == 1) {
+		if (ev.type == FAB_CM_EV_CONNECT_REQUEST) {
+			on_request(ep, &ev);
+			continue;
+		}
+		l = fab_cm_context(ev.id);
+		if (!l)
+			continue;
+		switch (ev.type) {
+		case FAB_CM_EV_ESTABLISHED:
+			on_established(l, &ev);
+			break;
+		case FAB_CM_EV_REJECTED:
+		case FAB_CM_EV_UNREACHABLE:
+		case FAB_CM_EV_CONNECT_ERROR:
+			if (l->rc && !l->up)
+				ep->st.connect_failed++;
+			link_drop(l);
+			break;
+		case FAB_CM_EV_DISCONNECTED:
+		case FAB_CM_EV_DEVICE_REMOVAL:
+			if (l->rc && l->up) {
+				ep->st.disconnects++;
+				/* what came before the DREQ */
+				qp_cb(-1, 0, l);
+			}
+			l->dreq_sent = true;	/* answered by the CM */
+			link_drop(l);
+			arm(l->tmo_ev, 0);
+			break;
+		case FAB_CM_EV_TIMEWAIT_EXIT:
+			if (l->gone)
+				arm(l->tmo_ev, 0);
+			break;
+		default:
+			break;
+		}
+	}
+	if (n > 64)
+		event_active(ep->cm_ev, EV_READ, 0);
+}
+
+/* ---- the endpoint --------------------------------------------------------- */
+
+static struct fab_cm_id *listen_on(struct rds_ep *ep, uint16_t port,
+				   char *err, size_t errlen)
+{
+	struct fab_cm_addr a;
+
+	memset(&a, 0, sizeof(a));
+	a.service_id = FAB_CM_SID_TCP(port);
+	a.service_mask = FAB_CM_SID_EXACT;
+	return fab_cm_listen(ep->dev, &a, 0, NULL, err, errlen);
+}
+
+struct rds_ep *rds_ep_new(struct event_base *base, struct fab_dev *dev,
+			  const struct rds_ep_cfg *cfg,
+			  const struct rds_ep_ops *ops, void *arg, char *err,
+			  size_t errlen)
+{
+	struct rds_ep *ep;
+	int fd, e;
+
+	fd = fab_cm_fd(dev);
+	if (fd < 0) {
+		snprintf(err, errlen, "RDS: no connection manager: %s",
+			 strerror(errno));
+		return NULL;
+	}
+	ep = calloc(1, sizeof(*ep));
+	if (!ep) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	ep->base = base;
+	ep->dev = dev;
+	ep->cfg = *cfg;
+	if (!ep->cfg.recv_wrs)
+		ep->cfg.recv_wrs = DEF_WRS;
+	if (!ep->cfg.send_wrs)
+		ep->cfg.send_wrs = DEF_WRS;
+	if (!ep->cfg.max_conns)
+		ep->cfg.max_conns = DEF_CONNS;
+	ep->ops = *ops;
+	ep->arg = arg;
+	ep->l4 = listen_on(ep, RDS_PORT, err, errlen);
+	if (!ep->l4)
+		goto fail;
+	ep->l6 = listen_on(ep, RDS_CM_PORT, err, errlen);
+	if (!ep->l6)
+		goto fail;
+	ep->cm_ev = event_new(base, fd, EV_READ | EV_PERSIST, cm_cb, ep);
+	if (!ep->cm_ev) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		goto fail;
+	}
+	event_add(ep->cm_ev, NULL);
+	return ep;
+fail:
+	e = errno;
+	if (ep->l4)
+		fab_cm_destroy(ep->l4);
+	if (ep->l6)
+		fab_cm_destroy(ep->l6);
+	free(ep);
+	errno = e;
+	return NULL;
+}
+
+void rds_ep_free(struct rds_ep *ep)
+{
+	struct local_map *m;
+	struct rconn *rc;
+	struct link *l;
+
+	if (!ep)
+		return;
+	for (l = ep->links; l; l = l->next)
+		if (l->up && !l->dreq_sent)
+			fab_cm_disconnect(l->id, NULL, 0);
+	while ((rc = ep->conns)) {
+		ep->conns = rc->next;
+		conn_free(rc);
+	}
+	while (ep->links)
+		link_free(ep->links);
+	while ((m = ep->lmaps)) {
+		ep->lmaps = m->next;
+		free(m);
+	}
+	fab_cm_destroy(ep->l4);
+	fab_cm_destroy(ep->l6);
+	event_free(ep->cm_ev);
+	free(ep);
+}
+
+static bool addr_usable(const struct inet_addr *a)
+{
+	static const uint8_t zero[16];
+
+	if (a->family == AF_INET)
+		return memcmp(a->raw, zero, 4) && (a->raw[0] & 0xf0) != 0xe0 &&
+		       a->v4.s_addr != 0xffffffffu;
+	if (a->family == AF_INET6)
+		return memcmp(a->raw, zero, 16) && a->raw[0] != 0xff;
+	return false;
+}
+
+int rds_ep_send(struct rds_ep *ep, const struct rds_name *src,
+		const struct rds_name *dst, const struct iovec *iov,
+		int iovcnt, void *ctx)
+{
+	struct rconn *rc;
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	if (len > RDS_MAX_MSG_SIZE) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if (src->addr.family != dst->addr.family || !src->port ||
+	    !addr_usable(&dst->addr) || !ep->ops.is_local(ep->arg,
+							   &src->addr)) {
+		errno = EINVAL;
+		return -1;
+	}
+	rc = conn_get(ep, &src->addr, &dst->addr);
+	if (!rc)
+		return -1;
+	if (dst->port && rc->peer_valid && rds_cong_test(&rc->peer,
+							 dst->port)) {
+		errno = ENOBUFS;
+		return -1;
+	}
+	if (rds_conn_queue(&rc->c, src->port, dst->port, iov, iovcnt,
+			   ctx) < 0)
+		return -1;
+	conn_kick(rc);
+	return 0;
+}
+
+bool rds_ep_congested(const struct rds_ep *ep, const struct rds_name *src,
+		      const struct rds_name *dst)
+{
+	const struct rconn *rc = conn_find(ep, &src->addr, &dst->addr);
+
+	return rc && rc->peer_valid && rds_cong_test(&rc->peer, dst->port);
+}
+
+void rds_ep_set_cong(struct rds_ep *ep, const struct inet_addr *laddr,
+		     uint16_t port, bool congested)
+{
+	struct local_map *m = lmap_get(ep, laddr, true);
+	struct rconn *rc;
+
+	if (!m || !!rds_cong_test(&m->map, port) == congested)
+		return;
+	if (congested)
+		rds_cong_set(&m->map, port);
+	else
+		rds_cong_clear(&m->map, port);
+	for (rc = ep->conns; rc; rc = rc->next) {
+		if (rc->lmap != m)
+			continue;
+		rds_conn_cong_changed(&rc->c);
+		if (rc->st == C_UP)
+			conn_kick(rc);
+	}
+}
+
+void rds_ep_forget(struct rds_ep *ep, void *ctx)
+{
+	struct rconn *rc;
+
+	for (rc = ep->conns; rc; rc = rc->next)
+		rds_conn_forget(&rc->c, ctx);
+}
+
+unsigned int rds_ep_cancel_to(struct rds_ep *ep, void *ctx,
+			      const struct rds_name *dst)
+{
+	struct rconn *rc;
+	unsigned int n = 0;
+
+	for (rc = ep->conns; rc; rc = rc->next)
+		if (inet_addr_equal(&rc->faddr, &dst->addr))
+			n += rds_conn_cancel(&rc->c, ctx, dst->port);
+	return n;
+}
+
+const struct rds_ep_stats *rds_ep_stats(const struct rds_ep *ep)
+{
+	return &ep->st;
+}
+
+static const char *state_name(enum cstate st)
+{
+	switch (st) {
+	case C_DOWN: return "down";
+	case C_CONNECTING: return "connecting";
+	case C_UP: return "up";
+	}
+	return "?";
+}
+
+size_t rds_ep_report(const struct rds_ep *ep, char *buf, size_t cap)
+{
+	char la[INET6_ADDRSTRLEN], fa[INET6_ADDRSTRLEN];
+	const struct rconn *rc;
+	size_t off = 0;
+	int n;
+
+	if (cap)
+		buf[0] = '\0';
+	for (rc = ep->conns; rc && off < cap; rc = rc->next) {
+		inet_ntop(rc->laddr.family, rc->laddr.raw, la, sizeof(la));
+		inet_ntop(rc->faddr.family, rc->faddr.raw, fa, sizeof(fa));
+		n = snprintf(buf + off, cap - off,
+			     "rds %s %s state %s next_tx %llu next_rx %llu "
+			     "unacked %u queued %u retransmits %llu "
+			     "acks_beyond %llu\n", la, fa, state_name(rc->st),
+			     (unsigned long long)rc->c.next_tx_seq,
+			     (unsigned long long)rc->f.next_rx,
+			     rds_conn_unacked(&rc->c), rds_conn_queued(&rc->c),
+			     (unsigned long long)rc->c.retransmits,
+			     (unsigned long long)rc->c.acks_beyond);
+		if (n < 0)
+			break;
+		off += (size_t)n < cap - off ? (size_t)n : cap - off - 1;
+	}
+	return off;
+}
