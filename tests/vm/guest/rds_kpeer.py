@@ -32,13 +32,15 @@
 # trips reported; --ready FILE: written once every socket is bound;
 # --go FILE: the sends start once FILE exists (and the pings are answered);
 # --wait-acked: before exiting, wait until the kernel holds no message
-# unacknowledged (RDS_INFO_SEND_MESSAGES and _RETRANS_MESSAGES empty), so
+# unsent (RDS_INFO_SEND_MESSAGES empty) and none unacknowledged
+# (_RETRANS_MESSAGES empty, or unchanged for 2 s: see wait_acked), so
 # that closing the socket drops nothing the peer did not take.
 #
 # Exits 0 when every send is through, every expect complete, every ping
 # answered; prints "rds_kpeer: ok ..." and with --stats the kernel's RDS
 # counters "name value", one per line.
 import argparse
+import ctypes
 import os
 import random
 import selectors
@@ -54,6 +56,7 @@ RDS_INFO_RETRANS_MESSAGES = 10004
 HDR = struct.Struct("!4sHHII")
 PAT = bytes(i & 0xFF for i in range(256 + (1 << 20) + 16))
 VERBOSE = False
+LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def log(msg):
@@ -174,6 +177,7 @@ class Peer:
         if a.rtt:
             self.sock(int(a.rtt.split(":")[2]))
         self.echoed = 0
+        self.unacked = 0
 
     def sock(self, port):
         if port and port in self.socks:
@@ -361,31 +365,45 @@ class Peer:
               % (count, size, rtts[len(rtts) // 2] * 1e6,
                  rtts[len(rtts) * 9 // 10] * 1e6, rtts[0] * 1e6), flush=True)
 
-    def info_count(self, opt, each):
-        sk = next(iter(self.socks.values()))
-        size = 1 << 16
+    def info(self, opt):
+        """RDS_INFO_* through libc (Python's getsockopt stops at 1024
+        bytes); a too small buffer gets ENOSPC and the length needed"""
+        fd = next(iter(self.socks.values())).fileno()
+        size = 1 << 14
         while True:
-            try:
-                buf = sk.getsockopt(SOL_RDS, opt, size)
-                return len(buf) // each
-            except OSError as e:
-                if e.errno != 28 or size >= 1 << 24:	# ENOSPC
-                    raise
-                size *= 4
+            buf = ctypes.create_string_buffer(size)
+            n = ctypes.c_uint32(size)
+            if LIBC.getsockopt(fd, SOL_RDS, opt, buf, ctypes.byref(n)) >= 0:
+                return buf.raw[:n.value]
+            err = ctypes.get_errno()
+            if err != 28 or size >= 1 << 26:	# ENOSPC
+                die("getsockopt RDS_INFO %d: %s" % (opt, os.strerror(err)))
+            size = max(size * 2, n.value)
 
     def wait_acked(self):
+        """until the kernel has sent everything and the peer acknowledged
+        it, or the unacknowledged rest has not changed for 2 s: the
+        kernel sends a lone ACK only for a message flagged ACK_REQUIRED
+        (ib_recv.c, rds_ib_set_ack/rds_ib_attempt_ack), so a burst's
+        unflagged tail waits for an h_ack that no data carries back"""
+        last, since = None, time.monotonic()
         while True:
-            n = (self.info_count(RDS_INFO_SEND_MESSAGES, 26) +
-                 self.info_count(RDS_INFO_RETRANS_MESSAGES, 26))
-            if n == 0:
+            queued = self.info(RDS_INFO_SEND_MESSAGES)
+            retrans = self.info(RDS_INFO_RETRANS_MESSAGES)
+            if not queued and not retrans:
                 return
+            if not queued:
+                if retrans != last:
+                    last, since = retrans, time.monotonic()
+                elif time.monotonic() - since >= 2.0:
+                    self.unacked = len(retrans) // 26
+                    log("%d messages sent, never acknowledged" % self.unacked)
+                    return
             self.deadline_left()
             self.poll(0.1)
 
     def counters(self):
-        sk = next(iter(self.socks.values()))
-        size = 1 << 16
-        buf = sk.getsockopt(SOL_RDS, RDS_INFO_COUNTERS, size)
+        buf = self.info(RDS_INFO_COUNTERS)
         out = []
         for off in range(0, len(buf) - 39, 40):
             name = buf[off:off + 32].split(b"\0")[0].decode()
@@ -394,16 +412,21 @@ class Peer:
 
     def report(self, t_sent):
         parts = []
-        for fl in self.flows.values():
-            parts.append("expect %s:%d:%d %d msgs%s" %
-                         (fl.src, fl.sport, fl.dport, fl.count - fl.first,
-                          " (%d resent)" % fl.resent if fl.resent else ""))
-        for s in self.sends:
-            parts.append("send %s:%d %d msgs" % (s.dst, s.dport, s.count))
+        fls = list(self.flows.values())
+        if fls:
+            resent = sum(fl.resent for fl in fls)
+            parts.append("expected %d msgs (%d flows%s)" %
+                         (sum(fl.count - fl.first for fl in fls), len(fls),
+                          ", %d resent" % resent if resent else ""))
+        if self.sends:
+            parts.append("sent %d msgs (%d flows)" %
+                         (sum(s.count for s in self.sends), len(self.sends)))
         for p in self.pings:
             parts.append("ping %s rtt_us %d" % (p["dst"], p["rtt"] * 1e6))
         if self.echoed:
             parts.append("echoed %d" % self.echoed)
+        if self.unacked:
+            parts.append("%d sent unacknowledged" % self.unacked)
         print("rds_kpeer: ok " + ", ".join(parts), flush=True)
         if self.sends:
             n = sum(s.count for s in self.sends)
