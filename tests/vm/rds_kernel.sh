@@ -108,6 +108,25 @@ while read -r sip dip pd; do
 done < <(ts -Y "$q" -T fields -e infiniband.cm.req.ip_cm.sip4 \
 	-e infiniband.cm.req.ip_cm.dip4 -e infiniband.cm.req.ip_cm.private)
 [ "$nreq" -ge 2 ] || fail "capture: $nreq CM REQs to RDMA_PS_TCP port 18634 (2 at least: before and after the restart)"
+# the CM's fields as each side sets them, for the report (ours is a on
+# 10.77.0.1, the kernel b): device limits (responder resources,
+# initiator depth) may differ, the rest is the protocol's
+echo "capture: CM REQ fields by sender (responder_res init_depth e2e_fc retry rnr_retry mtu srq resp_tout local_tout max_cm_retries ack_tout):"
+ts -Y 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0010' -T fields \
+	-e ip.src -e infiniband.cm.req.responderres -e infiniband.cm.req.initdepth \
+	-e infiniband.cm.req.e2eflowctrl -e infiniband.cm.req.retrcount \
+	-e infiniband.cm.req.rnrretrcount -e infiniband.cm.req.pppmtu \
+	-e infiniband.cm.req.srq -e infiniband.cm.req.remoteresptout \
+	-e infiniband.cm.req.localresptout -e infiniband.cm.req.maxcmretr \
+	-e infiniband.cm.req.prim_localacktout | sort | uniq -c | sed 's/^/  /'
+echo "capture: CM REP fields by sender (resp_res init_depth e2e_fc rnr_retry srq failover target_ack_delay, RDS private data):"
+ts -Y 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0013' -T fields \
+	-e ip.src -e infiniband.cm.rep.respres -e infiniband.cm.rep.initdepth \
+	-e infiniband.cm.rep.e2eflowctrl -e infiniband.cm.rep.rnrretrcount \
+	-e infiniband.cm.rep.srq -e infiniband.cm.rep.failoveracc \
+	-e infiniband.cm.rep.tgtackdelay -e infiniband.cm.rep.private |
+	awk '{ $NF = substr($NF, 1, 95); print }' | sort | uniq -c | sed 's/^/  /'
+echo "capture: CM REJs: $(cnt 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0012'), DREQs: $(cnt 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0015')"
 nrep=$(cnt 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0013')
 [ "$nrep" -ge 2 ] || fail "capture: $nrep CM REPs"
 tot=0
