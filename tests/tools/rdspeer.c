@@ -28,6 +28,7 @@
  * does and then misbehaves (rdspeer --evil help lists the modes).
  */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -441,7 +442,7 @@ static void check_done(void)
 {
 	struct timeval tv;
 
-	if (P.finishing || P.failed || !all_done())
+	if (P.finishing || P.failed || !all_done() || !rds_ep_idle(P.ep))
 		return;
 	P.finishing = true;
 	P.t_done = now_s();
@@ -681,6 +682,17 @@ static void timeout_cb(evutil_socket_t fd, short what, void *arg)
 	finish(1, msg);
 }
 
+static void term_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (P.finishing || all_done())
+		finish(0, "ok (terminated)");
+	else
+		timeout_cb(-1, 0, NULL);
+}
+
 /* ---- options ------------------------------------------------------------- */
 
 static void opt_route(char *s)
@@ -798,6 +810,7 @@ int main(int argc, char **argv)
 	char err[FAB_ERRLEN];
 	struct fab_dev *dev;
 	struct timeval tv = { 0, 20000 };
+	struct event *sig;
 	int ch, have_addr = 0;
 
 	while ((ch = getopt_long(argc, argv, "v", opts, NULL)) != -1) {
@@ -860,15 +873,9 @@ int main(int argc, char **argv)
 			.soft = strncmp(spec, "soft:", 5) == 0,
 		};
 
-		for (i = 0; i < P.nroutes; i++)
-			if (inet_addr_equal(&P.routes[i].ip, &evil_dst))
-				ev.gid = P.routes[i].gid;
 		if (!evil_dst.family && strcmp(evil, "help"))
 			die("--evil needs --dst");
 		op_resolve(NULL, &P.addr, &evil_dst, &ev.gid, &ev.lid);
-		for (i = 0; i < P.nroutes; i++)
-			if (inet_addr_equal(&P.routes[i].ip, &evil_dst))
-				ev.gid = P.routes[i].gid;
 		ch = rdspeer_evil_run(&ev);
 		fab_close(dev);
 		return ch;
@@ -892,10 +899,13 @@ int main(int argc, char **argv)
 	tv.tv_sec = (time_t)timeout;
 	tv.tv_usec = (suseconds_t)((timeout - (double)tv.tv_sec) * 1e6);
 	event_base_once(P.base, -1, EV_TIMEOUT, timeout_cb, NULL, &tv);
+	sig = evsignal_new(P.base, SIGTERM, term_cb, NULL);
+	evsignal_add(sig, NULL);
 	send_pings();
 	pump();
 	check_done();
 	event_base_dispatch(P.base);
+	event_free(sig);
 	rds_ep_free(P.ep);
 	event_free(P.tick);
 	event_base_free(P.base);

@@ -1095,6 +1095,20 @@ const struct rds_ep_stats *rds_ep_stats(const struct rds_ep *ep)
 	return &ep->st;
 }
 
+bool rds_ep_idle(const struct rds_ep *ep)
+{
+	const struct rconn *rc;
+
+	for (rc = ep->conns; rc; rc = rc->next) {
+		if (rc->st != C_UP || !rc->link)
+			continue;
+		if (rc->c.ack_pending || rc->c.cong_pending ||
+		    rc->c.cong_busy || rc->link->tx_inflight)
+			return false;
+	}
+	return true;
+}
+
 static const char *state_name(enum cstate st)
 {
 	switch (st) {

@@ -173,6 +173,10 @@ unsigned int rds_ep_cancel_to(struct rds_ep *ep, void *ctx,
 			      const struct rds_name *dst);
 
 const struct rds_ep_stats *rds_ep_stats(const struct rds_ep *ep);
+/* Nothing owed to a peer: no ACK or map update waiting, every SEND
+ * posted completed (the peer's HCA has it).  For a program about to
+ * exit after its last delivery, so that the peer gets its ACKs. */
+bool rds_ep_idle(const struct rds_ep *ep);
 /* One line per connection ("rds LADDR FADDR state up|connecting|down
  * next_tx N next_rx N unacked N queued N ...") into buf; the length. */
 size_t rds_ep_report(const struct rds_ep *ep, char *buf, size_t cap);
