@@ -277,6 +277,13 @@ void rds_conn_reset(struct rds_conn *c)
 	c->cur_busy = false;
 	c->cong_busy = false;
 	c->cong_pending = true;
+	/* a new link starts without ACK state, as the kernel's
+	 * rds_ib_conn_path_shutdown() clears i_ack_next: the peer may have
+	 * restarted its sequence at 1, and an h_ack (or a CM ack_seq) from
+	 * the old sequence would let it drop unreceived messages */
+	c->ack_valid = false;
+	c->ack_pending = false;
+	c->ack_seq = 0;
 }
 
 unsigned int rds_conn_cancel(struct rds_conn *c, void *ctx, uint16_t dport)
