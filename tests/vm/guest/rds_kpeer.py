@@ -399,8 +399,22 @@ class Peer:
                     self.unacked = len(retrans) // 26
                     log("%d messages sent, never acknowledged" % self.unacked)
                     return
-            self.deadline_left()
+            if time.monotonic() >= self.deadline:
+                die("waiting for acknowledgements: %s unsent, %s unacknowledged"
+                    % (self.describe(queued), self.describe(retrans)))
             self.poll(0.1)
+
+    @staticmethod
+    def describe(buf):
+        """rds_info_message items: seq, len, laddr, faddr, lport, fport,
+        flags, tos (26 bytes each, big-endian)"""
+        items = [struct.unpack_from("!QI4s4sHHBB", buf, o)
+                 for o in range(0, len(buf) - 25, 26)]
+        if not items:
+            return "none"
+        return "%d (seq %d..%d, first %d bytes %d->%d flags %#x)" % (
+            len(items), min(i[0] for i in items), max(i[0] for i in items),
+            items[0][1], items[0][4], items[0][5], items[0][6])
 
     def counters(self):
         buf = self.info(RDS_INFO_COUNTERS)
