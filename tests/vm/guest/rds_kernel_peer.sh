@@ -131,8 +131,7 @@ if [ "$role" = a ]; then
 		rds_loaded && gfail "rds got loaded on a meanwhile"
 		gok "still no rds module on a"
 	fi
-	serve 7004 done
-	sleep 3
+	fetch "$B" 7004 >/dev/null	# b is done with us
 	exit 0
 fi
 
@@ -215,7 +214,7 @@ tail -n 20 $T/k4.err | sed 's/^/  k4 err| /'
 [ $rc -eq 0 ] || gfail "phase 3: rds_kpeer.py after the restart exited $rc"
 gok "after the restart: $(grep ': ok ' $T/k4.out)"
 gok "$(grep ': rtt ' $T/k4.out)"
-fetch "$A" 7004 >/dev/null
+serve 7004 done
 kill -INT $TPID
 wait $TPID
 cat $T/tcpdump.err
@@ -224,3 +223,4 @@ dmesg | grep 'RDS/IB' | sed 's/^/  dmesg| /'
 n=$(dmesg | grep -Ec "RDS/IB: (Active|Passive) conn connected <::ffff:$B,::ffff:$A,0> version 3\.1")
 [ "$n" -ge 2 ] || gfail "dmesg: $n RDS/IB connections $B <-> $A version 3.1 (2 expected: before and after the restart)"
 gok "dmesg: $n RDS/IB conn connected <::ffff:$B,::ffff:$A,0> version 3.1"
+sleep 2	# a fetches "done" before this guest goes
