@@ -98,7 +98,7 @@ hex() {	# dotted IPv4 -> 8 hex digits
 nreq=0 dirs=""
 while read -r sip dip pd; do
 	pd=$(echo "$pd" | tr -d ':')
-	echo "capture: REQ $sip -> $dip, RDS private data ${pd:0:64}"
+	echo "$sip -> $dip ${pd:0:64}" >>"$VM_DIR/reqs"
 	case "$pd" in
 	"$(hex $sip)$(hex $dip)0301"*) ;;
 	*) fail "capture: the REQ $sip -> $dip does not carry dp_saddr $sip, dp_daddr $dip, version 3.1: ${pd:0:64}" ;;
@@ -107,6 +107,8 @@ while read -r sip dip pd; do
 	case " $dirs " in *" $sip "*) ;; *) dirs="$dirs $sip" ;; esac
 done < <(ts -Y "$q" -T fields -e infiniband.cm.req.ip_cm.sip4 \
 	-e infiniband.cm.req.ip_cm.dip4 -e infiniband.cm.req.ip_cm.private)
+echo "capture: CM REQs to port 18634, RDS private data (dp_saddr dp_daddr major minor minor_mask tos pad ack_seq credit):"
+sort "$VM_DIR/reqs" | uniq -c | sed 's/^/  /'
 [ "$nreq" -ge 2 ] || fail "capture: $nreq CM REQs to RDMA_PS_TCP port 18634 (2 at least: before and after the restart)"
 # the CM's fields as each side sets them, for the report (ours is a on
 # 10.77.0.1, the kernel b): device limits (responder resources,
@@ -126,6 +128,13 @@ ts -Y 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0013'
 	-e infiniband.cm.rep.srq -e infiniband.cm.rep.failoveracc \
 	-e infiniband.cm.rep.tgtackdelay -e infiniband.cm.rep.private |
 	awk '{ $NF = substr($NF, 1, 95); print }' | sort | uniq -c | sed 's/^/  /'
+while read -r sip dip pd; do
+	case "$pd" in
+	"$(hex $sip)$(hex $dip)0301"*) ;;
+	*) fail "capture: the REP $sip -> $dip does not carry dp_saddr $sip, dp_daddr $dip, version 3.1: ${pd:0:64}" ;;
+	esac
+done < <(ts -Y 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0013' \
+	-T fields -e ip.src -e ip.dst -e infiniband.cm.rep.private | tr -d ':')
 echo "capture: CM REJs: $(cnt 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0012'), DREQs: $(cnt 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0015')"
 nrep=$(cnt 'infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0013')
 [ "$nrep" -ge 2 ] || fail "capture: $nrep CM REPs"
@@ -137,4 +146,10 @@ for op in 0 1 2 4 17; do
 done
 [ "$(cnt 'infiniband.bth.opcode == 4 || infiniband.bth.opcode == 0')" -ge 40000 ] ||
 	fail "capture: too few RC SENDs"
-ok "capture: $tot RoCE v2 RC packets (SEND, ACK); $nreq CM REQs to RDMA_PS_TCP port 18634 (from$dirs) with rdma_cm's header and the RDS/IB private data (addresses, version 3.1); $nrep REPs; none malformed"
+# SE (solicited event) on every whole-message SEND: the kernel sleeps
+# on solicited completions only (ib_cm.c, IB_CQ_SOLICITED)
+n=$(cnt 'infiniband.bth.opcode == 4 && infiniband.bth.se == 0')
+[ "$n" -eq 0 ] || fail "capture: $n SEND ONLY packets without SE"
+se=$(cnt 'ip.src == 10.77.0.1 && infiniband.bth.opcode == 4 && infiniband.bth.se == 1')
+[ "$se" -ge 1000 ] || fail "capture: a sent $se SEND ONLY packets with SE"
+ok "capture: $tot RoCE v2 RC packets (SEND, ACK), SE on every SEND ONLY ($se of them a's); $nreq CM REQs to RDMA_PS_TCP port 18634 (from$dirs) with rdma_cm's header and the RDS/IB private data (addresses, version 3.1); $nrep REPs; none malformed"
