@@ -110,7 +110,11 @@ if [ "$role" = a ]; then
 		args+=(--expect $B:$((6100 + i)):$((6200 + i)):$(count $i))
 	done
 	t0=$(date +%s)
-	run_a p1 7002 "${args[@]}" --timeout 200 --stats
+	# --linger: b's kernel waits until what it sent is acknowledged or
+	# its unacknowledged tail (never flagged ACK_REQUIRED) has stood for
+	# 2 s; a peer gone before that leaves the tail queued for a
+	# retransmission that never comes
+	run_a p1 7002 "${args[@]}" --timeout 200 --linger 6 --stats
 	sed 's/^/  p1| /' $T/p1.out
 	tail -n 20 $T/p1.err | sed 's/^/  p1 err| /'
 	[ $rc -eq 0 ] || gfail "phase 1: the peer on a exited $rc"
@@ -120,7 +124,7 @@ if [ "$role" = a ]; then
 	fetch "$B" 7003 >/dev/null
 	run_a p3 7005 --addr $A --send $B:7001:7000:1000:16-9000 \
 		--expect $B:7101:7100:1000 --expect $B:7102:7100:1000 \
-		--echo 7200 --timeout 200 --stats
+		--echo 7200 --timeout 200 --linger 6 --stats
 	sed 's/^/  p3| /' $T/p3.out
 	tail -n 20 $T/p3.err | sed 's/^/  p3 err| /'
 	[ $rc -eq 0 ] || gfail "phase 3: the peer on a exited $rc"
