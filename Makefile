@@ -337,4 +337,7 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
+# rdspeer joined TOOLS after all: took its value
+all: $(BUILD)/tests/rdspeer
+
 -include $(shell find $(BUILD) $(FUZZ_DIR) -name '*.d' 2>/dev/null)

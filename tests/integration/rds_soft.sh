@@ -13,7 +13,12 @@
 #  4. tshark on the capture: the CM REQ's rdma_cm IP header (RDS port
 #     18634, IPv4, the two RDS addresses), REP, nothing malformed (with
 #     tshark's RPC-over-RDMA heuristic off: it claims RDS SENDs);
-#  5. ibfabricd --loss/--reorder/--dup: RC recovers, RDS intact.
+#  5. ibfabricd --loss/--reorder/--dup: RC recovers, RDS intact;
+#  6. congestion: a port congested in the receiver's map gets ENOBUFS at
+#     the sender until the map update that clears it (run before 4);
+#  7. IPv6 RDS addresses: port 16385, 56-byte private data (before 4);
+#  8. messages to an unreachable peer wait, connects retried with backoff
+#     until it comes (before 4).
 # Counters asserted: ACKs, congestion maps, retransmits, reconnects.
 . "$(dirname "$0")/lib.bash"
 command -v tshark >/dev/null || fail "no tshark (run 'make deps')"
@@ -147,9 +152,62 @@ gt0 a.out retransmits
 gt0 a.out reconnects
 ok "3: h2 killed after $n1 messages, restarted: h1 resent $(cnt a.out retransmits), reconnected ($(cnt a.out reconnects) attempts), all $N acknowledged and delivered"
 
+# 6 (before the capture ends): congestion.  h2's port 200 is congested in
+# its map from the start and cleared after 700 ms: h1's sends to it get
+# ENOBUFS once the map has come, and go on when the update clears it
+peer h2 --cong 200:700 --expect 10.1.0.1:100:200:20000 --stats \
+	--timeout 30 >"$T/c2.out" 2>&1 &
+p=$!
+PIDS+=("$p")
+sleep 0.2
+(peer h1 --send 10.1.0.2:200:100:20000:16-100 --stats --timeout 30) \
+	>"$T/c1.out" 2>&1
+rc1=$?
+wait $p
+rc2=$?
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] ||
+	{ cat "$T/c1.out" "$T/c2.out"; fail "6: exit $rc1/$rc2"; }
+waits=$(sed -n 's/^rdspeer: \([0-9]*\) sends met a congested port$/\1/p' "$T/c1.out")
+[ "${waits:-0}" -gt 0 ] || { cat "$T/c1.out"; fail "6: no send met the congested port"; }
+[ "$(cnt c2.out cong_tx)" -ge 2 ] || fail "6: h2 sent no map update"
+[ "$(cnt c1.out cong_rx)" -ge 2 ] || fail "6: h1 took no map update"
+ok "6: congestion: $waits sends got ENOBUFS until h2's update cleared port 200 (h2 cong_tx $(cnt c2.out cong_tx), h1 cong_rx $(cnt c1.out cong_rx)); all 20000 delivered"
+
+# 7 (before the capture ends): IPv6 RDS addresses (RDS_CM_PORT 16385,
+# the 56-byte private data), both ways, pings
+"$RP" --fabric "soft:$SOCK" --node h2 --addr fd00::2 --route fd00::1="$G1" \
+	--expect '[fd00::1]:100:200:500' --send '[fd00::1]:200:100:500:16-9000' \
+	--stats --timeout 30 >"$T/v2.out" 2>&1 &
+p=$!
+PIDS+=("$p")
+"$RP" --fabric "soft:$SOCK" --node h1 --addr fd00::1 --route fd00::2="$G2" \
+	--send '[fd00::2]:200:100:500:16-9000' --expect '[fd00::2]:100:200:500' \
+	--ping fd00::2 --stats --timeout 30 >"$T/v1.out" 2>&1
+rc1=$?
+wait $p
+rc2=$?
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] ||
+	{ cat "$T/v1.out" "$T/v2.out"; fail "7: IPv6: exit $rc1/$rc2"; }
+grep -q '^rds fd00::1 fd00::2 ' "$T/v1.out" || fail "7: no connection fd00::1 fd00::2"
+ok "7: IPv6 RDS addresses: 500 messages each way, $(grep '^rdspeer: pong' "$T/v1.out")"
+
+# 8: messages wait while the peer is unreachable (no ECONNREFUSED): h1
+# sends before h2 exists; its connects fail and are retried with backoff
+# (at most 1 s apart) until h2 comes
+peer h1 --send 10.1.0.2:200:100:300:16-5000 --stats --timeout 30 \
+	>"$T/w1.out" 2>&1 &
+p=$!
+PIDS+=("$p")
+sleep 1.5
+(peer h2 --expect 10.1.0.1:100:200:300 --timeout 30) >"$T/w2.out" 2>&1 ||
+	{ cat "$T/w2.out"; fail "8: h2 exit"; }
+wait $p || { cat "$T/w1.out"; fail "8: h1 exit"; }
+[ "$(cnt w1.out connect_failed)" -ge 2 ] || { cat "$T/w1.out"; fail "8: h1 did not retry"; }
+ok "8: 300 messages waited for an unreachable peer: $(cnt w1.out connect_failed) connects failed, then delivered"
+
 # 4: tshark on the capture
 stop_fabric
-tshark -r "$T/rds.pcap" -Y 'infiniband.cm.req.ip_cm' -T fields \
+tshark -r "$T/rds.pcap" -Y 'infiniband.cm.req.ip_cm.ipv == 4' -T fields \
 	-e infiniband.cm.req.serviceid.dport -e infiniband.cm.req.ip_cm.ipv \
 	-e infiniband.cm.req.ip_cm.sip4 -e infiniband.cm.req.ip_cm.dip4 \
 	-e infiniband.cm.req.ip_cm.sport >"$T/req.txt" 2>"$T/tshark.err" ||
@@ -161,6 +219,13 @@ awk -F'\t' '$1 != "0x48ca" || $2 != "0x04" ||
 	!(($3 == "10.1.0.1" && $4 == "10.1.0.2") || ($3 == "10.1.0.2" && $4 == "10.1.0.1"))' \
 	"$T/req.txt" >"$T/req.bad"
 [ ! -s "$T/req.bad" ] || { head "$T/req.bad"; fail "4: a REQ's IP CM header is not RDS's"; }
+tshark -r "$T/rds.pcap" -Y 'infiniband.cm.req.ip_cm.ipv == 6' -T fields \
+	-e infiniband.cm.req.serviceid.dport -e infiniband.cm.req.ip_cm.sip6 \
+	-e infiniband.cm.req.ip_cm.dip6 >"$T/req6.txt" 2>/dev/null
+[ -s "$T/req6.txt" ] || fail "4: no IPv6 REQ decoded"
+awk -F'\t' '$1 != "0x4001" || !(($2 == "fd00::1" && $3 == "fd00::2") ||
+	($2 == "fd00::2" && $3 == "fd00::1"))' "$T/req6.txt" >"$T/req6.bad"
+[ ! -s "$T/req6.bad" ] || { head "$T/req6.bad"; fail "4: an IPv6 REQ's IP CM header is not RDS's"; }
 reps=$(tshark -r "$T/rds.pcap" -Y 'infiniband.cm.rep' 2>/dev/null | wc -l)
 [ "$reps" -gt 0 ] || fail "4: no CM REP"
 # tshark has no RDS dissector; its RPC-over-RDMA heuristic claims RDS
@@ -168,7 +233,7 @@ reps=$(tshark -r "$T/rds.pcap" -Y 'infiniband.cm.rep' 2>/dev/null | wc -l)
 mal=$(tshark -r "$T/rds.pcap" --disable-protocol rpcordma \
 	-Y '_ws.malformed || _ws.expert.severity >= error' 2>/dev/null | wc -l)
 expect_eq "4: malformed packets" "$mal" 0
-ok "4: tshark: $(wc -l <"$T/req.txt") REQs with RDS's IP CM header (port 18634, IPv4, 10.1.0.x), $reps REPs"
+ok "4: tshark: $(wc -l <"$T/req.txt") REQs with RDS's IP CM header (port 18634, IPv4, 10.1.0.x), $(wc -l <"$T/req6.txt") IPv6 ones (port 16385, fd00::x), $reps REPs"
 
 # 5: a lossy, reordering, duplicating fabric
 start_fabric --loss 0.01 --reorder 0.01 --dup 0.01 --seed 7

@@ -8,7 +8,7 @@
  *           [--bind PORT]... [--send DST_IP:DPORT:SPORT:COUNT:SIZE[-MAX]]...
  *           [--expect SRC_IP:SPORT:DPORT:COUNT]... [--echo PORT]...
  *           [--ping DST_IP[:SPORT]]... [--timeout SEC] [--linger SEC]
- *           [--stats] [--log FILE] [--seed N] [-v]
+ *           [--stats] [--log FILE] [--seed N] [--cong PORT:MS] [-v]
  *
  * soft: specs run the SOFT profile, verbs: ones RDMA_CM.  A peer's GID
  * is its --route, else ::ffff:a.b.c.d.  Payload (big-endian): 0 "RDSP",
@@ -18,7 +18,8 @@
  * ENOBUFS waited out.  --expect: COUNT messages in order, none lost,
  * duplicated or corrupt.  --echo: every message to PORT goes back to its
  * sender from PORT.  --ping: a ping (to port 0) and its pong.  --log:
- * every message received, "SRC SPORT DPORT INDEX LEN".
+ * every message received, "SRC SPORT DPORT INDEX LEN".  --cong: our
+ * PORT congested in our map from the start, cleared after MS.
  * Exit 0 once every send is acknowledged, every expect complete and every
  * ping answered (after --linger); 1 on a violation or --timeout.
  *
@@ -105,6 +106,9 @@ static struct peer {
 	unsigned int inflight;
 	struct echo_msg *eq_head, *eq_tail;
 	uint64_t echoed, rx_other;
+	uint64_t enobufs;		/* sends that met a congested port */
+	uint16_t cong_port;		/* --cong: congested at start */
+	unsigned int cong_ms;
 	double t_start, t_done;
 	int verbose;
 	int failed;
@@ -131,12 +135,13 @@ static void usage(void)
 		"        [--expect SRC:SPORT:DPORT:COUNT]... [--echo PORT]... "
 		"[--ping DST[:SPORT]]...\n"
 		"        [--timeout SEC] [--linger SEC] [--stats] [--log FILE] "
-		"[--seed N] [-v]\n"
+		"[--seed N] [--cong PORT:MS] [-v]\n"
 		"       rdspeer ... --evil MODE --dst IP [--evil-port P]\n");
 	exit(2);
 }
 
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 static void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -216,7 +221,7 @@ static uint64_t rng_next(uint64_t *x)
 	return *x;
 }
 
-/* ---- payload ------------------------------------------------------------ */
+/* ---- payload ------------------------------------------------------------- */
 
 static void fill(uint8_t *p, uint16_t sport, uint16_t dport, uint32_t idx,
 		 uint32_t len)
@@ -262,7 +267,7 @@ static const char *check(const uint8_t *p, size_t len, uint16_t sport,
 	return NULL;
 }
 
-/* ---- completion ----------------------------------------------------------- */
+/* ---- completion ---------------------------------------------------------- */
 
 static bool all_done(void)
 {
@@ -297,6 +302,9 @@ static void print_summary(void)
 	}
 	if (t <= 0)
 		t = 1e-6;
+	if (P.enobufs)
+		printf("rdspeer: %" PRIu64 " sends met a congested port\n",
+		       P.enobufs);
 	printf("rdspeer: sent %" PRIu64 " msgs %" PRIu64 " bytes in %.3f s "
 	       "(%.0f msg/s, %.2f MB/s)\n", msgs, bytes, t, msgs / t,
 	       bytes / t / 1e6);
@@ -326,7 +334,8 @@ static void finish(int rc, const char *msg)
 	event_base_loopbreak(P.base);
 }
 
-static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void violation(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 static void violation(const char *fmt, ...)
 {
 	va_list ap;
@@ -341,7 +350,7 @@ static void violation(const char *fmt, ...)
 	finish(1, NULL);
 }
 
-/* ---- sending ------------------------------------------------------------ */
+/* ---- sending ------------------------------------------------------------- */
 
 static void pump(void)
 {
@@ -366,13 +375,14 @@ static void pump(void)
 			iov.iov_len = len;
 			if (rds_ep_send(P.ep, &src, &dst, &iov, 1, s) < 0) {
 				s->rng = save;
-				if (errno == ENOBUFS)
+				if (errno == ENOBUFS) {
+					P.enobufs++;
 					break;
+				}
 				violation("send to %s:%u: %s", astr(&s->dst),
 					  s->dport, strerror(errno));
 				return;
 			}
-			s->bytes += len;
 			s->next++;
 			s->inflight++;
 			P.inflight++;
@@ -451,7 +461,7 @@ static void check_done(void)
 	event_base_once(P.base, -1, EV_TIMEOUT, linger_cb, NULL, &tv);
 }
 
-/* ---- rds_ep callbacks --------------------------------------------------- */
+/* ---- rds_ep callbacks ---------------------------------------------------- */
 
 static int op_resolve(void *arg, const struct inet_addr *laddr,
 		      const struct inet_addr *faddr, union fab_gid *gid,
@@ -623,13 +633,13 @@ static void op_done(void *arg, void *ctx, size_t len, int err)
 	struct sendspec *s = ctx;
 
 	(void)arg;
-	(void)len;
 	if (err) {
 		violation("send to %s:%u: done with %s", astr(&s->dst),
 			  s->dport, strerror(err));
 		return;
 	}
 	s->acked++;
+	s->bytes += len;
 	s->inflight--;
 	P.inflight--;
 	pump();
@@ -680,6 +690,16 @@ static void timeout_cb(evutil_socket_t fd, short what, void *arg)
 					" ping %s", P.pings[i].answered ?
 					"answered" : "unanswered");
 	finish(1, msg);
+}
+
+static void uncong_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (P.verbose)
+		printf("rdspeer: port %u uncongested\n", P.cong_port);
+	rds_ep_set_cong(P.ep, &P.addr, P.cong_port, false);
 }
 
 static void term_cb(evutil_socket_t fd, short what, void *arg)
@@ -759,7 +779,13 @@ static void opt_ping(char *s)
 
 	if (P.npings >= MAX_ITEMS)
 		die("too many --ping");
-	n = split(s, f, 2);
+	if (strchr(s, ':') && strchr(s, ':') != strrchr(s, ':') &&
+	    *s != '[') {	/* a bare IPv6 address */
+		f[0] = s;
+		n = 1;
+	} else {
+		n = split(s, f, 2);
+	}
 	if (n < 1)
 		die("bad --ping (DST_IP[:SPORT])");
 	p = &P.pings[P.npings];
@@ -789,6 +815,7 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'L' },
 		{ "seed", required_argument, NULL, 'x' },
 		{ "evil", required_argument, NULL, 'X' },
+		{ "cong", required_argument, NULL, 'C' },
 		{ "dst", required_argument, NULL, 'D' },
 		{ "evil-port", required_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -849,6 +876,15 @@ int main(int argc, char **argv)
 			break;
 		case 'x': seed = num(optarg, ~0ul, "seed"); break;
 		case 'X': evil = optarg; break;
+		case 'C': {
+			char *f[2];
+
+			if (split(optarg, f, 2) != 2)
+				die("bad --cong (PORT:MS)");
+			P.cong_port = (uint16_t)num(f[0], 65535, "port");
+			P.cong_ms = (unsigned int)num(f[1], 3600000, "ms");
+			break;
+		}
 		case 'D': parse_ip(optarg, &evil_dst); break;
 		case 'P': evil_port = (unsigned int)num(optarg, 65535, "port");
 			break;
@@ -899,6 +935,13 @@ int main(int argc, char **argv)
 	tv.tv_sec = (time_t)timeout;
 	tv.tv_usec = (suseconds_t)((timeout - (double)tv.tv_sec) * 1e6);
 	event_base_once(P.base, -1, EV_TIMEOUT, timeout_cb, NULL, &tv);
+	if (P.cong_port) {
+		struct timeval ct = { P.cong_ms / 1000,
+				      (P.cong_ms % 1000) * 1000 };
+
+		rds_ep_set_cong(P.ep, &P.addr, P.cong_port, true);
+		event_base_once(P.base, -1, EV_TIMEOUT, uncong_cb, NULL, &ct);
+	}
 	sig = evsignal_new(P.base, SIGTERM, term_cb, NULL);
 	evsignal_add(sig, NULL);
 	send_pings();

@@ -279,8 +279,10 @@ static void test_ack_frames(void **state)
 	(void)state;
 	c.cong_pending = false;
 	assert_int_equal(rds_conn_next(&c, buf, NULL, &tx), RDS_TX_NONE);
+	assert_false(rds_conn_ack_owed(&c));
 	rds_conn_rx_msg(&c, 7, false);		/* no ACK asked */
 	assert_false(rds_conn_ready(&c));
+	assert_true(rds_conn_ack_owed(&c));	/* a delayed one is owed */
 	rds_conn_rx_msg(&c, 8, true);
 	assert_true(rds_conn_ready(&c));
 	assert_int_equal(step(&tx, &in), RDS_TX_ACK);
@@ -288,13 +290,19 @@ static void test_ack_frames(void **state)
 	assert_true(tx.last);
 	assert_int_equal(in.kind, RDS_IN_ACK);
 	assert_true(in.ack == 8);
+	assert_false(rds_conn_ack_owed(&c));
 	assert_int_equal(rds_conn_next(&c, buf, NULL, &tx), RDS_TX_NONE);
+	rds_conn_rx_msg(&c, 8, false);		/* a duplicate: nothing new */
+	assert_false(rds_conn_ack_owed(&c));
+	rds_conn_want_ack(&c);
+	assert_int_equal(step(&tx, &in), RDS_TX_ACK);
 	/* data carries it instead of an ACK frame */
 	rds_conn_rx_msg(&c, 9, true);
 	queue(1, 2, 20, NULL);
 	assert_int_equal(step(&tx, &in), RDS_TX_DATA);
 	assert_true(in.ack == 9);
 	assert_false(c.ack_pending);
+	assert_false(rds_conn_ack_owed(&c));
 	assert_int_equal(rds_conn_next(&c, buf, NULL, &tx), RDS_TX_NONE);
 }
 

@@ -146,7 +146,21 @@ int rds_conn_ack(struct rds_conn *c, uint64_t ack)
 static uint64_t tx_ack(struct rds_conn *c)
 {
 	c->ack_pending = false;	/* carried by this SEND */
-	return c->ack_valid ? c->ack_seq : 0;
+	if (!c->ack_valid)
+		return 0;
+	c->ack_sent = c->ack_seq;
+	return c->ack_seq;
+}
+
+bool rds_conn_ack_owed(const struct rds_conn *c)
+{
+	return c->ack_valid && c->ack_seq != c->ack_sent;
+}
+
+void rds_conn_want_ack(struct rds_conn *c)
+{
+	if (c->ack_valid)
+		c->ack_pending = true;
 }
 
 static enum rds_tx_kind tx_cong(struct rds_conn *c, uint8_t *buf,

@@ -91,6 +91,7 @@ struct rds_conn {
 	bool ack_valid;
 	uint64_t ack_seq;	/* the last complete message received */
 	bool ack_pending;	/* the peer asked: owe it an ACK */
+	uint64_t ack_sent;	/* the h_ack we last sent */
 	/* counters */
 	uint64_t acks_beyond;
 	uint64_t retransmits;
@@ -114,6 +115,10 @@ bool rds_conn_ready(const struct rds_conn *c);
 void rds_conn_cong_changed(struct rds_conn *c);
 /* A complete message seq came in (ack_required as flagged). */
 void rds_conn_rx_msg(struct rds_conn *c, uint64_t seq, bool ack_required);
+/* Has a message come in since the last h_ack we sent carried it? */
+bool rds_conn_ack_owed(const struct rds_conn *c);
+/* Send an ACK-only frame unless data goes first and carries it. */
+void rds_conn_want_ack(struct rds_conn *c);
 /* The peer's h_ack: release what it covers.  1 if it was past what we
  * sent (clamped, counted in acks_beyond), else 0. */
 int rds_conn_ack(struct rds_conn *c, uint64_t ack);

@@ -44,6 +44,7 @@
 #define RESOLVE_RETRY_MS 100u
 #define RTU_TIMEOUT_MS	10000u
 #define DREQ_LINGER_MS	2000u
+#define DELAYED_ACK_MS	20u		/* ours: see ack_timer_cb */
 #define RETRY_COUNT	1		/* RDS_IB_DEFAULT_RETRY_COUNT */
 #define RNR_RETRY	7
 #define REJ_CODE	1		/* RDS_RDMA_REJ_INCOMPAT, host order */
@@ -88,6 +89,7 @@ struct rconn {
 	struct rds_cong_map peer;
 	bool peer_valid;
 	struct event *timer;
+	struct event *ack_timer;
 	unsigned int backoff_ms;
 	bool dropped;		/* went down once: next attempts count */
 };
@@ -170,7 +172,7 @@ static void conn_kick(struct rconn *rc);
 static void link_drop(struct link *l);
 static void conn_up(struct rconn *rc, struct link *l);
 
-/* ---- helpers -------------------------------------------------------------- */
+/* ---- helpers ------------------------------------------------------------- */
 
 static uint8_t *rx_slot(const struct link *l, unsigned int i)
 {
@@ -213,7 +215,7 @@ static struct local_map *lmap_get(struct rds_ep *ep,
 	return m;
 }
 
-/* ---- links ---------------------------------------------------------------- */
+/* ---- links --------------------------------------------------------------- */
 
 static void link_free(struct link *l)
 {
@@ -356,7 +358,7 @@ static void link_drop(struct link *l)
 	arm(l->tmo_ev, 0);
 }
 
-/* ---- sending -------------------------------------------------------------- */
+/* ---- sending ------------------------------------------------------------- */
 
 static void link_tx(struct link *l)
 {
@@ -412,7 +414,7 @@ static void link_tx(struct link *l)
 	}
 }
 
-/* ---- receiving ------------------------------------------------------------ */
+/* ---- receiving ----------------------------------------------------------- */
 
 static void rx_ack(struct rconn *rc, uint64_t ack)
 {
@@ -489,6 +491,10 @@ static bool on_recv(struct link *l, const uint8_t *p, uint32_t len)
 	case RDS_IN_NONE:
 		break;
 	}
+	if ((in.kind == RDS_IN_MSG || in.kind == RDS_IN_DUP) &&
+	    !in.ack_required && rds_conn_ack_owed(&rc->c) &&
+	    !evtimer_pending(rc->ack_timer, NULL))
+		arm(rc->ack_timer, DELAYED_ACK_MS);
 	return l->rc == rc && !l->gone;
 }
 
@@ -540,7 +546,7 @@ static void qp_cb(evutil_socket_t fd, short what, void *arg)
 		link_tx(l);
 }
 
-/* ---- connections -------------------------------------------------------- */
+/* ---- connections --------------------------------------------------------- */
 
 static void conn_connect(struct rconn *rc);
 
@@ -552,6 +558,25 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (rc->st == C_DOWN && rc->c.head)
 		conn_connect(rc);
+}
+
+/*
+ * Ours, not the kernel's: a message the peer did not flag ACK_REQUIRED
+ * is acknowledged after DELAYED_ACK_MS if nothing we sent carried its
+ * sequence by then.  The kernel acknowledges flagged ones only, so its
+ * unflagged tail (up to 8 messages) waits in its send buffer for the
+ * next exchange; an ACK-only frame at any time is within its rules.
+ */
+static void ack_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rconn *rc = arg;
+
+	(void)fd;
+	(void)what;
+	if (rc->st == C_UP && rds_conn_ack_owed(&rc->c)) {
+		rds_conn_want_ack(&rc->c);
+		conn_kick(rc);
+	}
 }
 
 /* threads.c's rds_queue_reconnect(): at once the first time, then a
@@ -624,9 +649,13 @@ static struct rconn *conn_get(struct rds_ep *ep, const struct inet_addr *laddr,
 	rc->faddr = *faddr;
 	rc->lmap = lmap_get(ep, laddr, true);
 	rc->timer = evtimer_new(ep->base, conn_timer_cb, rc);
-	if (!rc->lmap || !rc->timer || rds_frag_init(&rc->f) < 0) {
+	rc->ack_timer = evtimer_new(ep->base, ack_timer_cb, rc);
+	if (!rc->lmap || !rc->timer || !rc->ack_timer ||
+	    rds_frag_init(&rc->f) < 0) {
 		if (rc->timer)
 			event_free(rc->timer);
+		if (rc->ack_timer)
+			event_free(rc->ack_timer);
 		free(rc);
 		errno = ENOMEM;
 		return NULL;
@@ -645,6 +674,7 @@ static void conn_free(struct rconn *rc)
 		link_free(rc->link);
 	}
 	event_free(rc->timer);
+	event_free(rc->ack_timer);
 	rds_conn_fini(&rc->c);
 	rds_frag_fini(&rc->f);
 	free(rc);
@@ -746,7 +776,7 @@ static void conn_up(struct rconn *rc, struct link *l)
 	link_tx(l);
 }
 
-/* ---- the CM ------------------------------------------------------------- */
+/* ---- the CM -------------------------------------------------------------- */
 
 static void reject(struct rds_ep *ep, struct fab_cm_id *id)
 {
@@ -759,7 +789,7 @@ static void reject(struct rds_ep *ep, struct fab_cm_id *id)
 
 static void on_request(struct rds_ep *ep, const struct fab_cm_event *ev)
 {
-	int family = ev->listen_id == ep->l6 ? AF_INET6 : AF_INET;
+	int family = ep->l6 && ev->listen_id == ep->l6 ? AF_INET6 : AF_INET;
 	uint8_t rep[FAB_CM_REP_PRIV];
 	struct fab_cm_param cp = { .private_data = rep,
 				   .retry_count = RETRY_COUNT,
@@ -898,7 +928,7 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 		event_active(ep->cm_ev, EV_READ, 0);
 }
 
-/* ---- the endpoint --------------------------------------------------------- */
+/* ---- the endpoint -------------------------------------------------------- */
 
 static struct fab_cm_id *listen_on(struct rds_ep *ep, uint16_t port,
 				   char *err, size_t errlen)
@@ -945,8 +975,10 @@ struct rds_ep *rds_ep_new(struct event_base *base, struct fab_dev *dev,
 	ep->l4 = listen_on(ep, RDS_PORT, err, errlen);
 	if (!ep->l4)
 		goto fail;
+	/* IPv6 peers only: a port without IPv6 (rdma_cm on an IPv4 GID
+	 * may refuse) still serves IPv4; a kernel RDS holding it does not */
 	ep->l6 = listen_on(ep, RDS_CM_PORT, err, errlen);
-	if (!ep->l6)
+	if (!ep->l6 && errno == EADDRINUSE)
 		goto fail;
 	ep->cm_ev = event_new(base, fd, EV_READ | EV_PERSIST, cm_cb, ep);
 	if (!ep->cm_ev) {
@@ -989,7 +1021,8 @@ void rds_ep_free(struct rds_ep *ep)
 		free(m);
 	}
 	fab_cm_destroy(ep->l4);
-	fab_cm_destroy(ep->l6);
+	if (ep->l6)
+		fab_cm_destroy(ep->l6);
 	event_free(ep->cm_ev);
 	free(ep);
 }
@@ -1102,8 +1135,9 @@ bool rds_ep_idle(const struct rds_ep *ep)
 	for (rc = ep->conns; rc; rc = rc->next) {
 		if (rc->st != C_UP || !rc->link)
 			continue;
-		if (rc->c.ack_pending || rc->c.cong_pending ||
-		    rc->c.cong_busy || rc->link->tx_inflight)
+		if (rc->c.ack_pending || rds_conn_ack_owed(&rc->c) ||
+		    rc->c.cong_pending || rc->c.cong_busy ||
+		    rc->link->tx_inflight)
 			return false;
 	}
 	return true;
