@@ -298,6 +298,7 @@ void rds_conn_reset(struct rds_conn *c)
 	c->ack_valid = false;
 	c->ack_pending = false;
 	c->ack_seq = 0;
+	c->ack_sent = 0;
 }
 
 unsigned int rds_conn_cancel(struct rds_conn *c, void *ctx, uint16_t dport)
