@@ -7,13 +7,13 @@
 #            rds_kpeer.py on b (the second with a small SO_RCVBUF that
 #            holds its queue for 3 s: the burst beyond the buffer):
 #            small and multi-fragment messages up to 1 MiB both ways,
-#            16 ports each way, 10,000 messages on two of them (200 on the
+#            16 ports each way, 10,000 messages on two of them (100 on the
 #            others), pings both ways.  b serves "ready1" on TCP 7001 when bound.
-#   phase 3  the kernel restarted: b's rds_kpeer.py takes a's 1000 and
-#            sends 1000 (waiting until the kernel holds nothing
+#   phase 3  the kernel restarted: b's rds_kpeer.py takes a's 500 and
+#            sends 500 (waiting until the kernel holds nothing
 #            unacknowledged), closes; rmmod rds_rdma rds; modprobe rds_rdma;
 #            a new rds_kpeer.py sends round trips through a's echo port and
-#            1000 more from a new port.  One rdspeer process on a through
+#            500 more from a new port.  One rdspeer process on a through
 #            all of it ("ready3" on TCP 7003).
 # b captures eth0 (UDP 4791) into /ibgw-run/rds.pcap; each side prints
 # its peer's output and counters, lines "ok(x): ...".
@@ -27,10 +27,10 @@ T=$(mktemp -d)
 sysctl -qw net.core.wmem_max=8388608 net.core.rmem_max=8388608
 KBUF="--sndbuf 4194304"
 # many ports: 16 each way, the first two with 10,000 messages, the
-# others 200
+# others 100
 NPORTS=16
 count() {
-	if [ "$1" -lt 2 ]; then echo 10000; else echo 200; fi
+	if [ "$1" -lt 2 ]; then echo 10000; else echo 100; fi
 }
 wait_peer "$peer"
 for i in $(seq 1 50); do
@@ -100,10 +100,10 @@ if [ "$role" = a ]; then
 		rc=$?
 	}
 	fetch "$B" 7001 >/dev/null
-	args=(--addr $A --send $B:5001:5000:300:16-20000
-		--send $B:5002:5000:8:900000-1048576
-		--send $B:5301:5300:2000:4000-8000
-		--expect $B:6000:6001:300 --expect $B:6000:6002:8
+	args=(--addr $A --send $B:5001:5000:200:16-20000
+		--send $B:5002:5000:4:900000-1048576
+		--send $B:5301:5300:1000:4000-8000
+		--expect $B:6000:6001:200 --expect $B:6000:6002:4
 		--ping $B:5900)
 	for i in $(seq 0 $((NPORTS - 1))); do
 		args+=(--send $B:$((5100 + i)):$((5200 + i)):$(count $i):16-200)
@@ -122,8 +122,8 @@ if [ "$role" = a ]; then
 	sed -n 's/^\([a-z_.]*\) \([0-9]*\)$/\1 \2/p' $T/p1.out | tr '\n' ' ' |
 		sed 's/^/ok(a): p1 counters /; s/ $/\n/'
 	fetch "$B" 7003 >/dev/null
-	run_a p3 7005 --addr $A --send $B:7001:7000:1000:16-9000 \
-		--expect $B:7101:7100:1000 --expect $B:7102:7100:1000 \
+	run_a p3 7005 --addr $A --send $B:7001:7000:500:16-9000 \
+		--expect $B:7101:7100:500 --expect $B:7102:7100:500 \
 		--echo 7200 --timeout 200 --linger 6 --stats
 	sed 's/^/  p3| /' $T/p3.out
 	tail -n 20 $T/p3.err | sed 's/^/  p3 err| /'
@@ -154,9 +154,9 @@ for i in $(seq 1 50); do
 	grep -q 'listening on' $T/tcpdump.err && break
 	sleep 0.2
 done
-args=(--addr $B --send $A:6001:6000:300:16-20000
-	--send $A:6002:6000:8:900000-1048576
-	--expect $A:5000:5001:300 --expect $A:5000:5002:8
+args=(--addr $B --send $A:6001:6000:200:16-20000
+	--send $A:6002:6000:4:900000-1048576
+	--expect $A:5000:5001:200 --expect $A:5000:5002:4
 	--ping $A:6900 --after-pong --wait-acked)
 for i in $(seq 0 $((NPORTS - 1))); do
 	args+=(--expect $A:$((5200 + i)):$((5100 + i)):$(count $i))
@@ -167,7 +167,7 @@ $KP $KBUF "${args[@]}" --timeout 220 --stats --ready $T/k1.ready --go $T/go1 \
 	>$T/k1.out 2>$T/k1.err &
 K1=$!
 # the burst: a small receive buffer, nothing read for 3 s
-$KP --addr $B --expect $A:5300:5301:2000 --rcvbuf 16384 --hold 3 \
+$KP --addr $B --expect $A:5300:5301:1000 --rcvbuf 16384 --hold 3 \
 	--timeout 220 --stats --ready $T/k2.ready >$T/k2.out 2>$T/k2.err &
 K2=$!
 wait_file $T/k1.ready $K1
@@ -190,7 +190,7 @@ for c in cong_update_queued cong_update_received cong_send_blocked recv_drop_no_
 done | tr '\n' ' ' | sed 's/^/ok(b): p1 kernel /; s/ $/\n/'
 
 # phase 3: the kernel restarted under traffic
-$KP --addr $B --expect $A:7000:7001:1000 --send $A:7100:7101:1000:16-9000 \
+$KP --addr $B --expect $A:7000:7001:500 --send $A:7100:7101:500:16-9000 \
 	--ping $A:7150 --after-pong --wait-acked --timeout 200 --ready $T/k3.ready \
 	--go $T/go3 \
 	>$T/k3.out 2>$T/k3.err &
@@ -209,8 +209,8 @@ gok "rmmod rds_rdma rds"
 sleep 2
 modprobe rds_rdma || gfail "modprobe rds_rdma"
 gok "modprobe rds_rdma"
-$KP --addr $B --expect $A:7000:7001:1000:1000 --rtt $A:7200:7201:200:3000 \
-	--send $A:7100:7102:1000:16-9000 --wait-acked --linger 2 --timeout 200 \
+$KP --addr $B --expect $A:7000:7001:500:500 --rtt $A:7200:7201:200:3000 \
+	--send $A:7100:7102:500:16-9000 --wait-acked --linger 2 --timeout 200 \
 	--stats >$T/k4.out 2>$T/k4.err
 rc=$?
 grep -v '^[a-z_]* [0-9]*$' $T/k4.out | sed 's/^/  k4| /'
