@@ -54,7 +54,9 @@ for r in $(seq 1 "$runs"); do
 	if [ $((r % 2)) = 1 ]; then ways="ours kernel"; else ways="kernel ours"; fi
 	for w in $ways; do
 		step=$((step + 1))
-		p=$((7100 + 2 * step))
+		# p: b's receiver is up; p + 1: a's sender is done; p + 2: b
+		# has unloaded the kernel's RDS (a's next step may begin)
+		p=$((7100 + 3 * step))
 		[ $w = kernel ] && kernel_rds on
 		if [ "$role" = b ]; then
 			if [ $w = kernel ]; then
@@ -67,14 +69,18 @@ for r in $(seq 1 "$runs"); do
 				done
 			else
 				$RP --addr $B --expect $A:5000:5001:$count --echo 5002 \
-					--timeout $tmo >$T/b$step.out 2>&1 &
+					--timeout $tmo --linger 2 >$T/b$step.out 2>&1 &
 				pid=$!
 				sleep 1
 			fi
 			serve $p ready
 			wait $pid || { cat $T/b$step.out; gfail "$w run $r: the receiver failed"; }
+			# the kernel stays until a's sender is through: gone
+			# earlier, it would leave a's kernel an unacknowledged
+			# tail to resend to whatever listens next
+			fetch $A $((p + 1)) >/dev/null
 			[ $w = kernel ] && kernel_rds off
-			serve $((p + 1)) done
+			serve $((p + 2)) done
 			continue
 		fi
 		fetch $B $p >/dev/null
@@ -98,8 +104,9 @@ for r in $(seq 1 "$runs"); do
 			awk '{ printf "%d", $1 / $2 }')
 		sed 's/^/  | /' $T/a$step.out
 		gok "m $w $r $rate $rtt"
+		serve $((p + 1)) done
 		[ $w = kernel ] && kernel_rds off
-		fetch $B $((p + 1)) >/dev/null
+		fetch $B $((p + 2)) >/dev/null
 	done
 done
 [ "$role" = a ] && serve 7099 finished && sleep 2
