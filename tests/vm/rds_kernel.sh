@@ -6,7 +6,7 @@
 # (10.77.0.2): the kernel's rds_rdma driven by tests/vm/guest/rds_kpeer.py
 # (socket.AF_RDS, the same payload and checks).  Cases (guest script
 # tests/vm/guest/rds_kernel_peer.sh): messages of 16 B to 1 MiB both ways
-# (up to 257 fragments), 16 ports each way, 10,000 messages on
+# (up to 256 fragments), 16 ports each way, 10,000 messages on
 # two of them (200 on the others), none lost, duplicated, reordered or corrupt; a burst of
 # 1000 messages (6 MB) into a kernel socket with a 16 KiB SO_RCVBUF that
 # reads nothing for 3 s (the kernel marks the port congested, our
