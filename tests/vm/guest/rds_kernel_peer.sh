@@ -121,6 +121,9 @@ if [ "$role" = a ]; then
 	gok "phase 1 in $(($(date +%s) - t0)) s: $(grep -E ': (ok( |$)|sent |pong )' $T/p1.out | tr '\n' ' ')"
 	sed -n 's/^\([a-z_.]*\) \([0-9]*\)$/\1 \2/p' $T/p1.out | tr '\n' ' ' |
 		sed 's/^/ok(a): p1 counters /; s/ $/\n/'
+	# b's next peer starts once this one is gone: lingering, it would
+	# answer b's pings and drop b's messages to ports it has not bound
+	serve 7006 p1-gone
 	fetch "$B" 7003 >/dev/null
 	run_a p3 7005 --addr $A --send $B:7001:7000:500:16-9000 \
 		--expect $B:7101:7100:500 --expect $B:7102:7100:500 \
@@ -190,6 +193,7 @@ for c in cong_update_queued cong_update_received cong_send_blocked recv_drop_no_
 done | tr '\n' ' ' | sed 's/^/ok(b): p1 kernel /; s/ $/\n/'
 
 # phase 3: the kernel restarted under traffic
+fetch "$A" 7006 >/dev/null
 $KP --addr $B --expect $A:7000:7001:500 --send $A:7100:7101:500:16-9000 \
 	--ping $A:7150 --after-pong --wait-acked --timeout 200 --ready $T/k3.ready \
 	--go $T/go3 \
