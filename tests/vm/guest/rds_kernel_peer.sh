@@ -139,6 +139,8 @@ if [ "$role" = a ]; then
 		gok "still no rds module on a"
 	fi
 	fetch "$B" 7004 >/dev/null	# b is done with us
+	serve 7007 bye		# and b may go
+	sleep 3
 	exit 0
 fi
 
@@ -231,4 +233,4 @@ dmesg | grep 'RDS/IB' | sed 's/^/  dmesg| /'
 n=$(dmesg | grep -Ec "RDS/IB: (Active|Passive) conn connected <::ffff:$B,::ffff:$A,0> version 3\.1")
 [ "$n" -ge 2 ] || gfail "dmesg: $n RDS/IB connections $B <-> $A version 3.1 (2 expected: before and after the restart)"
 gok "dmesg: $n RDS/IB conn connected <::ffff:$B,::ffff:$A,0> version 3.1"
-sleep 2	# a fetches "done" before this guest goes
+fetch "$A" 7007 >/dev/null	# a has heard "done" (its peer lingers)
