@@ -283,6 +283,9 @@ enum fab_wr_opcode {
 #define FAB_SEND_SIGNALED	0x1	/* a completion even on success */
 #define FAB_SEND_INLINE		0x2	/* copied at post time, no lkey */
 #define FAB_SEND_FENCE		0x4	/* after earlier RDMA reads complete */
+#define FAB_SEND_SOLICITED	0x8	/* BTH SE on the last packet: wakes a
+					 * peer that armed its CQ for solicited
+					 * completions only (the kernel's RDS) */
 
 /* One RC send-queue work request.  Unsignaled requests that succeed
  * produce no completion (a failed one always does); the send queue frees

@@ -264,6 +264,8 @@ static int pvc_post_send_one(struct pvc_qp *qp, const struct fab_rc_wr *w)
 		wr.send_flags |= IBV_SEND_INLINE;
 	if (w->flags & FAB_SEND_FENCE)
 		wr.send_flags |= IBV_SEND_FENCE;
+	if (w->flags & FAB_SEND_SOLICITED)
+		wr.send_flags |= IBV_SEND_SOLICITED;
 	wr.imm_data = htobe32(w->imm_data);
 	wr.wr.rdma.remote_addr = w->remote_addr;
 	wr.wr.rdma.rkey = w->rkey;

@@ -430,6 +430,9 @@ static int req_send_pkt(struct soft_rc *rc, struct swqe *w, uint32_t k)
 	}
 	r.imm = w->imm;
 	r.bth.ackreq = last || (k + 1) % SOFT_RC_ACKREQ_EVERY == 0;
+	/* SE: only on the LAST or ONLY packet of a SEND or WRITE_WITH_IMM */
+	r.bth.se = last && (w->flags & FAB_SEND_SOLICITED) &&
+		   w->opcode != FAB_WR_RDMA_WRITE;
 	/* read again on every (re)transmission, as an HCA DMA-reads it */
 	if (w->inl)
 		memcpy(rc->scratch, w->inl + off, n);
@@ -1120,7 +1123,7 @@ static int sq_check(const struct soft_rc *rc, const struct fab_rc_wr *wr,
 	if (wr->opcode < FAB_WR_SEND || wr->opcode > FAB_WR_RDMA_READ ||
 	    wr->num_sge > rc->cfg.max_sge || (wr->num_sge && !wr->sg_list) ||
 	    (wr->flags & ~(FAB_SEND_SIGNALED | FAB_SEND_INLINE |
-			   FAB_SEND_FENCE)))
+			   FAB_SEND_FENCE | FAB_SEND_SOLICITED)))
 		return -1;
 	*len = 0;
 	for (i = 0; i < wr->num_sge; i++)

@@ -97,6 +97,7 @@ void rds_conn_rx_msg(struct rds_conn *c, uint64_t seq, bool ack_required)
 {
 	c->ack_valid = true;
 	c->ack_seq = seq;
+	c->ack_fresh = false;
 	if (ack_required)
 		c->ack_pending = true;
 }
@@ -146,7 +147,7 @@ int rds_conn_ack(struct rds_conn *c, uint64_t ack)
 static uint64_t tx_ack(struct rds_conn *c)
 {
 	c->ack_pending = false;	/* carried by this SEND */
-	if (!c->ack_valid)
+	if (!c->ack_valid || c->ack_fresh)
 		return 0;
 	c->ack_sent = c->ack_seq;
 	return c->ack_seq;
@@ -154,7 +155,7 @@ static uint64_t tx_ack(struct rds_conn *c)
 
 bool rds_conn_ack_owed(const struct rds_conn *c)
 {
-	return c->ack_valid && c->ack_seq != c->ack_sent;
+	return c->ack_valid && !c->ack_fresh && c->ack_seq != c->ack_sent;
 }
 
 void rds_conn_want_ack(struct rds_conn *c)
@@ -291,6 +292,16 @@ void rds_conn_reset(struct rds_conn *c)
 	c->cur_busy = false;
 	c->cong_busy = false;
 	c->cong_pending = true;
+	/* a new link sends h_ack 0 until a message comes on it, as the
+	 * kernel's does (rds_ib_conn_path_shutdown() clears i_ack_next):
+	 * the peer may have restarted its sequence at 1, and keeps the
+	 * h_ack it heard on a link monotonic (ib_cm.c,
+	 * rds_ib_tasklet_fn_recv: i_ack_recv), so one from the old sequence
+	 * would stop it releasing anything on this link.  The CM's
+	 * ack_seq may still carry it (the kernel drops what it covers from
+	 * a retransmit queue that is empty after a restart). */
+	c->ack_fresh = true;
+	c->ack_pending = false;
 }
 
 unsigned int rds_conn_cancel(struct rds_conn *c, void *ctx, uint16_t dport)

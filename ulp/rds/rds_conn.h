@@ -92,6 +92,8 @@ struct rds_conn {
 	uint64_t ack_seq;	/* the last complete message received */
 	bool ack_pending;	/* the peer asked: owe it an ACK */
 	uint64_t ack_sent;	/* the h_ack we last sent */
+	bool ack_fresh;		/* a new link, nothing received on it yet:
+				 * h_ack 0 (rds_conn_reset) */
 	/* counters */
 	uint64_t acks_beyond;
 	uint64_t retransmits;

@@ -14,9 +14,13 @@
  * destroyed after its DREQ is answered, or a timeout: never from inside
  * a callback that still uses it.
  *
- * The fabric API has no solicited flag: where the kernel sets
- * IB_SEND_SOLICITED (the last fragment of a message, every ACK) we set
- * FAB_SEND_SOLICITED if fabric.h ever defines it.
+ * Where the kernel sets IB_SEND_SOLICITED (the last fragment of a
+ * message, every ACK: ib_send.c rds_ib_xmit, ib_recv.c
+ * rds_ib_send_ack) we set FAB_SEND_SOLICITED: the kernel arms its
+ * receive CQ for solicited completions only (ib_cm.c,
+ * ib_req_notify_cq(IB_CQ_SOLICITED)) and reaps and reposts receives
+ * only when woken; without SE it sleeps until its 1024 receives are
+ * used up, then answers every SEND with an RNR NAK.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,11 +49,7 @@
 #define RNR_RETRY	7
 #define REJ_CODE	1		/* RDS_RDMA_REJ_INCOMPAT, host order */
 
-#ifdef FAB_SEND_SOLICITED
 #define SEND_SOLICITED	FAB_SEND_SOLICITED
-#else
-#define SEND_SOLICITED	0
-#endif
 
 enum cstate { C_DOWN = 0, C_CONNECTING, C_UP };
 

@@ -1,0 +1,85 @@
+#!/bin/bash
+# RDS in the guest tier: our RDS between two guests beside the kernel's
+# RDS/IB between the same two, in the same run.
+#   tests/bench/rds_vm_bench.sh [--build DIR] [--count N] [--size B]
+#                               [--rtts N] [--runs N]  (build, 5000, 64, 300, 3)
+#
+# Two guests over Soft-RoCE as tests/vm/rds_kernel.sh boots them (a
+# 10.77.0.1, b 10.77.0.2, rxe0 on each one's eth0, one virtio link).  a
+# measures against b, RUNS times, ours then the kernel's (the order
+# swapped every run; one RDS at a time, both want rdma_cm's port 18634):
+# datagrams per second, COUNT messages of SIZE bytes from the first send
+# until the last is acknowledged (ours: rdspeer --send to rdspeer
+# --expect; the kernel: rds_kpeer.py on AF_RDS to the same), and round
+# trips, RTTS messages of 64 bytes one at a time through an echo port
+# (ours: bench_rds_rr to rdspeer --echo; the kernel: rds_kpeer.py --rtt
+# to rds_kpeer.py --echo).  Prints every figure, the medians and the
+# ratio ours / kernel.  The kernel's side is driven from Python (one
+# system call per message), ours from C over libibverbs: the figures
+# compare the two stacks as programs use them, under QEMU's software
+# emulation, not hardware.  A benchmark, not a test: it exits non-zero
+# only when a measurement could not be made.  Needs root, QEMU and the
+# guest kernel package (docs/guest-tier.md).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+build=build count=5000 size=64 rtts=300 runs=3
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build) build=$2; shift 2 ;;
+	--count) count=$2; shift 2 ;;
+	--size) size=$2; shift 2 ;;
+	--rtts) rtts=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--seconds) shift 2 ;;	# tests/bench/run's; counts here
+	-h|--help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "rds_vm_bench.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+die() { echo "rds_vm_bench.sh: $*" >&2; exit 1; }
+for v in "$count" "$size" "$rtts" "$runs"; do
+	case "$v" in ''|*[!0-9]*|0) die "counts and sizes are positive integers" ;; esac
+done
+[ "$size" -ge 16 ] && [ "$size" -le 1048576 ] || die "--size 16..1048576"
+for p in tests/rdspeer tests/bench_rds_rr; do
+	[ -e "$build/$p" ] || die "$build/$p missing (make)"
+done
+for t in socat python3; do command -v $t >/dev/null || die "$t not installed"; done
+IBGW_BIN=$(cd "$build" && pwd)
+export IBGW_BIN
+# the guest tier's harness: root, QEMU, the kernel (fails without them)
+. tests/vm/lib.bash
+
+tmo=$((180 + runs * 2 * (60 + count / 100 + rtts / 20)))
+S="tests/vm/guest/rds_bench_peer.sh"
+for g in a b; do
+	[ $g = a ] && ip=10.77.0.1 peer=10.77.0.2 || { ip=10.77.0.2 peer=10.77.0.1; }
+	vm_guest $g --addr $ip/24 --modprobe rdma_ucm --modprobe rdma_rxe \
+		--rxe rxe0:eth0 --script "$S $g $peer $BIN $count $size $rtts $runs" \
+		--timeout $tmo
+done
+vm_link a b
+echo "== RDS: ours vs the kernel's RDS/IB between two QEMU guests over Soft-RoCE (rxe0),"
+echo "   $runs runs, alternating: $count datagrams of $size bytes a -> b; $rtts round trips of 64 bytes"
+vm_run $((tmo + 60))
+vrc=$?
+M=$(vm_output a | sed -n 's/^ok(a): m //p')
+if [ $vrc -ne 0 ] || [ "$(echo "$M" | grep -c .)" -ne $((2 * runs)) ]; then
+	for n in a b; do
+		echo "--- guest $n"
+		vm_output $n | tail -n 30 | sed 's/^/  /'
+	done
+	die "the measurements did not complete"
+fi
+printf '%-8s %4s %12s %10s\n' way run "msgs/s" "rtt_us"
+echo "$M" | while read -r w r rate rtt; do
+	printf '%-8s %4s %12s %10s\n' "$w" "$r" "$rate" "$rtt"
+done
+med() {	# WAY FIELD: the median of that way's figures
+	echo "$M" | awk -v w="$1" -v f="$2" '$1 == w { print $f }' | sort -n |
+		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+or=$(med ours 3) kr=$(med kernel 3) ol=$(med ours 4) kl=$(med kernel 4)
+echo "median   ours: $or msgs/s, rtt $ol us;  kernel: $kr msgs/s, rtt $kl us"
+awk -v a="$or" -v b="$kr" -v c="$ol" -v d="$kl" 'BEGIN {
+	printf "ratio ours/kernel: rate %.2f, rtt %.2f (rtt below 1: ours is faster)\n",
+		a / b, c / d }'
