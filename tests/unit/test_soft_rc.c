@@ -776,6 +776,44 @@ static void test_peer_gone(void **state)
 	link_free(l);
 }
 
+/* FAB_SEND_SOLICITED sets BTH SE on the last packet of the SEND only
+ * (what the kernel's RDS arms its completion queue for); a SEND without
+ * it, and an RDMA WRITE with it, carry no SE. */
+static void test_solicited(void **state)
+{
+	static uint8_t src[10000];
+	static const struct {
+		enum fab_wr_opcode op;
+		unsigned int flags;
+		int se_last;
+	} c[] = {
+		{ FAB_WR_SEND, FAB_SEND_SOLICITED, 1 },
+		{ FAB_WR_SEND, 0, 0 },
+		{ FAB_WR_RDMA_WRITE, FAB_SEND_SOLICITED, 0 },
+	};
+	struct ib_rc r;
+	struct link *l;
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		l = mklink(NULL, NULL, NULL);
+		add_mr(&l->a, 1, src, sizeof(src), 0);
+		assert_int_equal(post(l, &l->a, 1, c[i].op, FAB_SEND_SIGNALED |
+				      c[i].flags, src, sizeof(src), 1, 0, 0,
+				      0), 1);
+		assert_true(l->q[0].n >= 3);	/* FIRST, MIDDLE..., LAST */
+		for (k = 0; k < l->q[0].n; k++) {
+			assert_int_equal(ib_rc_parse(l->q[0].p[k],
+						     l->q[0].len[k], 0, &r),
+					 IB_RC_OK);
+			assert_int_equal(r.bth.se, k + 1 == l->q[0].n ?
+					 c[i].se_last : 0);
+		}
+		link_free(l);
+	}
+}
+
 /* A zero-length WRITE (a keepalive probe) names no memory: it succeeds
  * with rkey 0 and no SGE, and changes nothing at the responder; one byte
  * to the same rkey is a remote access error. */
@@ -1429,6 +1467,7 @@ int main(void)
 		cmocka_unit_test(test_rnr_exceeded),
 		cmocka_unit_test(test_peer_gone),
 		cmocka_unit_test(test_write_zero_length),
+		cmocka_unit_test(test_solicited),
 		cmocka_unit_test(test_bad_keys),
 		cmocka_unit_test(test_recv_too_small),
 		cmocka_unit_test(test_set_error),
