@@ -49,7 +49,10 @@ ok() {
 # start_fabric [ibfabricd options...]: starts it in the foreground mode,
 # logs to $T/fabric.log, waits for its ready line.
 start_fabric() {
-	"$BIN/ibfabricd" -f -s "$SOCK" "$@" >"$T/fabric.log" 2>&1 &
+	# emptied here, not by the child's redirection: a restarted fabric's
+	# old "ready" line must not be read before the child truncates it
+	: >"$T/fabric.log"
+	"$BIN/ibfabricd" -f -s "$SOCK" "$@" >>"$T/fabric.log" 2>&1 &
 	FABRIC_PID=$!
 	PIDS+=("$FABRIC_PID")
 	local i
