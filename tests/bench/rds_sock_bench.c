@@ -12,13 +12,14 @@
  *
  * Every message starts with a 16-byte header: "RSBK", a type, a sequence
  * number and a count (big-endian).  sink counts DATA messages and answers
- * a SYNC with the count so far, a FIN with the count and then exits.
+ * a SYNC with the count so far, a FIN with the count and then exits
+ * (1 s later: a closed kernel RDS socket drops what it has not sent).
  * send: one SYNC answered (the connection is made, not timed), then COUNT
  * DATA messages of SIZE bytes, then a FIN, timed until its answer comes:
  *   "rds_sock_bench: sent N msgs B bytes in S s: R msgs/s M MB/s, received K"
  * (exit 1 when K != N).  echo: every message back to its sender, until a
- * QUIT.  rr: 10 round trips not timed, then N one at a time, each checked,
- * then a QUIT to the echo port:
+ * QUIT (answered).  rr: 10 round trips not timed, then N one at a time,
+ * each checked, then a QUIT to the echo port, its answer waited for:
  *   "rds_sock_bench: N round trips of S bytes median_us M p99_us P min_us L"
  * EAGAIN (send buffer) waits in poll(POLLOUT); ENOBUFS (a congested
  * destination port, which poll does not report) retries after 100 us.
@@ -223,12 +224,13 @@ static int run_sink(int fd, uint8_t *m)
 			mkmsg(ack, T_ACK, get32(m + 8), n);
 			send_one(fd, ack, sizeof(ack), &from);
 			if (type == T_FIN)
-				break;
+				break;	/* (the ack goes out before the close) */
 		} else {
 			bad++;
 		}
 		(void)len;
 	}
+	sleep(1);	/* the kernel drops what is unsent at close */
 	printf("rds_sock_bench: sink received %u msgs (%u not ours)\n", n, bad);
 	return 0;
 }
@@ -241,11 +243,15 @@ static int run_echo(int fd, uint8_t *m)
 
 	for (;;) {
 		len = recv_one(fd, m, &from, &type);
-		if (type == T_QUIT)
+		if (type == T_QUIT) {
+			mkmsg(m, T_ACK, get32(m + 8), n);
+			send_one(fd, m, HDR, &from);
 			break;
+		}
 		send_one(fd, m, (size_t)len, &from);
 		n++;
 	}
+	sleep(1);
 	printf("rds_sock_bench: echoed %u msgs\n", n);
 	return 0;
 }
@@ -323,8 +329,7 @@ static int run_rr(int fd, uint8_t *m, const struct sockaddr_in *to,
 		if (i >= WARMUP)
 			rtt[i - WARMUP] = (now_s() - t0) * 1e6;
 	}
-	mkmsg(d, T_QUIT, 0, 0);
-	send_one(fd, d, HDR, to);
+	handshake(fd, m, T_QUIT, 0xffffffffu, to);	/* the echo is gone */
 	qsort(rtt, n, sizeof(*rtt), cmp_d);
 	printf("rds_sock_bench: %lu round trips of %zu bytes median_us %.0f "
 	       "p99_us %.0f min_us %.0f\n", n, size, rtt[(n - 1) / 2],
