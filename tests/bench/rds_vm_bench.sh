@@ -3,6 +3,7 @@
 # RDS/IB between the same two, in the same run.
 #   tests/bench/rds_vm_bench.sh [--build DIR] [--count N] [--size B]
 #                               [--rtts N] [--runs N]  (build, 5000, 64, 300, 3)
+#                               [--verbose]  (both guests' output after)
 #
 # Two guests over Soft-RoCE as tests/vm/rds_kernel.sh boots them (a
 # 10.77.0.1, b 10.77.0.2, rxe0 on each one's eth0, one virtio link).  a
@@ -29,7 +30,7 @@
 # (docs/guest-tier.md).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-build=build count=5000 size=64 rtts=300 runs=3
+build=build count=5000 size=64 rtts=300 runs=3 verbose=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) build=$2; shift 2 ;;
@@ -37,8 +38,9 @@ while [ $# -gt 0 ]; do
 	--size) size=$2; shift 2 ;;
 	--rtts) rtts=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
+	--verbose) verbose=1; shift ;;
 	--seconds) shift 2 ;;	# tests/bench/run's; counts here
-	-h|--help) sed -n '2,29s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "rds_vm_bench.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -70,6 +72,12 @@ echo "   $runs runs, alternating: $count datagrams of $size bytes a -> b; $rtts 
 vm_run $((tmo + 60))
 vrc=$?
 M=$(vm_output a | sed -n 's/^ok(a): m //p')
+if [ $verbose = 1 ]; then
+	for n in a b; do
+		echo "--- guest $n"
+		vm_output $n | sed 's/^/  /'
+	done
+fi
 if [ $vrc -ne 0 ] || [ "$(echo "$M" | grep -c .)" -ne $((4 * runs)) ]; then
 	for n in a b; do
 		echo "--- guest $n"
