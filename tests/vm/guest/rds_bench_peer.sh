@@ -77,8 +77,8 @@ ipoibd_on() {
 ipoibd_off() {
 	kill -USR1 $IPID 2>/dev/null
 	sleep 1
-	grep -E 'stats rds(_service)?\.(tx|rx|send|recv|drop|sock|conn)[a-z_]* [1-9]' \
-		$T/ipoibd.$step.log | sed "s/^/  | ipoibd($role): /" | head -n 20
+	grep -E 'stats rds(_service)?\.[a-z_.0-9]+ [1-9]' \
+		$T/ipoibd.$step.log | sed "s/^/  | ipoibd($role): /" | head -n 40
 	kill $IPID 2>/dev/null
 	wait $IPID 2>/dev/null
 	IPID=
