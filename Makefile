@@ -202,6 +202,14 @@ all: $(BUILD)/tests/bench_rds_rr
 $(BUILD)/tests/bench_rds_rr: $(BUILD)/tests/bench/bench_rds_rr.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
+# RDS rate and round trips on the AF_RDS socket API only (the kernel's,
+# or ours under the preload: tests/bench/rds_vm_bench.sh); no project
+# libraries
+TOOLS += $(BUILD)/tests/rds_sock_bench
+all: $(BUILD)/tests/rds_sock_bench
+$(BUILD)/tests/rds_sock_bench: $(BUILD)/tests/bench/rds_sock_bench.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
 # an ordinary TCP program (it runs unmodified under the preload): no
 # project libraries
 $(BUILD)/tests/tcp_rr: $(BUILD)/tests/tools/tcp_rr.o

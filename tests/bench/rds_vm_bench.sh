@@ -3,6 +3,7 @@
 # RDS/IB between the same two, in the same run.
 #   tests/bench/rds_vm_bench.sh [--build DIR] [--count N] [--size B]
 #                               [--rtts N] [--runs N]  (build, 5000, 64, 300, 3)
+#                               [--verbose]  (both guests' output after)
 #
 # Two guests over Soft-RoCE as tests/vm/rds_kernel.sh boots them (a
 # 10.77.0.1, b 10.77.0.2, rxe0 on each one's eth0, one virtio link).  a
@@ -17,12 +18,19 @@
 # ratio ours / kernel.  The kernel's side is driven from Python (one
 # system call per message), ours from C over libibverbs: the figures
 # compare the two stacks as programs use them, under QEMU's software
-# emulation, not hardware.  A benchmark, not a test: it exits non-zero
-# only when a measurement could not be made.  Needs root, QEMU and the
-# guest kernel package (docs/guest-tier.md).
+# emulation, not hardware.  Two more ways in the same run make it fair
+# and take the user's path: ksock, the kernel's RDS under one C program
+# on the AF_RDS socket API (tests/rds_sock_bench: sink/echo on b, rr then
+# send on a), and psock, the same binary under libibgw_preload.so with
+# ipoibd --sdp-only --fabric verbs:rxe0 on both guests (the host's RDS
+# service over rdma_cm on RoCE, no rds module loaded); their ratio
+# psock / ksock compares the stacks with the program held fixed.  A
+# benchmark, not a test: it exits non-zero only when a measurement could
+# not be made.  Needs root, QEMU and the guest kernel package
+# (docs/guest-tier.md).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-build=build count=5000 size=64 rtts=300 runs=3
+build=build count=5000 size=64 rtts=300 runs=3 verbose=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) build=$2; shift 2 ;;
@@ -30,8 +38,9 @@ while [ $# -gt 0 ]; do
 	--size) size=$2; shift 2 ;;
 	--rtts) rtts=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
+	--verbose) verbose=1; shift ;;
 	--seconds) shift 2 ;;	# tests/bench/run's; counts here
-	-h|--help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "rds_vm_bench.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -40,7 +49,7 @@ for v in "$count" "$size" "$rtts" "$runs"; do
 	case "$v" in ''|*[!0-9]*|0) die "counts and sizes are positive integers" ;; esac
 done
 [ "$size" -ge 16 ] && [ "$size" -le 1048576 ] || die "--size 16..1048576"
-for p in tests/rdspeer tests/bench_rds_rr; do
+for p in tests/rdspeer tests/bench_rds_rr tests/rds_sock_bench libibgw_preload.so ipoibd; do
 	[ -e "$build/$p" ] || die "$build/$p missing (make)"
 done
 for t in socat python3; do command -v $t >/dev/null || die "$t not installed"; done
@@ -49,7 +58,7 @@ export IBGW_BIN
 # the guest tier's harness: root, QEMU, the kernel (fails without them)
 . tests/vm/lib.bash
 
-tmo=$((180 + runs * 2 * (60 + count / 100 + rtts / 20)))
+tmo=$((180 + runs * 4 * (60 + count / 100 + rtts / 20)))
 S="tests/vm/guest/rds_bench_peer.sh"
 for g in a b; do
 	[ $g = a ] && ip=10.77.0.1 peer=10.77.0.2 || { ip=10.77.0.2 peer=10.77.0.1; }
@@ -63,23 +72,49 @@ echo "   $runs runs, alternating: $count datagrams of $size bytes a -> b; $rtts 
 vm_run $((tmo + 60))
 vrc=$?
 M=$(vm_output a | sed -n 's/^ok(a): m //p')
-if [ $vrc -ne 0 ] || [ "$(echo "$M" | grep -c .)" -ne $((2 * runs)) ]; then
+if [ $verbose = 1 ]; then
 	for n in a b; do
 		echo "--- guest $n"
-		vm_output $n | tail -n 30 | sed 's/^/  /'
+		vm_output $n | sed 's/^/  /'
+	done
+fi
+if [ $vrc -ne 0 ] || [ "$(echo "$M" | grep -c .)" -ne $((4 * runs)) ]; then
+	for n in a b; do
+		echo "--- guest $n"
+		vm_output $n | tail -n 40 | sed 's/^/  /'
 	done
 	die "the measurements did not complete"
 fi
-printf '%-8s %4s %12s %10s\n' way run "msgs/s" "rtt_us"
-echo "$M" | while read -r w r rate rtt; do
-	printf '%-8s %4s %12s %10s\n' "$w" "$r" "$rate" "$rtt"
+prog() {	# WAY: what drove it
+	case $1 in
+	ours) echo "rdspeer+bench_rds_rr (C, our endpoint on verbs)" ;;
+	kernel) echo "rds_kpeer.py (python3, AF_RDS)" ;;
+	ksock) echo "rds_sock_bench (C, AF_RDS, kernel rds_rdma)" ;;
+	psock) echo "rds_sock_bench (C, AF_RDS, preload+ipoibd)" ;;
+	esac
+}
+printf '%-7s %3s %10s %8s %8s %8s  %s\n' way run "msgs/s" "MB/s" "rtt_us" "p99_us" program
+echo "$M" | while read -r w r rate rtt p99; do
+	printf '%-7s %3s %10s %8s %8s %8s  %s\n' "$w" "$r" "$rate" \
+		"$(awk -v a="$rate" -v s="$size" 'BEGIN { printf "%.2f", a * s / 1e6 }')" \
+		"$rtt" "${p99:--}" "$(prog "$w")"
 done
 med() {	# WAY FIELD: the median of that way's figures
 	echo "$M" | awk -v w="$1" -v f="$2" '$1 == w { print $f }' | sort -n |
 		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
-or=$(med ours 3) kr=$(med kernel 3) ol=$(med ours 4) kl=$(med kernel 4)
-echo "median   ours: $or msgs/s, rtt $ol us;  kernel: $kr msgs/s, rtt $kl us"
-awk -v a="$or" -v b="$kr" -v c="$ol" -v d="$kl" 'BEGIN {
-	printf "ratio ours/kernel: rate %.2f, rtt %.2f (rtt below 1: ours is faster)\n",
-		a / b, c / d }'
+echo "medians ($runs runs; $count x $size B, $rtts round trips of 64 B):"
+printf '  %-7s %10s %8s %8s %8s  %s\n' way "msgs/s" "MB/s" "rtt_us" "p99_us" program
+for w in ours kernel ksock psock; do
+	printf '  %-7s %10s %8s %8s %8s  %s\n' $w "$(med $w 3)" \
+		"$(awk -v a="$(med $w 3)" -v s="$size" 'BEGIN { printf "%.2f", a * s / 1e6 }')" \
+		"$(med $w 4)" "$(med $w 5)" "$(prog $w)"
+done
+ratio() {	# A B: rate and rtt of A over B
+	awk -v a="$(med $1 3)" -v b="$(med $2 3)" -v c="$(med $1 4)" -v d="$(med $2 4)" \
+		-v n="$1/$2" 'BEGIN { printf "ratio %-13s rate %.2f, rtt %.2f\n", n, a / b, c / d }'
+}
+ratio ours kernel
+ratio psock ksock
+ratio ksock kernel
+echo "(rtt below 1: the first is faster; psock/ksock: the same C program on both stacks)"

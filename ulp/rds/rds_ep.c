@@ -861,7 +861,8 @@ static void on_established(struct link *l, const struct fab_cm_event *ev)
 	if (!rc || l->gone)
 		return;
 	if (l->passive) {
-		conn_up(rc, l);
+		if (!l->up)	/* else a SEND before the RTU did it */
+			conn_up(rc, l);
 		return;
 	}
 	family = rc->laddr.family;

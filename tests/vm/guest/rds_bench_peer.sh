@@ -8,14 +8,26 @@
 #   kernel  both modprobe rds_rdma; b: rds_kpeer.py --expect --echo 5002;
 #           a: rds_kpeer.py --rtt (the same round trips), then --send
 #           --wait-acked; both rmmod rds_rdma rds after
+#   ksock   the kernel's RDS (rds_rdma on both) under one C program on the
+#           AF_RDS socket API, tests/rds_sock_bench: b sink 5001, echo
+#           5002; a rr (the same round trips), then send COUNT x SIZE
+#   psock   the same rds_sock_bench, under LD_PRELOAD=libibgw_preload.so,
+#           with ipoibd --sdp-only --fabric verbs:rxe0 -f on both (the
+#           host's RDS service over rdma_cm on RoCE; no rds module loaded,
+#           so a socket the service did not make fails: EAFNOSUPPORT)
 # The rate is the sender's: COUNT messages from the first send until the
-# last is acknowledged.  a prints "ok(a): m WAY RUN MSGS_PER_S RTT_US".
+# last is acknowledged (rds_sock_bench: until the sink's answer to a FIN
+# after them says it has all COUNT).  a prints
+#   "ok(a): m WAY RUN MSGS_PER_S RTT_US P99_US" (P99 "-" where not measured).
 #   rds_bench_peer.sh a|b PEER BIN COUNT SIZE RTTS RUNS
 . "$(dirname "$0")/../guest.bash"
 role=$1 peer=$2 BIN=$3 count=$4 size=$5 rtts=$6 runs=$7
 KP="python3 $G_TOP/tests/vm/guest/rds_kpeer.py"
 RP="$BIN/tests/rdspeer --fabric verbs:rxe0"
 RR="$BIN/tests/bench_rds_rr --fabric verbs:rxe0"
+SB="$BIN/tests/rds_sock_bench"
+PRE=$BIN/libibgw_preload.so
+[ -x "$SB" ] && [ -f "$PRE" ] || gfail "no $SB or $PRE"
 T=$(mktemp -d)
 A=10.77.0.1 B=10.77.0.2
 wait_peer "$peer"
@@ -48,16 +60,63 @@ kernel_rds() {	# on|off
 	done
 	gfail "rmmod rds_rdma rds"
 }
+# ipoibd_on / ipoibd_off: the host's RDS service (psock's steps only)
+IPID=
+ipoibd_on() {
+	grep -q '^rds ' /proc/modules && gfail "psock: the kernel's rds is loaded"
+	"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0 -f >$T/ipoibd.$step.log 2>&1 &
+	IPID=$!
+	for i in $(seq 1 100); do
+		grep -q 'ready: SDP only' $T/ipoibd.$step.log && break
+		kill -0 $IPID 2>/dev/null || break
+		sleep 0.2
+	done
+	grep -q 'RDS service on .*over rdma_cm on RoCE' $T/ipoibd.$step.log ||
+		{ sed 's/^/    | /' $T/ipoibd.$step.log; gfail "ipoibd: no RDS service"; }
+}
+ipoibd_off() {
+	kill -USR1 $IPID 2>/dev/null
+	sleep 1
+	grep -E 'stats rds(_service)?\.[a-z_.0-9]+ [1-9]' \
+		$T/ipoibd.$step.log | sed "s/^/  | ipoibd($role): /" | head -n 40
+	kill $IPID 2>/dev/null
+	wait $IPID 2>/dev/null
+	IPID=
+}
+pre() {
+	env LD_PRELOAD="$PRE" "$@"
+}
 tmo=$((60 + count / 100))
 step=0
 for r in $(seq 1 "$runs"); do
-	if [ $((r % 2)) = 1 ]; then ways="ours kernel"; else ways="kernel ours"; fi
+	if [ $((r % 2)) = 1 ]; then ways="ours kernel ksock psock"
+	else ways="psock ksock kernel ours"; fi
 	for w in $ways; do
 		step=$((step + 1))
 		# p: b's receiver is up; p + 1: a's sender is done; p + 2: b
 		# has unloaded the kernel's RDS (a's next step may begin)
 		p=$((7100 + 3 * step))
-		[ $w = kernel ] && kernel_rds on
+		W=
+		case $w in
+		kernel|ksock) kernel_rds on ;;
+		psock) ipoibd_on; W=pre ;;
+		esac
+		if [ "$role" = b ] && { [ $w = ksock ] || [ $w = psock ]; }; then
+			$W $SB -t $tmo sink $B 5001 >$T/b$step.out 2>&1 &
+			pid=$!
+			$W $SB -t $tmo echo $B 5002 >$T/b$step.echo 2>&1 &
+			pid2=$!
+			sleep 1
+			serve $p ready
+			wait $pid || { cat $T/b$step.out; gfail "$w run $r: the sink failed"; }
+			wait $pid2 || { cat $T/b$step.echo; gfail "$w run $r: the echo failed"; }
+			sed 's/^/  | /' $T/b$step.out $T/b$step.echo
+			fetch $A $((p + 1)) >/dev/null
+			[ $w = ksock ] && kernel_rds off
+			[ $w = psock ] && ipoibd_off
+			serve $((p + 2)) done
+			continue
+		fi
 		if [ "$role" = b ]; then
 			if [ $w = kernel ]; then
 				$KP --addr $B --expect $A:5000:5001:$count --echo 5002 \
@@ -84,7 +143,15 @@ for r in $(seq 1 "$runs"); do
 			continue
 		fi
 		fetch $B $p >/dev/null
-		if [ $w = kernel ]; then
+		p99=-
+		if [ $w = ksock ] || [ $w = psock ]; then
+			$W $SB -t $tmo rr $A $B 5002 $rtts 64 >$T/a$step.out 2>&1 ||
+				{ cat $T/a$step.out; gfail "$w run $r: round trips failed"; }
+			rtt=$(sed -n 's/.* median_us \([0-9]*\).*/\1/p' $T/a$step.out)
+			p99=$(sed -n 's/.* p99_us \([0-9]*\).*/\1/p' $T/a$step.out)
+			$W $SB -t $tmo send $A $B 5001 $count $size >>$T/a$step.out 2>&1 ||
+				{ cat $T/a$step.out; gfail "$w run $r: sends failed"; }
+		elif [ $w = kernel ]; then
 			$KP --addr $A --rtt $B:5002:5003:$rtts:64 \
 				--send $B:5001:5000:$count:$size --wait-acked \
 				--timeout $tmo >$T/a$step.out 2>&1 ||
@@ -103,9 +170,12 @@ for r in $(seq 1 "$runs"); do
 		rate=$(sed -n 's/.*: sent \([0-9]*\) msgs [0-9]* bytes in \([0-9.]*\) s.*/\1 \2/p' $T/a$step.out |
 			awk '{ printf "%d", $1 / $2 }')
 		sed 's/^/  | /' $T/a$step.out
-		gok "m $w $r $rate $rtt"
+		gok "m $w $r $rate $rtt $p99"
 		serve $((p + 1)) done
-		[ $w = kernel ] && kernel_rds off
+		case $w in
+		kernel|ksock) kernel_rds off ;;
+		psock) ipoibd_off ;;
+		esac
 		fetch $B $((p + 2)) >/dev/null
 	done
 done

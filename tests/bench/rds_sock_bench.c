@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rds_sock_bench: RDS rate and round trips on the AF_RDS socket API only
+ * (socket, bind, sendto, recvfrom, poll, setsockopt), so that the same
+ * binary measures the kernel's RDS and ours under libibgw_preload.so
+ * (tests/bench/rds_vm_bench.sh).
+ *
+ *   rds_sock_bench [-t SEC] [-b BYTES] sink ADDR PORT
+ *   rds_sock_bench [-t SEC] [-b BYTES] send LADDR RADDR RPORT COUNT SIZE
+ *   rds_sock_bench [-t SEC] [-b BYTES] echo ADDR PORT
+ *   rds_sock_bench [-t SEC] [-b BYTES] rr LADDR RADDR RPORT N SIZE
+ *
+ * Every message starts with a 16-byte header: "RSBK", a type, a sequence
+ * number and a count (big-endian).  sink counts DATA messages and answers
+ * a SYNC with the count so far, a FIN with the count and then exits
+ * (1 s later: a closed kernel RDS socket drops what it has not sent).
+ * send: one SYNC answered (the connection is made, not timed), then COUNT
+ * DATA messages of SIZE bytes, then a FIN, timed until its answer comes:
+ *   "rds_sock_bench: sent N msgs B bytes in S s: R msgs/s M MB/s, received K"
+ * (exit 1 when K != N).  echo: every message back to its sender, until a
+ * QUIT (answered).  rr: 10 round trips not timed, then N one at a time,
+ * each checked, then a QUIT to the echo port, its answer waited for:
+ *   "rds_sock_bench: N round trips of S bytes median_us M p99_us P min_us L"
+ * EAGAIN (send buffer) waits in poll(POLLOUT); ENOBUFS (a congested
+ * destination port, which poll does not report) retries after 100 us.
+ * -b: SO_SNDBUF and SO_RCVBUF (SO_*BUFFORCE first, as root; default
+ * 4 MiB).  -t: the whole run's limit (default 120 s), exit 1 after it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef AF_RDS
+#define AF_RDS 21
+#endif
+#ifndef SO_SNDBUFFORCE
+#define SO_SNDBUFFORCE 32
+#endif
+#ifndef SO_RCVBUFFORCE
+#define SO_RCVBUFFORCE 33
+#endif
+
+#define MAGIC	0x5253424bu	/* "RSBK" */
+#define HDR	16
+enum { T_DATA = 1, T_SYNC, T_FIN, T_ACK, T_QUIT, T_PING };
+#define WARMUP	10
+#define MAXMSG	(1u << 20)
+
+static int bufsize = 4 << 20;
+
+static void on_alarm(int sig)
+{
+	static const char m[] = "rds_sock_bench: timed out\n";
+
+	(void)sig;
+	if (write(2, m, sizeof(m) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "rds_sock_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: rds_sock_bench [-t SEC] [-b BYTES] sink ADDR PORT\n"
+		"       rds_sock_bench [-t SEC] [-b BYTES] send LADDR RADDR RPORT COUNT SIZE\n"
+		"       rds_sock_bench [-t SEC] [-b BYTES] echo ADDR PORT\n"
+		"       rds_sock_bench [-t SEC] [-b BYTES] rr LADDR RADDR RPORT N SIZE\n");
+	exit(2);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static unsigned long num(const char *s, unsigned long lo, unsigned long hi)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "rds_sock_bench: '%s': want %lu..%lu\n", s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+static struct sockaddr_in sin_of(const char *ip, const char *port)
+{
+	struct sockaddr_in a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
+		fprintf(stderr, "rds_sock_bench: '%s': not an IPv4 address\n", ip);
+		exit(2);
+	}
+	a.sin_port = htons((uint16_t)num(port, 0, 65535));
+	return a;
+}
+
+static void setbuf_(int fd, int force, int plain, const char *what)
+{
+	if (setsockopt(fd, SOL_SOCKET, force, &bufsize, sizeof(bufsize)) == 0)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, plain, &bufsize, sizeof(bufsize)) < 0)
+		die(what);
+}
+
+static int rds_socket(const struct sockaddr_in *me)
+{
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+
+	if (fd < 0)
+		die("socket(AF_RDS)");
+	setbuf_(fd, SO_SNDBUFFORCE, SO_SNDBUF, "SO_SNDBUF");
+	setbuf_(fd, SO_RCVBUFFORCE, SO_RCVBUF, "SO_RCVBUF");
+	if (bind(fd, (const struct sockaddr *)me, sizeof(*me)) < 0)
+		die("bind");
+	return fd;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	v = htonl(v);
+	memcpy(p, &v, 4);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return ntohl(v);
+}
+
+static void mkmsg(uint8_t *m, uint32_t type, uint32_t seq, uint32_t n)
+{
+	put32(m, MAGIC);
+	put32(m + 4, type);
+	put32(m + 8, seq);
+	put32(m + 12, n);
+}
+
+/* one datagram out, waiting out a full send buffer or a congested port */
+static void send_one(int fd, const void *m, size_t len,
+		     const struct sockaddr_in *to)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	struct timespec pause = { 0, 100000 };
+
+	for (;;) {
+		if (sendto(fd, m, len, MSG_DONTWAIT, (const struct sockaddr *)to,
+			   sizeof(*to)) == (ssize_t)len)
+			return;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (poll(&p, 1, 1000) < 0 && errno != EINTR)
+				die("poll");
+		} else if (errno == ENOBUFS) {
+			nanosleep(&pause, NULL);
+		} else if (errno != EINTR) {
+			die("sendto");
+		}
+	}
+}
+
+/* the next datagram: its length, its type in *type (0 when not ours) */
+static ssize_t recv_one(int fd, uint8_t *m, struct sockaddr_in *from,
+			uint32_t *type)
+{
+	socklen_t fl = sizeof(*from);
+	ssize_t n;
+
+	for (;;) {
+		n = recvfrom(fd, m, MAXMSG, 0, (struct sockaddr *)from, &fl);
+		if (n >= 0)
+			break;
+		if (errno != EINTR)
+			die("recvfrom");
+	}
+	*type = n >= HDR && get32(m) == MAGIC ? get32(m + 4) : 0;
+	return n;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int run_sink(int fd, uint8_t *m)
+{
+	struct sockaddr_in from;
+	uint32_t type, n = 0, bad = 0;
+	uint8_t ack[HDR];
+	ssize_t len;
+
+	for (;;) {
+		len = recv_one(fd, m, &from, &type);
+		if (type == T_DATA) {
+			n++;
+		} else if (type == T_SYNC || type == T_FIN) {
+			mkmsg(ack, T_ACK, get32(m + 8), n);
+			send_one(fd, ack, sizeof(ack), &from);
+			if (type == T_FIN)
+				break;	/* (the ack goes out before the close) */
+		} else {
+			bad++;
+		}
+		(void)len;
+	}
+	sleep(1);	/* the kernel drops what is unsent at close */
+	printf("rds_sock_bench: sink received %u msgs (%u not ours)\n", n, bad);
+	return 0;
+}
+
+static int run_echo(int fd, uint8_t *m)
+{
+	struct sockaddr_in from;
+	uint32_t type, n = 0;
+	ssize_t len;
+
+	for (;;) {
+		len = recv_one(fd, m, &from, &type);
+		if (type == T_QUIT) {
+			mkmsg(m, T_ACK, get32(m + 8), n);
+			send_one(fd, m, HDR, &from);
+			break;
+		}
+		send_one(fd, m, (size_t)len, &from);
+		n++;
+	}
+	sleep(1);
+	printf("rds_sock_bench: echoed %u msgs\n", n);
+	return 0;
+}
+
+/* send a control message and wait for its T_ACK: the count it carries */
+static uint32_t handshake(int fd, uint8_t *m, uint32_t type, uint32_t seq,
+			  const struct sockaddr_in *to)
+{
+	struct sockaddr_in from;
+	uint8_t c[HDR];
+	uint32_t t;
+
+	mkmsg(c, type, seq, 0);
+	send_one(fd, c, sizeof(c), to);
+	for (;;) {
+		recv_one(fd, m, &from, &t);
+		if (t == T_ACK && get32(m + 8) == seq)
+			return get32(m + 12);
+	}
+}
+
+static int run_send(int fd, uint8_t *m, const struct sockaddr_in *to,
+		    unsigned long count, size_t size)
+{
+	uint8_t *d = calloc(1, size);
+	unsigned long i;
+	uint32_t got;
+	double t0, t;
+
+	if (!d)
+		die("calloc");
+	handshake(fd, m, T_SYNC, 1, to);
+	for (i = HDR; i < size; i++)
+		d[i] = (uint8_t)i;
+	t0 = now_s();
+	for (i = 0; i < count; i++) {
+		mkmsg(d, T_DATA, (uint32_t)i, 0);
+		send_one(fd, d, size, to);
+	}
+	got = handshake(fd, m, T_FIN, 2, to);
+	t = now_s() - t0;
+	printf("rds_sock_bench: sent %lu msgs %lu bytes in %.3f s: %.0f msgs/s "
+	       "%.2f MB/s, received %u\n", count, count * size, t, count / t,
+	       count * size / t / 1e6, got);
+	free(d);
+	return got == count ? 0 : 1;
+}
+
+static int run_rr(int fd, uint8_t *m, const struct sockaddr_in *to,
+		  unsigned long n, size_t size)
+{
+	uint8_t *d = calloc(1, size);
+	double *rtt = calloc(n, sizeof(*rtt));
+	struct sockaddr_in from;
+	unsigned long i;
+	uint32_t type;
+	ssize_t len;
+	double t0;
+
+	if (!d || !rtt)
+		die("calloc");
+	for (i = HDR; i < size; i++)
+		d[i] = (uint8_t)(i * 7);
+	for (i = 0; i < WARMUP + n; i++) {
+		mkmsg(d, T_PING, (uint32_t)i, 0);
+		t0 = now_s();
+		send_one(fd, d, size, to);
+		len = recv_one(fd, m, &from, &type);
+		if (type != T_PING || (size_t)len != size ||
+		    memcmp(m, d, size) != 0) {
+			fprintf(stderr, "rds_sock_bench: round trip %lu: a wrong "
+				"echo (%zd bytes, type %u)\n", i, len, type);
+			return 1;
+		}
+		if (i >= WARMUP)
+			rtt[i - WARMUP] = (now_s() - t0) * 1e6;
+	}
+	handshake(fd, m, T_QUIT, 0xffffffffu, to);	/* the echo is gone */
+	qsort(rtt, n, sizeof(*rtt), cmp_d);
+	printf("rds_sock_bench: %lu round trips of %zu bytes median_us %.0f "
+	       "p99_us %.0f min_us %.0f\n", n, size, rtt[(n - 1) / 2],
+	       rtt[(n * 99 + 99) / 100 - 1], rtt[0]);
+	free(rtt);
+	free(d);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in me, to;
+	unsigned long secs = 120;
+	const char *mode;
+	uint8_t *m;
+	int c, fd;
+
+	while ((c = getopt(argc, argv, "+t:b:")) != -1) {
+		switch (c) {
+		case 't':
+			secs = num(optarg, 1, 86400);
+			break;
+		case 'b':
+			bufsize = (int)num(optarg, 4096, 1 << 30);
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 3)
+		usage();
+	mode = argv[0];
+	signal(SIGALRM, on_alarm);
+	alarm((unsigned int)secs);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	m = malloc(MAXMSG);
+	if (!m)
+		die("malloc");
+	if (!strcmp(mode, "sink") || !strcmp(mode, "echo")) {
+		if (argc != 3)
+			usage();
+		me = sin_of(argv[1], argv[2]);
+		fd = rds_socket(&me);
+		return mode[0] == 's' ? run_sink(fd, m) : run_echo(fd, m);
+	}
+	if (strcmp(mode, "send") && strcmp(mode, "rr"))
+		usage();
+	if (argc != 6)
+		usage();
+	me = sin_of(argv[1], "0");
+	to = sin_of(argv[2], argv[3]);
+	unsigned long n = num(argv[4], 1, 100000000);
+	size_t size = num(argv[5], HDR, MAXMSG);
+
+	fd = rds_socket(&me);
+	if (mode[1] == 'e')
+		return run_send(fd, m, &to, n, size);
+	return run_rr(fd, m, &to, n, size);
+}
