@@ -223,11 +223,12 @@ static bool name_eq(const struct rds_name *a, const struct rds_name *b)
 	       (!a->addr.family || inet_addr_equal(&a->addr, &b->addr));
 }
 
-/* One of the gateway's own addresses (of any interface): binds. */
-static bool binds(const struct inet_addr *a)
+/* What a UDP socket says of a: bind succeeds (one of the gateway's own
+ * addresses, of any interface), or connect does (routed somewhere). */
+static bool udp_probe(const struct inet_addr *a, bool conn)
 {
 	struct sockaddr_storage ss;
-	struct rds_name n = { .addr = *a, .port = 0 };
+	struct rds_name n = { .addr = *a, .port = conn ? 9 : 0 };
 	socklen_t sl = to_sockaddr(&n, a->family, &ss);
 	int fd;
 	bool ok;
@@ -235,24 +236,8 @@ static bool binds(const struct inet_addr *a)
 	fd = socket(a->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
-	ok = bind(fd, (struct sockaddr *)&ss, sl) == 0;
-	close(fd);
-	return ok;
-}
-
-/* Routed somewhere at all (a UDP socket connects to it). */
-static bool routed(const struct inet_addr *a)
-{
-	struct sockaddr_storage ss;
-	struct rds_name n = { .addr = *a, .port = 9 };
-	socklen_t sl = to_sockaddr(&n, a->family, &ss);
-	int fd;
-	bool ok;
-
-	fd = socket(a->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	ok = connect(fd, (struct sockaddr *)&ss, sl) == 0;
+	ok = (conn ? connect(fd, (struct sockaddr *)&ss, sl) :
+		     bind(fd, (struct sockaddr *)&ss, sl)) == 0;
 	close(fd);
 	return ok;
 }
@@ -275,11 +260,11 @@ static void classify(struct gw_rds *g, const struct inet_addr *a,
 		return;
 	}
 	if (p->tun) {
-		*own = ipoib_tun_is_own(p->tun, a) || binds(a);
+		*own = ipoib_tun_is_own(p->tun, a) || udp_probe(a, false);
 		*lan = !*own && ipoib_tun_nexthop(p->tun, a, &nh) < 0 &&
-		       routed(a);
+		       udp_probe(a, true);
 	} else {
-		*own = binds(a);
+		*own = udp_probe(a, false);
 		*lan = !*own && p->br && gw_bridge_proxy(p->br, a);
 	}
 	if (!*lan && !*own)
