@@ -596,9 +596,34 @@ int preload_rds_setsockopt(int fd, int level, int name, const void *val,
 
 /* --- send --------------------------------------------------------------------- */
 
+/* mh gathers (or scatters) our header h, then m's iovecs: on stack
+ * (IOV_STACK + 1 entries) or, for more, allocated.  The array, or NULL
+ * (ENOBUFS); the caller frees one that is not stack. */
+static struct iovec *iov_wrap(struct iovec *stack, const struct msghdr *m,
+			      struct rds_ctl_hdr *h, struct msghdr *mh)
+{
+	struct iovec *iov = stack;
+
+	if (m->msg_iovlen > IOV_STACK) {
+		iov = malloc((m->msg_iovlen + 1) * sizeof(*iov));
+		if (!iov) {
+			errno = ENOBUFS;
+			return NULL;
+		}
+	}
+	iov[0].iov_base = h;
+	iov[0].iov_len = sizeof(*h);
+	if (m->msg_iovlen)
+		memcpy(iov + 1, m->msg_iov, m->msg_iovlen * sizeof(*iov));
+	memset(mh, 0, sizeof(*mh));
+	mh->msg_iov = iov;
+	mh->msg_iovlen = m->msg_iovlen + 1;
+	return iov;
+}
+
 static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 {
-	struct iovec stack[IOV_STACK + 1], *iov = stack;
+	struct iovec stack[IOV_STACK + 1], *iov;
 	struct rds_ctl_hdr h;
 	struct rds_fdinfo *i;
 	struct msghdr mh;
@@ -646,20 +671,9 @@ static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 		errno = EOPNOTSUPP;	/* RDMA and atomic cmsgs: none here */
 		return -1;
 	}
-	if (m->msg_iovlen > IOV_STACK) {
-		iov = malloc((m->msg_iovlen + 1) * sizeof(*iov));
-		if (!iov) {
-			errno = ENOBUFS;
-			return -1;
-		}
-	}
-	iov[0].iov_base = &h;
-	iov[0].iov_len = sizeof(h);
-	if (m->msg_iovlen)
-		memcpy(iov + 1, m->msg_iov, m->msg_iovlen * sizeof(*iov));
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = iov;
-	mh.msg_iovlen = m->msg_iovlen + 1;
+	iov = iov_wrap(stack, m, &h, &mh);
+	if (!iov)
+		return -1;
 	n = preload_real.sendmsg(fd, &mh, flags | MSG_NOSIGNAL);
 	e = errno;
 	if (iov != stack)
@@ -684,7 +698,7 @@ static ssize_t send_buf(int fd, const void *buf, size_t len, int flags,
 
 static ssize_t rds_recv(int fd, struct msghdr *m, int flags)
 {
-	struct iovec stack[IOV_STACK + 1], *iov = stack;
+	struct iovec stack[IOV_STACK + 1], *iov;
 	struct rds_ctl_hdr h;
 	struct msghdr mh;
 	ssize_t n;
@@ -698,20 +712,9 @@ static ssize_t rds_recv(int fd, struct msghdr *m, int flags)
 		errno = EAGAIN;	/* nothing is ever queued there */
 		return -1;
 	}
-	if (m->msg_iovlen > IOV_STACK) {
-		iov = malloc((m->msg_iovlen + 1) * sizeof(*iov));
-		if (!iov) {
-			errno = ENOBUFS;
-			return -1;
-		}
-	}
-	iov[0].iov_base = &h;
-	iov[0].iov_len = sizeof(h);
-	if (m->msg_iovlen)
-		memcpy(iov + 1, m->msg_iov, m->msg_iovlen * sizeof(*iov));
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = iov;
-	mh.msg_iovlen = m->msg_iovlen + 1;
+	iov = iov_wrap(stack, m, &h, &mh);
+	if (!iov)
+		return -1;
 	n = preload_real.recvmsg(fd, &mh, flags & (MSG_PEEK | MSG_DONTWAIT |
 						  MSG_TRUNC | MSG_WAITALL));
 	e = errno;
