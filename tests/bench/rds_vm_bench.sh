@@ -4,6 +4,10 @@
 #   tests/bench/rds_vm_bench.sh [--build DIR] [--count N] [--size B]
 #                               [--rtts N] [--runs N]  (build, 5000, 64, 300, 3)
 #                               [--verbose]  (both guests' output after)
+#                               [--ways LIST]  (a subset of "ours kernel
+#                               ksock psock"; the ratios of absent ways: -)
+#                               [--profile]  (psock: ipoibd under strace -c
+#                               on both guests, the table in --verbose)
 #
 # Two guests over Soft-RoCE as tests/vm/rds_kernel.sh boots them (a
 # 10.77.0.1, b 10.77.0.2, rxe0 on each one's eth0, one virtio link).  a
@@ -31,6 +35,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 build=build count=5000 size=64 rtts=300 runs=3 verbose=0
+ways="ours kernel ksock psock" profile=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) build=$2; shift 2 ;;
@@ -39,12 +44,19 @@ while [ $# -gt 0 ]; do
 	--rtts) rtts=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--verbose) verbose=1; shift ;;
+	--ways) ways=$2; shift 2 ;;
+	--profile) profile=1; shift ;;
 	--seconds) shift 2 ;;	# tests/bench/run's; counts here
 	-h|--help) sed -n '2,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "rds_vm_bench.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
 die() { echo "rds_vm_bench.sh: $*" >&2; exit 1; }
+for w in $ways; do
+	case $w in ours|kernel|ksock|psock) ;; *) die "--ways: unknown way '$w'" ;; esac
+done
+nways=$(echo $ways | wc -w)
+[ "$nways" -gt 0 ] || die "--ways: none"
 for v in "$count" "$size" "$rtts" "$runs"; do
 	case "$v" in ''|*[!0-9]*|0) die "counts and sizes are positive integers" ;; esac
 done
@@ -58,12 +70,12 @@ export IBGW_BIN
 # the guest tier's harness: root, QEMU, the kernel (fails without them)
 . tests/vm/lib.bash
 
-tmo=$((180 + runs * 4 * (60 + count / 100 + rtts / 20)))
+tmo=$((180 + runs * nways * (60 + count / 100 + rtts / 20)))
 S="tests/vm/guest/rds_bench_peer.sh"
 for g in a b; do
 	[ $g = a ] && ip=10.77.0.1 peer=10.77.0.2 || { ip=10.77.0.2 peer=10.77.0.1; }
 	vm_guest $g --addr $ip/24 --modprobe rdma_ucm --modprobe rdma_rxe \
-		--rxe rxe0:eth0 --script "$S $g $peer $BIN $count $size $rtts $runs" \
+		--rxe rxe0:eth0 --script "$S $g $peer $BIN $count $size $rtts $runs $(echo $ways | tr ' ' ,) $profile" \
 		--timeout $tmo
 done
 vm_link a b
@@ -78,7 +90,7 @@ if [ $verbose = 1 ]; then
 		vm_output $n | sed 's/^/  /'
 	done
 fi
-if [ $vrc -ne 0 ] || [ "$(echo "$M" | grep -c .)" -ne $((4 * runs)) ]; then
+if [ $vrc -ne 0 ] || [ "$(echo "$M" | grep -c .)" -ne $((nways * runs)) ]; then
 	for n in a b; do
 		echo "--- guest $n"
 		vm_output $n | tail -n 40 | sed 's/^/  /'
@@ -105,12 +117,14 @@ med() {	# WAY FIELD: the median of that way's figures
 }
 echo "medians ($runs runs; $count x $size B, $rtts round trips of 64 B):"
 printf '  %-7s %10s %8s %8s %8s  %s\n' way "msgs/s" "MB/s" "rtt_us" "p99_us" program
-for w in ours kernel ksock psock; do
+for w in $ways; do
 	printf '  %-7s %10s %8s %8s %8s  %s\n' $w "$(med $w 3)" \
 		"$(awk -v a="$(med $w 3)" -v s="$size" 'BEGIN { printf "%.2f", a * s / 1e6 }')" \
 		"$(med $w 4)" "$(med $w 5)" "$(prog $w)"
 done
 ratio() {	# A B: rate and rtt of A over B
+	case " $ways " in *" $1 "*) ;; *) echo "ratio $1/$2: -"; return ;; esac
+	case " $ways " in *" $2 "*) ;; *) echo "ratio $1/$2: -"; return ;; esac
 	awk -v a="$(med $1 3)" -v b="$(med $2 3)" -v c="$(med $1 4)" -v d="$(med $2 4)" \
 		-v n="$1/$2" 'BEGIN { printf "ratio %-13s rate %.2f, rtt %.2f\n", n, a / b, c / d }'
 }

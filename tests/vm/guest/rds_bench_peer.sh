@@ -19,9 +19,12 @@
 # last is acknowledged (rds_sock_bench: until the sink's answer to a FIN
 # after them says it has all COUNT).  a prints
 #   "ok(a): m WAY RUN MSGS_PER_S RTT_US P99_US" (P99 "-" where not measured).
-#   rds_bench_peer.sh a|b PEER BIN COUNT SIZE RTTS RUNS
+# WAYS (default all four, comma-separated) is the subset to run; PROFILE 1 runs ipoibd
+# under strace -c -f in psock steps and prints its table.
+#   rds_bench_peer.sh a|b PEER BIN COUNT SIZE RTTS RUNS [WAYS [PROFILE]]
 . "$(dirname "$0")/../guest.bash"
 role=$1 peer=$2 BIN=$3 count=$4 size=$5 rtts=$6 runs=$7
+all=$(echo "${8:-ours,kernel,ksock,psock}" | tr , " ") profile=${9:-0}
 KP="python3 $G_TOP/tests/vm/guest/rds_kpeer.py"
 RP="$BIN/tests/rdspeer --fabric verbs:rxe0"
 RR="$BIN/tests/bench_rds_rr --fabric verbs:rxe0"
@@ -64,8 +67,20 @@ kernel_rds() {	# on|off
 IPID=
 ipoibd_on() {
 	grep -q '^rds ' /proc/modules && gfail "psock: the kernel's rds is loaded"
-	"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0 -f >$T/ipoibd.$step.log 2>&1 &
-	IPID=$!
+	if [ "$profile" = 1 ]; then
+		strace -c -f -o $T/strace.$step $BIN/ipoibd --sdp-only \
+			--fabric verbs:rxe0 -f >$T/ipoibd.$step.log 2>&1 &
+	else
+		"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0 -f >$T/ipoibd.$step.log 2>&1 &
+	fi
+	IPID=$! SPID=
+	if [ "$profile" = 1 ]; then	# signals go to ipoibd, not strace
+		SPID=$IPID
+		for i in $(seq 1 50); do
+			IPID=$(pgrep -n -x ipoibd) && break
+			sleep 0.1
+		done
+	fi
 	for i in $(seq 1 100); do
 		grep -q 'ready: SDP only' $T/ipoibd.$step.log && break
 		kill -0 $IPID 2>/dev/null || break
@@ -81,7 +96,9 @@ ipoibd_off() {
 		$T/ipoibd.$step.log | sed "s/^/  | ipoibd($role): /" | head -n 40
 	kill $IPID 2>/dev/null
 	wait $IPID 2>/dev/null
+	[ -n "$SPID" ] && wait $SPID 2>/dev/null
 	IPID=
+	[ -f $T/strace.$step ] && sed "s/^/  | strace($role): /" $T/strace.$step | head -n 30
 }
 pre() {
 	env LD_PRELOAD="$PRE" "$@"
@@ -89,8 +106,8 @@ pre() {
 tmo=$((60 + count / 100))
 step=0
 for r in $(seq 1 "$runs"); do
-	if [ $((r % 2)) = 1 ]; then ways="ours kernel ksock psock"
-	else ways="psock ksock kernel ours"; fi
+	if [ $((r % 2)) = 1 ]; then ways=$all
+	else ways=$(echo $all | tr ' ' '\n' | tac | tr '\n' ' '); fi
 	for w in $ways; do
 		step=$((step + 1))
 		# p: b's receiver is up; p + 1: a's sender is done; p + 2: b
