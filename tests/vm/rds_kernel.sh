@@ -18,14 +18,19 @@
 # rdma_cm's TCP port space port 18634 with the RDS/IB private
 # data (dp_saddr, dp_daddr, version 3.1), REPs, nothing malformed; b's
 # dmesg "RDS/IB: ... conn connected ... version 3.1".
-#   rds_kernel.sh [--kernel]   --kernel: the kernel's RDS on a too (the
-#                              harness checking itself)
+#   rds_kernel.sh [--kernel|--preload]
+#     --kernel: the kernel's RDS on a too (the harness checking itself);
+#     --preload: on a the same rds_kpeer.py under libibgw_preload.so, the
+#     host's RDS service being ipoibd --sdp-only on verbs:rxe0, no rds
+#     module (tests/vm/rds_preload_kernel.sh: the user's path)
 . "$(dirname "$0")/lib.bash"
 mode=ours
 [ "${1:-}" = --kernel ] && mode=kernel
+[ "${1:-}" = --preload ] && mode=preload
 command -v tshark >/dev/null || fail "no tshark (run 'make deps')"
-if [ $mode = ours ]; then
+if [ $mode != kernel ]; then
 	[ -x "$BIN/tests/rdspeer" ] || fail "no $BIN/tests/rdspeer (make all)"
+	[ -f "$BIN/libibgw_preload.so" ] || fail "no $BIN/libibgw_preload.so (make all)"
 	amods="--modprobe rdma_ucm --modprobe rdma_rxe"
 else
 	amods="--modprobe rds_rdma --modprobe rdma_rxe"
@@ -52,7 +57,7 @@ echo "b's kernel after the burst: $(echo "$B" | sed -n 's/^ok(b): p1 kernel //p'
 [ "$(kc cong_update_queued)" -ge 2 ] ||
 	fail "b's kernel queued $(kc cong_update_queued) congestion updates (congested, then clear: 2 at least)"
 ok "b: 1000 messages (4000-8000 B) into a 16 KiB SO_RCVBUF held 3 s: the kernel queued $(kc cong_update_queued) congestion map updates, then took every message in order"
-if [ $mode = ours ]; then
+if [ $mode != kernel ]; then
 	has "$A" '^ok\(a\): no rds module on a, none auto-loaded' "a: rds loaded"
 	has "$A" '^ok\(a\): still no rds module on a' "a: rds loaded during the run"
 	ac() {	# PHASE NAME: a counter of rdspeer's
@@ -63,7 +68,14 @@ if [ $mode = ours ]; then
 	cr=$(ac p1 rds.cong_rx)
 	[ -z "$cr" ] && cr=$(ac p1 cong_rx)
 	[ "${cr:-0}" -ge 2 ] || fail "a: cong_rx ${cr:-none} in phase 1 (the map on connect and the burst's updates)"
-	ok "a: rdspeer heard $cr congestion map updates from b's kernel"
+	ok "a: $([ $mode = ours ] && echo rdspeer || echo "the host's RDS service") heard $cr congestion map updates from b's kernel"
+	if [ $mode = preload ]; then
+		# what a's program sent and took went through the service
+		tx=$(ac p1 rds_service.tx_msgs) rx=$(ac p1 rds_service.rx_msgs)
+		[ "${tx:-0}" -ge 22604 ] && [ "${rx:-0}" -ge 21604 ] ||
+			fail "a: the service carried tx ${tx:-none} rx ${rx:-none} messages in phase 1 (22604 and 21604 at least)"
+		ok "a: the host's RDS service carried the program's $tx messages out and $rx in"
+	fi
 fi
 ok "messages of 16 B to 1 MiB both ways, 16 ports each way (10,000 messages on two of them), 1000 past b's receive buffer: none lost, duplicated, reordered or corrupt; pings answered both ways"
 has "$B" '^ok\(b\): before the restart: rds_kpeer: ok ' "b: phase 3 before the restart"

@@ -1,8 +1,11 @@
 # Inside one of two guests: our RDS (a, 10.77.0.1: tests/rdspeer on
 # verbs:rxe0, no rds module loaded) against the kernel's RDS/IB (b,
 # 10.77.0.2: rds_rdma, rds_kpeer.py).  rds_kernel_peer.sh a|b PEER BIN MODE
-# MODE "ours" runs rdspeer on a; "kernel" runs rds_kpeer.py there too
-# (rds_rdma loaded on a as well): the harness checking itself.
+# MODE "ours" runs rdspeer on a; "preload" runs rds_kpeer.py there under
+# libibgw_preload.so, with ipoibd --sdp-only on verbs:rxe0 as the host's
+# RDS service (still no rds module: the user's path on a host without
+# the kernel's RDS); "kernel" runs rds_kpeer.py there on the kernel's
+# RDS (rds_rdma loaded on a as well): the harness checking itself.
 #   phase 1  every data case at once, one rdspeer process on a against two
 #            rds_kpeer.py on b (the second with a small SO_RCVBUF that
 #            holds its queue for 3 s: the burst beyond the buffer):
@@ -66,7 +69,8 @@ rds_loaded() {
 
 if [ "$role" = a ]; then
 	A=10.77.0.1 B=$peer
-	if [ "$mode" = ours ]; then
+	STATS=--stats
+	if [ "$mode" != kernel ]; then
 		rds_loaded && gfail "rds is loaded on a: $(grep '^rds' /proc/modules)"
 		# socket(AF_RDS) asks for net-pf-21, which no module claims
 		# (af_rds.c leaves MODULE_ALIAS_NETPROTO(PF_RDS) commented out)
@@ -74,12 +78,41 @@ if [ "$role" = a ]; then
 			2>/dev/null && gfail "AF_RDS works on a without rds_rdma"
 		rds_loaded && gfail "socket(AF_RDS) loaded rds on a"
 		gok "no rds module on a, none auto-loaded by socket(AF_RDS)"
+	fi
+	if [ "$mode" = ours ]; then
 		RP=$BIN/tests/rdspeer
 		[ -x "$RP" ] || gfail "no $RP"
 		PEER="$RP --fabric verbs:rxe0"
+	elif [ "$mode" = preload ]; then
+		[ -f "$BIN/libibgw_preload.so" ] || gfail "no $BIN/libibgw_preload.so"
+		"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0 -f >$T/ipoibd.log 2>&1 &
+		IPID=$!
+		for i in $(seq 1 100); do
+			grep -q 'ready: SDP only' $T/ipoibd.log && break
+			kill -0 $IPID 2>/dev/null || break
+			sleep 0.2
+		done
+		grep -q 'RDS service on .*over rdma_cm on RoCE' $T/ipoibd.log ||
+			{ sed 's/^/  ipoibd| /' $T/ipoibd.log; gfail "ipoibd: no RDS service"; }
+		gok "ipoibd: $(grep -o 'RDS service on .*' $T/ipoibd.log | head -n1)"
+		# no --wait-acked, no --stats: RDS_INFO is the kernel's only
+		# (docs/rds.md); --linger gives the service the time instead
+		PEER="env LD_PRELOAD=$BIN/libibgw_preload.so $KP $KBUF"
+		STATS=
 	else
 		PEER="$KP $KBUF --wait-acked"
 	fi
+	# svc_stats NAME (preload): the service's counters, as
+	# "name value" lines after the peer's output, as rdspeer --stats
+	# prints its own (rds.* and rds_service.*)
+	svc_stats() {
+		[ "$mode" = preload ] || return 0
+		kill -USR1 $IPID
+		sleep 1
+		sed -n 's/.*stats \(rds[a-z_]*\.[a-z_.0-9]*\) \([0-9]*\)$/\1 \2/p' \
+			$T/ipoibd.log | awk '{ v[$1] = $2; if (!($1 in o)) { o[$1] = ++n; k[n] = $1 } }
+			END { for (i = 1; i <= n; i++) print k[i], v[k[i]] }' >>$T/$1.out
+	}
 	# run_a NAME PORT ARGS...: the peer, its output in $T/NAME.*, exit
 	# status in rc; the kernel's, once bound, says so on TCP PORT (b's
 	# sends wait for it: a kernel answers pings before any socket binds;
@@ -114,7 +147,8 @@ if [ "$role" = a ]; then
 	# its unacknowledged tail (never flagged ACK_REQUIRED) has stood for
 	# 2 s; a peer gone before that leaves the tail queued for a
 	# retransmission that never comes
-	run_a p1 7002 "${args[@]}" --timeout 200 --linger 6 --stats
+	run_a p1 7002 "${args[@]}" --timeout 200 --linger 6 $STATS
+	svc_stats p1
 	sed 's/^/  p1| /' $T/p1.out
 	tail -n 20 $T/p1.err | sed 's/^/  p1 err| /'
 	[ $rc -eq 0 ] || gfail "phase 1: the peer on a exited $rc"
@@ -127,14 +161,15 @@ if [ "$role" = a ]; then
 	fetch "$B" 7003 >/dev/null
 	run_a p3 7005 --addr $A --send $B:7001:7000:500:16-9000 \
 		--expect $B:7101:7100:500 --expect $B:7102:7100:500 \
-		--echo 7200 --timeout 200 --linger 6 --stats
+		--echo 7200 --timeout 200 --linger 6 $STATS
+	svc_stats p3
 	sed 's/^/  p3| /' $T/p3.out
 	tail -n 20 $T/p3.err | sed 's/^/  p3 err| /'
 	[ $rc -eq 0 ] || gfail "phase 3: the peer on a exited $rc"
 	gok "phase 3: $(grep -E ': (ok( |$)|sent |pong )' $T/p3.out | tr '\n' ' ')"
 	sed -n 's/^\([a-z_.]*\) \([0-9]*\)$/\1 \2/p' $T/p3.out | tr '\n' ' ' |
 		sed 's/^/ok(a): p3 counters /; s/ $/\n/'
-	if [ "$mode" = ours ]; then
+	if [ "$mode" != kernel ]; then
 		rds_loaded && gfail "rds got loaded on a meanwhile"
 		gok "still no rds module on a"
 	fi
