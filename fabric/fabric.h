@@ -422,7 +422,11 @@ struct fab_cm_addr {
 
 /* What a connection negotiates.  0 in a count field means the provider's
  * default: 1 outstanding RDMA read each way (responder_resources,
- * initiator_depth), retry_count 7, rnr_retry_count 7 (retry for ever). */
+ * initiator_depth), retry_count 7, rnr_retry_count 7 (retry for ever).
+ * min_rnr_timer is not negotiated: the code (IBA table 45, 1..31) that
+ * our QP's RNR NAKs carry, how long a peer that finds no receive posted
+ * waits before it tries again; 0 leaves the provider's (rdma_cm's is 0,
+ * which means 655.36 ms; the soft provider's SOFT_MIN_RNR_TIMER). */
 struct fab_cm_param {
 	const void *private_data;
 	uint8_t private_data_len;
@@ -430,6 +434,7 @@ struct fab_cm_param {
 	uint8_t initiator_depth;	/* reads we have outstanding */
 	uint8_t retry_count;
 	uint8_t rnr_retry_count;
+	uint8_t min_rnr_timer;
 };
 
 enum fab_cm_event_type {

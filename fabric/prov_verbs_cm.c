@@ -60,6 +60,7 @@ struct pvc_id {
 	uint8_t pdata[FAB_CM_REQ_PRIV];
 	uint8_t req_initiator_depth;	/* what the REQ asked */
 	uint8_t req_responder_resources;
+	uint8_t min_rnr_timer;		/* fab_cm_param's; 0: rdma_cm's */
 	int disconnecting;		/* we sent the DREQ (or the DREP) */
 };
 
@@ -695,6 +696,26 @@ static void pvc_conn_param(struct rdma_conn_param *cp,
 	}
 }
 
+/*
+ * rdma_cm moves the QP to RTR with min_rnr_timer 0 (655.36 ms: ib_cm's
+ * cm_init_qp_rtr_attr) unless a kernel caller set it (the kernel's RDS
+ * does, rdma_set_min_rnr_timer, 0.32 ms); librdmacm cannot.  It is one
+ * of an RC QP's optional attributes from RTS to RTS (the kernel's
+ * qp_state_table, verbs.c, as IBA's QP state table has it), so it is set
+ * once the QP is in RTS: after rdma_accept, and at ESTABLISHED.
+ * Best effort: the default still works, only slower after an RNR NAK.
+ */
+static void pvc_set_rnr_timer(struct pvc_id *cid)
+{
+	struct ibv_qp_attr a;
+
+	if (!cid || !cid->min_rnr_timer || !cid->id || !cid->id->qp)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.min_rnr_timer = cid->min_rnr_timer;
+	(void)ibv_modify_qp(cid->id->qp, &a, IBV_QP_MIN_RNR_TIMER);
+}
+
 int pv_cm_connect(struct fab_cm_id *base, const struct fab_cm_addr *dst,
 		  const struct fab_cm_param *param, char *err, size_t errlen)
 {
@@ -735,6 +756,9 @@ int pv_cm_accept(struct fab_cm_id *base, const struct fab_cm_param *param,
 		cp.initiator_depth = cid->req_responder_resources;
 	if (rdma_accept(cid->id, &cp))
 		return pv_fail_null(err, errlen, "rdma_accept");
+	cid->min_rnr_timer = param && param->min_rnr_timer <= 31 ?
+			     param->min_rnr_timer : 0;
+	pvc_set_rnr_timer(cid);
 	return 0;
 }
 
@@ -870,6 +894,7 @@ static int pvc_translate(struct pv_dev *dev, struct rdma_cm_event *e,
 		return 1;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		ev->type = FAB_CM_EV_ESTABLISHED;
+		pvc_set_rnr_timer(ev->id ? e->id->context : NULL);
 		ev->peer_qpn = e->param.conn.qp_num;
 		pvc_copy_pdata(ev, e->param.conn.private_data,
 			       e->param.conn.private_data_len);
