@@ -35,7 +35,10 @@
 #include "ulp/rds/rds_ep.h"
 #include "ulp/rds/rds_frag.h"
 
-#define DEF_WRS		256u
+#define DEF_WRS		256u		/* sends: RDS_IB_DEFAULT_SEND_WR */
+#define DEF_RECV_WRS	1024u		/* RDS_IB_DEFAULT_RECV_WR: a sender
+					 * with 256 in flight finds receives
+					 * posted while we lag up to 768 */
 #define DEF_CONNS	1024u
 #define SLOT		RDS_SEND_MAX
 #define WR_TX		0x100000000ull	/* wr_id: a send slot */
@@ -47,6 +50,8 @@
 #define DELAYED_ACK_MS	20u		/* ours: see ack_timer_cb */
 #define RETRY_COUNT	1		/* RDS_IB_DEFAULT_RETRY_COUNT */
 #define RNR_RETRY	7
+#define RNR_TIMER	10		/* IB_RNR_TIMER_000_32: ib_cm.c's
+					 * rdma_set_min_rnr_timer, both ends */
 #define REJ_CODE	1		/* RDS_RDMA_REJ_INCOMPAT, host order */
 
 #define SEND_SOLICITED	FAB_SEND_SOLICITED
@@ -774,7 +779,8 @@ static void conn_connect(struct rconn *rc)
 	uint8_t pd[FAB_CM_REQ_PRIV];
 	struct fab_cm_param cp = { .private_data = pd,
 				   .retry_count = RETRY_COUNT,
-				   .rnr_retry_count = RNR_RETRY };
+				   .rnr_retry_count = RNR_RETRY,
+				   .min_rnr_timer = RNR_TIMER };
 	struct fab_cm_addr dst;
 	struct fab_cm_id *id;
 	struct link *l;
@@ -852,7 +858,8 @@ static void on_request(struct rds_ep *ep, const struct fab_cm_event *ev)
 	uint8_t rep[FAB_CM_REP_PRIV];
 	struct fab_cm_param cp = { .private_data = rep,
 				   .retry_count = RETRY_COUNT,
-				   .rnr_retry_count = RNR_RETRY };
+				   .rnr_retry_count = RNR_RETRY,
+				   .min_rnr_timer = RNR_TIMER };
 	const uint8_t *pd = ev->private_data;
 	size_t len = ev->private_data_len;
 	struct rds_cma_hdr ch;
@@ -1025,7 +1032,7 @@ struct rds_ep *rds_ep_new(struct event_base *base, struct fab_dev *dev,
 	ep->dev = dev;
 	ep->cfg = *cfg;
 	if (!ep->cfg.recv_wrs)
-		ep->cfg.recv_wrs = DEF_WRS;
+		ep->cfg.recv_wrs = DEF_RECV_WRS;
 	if (!ep->cfg.send_wrs)
 		ep->cfg.send_wrs = DEF_WRS;
 	if (!ep->cfg.max_conns)

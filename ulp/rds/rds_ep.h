@@ -64,7 +64,7 @@ struct rds_ep_cfg {
 	enum rds_profile profile;
 	uint16_t pkey_index;		/* the partition of every QP */
 	unsigned int recv_wrs;		/* receives posted per connection;
-					 * 0: 256 */
+					 * 0: 1024 (4 MiB), as the kernel */
 	unsigned int send_wrs;		/* SENDs outstanding; 0: 256 */
 	unsigned int max_conns;		/* 0: 1024; more REQs refused,
 					 * more sends ENOBUFS */
