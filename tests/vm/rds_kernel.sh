@@ -164,4 +164,18 @@ n=$(cnt 'infiniband.bth.opcode == 4 && infiniband.bth.se == 0')
 [ "$n" -eq 0 ] || fail "capture: $n SEND ONLY packets without SE"
 se=$(cnt 'ip.src == 10.77.0.1 && infiniband.bth.opcode == 4 && infiniband.bth.se == 1')
 [ "$se" -ge 1000 ] || fail "capture: a sent $se SEND ONLY packets with SE"
+# RNR NAKs: a's receiver stalled 5 s in phase 1 (mode ours/preload),
+# its receive queue full; the RNR timer its NAKs carry is how long b's
+# kernel waits before it sends again: IB_RNR_TIMER_000_32 (code 10, as
+# the kernel's RDS sets with rdma_set_min_rnr_timer), not rdma_cm's
+# default 0 (655.36 ms, which made the guest benchmark's psock rows wait)
+if [ $mode != kernel ]; then
+	rnr=$(ts -Y 'ip.src == 10.77.0.1 && infiniband.bth.opcode == 17 && infiniband.aeth.syndrome.opcode == 1' \
+		-T fields -e infiniband.aeth.syndrome.timer | sort | uniq -c | tr -s ' ')
+	echo "capture: a's RNR NAKs by timer code: ${rnr:-none}"
+	[ -n "$rnr" ] || fail "capture: no RNR NAK from a while its receiver was stalled"
+	echo "$rnr" | awk '$2 != 10 { bad = 1 } END { exit bad }' ||
+		fail "capture: a's RNR NAKs carry timer codes other than 10 (0.32 ms): $rnr"
+	ok "capture: a's stalled receiver answered $(echo "$rnr" | awk '{ n += $1 } END { print n }') RNR NAKs, every one with timer code 10 (0.32 ms, the kernel's RDS's), not rdma_cm's 0 (655 ms)"
+fi
 ok "capture: $tot RoCE v2 RC packets (SEND, ACK), SE on every SEND ONLY ($se of them a's); $nreq CM REQs to RDMA_PS_TCP port 18634 (from$dirs) with rdma_cm's header and the RDS/IB private data (addresses, version 3.1); $nrep REPs; none malformed"

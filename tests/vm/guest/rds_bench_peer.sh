@@ -20,7 +20,8 @@
 # after them says it has all COUNT).  a prints
 #   "ok(a): m WAY RUN MSGS_PER_S RTT_US P99_US" (P99 "-" where not measured).
 # WAYS (default all four, comma-separated) is the subset to run; PROFILE 1 runs ipoibd
-# under strace -c -f in psock steps and prints its table.
+# under strace -c -f in psock steps and prints its table; 2 records every
+# step's CPU time from /proc/stat (user, system, softirq, idle).
 #   rds_bench_peer.sh a|b PEER BIN COUNT SIZE RTTS RUNS [WAYS [PROFILE]]
 . "$(dirname "$0")/../guest.bash"
 role=$1 peer=$2 BIN=$3 count=$4 size=$5 rtts=$6 runs=$7
@@ -103,6 +104,29 @@ ipoibd_off() {
 pre() {
 	env LD_PRELOAD="$PRE" "$@"
 }
+CPU0=
+# cpu_on / cpu_off (PROFILE 2): the guest's CPU time over the step, from
+# the cpu line of /proc/stat (user nice system idle iowait irq softirq)
+HWC=/sys/class/infiniband/rxe0/ports/1/hw_counters
+cpu_on() {
+	[ "$profile" = 2 ] || return 0
+	CPU0=$(sed -n 's/^cpu  //p' /proc/stat)
+	grep -H . $HWC/* 2>/dev/null | sed 's|.*/||' >$T/hwc0
+}
+cpu_off() {
+	[ -n "$CPU0" ] || return 0
+	echo "$CPU0 $(sed -n 's/^cpu  //p' /proc/stat)" | awk -v w="$w" -v r="$role" '{
+		n = 7; for (i = 1; i <= n; i++) d[i] = $(i + 10) - $i
+		t = 0; for (i = 1; i <= n; i++) t += d[i]
+		if (t <= 0) t = 1
+		printf "  | cpu(%s, %s): user %.0f%% system %.0f%% softirq %.0f%% idle %.0f%%\n",
+			r, w, 100 * (d[1] + d[2]) / t, 100 * (d[3] + d[6]) / t,
+			100 * d[7] / t, 100 * (d[4] + d[5]) / t }'
+	grep -H . $HWC/* 2>/dev/null | sed 's|.*/||' >$T/hwc1
+	echo "  | rxe0($role, $w): $(awk -F: 'NR == FNR { v[$1] = $2; next }
+		$2 - v[$1] != 0 { printf "%s %d ", $1, $2 - v[$1] }' $T/hwc0 $T/hwc1)"
+	CPU0=
+}
 tmo=$((60 + count / 100))
 step=0
 for r in $(seq 1 "$runs"); do
@@ -118,6 +142,7 @@ for r in $(seq 1 "$runs"); do
 		kernel|ksock) kernel_rds on ;;
 		psock) ipoibd_on; W=pre ;;
 		esac
+		cpu_on
 		if [ "$role" = b ] && { [ $w = ksock ] || [ $w = psock ]; }; then
 			$W $SB -t $tmo sink $B 5001 >$T/b$step.out 2>&1 &
 			pid=$!
@@ -128,6 +153,7 @@ for r in $(seq 1 "$runs"); do
 			wait $pid || { cat $T/b$step.out; gfail "$w run $r: the sink failed"; }
 			wait $pid2 || { cat $T/b$step.echo; gfail "$w run $r: the echo failed"; }
 			sed 's/^/  | /' $T/b$step.out $T/b$step.echo
+			cpu_off
 			fetch $A $((p + 1)) >/dev/null
 			[ $w = ksock ] && kernel_rds off
 			[ $w = psock ] && ipoibd_off
@@ -151,6 +177,7 @@ for r in $(seq 1 "$runs"); do
 			fi
 			serve $p ready
 			wait $pid || { cat $T/b$step.out; gfail "$w run $r: the receiver failed"; }
+			cpu_off
 			# the kernel stays until a's sender is through: gone
 			# earlier, it would leave a's kernel an unacknowledged
 			# tail to resend to whatever listens next
@@ -187,6 +214,7 @@ for r in $(seq 1 "$runs"); do
 		rate=$(sed -n 's/.*: sent \([0-9]*\) msgs [0-9]* bytes in \([0-9.]*\) s.*/\1 \2/p' $T/a$step.out |
 			awk '{ printf "%d", $1 / $2 }')
 		sed 's/^/  | /' $T/a$step.out
+		cpu_off
 		gok "m $w $r $rate $rtt $p99"
 		serve $((p + 1)) done
 		case $w in

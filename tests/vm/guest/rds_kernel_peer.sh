@@ -117,16 +117,30 @@ if [ "$role" = a ]; then
 	# status in rc; the kernel's, once bound, says so on TCP PORT (b's
 	# sends wait for it: a kernel answers pings before any socket binds;
 	# rdspeer binds before its endpoint answers any)
+	#
+	# With STALL set, our receiving end (rdspeer, or the service's
+	# ipoibd) is stopped for 5 s from 3 s on, while b's kernel sends (about
+	# 400 messages a second, python-driven: 1024 receives last 2.5 s):
+	# the QP's receive queue fills and rxe answers RNR NAKs carrying our
+	# min_rnr_timer, which b's capture shows (rds_kernel.sh checks it).
+	stall() {	# PID
+		(sleep 3; kill -STOP "$1" 2>/dev/null; sleep 5
+		 kill -CONT "$1" 2>/dev/null; echo "stalled $1 for 5 s" >$T/stalled) &
+	}
 	run_a() {
 		local n=$1 port=$2 pid
 		shift 2
 		if [ "$mode" = ours ]; then
-			$PEER "$@" >$T/$n.out 2>$T/$n.err
+			$PEER "$@" >$T/$n.out 2>$T/$n.err &
+			pid=$!
+			[ -n "${STALL:-}" ] && stall $pid
+			wait $pid
 			rc=$?
 			return
 		fi
 		$PEER "$@" --ready $T/$n.ready >$T/$n.out 2>$T/$n.err &
 		pid=$!
+		[ -n "${STALL:-}" ] && [ "$mode" = preload ] && stall $IPID
 		wait_file $T/$n.ready $pid
 		serve "$port" ready
 		wait $pid
@@ -147,7 +161,9 @@ if [ "$role" = a ]; then
 	# its unacknowledged tail (never flagged ACK_REQUIRED) has stood for
 	# 2 s; a peer gone before that leaves the tail queued for a
 	# retransmission that never comes
-	run_a p1 7002 "${args[@]}" --timeout 200 --linger 6 $STATS
+	STALL=1 run_a p1 7002 "${args[@]}" --timeout 200 --linger 6 $STATS
+	[ "$mode" = kernel ] || [ -s $T/stalled ] || gfail "phase 1: the stall did not happen"
+	[ "$mode" = kernel ] || gok "phase 1: $(cat $T/stalled) (our receiver)"
 	svc_stats p1
 	sed 's/^/  p1| /' $T/p1.out
 	tail -n 20 $T/p1.err | sed 's/^/  p1 err| /'
