@@ -119,7 +119,8 @@ if [ "$role" = a ]; then
 	# rdspeer binds before its endpoint answers any)
 	#
 	# With STALL set, our receiving end (rdspeer, or the service's
-	# ipoibd) is stopped for 5 s from 3 s on, while b's kernel sends (about
+	# ipoibd) is stopped for 5 s from 3 s on (from a's start; under the
+	# preload from when a says it is bound), while b's kernel sends (about
 	# 400 messages a second, python-driven: 1024 receives last 2.5 s):
 	# the QP's receive queue fills and rxe answers RNR NAKs carrying our
 	# min_rnr_timer, which b's capture shows (rds_kernel.sh checks it).
@@ -140,9 +141,10 @@ if [ "$role" = a ]; then
 		fi
 		$PEER "$@" --ready $T/$n.ready >$T/$n.out 2>$T/$n.err &
 		pid=$!
-		[ -n "${STALL:-}" ] && [ "$mode" = preload ] && stall $IPID
 		wait_file $T/$n.ready $pid
 		serve "$port" ready
+		# b sends once it has this and its pings are answered
+		[ -n "${STALL:-}" ] && [ "$mode" = preload ] && stall $IPID
 		wait $pid
 		rc=$?
 	}
@@ -276,6 +278,16 @@ tail -n 20 $T/k4.err | sed 's/^/  k4 err| /'
 gok "after the restart: $(grep ': ok ' $T/k4.out)"
 gok "$(grep ': rtt ' $T/k4.out)"
 serve 7004 done
+# tcpdump may lag behind the link (what it has not read when stopped is
+# lost: "received by filter" above "captured"): stop it once the file
+# has stopped growing for 2 s
+last=-1
+for i in $(seq 1 60); do
+	sz=$(stat -c %s /ibgw-run/rds.pcap 2>/dev/null || echo 0)
+	[ "$sz" = "$last" ] && break
+	last=$sz
+	sleep 2
+done
 kill -INT $TPID
 wait $TPID
 cat $T/tcpdump.err
