@@ -9,6 +9,11 @@
  * resolution (which port GID an IP address is behind) is the caller's,
  * through ops->resolve.
  *
+ * A program's non-blocking connect gets its stream end at once, not
+ * readable or writable until the outcome (sdp_ctl.h, CONNECT with
+ * SDP_CTL_F_ASYNC); for 'both' a failed SDP attempt goes on as a TCP
+ * connection of the service's, relayed to that end (sdp_relay.h).
+ *
  * Local ports of connections we make are reserved in the host's TCP port
  * space (a TCP socket bound to the source address, port 0, kept for the
  * connection's life), so SDP and TCP never hand out the same one.
@@ -55,6 +60,11 @@ struct sdp_service_stats {
 	uint64_t accepted_tcp;		/* TCP ones ('both' listeners) */
 	uint64_t refused;		/* REQs no live listener took */
 	uint64_t stale_listeners;	/* listeners found closed */
+	uint64_t connects_async;	/* non-blocking: EINPROGRESS given */
+	uint64_t async_failures;	/* ... that failed afterwards */
+	uint64_t tcp_relays;		/* ... 'both', carried by our TCP */
+	uint64_t tcp_relay_bytes;	/* what finished relays carried */
+	uint64_t lingers;		/* SO_LINGER requests */
 };
 
 extern const struct counter_desc sdp_service_counters[];
