@@ -1,0 +1,139 @@
+#!/bin/bash
+# Non-blocking connect and SO_LINGER 0 through libibgw_preload.so between
+# two IB hosts of the software subnet (issue 14, item 3).  h1 runs the
+# clients (sdp_nonblock.py), h2 the servers.
+#  - a non-blocking connect returns EINPROGRESS at once, and poll, select
+#    and epoll (edge-triggered) report it writable only once the SDP
+#    connection is up: h2's ipoibd is stopped meanwhile, and it stays
+#    unwritable (recv/send EAGAIN, getpeername ENOTCONN, connect EALREADY)
+#    until h2 goes on; then SO_ERROR 0, the names, EISCONN, a 2 MB echo
+#    compared by sha256; SDP carried it (h1's service counts connections
+#    answered at once, no failures);
+#  - 'use sdp' to a port with no SDP listener (a REJ): EINPROGRESS within
+#    0.3 s, then POLLERR|POLLHUP and SO_ERROR ECONNREFUSED, then 0;
+#    to h2 with its ipoibd stopped: EINPROGRESS within 0.3 s, ETIMEDOUT
+#    after IBGW_SDP_TIMEOUT_MS (1.5 s);
+#  - 'both' to a TCP-only server on h2 (no SDP listener): EINPROGRESS,
+#    then the 2 MB echo over the service's TCP relay (tcp_relays);
+#  - curl (a non-blocking connect) fetches 5 MB over SDP (h1's service
+#    answered it at once, h1's endpoint received the bytes);
+#  - SO_LINGER {1, 0} then close: AbortConn, not DisConn (h1's
+#    linger_aborts and aborts_tx, h2's aborts_rx rise, h2's disconn_rx
+#    does not), and the server reads less than was sent; the same
+#    without SO_LINGER is a DisConn and the server reads every byte;
+#  - no record or descriptor left behind in h1's service.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
+for p in python3 curl; do
+	command -v $p >/dev/null || skip "no $p"
+done
+PY=$TOP/tests/integration/sdp_nonblock.py
+SEM=$TOP/tests/integration/sdp_semantics.py
+start_fabric
+sdp_host h1 --address 10.1.0.1/24
+sdp_host h2 --address 10.1.0.2/24
+A=10.1.0.2
+
+delta() {	# HOST COUNTER BEFORE: the counter's rise since BEFORE
+	echo $(($(stat_of "$1" "$2") - $3))
+}
+
+pre_bg SRV h2 python3 "$SEM" server 7500 >"$T/srv.log" 2>&1
+wait_port h2 7500
+fds0=$(ls /proc/"$h1_PID"/fd | wc -l)
+
+# 1: readiness only once up
+a0=$(stat_of h1 sdp_service.connects_async)
+c0=$(stat_of h1 sdp_service.connects)
+f0=$(stat_of h1 sdp_service.connect_failures)
+for m in poll select epollet; do
+	out=$(pre h1 timeout 60 python3 "$PY" ready $m $A 7500 "$h2_PID" 2>&1) ||
+		{ kill -CONT "$h2_PID"; fail "ready $m: $out"; }
+	ok "$out"
+done
+expect_eq "connects answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 3
+expect_eq "of them SDP connections" "$(delta h1 sdp_service.connects "$c0")" 3
+expect_eq "SDP connects failed" "$(delta h1 sdp_service.connect_failures "$f0")" 0
+
+# 2: failures after EINPROGRESS
+printf 'use sdp client * *:*\n' >"$T/sdp.conf"
+out=$(LIBSDP_CONFIG_FILE=$T/sdp.conf pre h1 timeout 30 python3 "$PY" fail $A 7599 ECONNREFUSED 2>&1) ||
+	fail "refused: $out"
+ok "no SDP listener, 'use sdp': $out"
+kill -STOP "$h2_PID"
+out=$(LIBSDP_CONFIG_FILE=$T/sdp.conf IBGW_SDP_TIMEOUT_MS=1500 pre h1 timeout 30 \
+	python3 "$PY" fail $A 7500 ETIMEDOUT 2>&1)
+r=$?
+kill -CONT "$h2_PID"
+[ $r = 0 ] || fail "timeout: $out"
+ok "h2's ipoibd stopped, 'use sdp': $out"
+
+# 3: 'both' against a TCP-only server: the service's TCP relay
+ns_bg TCPSRV h2 python3 "$SEM" server 7600 >"$T/tcpsrv.log" 2>&1
+wait_port h2 7600
+r0=$(stat_of h1 sdp_service.tcp_relays)
+out=$(pre h1 timeout 60 python3 "$PY" both $A 7600 2>&1) || fail "both: $out"
+expect_eq "TCP relays" "$(delta h1 sdp_service.tcp_relays "$r0")" 1
+ok "TCP-only server, 'both': $out"
+
+# 4: curl over SDP
+mkdir -p "$T/www"
+head -c 5000000 /dev/urandom >"$T/www/f.bin"
+pre_bg HTTP h2 python3 -m http.server 8080 --directory "$T/www" >"$T/http.log" 2>&1
+wait_port h2 8080
+a0=$(stat_of h1 sdp_service.connects_async)
+b0=$(stat_of h1 sdp.rx_bytes)
+r0=$(stat_of h1 sdp_service.tcp_relays)
+pre h1 curl -sS --max-time 30 -o "$T/f.got" http://$A:8080/f.bin 2>"$T/curl.err" ||
+	fail "curl: $(cat "$T/curl.err")"
+cmp -s "$T/f.got" "$T/www/f.bin" || fail "curl: the file differs"
+expect_eq "curl's connect answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 1
+expect_eq "curl over the TCP relay" "$(delta h1 sdp_service.tcp_relays "$r0")" 0
+rx=$(delta h1 sdp.rx_bytes "$b0")
+[ "$rx" -ge 5000000 ] || fail "curl: h1 received $rx bytes over SDP"
+ok "curl: 5 MB equal, $rx bytes over SDP"
+
+# 5: SO_LINGER 0
+pre_bg HOLD h2 python3 "$PY" hold-server 7700 >"$T/hold.log" 2>&1
+wait_port h2 7700
+linger() {	# abort|clean: sets SENT and GOT
+	local n0 i
+	n0=$(grep -c '^got' "$T/hold.log")
+	out=$(pre h1 timeout 60 python3 "$PY" flood $A 7700 "$1" 2>&1) || fail "flood $1: $out"
+	SENT=${out#sent }
+	for i in $(seq 1 100); do
+		[ "$(grep -c '^got' "$T/hold.log")" -gt "$n0" ] && break
+		sleep 0.1
+	done
+	GOT=$(grep '^got' "$T/hold.log" | tail -n1)
+	[ -n "$GOT" ] || fail "the server read nothing"
+}
+la0=$(stat_of h1 sdp.linger_aborts)
+at0=$(stat_of h1 sdp.aborts_tx)
+ar0=$(stat_of h2 sdp.aborts_rx)
+dr0=$(stat_of h2 sdp.disconn_rx)
+linger abort
+expect_eq "h1 linger_aborts" "$(delta h1 sdp.linger_aborts "$la0")" 1
+expect_eq "h1 AbortConn sent" "$(delta h1 sdp.aborts_tx "$at0")" 1
+expect_eq "h2 AbortConn received" "$(delta h2 sdp.aborts_rx "$ar0")" 1
+expect_eq "h2 DisConn received" "$(delta h2 sdp.disconn_rx "$dr0")" 0
+n=$(echo "$GOT" | cut -d' ' -f2)
+[ "$n" -lt "$SENT" ] || fail "SO_LINGER 0: the server read $n of $SENT"
+ok "SO_LINGER 0: AbortConn; the server read $n of $SENT bytes ($GOT)"
+la0=$(stat_of h1 sdp.linger_aborts)
+ar0=$(stat_of h2 sdp.aborts_rx)
+dr0=$(stat_of h2 sdp.disconn_rx)
+linger clean
+expect_eq "h2 DisConn received" "$(delta h2 sdp.disconn_rx "$dr0")" 1
+expect_eq "h2 AbortConn received" "$(delta h2 sdp.aborts_rx "$ar0")" 0
+expect_eq "h1 linger_aborts" "$(delta h1 sdp.linger_aborts "$la0")" 0
+expect_eq "without SO_LINGER, the server reads all" "$GOT" "got $SENT eof"
+
+# 6: nothing left behind in h1's service
+sleep 3
+fds1=$(ls /proc/"$h1_PID"/fd | wc -l)
+[ "$fds1" -le "$fds0" ] || { ls -l /proc/"$h1_PID"/fd; fail "h1's ipoibd: $fds0 fds before, $fds1 after"; }
+ok "h1's ipoibd: $fds1 fds, $fds0 before"
+kill -0 "$h1_PID" && kill -0 "$h2_PID" || fail "an ipoibd died"
+echo PASS
