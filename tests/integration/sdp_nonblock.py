@@ -17,6 +17,10 @@
 #                              everything: "got N" per connection
 #   flood ADDR PORT abort|clean  sends until it would block, prints "sent
 #                              N", then closes (abort: SO_LINGER {1,0})
+#   abandon ADDR PORT          EINPROGRESS, then close at once
+#   abort-server PORT          accepts, reads a byte, SO_LINGER {1,0}, closes
+#   reset-client ADDR PORT     sends, then reads end of file (the reset as
+#                              the preload shows it), then EPIPE
 import errno
 import hashlib
 import os
@@ -232,8 +236,51 @@ def flood(addr, port, how):
     print("sent %d" % n, flush=True)
 
 
+def abandon(addr, port):
+    s, dt = start(addr, port)
+    s.close()
+    print("OK abandoned after EINPROGRESS in %.1f ms" % (dt * 1000))
+
+
+def abort_server(port):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("", int(port)))
+    ls.listen(8)
+    while True:
+        c, _ = ls.accept()
+        c.recv(1)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                     struct.pack("ii", 1, 0))
+        c.close()
+        print("aborted", flush=True)
+
+
+def reset_client(addr, port):
+    s = socket.create_connection((addr, int(port)))
+    s.sendall(b"x" * 100)
+    s.settimeout(10)
+    try:
+        b = s.recv(10)
+        if b:
+            die("read %r, want the end" % b)
+    except ConnectionResetError:
+        pass
+    for _ in range(100):
+        try:
+            s.send(b"y" * 1000)
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        time.sleep(0.05)
+    else:
+        die("sends go on after the reset")
+    print("OK reset seen: end of file, then EPIPE")
+
+
 if __name__ == "__main__":
     a = sys.argv[1:]
     {"ready": lambda: ready(*a[1:5]), "fail": lambda: fail(*a[1:4]),
      "both": lambda: both(*a[1:3]), "hold-server": lambda: hold_server(a[1]),
-     "flood": lambda: flood(*a[1:4])}[a[0]]()
+     "flood": lambda: flood(*a[1:4]), "abandon": lambda: abandon(*a[1:3]),
+     "abort-server": lambda: abort_server(a[1]),
+     "reset-client": lambda: reset_client(*a[1:3])}[a[0]]()

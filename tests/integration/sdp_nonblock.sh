@@ -130,7 +130,31 @@ expect_eq "h2 AbortConn received" "$(delta h2 sdp.aborts_rx "$ar0")" 0
 expect_eq "h1 linger_aborts" "$(delta h1 sdp.linger_aborts "$la0")" 0
 expect_eq "without SO_LINGER, the server reads all" "$GOT" "got $SENT eof"
 
-# 6: nothing left behind in h1's service
+# the server's side: SO_LINGER 0 on an accepted stream (found by the N of
+# the service's end's name), its close a reset
+pre_bg ABS h2 python3 "$PY" abort-server 7701 >"$T/abs.log" 2>&1
+wait_port h2 7701
+la0=$(stat_of h2 sdp.linger_aborts)
+ar0=$(stat_of h1 sdp.aborts_rx)
+out=$(pre h1 timeout 60 python3 "$PY" reset-client $A 7701 2>&1) || fail "reset-client: $out"
+expect_eq "h2 linger_aborts (accepted stream)" "$(delta h2 sdp.linger_aborts "$la0")" 1
+expect_eq "h1 AbortConn received" "$(delta h1 sdp.aborts_rx "$ar0")" 1
+ok "accepted stream, SO_LINGER 0: $out"
+
+# 6: programs that close while connecting; nothing left behind
+kill -STOP "$h2_PID"
+out=$(pre h1 timeout 30 python3 "$PY" abandon $A 7500 2>&1)
+r=$?
+sleep 0.3
+kill -CONT "$h2_PID"
+[ $r = 0 ] || fail "abandon: $out"
+ok "closed while connecting (h2 stopped): $out"
+out=$(LIBSDP_CONFIG_FILE=$T/sdp.conf pre h1 timeout 30 python3 "$PY" abandon $A 7599 2>&1) ||
+	fail "abandon: $out"
+ok "closed while connecting (refused): $out"
+held() { [ "$(stat_of h1 sdp_service.async_now)" = 0 ]; }
+eventually held || { grep "sdp connect" "$T/h1.log" | tail; fail "h1 holds $(stat_of h1 sdp_service.async_now) non-blocking connects"; }
+ok "h1's service holds no non-blocking connect"
 sleep 3
 fds1=$(ls /proc/"$h1_PID"/fd | wc -l)
 [ "$fds1" -le "$fds0" ] || { ls -l /proc/"$h1_PID"/fd; fail "h1's ipoibd: $fds0 fds before, $fds1 after"; }

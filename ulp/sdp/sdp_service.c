@@ -133,6 +133,9 @@ const struct counter_desc sdp_service_counters[] = {
 		"(SDP failed)."),
 	COUNTER("tcp_relay_bytes", struct sdp_service_stats, tcp_relay_bytes,
 		"Bytes the finished TCP relays carried, both ways."),
+	COUNTER("async_now", struct sdp_service_stats, async_now,
+		"Non-blocking connects held now: pending, failed (until the "
+		"program's socket is gone) or relayed."),
 	COUNTER("lingers", struct sdp_service_stats, lingers,
 		"SO_LINGER requests taken (0: reset at the last close)."),
 	COUNTERS_END
@@ -284,6 +287,8 @@ static void conn_free(struct svc_conn *c)
 		sdp_relay_free(c->relay);
 	if (c->state == ASYNC_FAILED && c->sv->nfailed)
 		c->sv->nfailed--;
+	if (c->handed && c->sv->st.async_now)
+		c->sv->st.async_now--;
 	conn_unlink(c);
 	free(c);
 }
@@ -498,6 +503,7 @@ static int pending_start(struct svc_conn *c)
 	c->state = ASYNC_PENDING;
 	c->reply_flags = SDP_CTL_R_PENDING;
 	c->sv->st.connects_async++;
+	c->sv->st.async_now++;
 	reply(c, 0, &c->info.local, c->info.lport, &c->dst, c->dport,
 	      c->app_fd);
 	return 0;
@@ -1547,6 +1553,7 @@ const char *sdp_service_name(const struct sdp_service *sv)
 size_t sdp_service_report(const struct sdp_service *sv, char *buf, size_t cap)
 {
 	const struct svc_listener *l;
+	const struct svc_conn *c;
 	char a[INET6_ADDRSTRLEN];
 	size_t off = 0;
 	int n;
@@ -1558,6 +1565,26 @@ size_t sdp_service_report(const struct sdp_service *sv, char *buf, size_t cap)
 			snprintf(a, sizeof(a), "*");
 		n = snprintf(buf + off, cap - off, "sdp listen %s:%u%s\n", a,
 			     l->port, l->tcp_fd >= 0 ? " both" : "");
+		if (n < 0)
+			break;
+		off += (size_t)n < cap - off ? (size_t)n : cap - off;
+	}
+	for (c = sv->conns; c && off < cap; c = c->next) {
+		char la[INET6_ADDRSTRLEN], ra[INET6_ADDRSTRLEN];
+
+		if (!c->handed || (c->state == ASYNC_UP && !c->relay))
+			continue;	/* SDP connections: the endpoint's */
+		inet_ntop(c->info.local.family ? c->info.local.family :
+			  AF_INET, c->info.local.raw, la, sizeof(la));
+		inet_ntop(c->dst.family ? c->dst.family : AF_INET,
+			  c->dst.raw, ra, sizeof(ra));
+		n = snprintf(buf + off, cap - off, "sdp connect %s:%u %s:%u "
+			     "%s%s\n", la, c->info.lport, ra, c->dport,
+			     c->state == ASYNC_PENDING ? (c->tcp_fd >= 0 ?
+			     "pending tcp" : "pending") :
+			     c->state == ASYNC_FAILED ? "failed " : "tcp relay",
+			     c->state == ASYNC_FAILED ? strerror(c->so_error) :
+			     "");
 		if (n < 0)
 			break;
 		off += (size_t)n < cap - off ? (size_t)n : cap - off;

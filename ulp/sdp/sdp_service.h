@@ -64,6 +64,7 @@ struct sdp_service_stats {
 	uint64_t async_failures;	/* ... that failed afterwards */
 	uint64_t tcp_relays;		/* ... 'both', carried by our TCP */
 	uint64_t tcp_relay_bytes;	/* what finished relays carried */
+	uint64_t async_now;		/* ... held now (a gauge) */
 	uint64_t lingers;		/* SO_LINGER requests */
 };
 
@@ -87,7 +88,8 @@ const struct sdp_service_stats *sdp_service_stats(const struct sdp_service *sv);
 const struct sdp_ep_stats *sdp_service_ep_stats(const struct sdp_service *sv);
 /* The name it listens on, as given or defaulted ("@ibgw-sdp"). */
 const char *sdp_service_name(const struct sdp_service *sv);
-/* Listener and connection lines, then nothing else. */
+/* Listener lines, non-blocking connects not (or not by SDP) up, the
+ * endpoint's connection lines. */
 size_t sdp_service_report(const struct sdp_service *sv, char *buf,
 			  size_t cap);
 
