@@ -340,11 +340,13 @@ static unsigned int stream_state(int fd, int take, int *err)
 	req.op = SDP_CTL_INFO;
 	if (take)
 		req.flags = SDP_CTL_F_TAKE;
-	if (preload_stream_call(fd, &req, &rep) < 0 || rep.err)
+	if (preload_stream_call(fd, &req, &rep) < 0 ||
+	    (rep.err && !(rep.flags & SDP_CTL_R_FAILED)))
 		return s.flags & SDP_CTL_R_FAILED;
 	f = rep.flags & (SDP_CTL_R_PENDING | SDP_CTL_R_FAILED);
 	preload_cache_flags(fd, f);
-	*err = rep.so_error;
+	if (f & SDP_CTL_R_FAILED)
+		*err = rep.err;
 	return f;
 }
 

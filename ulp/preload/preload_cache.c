@@ -120,7 +120,7 @@ int preload_stream_call(int fd, struct sdp_ctl_req *req,
 	req->flags &= ~(uint32_t)SDP_CTL_F_BYID;
 	if (preload_ctl_call(req, -1, rep, NULL) < 0)
 		return -1;
-	if (rep->err != ENOENT)
+	if (rep->err != ENOENT || (rep->flags & SDP_CTL_R_FAILED))
 		return 0;
 	if (preload_real.getpeername(fd, (struct sockaddr *)&sun, &sl) < 0 ||
 	    sun.sun_family != AF_UNIX ||
@@ -161,7 +161,7 @@ int preload_cache_get(int fd, struct preload_sock *s)
 	req.op = SDP_CTL_INFO;
 	if (preload_stream_call(fd, &req, &rep) < 0)
 		return -1;
-	if (rep.err) {
+	if (rep.err && !(rep.flags & SDP_CTL_R_FAILED)) {
 		errno = rep.err;
 		return -1;
 	}

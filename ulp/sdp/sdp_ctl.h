@@ -66,10 +66,12 @@
  *           streams).
  *           Reply err 0 with local/remote, or ENOENT; flags
  *           SDP_CTL_R_PENDING (an SDP_CTL_F_ASYNC connect still under
- *           way), SDP_CTL_R_FAILED (it failed: so_error has the errno;
- *           with SDP_CTL_F_TAKE in the request it is then cleared, as
+ *           way), SDP_CTL_R_FAILED (it failed: err is then its errno, 0
+ *           once taken -- SDP_CTL_F_TAKE in the request clears it, as
  *           reading SO_ERROR clears TCP's), SDP_CTL_R_TCP (carried by the
- *           service's TCP connection).
+ *           service's TCP connection).  The request and reply keep their
+ *           sizes, so that programs started with an older preload go on
+ *           working with this service.
  *  LINGER   req.ino (and SDP_CTL_F_BYID) as INFO: the program set
  *           SO_LINGER on the stream; SDP_CTL_F_ABORT when it is {1, 0}.
  *           Then the stream's last close (the kernel's release of the
@@ -138,11 +140,12 @@ struct sdp_ctl_req {
 	union sdp_ctl_addr local;
 	union sdp_ctl_addr remote;
 	uint32_t timeout_ms;
-	int32_t backlog;
+	union {
+		int32_t backlog;	/* LISTEN */
+		uint32_t sndbuf;	/* CONNECT */
+	};
 	uint64_t ino;			/* INFO */
 	char program[32];		/* for the service's log lines */
-	uint32_t sndbuf;		/* CONNECT */
-	uint32_t pad;
 };
 
 struct sdp_ctl_reply {
@@ -152,8 +155,6 @@ struct sdp_ctl_reply {
 	uint32_t flags;
 	union sdp_ctl_addr local;
 	union sdp_ctl_addr remote;
-	int32_t so_error;		/* INFO of a failed connect */
-	uint32_t pad;
 };
 
 enum sdp_ctl_acc_kind {

@@ -287,7 +287,8 @@ static void conn_free(struct svc_conn *c)
 		sdp_relay_free(c->relay);
 	if (c->state == ASYNC_FAILED && c->sv->nfailed)
 		c->sv->nfailed--;
-	if (c->handed && c->sv->st.async_now)
+	if (c->handed && (c->state != ASYNC_UP || c->relay) &&
+	    c->sv->st.async_now)
 		c->sv->st.async_now--;
 	conn_unlink(c);
 	free(c);
@@ -304,8 +305,7 @@ static void reply(struct svc_conn *c, int err, const struct inet_addr *la,
 	r.magic = SDP_CTL_MAGIC;
 	r.id = c->req.id;
 	r.err = err;
-	r.flags = err ? 0 : c->reply_flags;
-	r.so_error = c->so_error;
+	r.flags = c->reply_flags;
 	if (la)
 		to_ctl(la, lport, c->family, &r.local);
 	if (ra)
@@ -590,8 +590,10 @@ static void relay_done(void *arg, uint64_t bytes)
 {
 	struct svc_conn *c = arg;
 
-	c->relay = NULL;
+	c->relay = NULL;	/* freed: conn_free counts it no more */
 	c->sv->st.tcp_relay_bytes += bytes;
+	if (c->sv->st.async_now)
+		c->sv->st.async_now--;
 	conn_free(c);
 }
 
@@ -1177,6 +1179,8 @@ static void ep_connected(void *arg, struct sdp_sock *s, void *ctx, int err)
 		async_up(c);
 		c->our_fd = -1;
 		c->sv->st.connects++;
+		if (c->sv->st.async_now)
+			c->sv->st.async_now--;	/* an SDP connection now */
 		return;
 	}
 	c->our_fd = -1;		/* the connection's now */
@@ -1221,6 +1225,7 @@ static struct svc_conn *find_stream(struct svc_conn *c)
 static void do_info(struct svc_conn *c)
 {
 	struct svc_conn *o = find_stream(c);
+	int e;
 
 	if (!o) {
 		reply(c, ENOENT, NULL, 0, NULL, 0, -1);
@@ -1231,10 +1236,11 @@ static void do_info(struct svc_conn *c)
 	c->reply_flags = o->state == ASYNC_PENDING ? SDP_CTL_R_PENDING :
 			 o->state == ASYNC_FAILED ? SDP_CTL_R_FAILED :
 			 o->relay ? SDP_CTL_R_TCP : 0;
-	c->so_error = o->state == ASYNC_FAILED ? o->so_error : 0;
+	/* a failed connect's errno goes as err, with SDP_CTL_R_FAILED */
+	e = o->state == ASYNC_FAILED ? o->so_error : 0;
 	if (o->state == ASYNC_FAILED && (c->req.flags & SDP_CTL_F_TAKE))
 		o->so_error = 0;
-	reply(c, 0, &o->info.local, o->info.lport, o->state == ASYNC_FAILED ?
+	reply(c, e, &o->info.local, o->info.lport, o->state == ASYNC_FAILED ?
 	      NULL : &o->info.remote, o->info.rport, -1);
 	conn_free(c);
 }
