@@ -13,10 +13,12 @@
 #                              SO_ERROR ERRNO (then 0), ENOTCONN
 #   both ADDR PORT             EINPROGRESS, epoll (edge) writable,
 #                              SO_ERROR 0, an echo of 2 MB compared
-#   hold-server PORT           a server that reads nothing for 2 s, then
-#                              everything: "got N" per connection
-#   flood ADDR PORT abort|clean  sends until it would block, prints "sent
-#                              N", then closes (abort: SO_LINGER {1,0})
+#   hold-server PORT           a server that reads nothing for 3 s, then
+#                              everything: "got N HOW" per connection (HOW:
+#                              eof, or the errno's name: ECONNRESET)
+#   flood ADDR PORT abort|clean [nb]  sends until it would block, prints
+#                              "sent N", then closes (abort: SO_LINGER
+#                              {1,0}); nb: a non-blocking connect
 #   abandon ADDR PORT          EINPROGRESS, then close at once
 #   abort-server PORT          accepts, reads a byte, SO_LINGER {1,0}, closes
 #   reset-client ADDR PORT     sends, then reads end of file (the reset as
@@ -196,7 +198,7 @@ def hold_server(port):
     print("listening", flush=True)
 
     def serve(c):
-        time.sleep(2)
+        time.sleep(3)
         n, how = 0, "eof"
         try:
             while True:
@@ -213,8 +215,16 @@ def hold_server(port):
         threading.Thread(target=serve, args=(c,), daemon=True).start()
 
 
-def flood(addr, port, how):
-    s = socket.create_connection((addr, int(port)))
+def flood(addr, port, how, nb=""):
+    if nb:
+        s, _ = start(addr, port)
+        p = select.poll()
+        p.register(s, select.POLLOUT)
+        if not p.poll(10000) or s.getsockopt(socket.SOL_SOCKET,
+                                             socket.SO_ERROR):
+            die("the non-blocking connect failed")
+    else:
+        s = socket.create_connection((addr, int(port)))
     s.setblocking(False)
     n = 0
     buf = b"f" * 65536
@@ -281,6 +291,6 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     {"ready": lambda: ready(*a[1:5]), "fail": lambda: fail(*a[1:4]),
      "both": lambda: both(*a[1:3]), "hold-server": lambda: hold_server(a[1]),
-     "flood": lambda: flood(*a[1:4]), "abandon": lambda: abandon(*a[1:3]),
+     "flood": lambda: flood(*a[1:5]), "abandon": lambda: abandon(*a[1:3]),
      "abort-server": lambda: abort_server(a[1]),
      "reset-client": lambda: reset_client(*a[1:3])}[a[0]]()

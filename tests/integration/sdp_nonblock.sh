@@ -97,23 +97,29 @@ ok "curl: 5 MB equal, $rx bytes over SDP"
 # 5: SO_LINGER 0
 pre_bg HOLD h2 python3 "$PY" hold-server 7700 >"$T/hold.log" 2>&1
 wait_port h2 7700
-linger() {	# abort|clean: sets SENT and GOT
+linger() {	# abort|clean PORT LOG [nb]: sets SENT, GOT, and EARLY (h2's
+		# aborts_rx as the flood ends, before the server reads)
 	local n0 i
-	n0=$(grep -c '^got' "$T/hold.log")
-	out=$(pre h1 timeout 60 python3 "$PY" flood $A 7700 "$1" 2>&1) || fail "flood $1: $out"
+	n0=$(grep -c '^got' "$3")
+	out=$(pre h1 timeout 60 python3 "$PY" flood $A "$2" "$1" ${4:-} 2>&1) || fail "flood $1: $out"
+	EARLY=$(stat_of h2 sdp.aborts_rx)
+	grep -q '^got' "$3" && [ "$(grep -c '^got' "$3")" -gt "$n0" ] &&
+		fail "the server read before the flood's close was seen"
 	SENT=${out#sent }
 	for i in $(seq 1 100); do
-		[ "$(grep -c '^got' "$T/hold.log")" -gt "$n0" ] && break
+		[ "$(grep -c '^got' "$3")" -gt "$n0" ] && break
 		sleep 0.1
 	done
-	GOT=$(grep '^got' "$T/hold.log" | tail -n1)
+	GOT=$(grep '^got' "$3" | tail -n1)
 	[ -n "$GOT" ] || fail "the server read nothing"
 }
 la0=$(stat_of h1 sdp.linger_aborts)
 at0=$(stat_of h1 sdp.aborts_tx)
 ar0=$(stat_of h2 sdp.aborts_rx)
 dr0=$(stat_of h2 sdp.disconn_rx)
-linger abort
+linger abort 7700 "$T/hold.log"
+# at once, not when the server reads again and credits come back
+expect_eq "h2 AbortConn received before the server read" "$((EARLY - ar0))" 1
 expect_eq "h1 linger_aborts" "$(delta h1 sdp.linger_aborts "$la0")" 1
 expect_eq "h1 AbortConn sent" "$(delta h1 sdp.aborts_tx "$at0")" 1
 expect_eq "h2 AbortConn received" "$(delta h2 sdp.aborts_rx "$ar0")" 1
@@ -124,11 +130,23 @@ ok "SO_LINGER 0: AbortConn; the server read $n of $SENT bytes ($GOT)"
 la0=$(stat_of h1 sdp.linger_aborts)
 ar0=$(stat_of h2 sdp.aborts_rx)
 dr0=$(stat_of h2 sdp.disconn_rx)
-linger clean
+linger clean 7700 "$T/hold.log"
 expect_eq "h2 DisConn received" "$(delta h2 sdp.disconn_rx "$dr0")" 1
 expect_eq "h2 AbortConn received" "$(delta h2 sdp.aborts_rx "$ar0")" 0
 expect_eq "h1 linger_aborts" "$(delta h1 sdp.linger_aborts "$la0")" 0
 expect_eq "without SO_LINGER, the server reads all" "$GOT" "got $SENT eof"
+
+# a 'both' connection over the service's TCP relay: SO_LINGER 0 resets
+# the relay's TCP side, the TCP-only server reads an RST
+ns_bg TCPHOLD h2 python3 "$PY" hold-server 7702 >"$T/tcphold.log" 2>&1
+wait_port h2 7702
+r0=$(stat_of h1 sdp_service.tcp_relays)
+linger abort 7702 "$T/tcphold.log" nb
+expect_eq "TCP relays" "$(delta h1 sdp_service.tcp_relays "$r0")" 1
+n=$(echo "$GOT" | cut -d' ' -f2)
+[ "$GOT" = "got $n ECONNRESET" ] || fail "relayed, SO_LINGER 0: the TCP server saw '$GOT'"
+[ "$n" -lt "$SENT" ] || fail "relayed, SO_LINGER 0: the server read $n of $SENT"
+ok "relayed over TCP, SO_LINGER 0: the TCP server read $n of $SENT, then ECONNRESET"
 
 # the server's side: SO_LINGER 0 on an accepted stream (found by the N of
 # the service's end's name), its close a reset
