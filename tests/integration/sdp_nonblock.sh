@@ -21,6 +21,8 @@
 #    linger_aborts and aborts_tx, h2's aborts_rx rise, h2's disconn_rx
 #    does not), and the server reads less than was sent; the same
 #    without SO_LINGER is a DisConn and the server reads every byte;
+#  - SO_LINGER 0 through the gateway (router mode, g1 -> lan): the LAN
+#    TCP server reads part of the data, then ECONNRESET (an RST);
 #  - no record or descriptor left behind in h1's service.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
@@ -30,7 +32,11 @@ for p in python3 curl; do
 done
 PY=$TOP/tests/integration/sdp_nonblock.py
 SEM=$TOP/tests/integration/sdp_semantics.py
-start_fabric
+cat >"$T/partitions.conf" <<'CONF'
+Default=0x7fff, ipoib : ALL=full;
+p3=0x8003, ipoib : g1=full, gw=full;
+CONF
+start_fabric -P "$T/partitions.conf"
 sdp_host h1 --address 10.1.0.1/24
 sdp_host h2 --address 10.1.0.2/24
 A=10.1.0.2
@@ -158,6 +164,44 @@ out=$(pre h1 timeout 60 python3 "$PY" reset-client $A 7701 2>&1) || fail "reset-
 expect_eq "h2 linger_aborts (accepted stream)" "$(delta h2 sdp.linger_aborts "$la0")" 1
 expect_eq "h1 AbortConn received" "$(delta h1 sdp.aborts_rx "$ar0")" 1
 ok "accepted stream, SO_LINGER 0: $out"
+
+# 7: through the gateway: AbortConn becomes the LAN server's RST
+sdp_host g1 -p 0x8003 --address 10.43.0.1/24
+ns_add gw
+ns_add lan
+ns_veth gw v3 lan eth0
+ns gw ip addr add 10.44.0.254/24 dev v3
+ns lan ip addr add 10.44.0.1/24 dev eth0
+ns lan ip route add default via 10.44.0.254
+cat >"$T/ibgw.conf" <<CONF
+[gateway]
+fabric = soft:$SOCK
+node = gw
+control = $T/ibgwd.sock
+
+[partition p3]
+pkey = 0x8003
+mode = router
+ifname = ib8003
+address = 10.43.0.254/24
+sdp = on
+CONF
+ns_bg GW_PID gw "$BIN/ibgwd" -f -v -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
+gw_ready() { grep -q "ready: 1 partition" "$T/gw.log"; }
+eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
+ns g1 ip route replace default via 10.43.0.254 || fail "route on g1"
+ns_bg LANHOLD lan python3 "$PY" hold-server 7800 >"$T/lanhold.log" 2>&1
+for i in $(seq 1 50); do ns lan ss -ltn "sport = :7800" | grep -q LISTEN && break; sleep 0.1; done
+c0=$(stat_of g1 sdp_service.connects)
+out=$(pre g1 timeout 60 python3 "$PY" flood 10.44.0.1 7800 abort 2>&1) || fail "gateway flood: $out"
+sent=${out#sent }
+expect_eq "g1's SDP connections" "$(delta g1 sdp_service.connects "$c0")" 1
+for i in $(seq 1 100); do grep -q '^got' "$T/lanhold.log" && break; sleep 0.1; done
+got=$(grep '^got' "$T/lanhold.log" | tail -n1)
+n=$(echo "$got" | cut -d' ' -f2)
+[ "$got" = "got $n ECONNRESET" ] || { tail "$T/gw.log"; fail "through the gateway, SO_LINGER 0: the LAN server saw '$got'"; }
+[ "$n" -lt "$sent" ] || fail "through the gateway: the LAN server read $n of $sent"
+ok "through the gateway, SO_LINGER 0: the LAN server read $n of $sent, then ECONNRESET"
 
 # 6: programs that close while connecting; nothing left behind
 kill -STOP "$h2_PID"
