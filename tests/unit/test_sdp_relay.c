@@ -220,14 +220,24 @@ static void abort_case(int on)
 
 	rig_up(&g);
 	sdp_relay_abort_on_close(g.r, on);
-	for (i = 0; i < 20; i++) {
+	/* until every buffer on the way is full: nothing moves any more */
+	for (i = 0; i < 50; ) {
 		n = send(g.p, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n > 0)
+		if (n > 0) {
 			sent += (size_t)n;
+			i = 0;
+		} else {
+			i++;
+		}
 		event_base_loop(g.base, EVLOOP_NONBLOCK);
 	}
 	close(g.p);
 	g.p = -1;
+	if (on) {
+		/* seen without anything moving: the server has read nothing */
+		spin(&g, 20);
+		assert_int_equal(g.done, 1);
+	}
 	for (i = 0; i < 2000 && !err; i++) {
 		event_base_loop(g.base, EVLOOP_NONBLOCK);
 		n = recv(g.l, sink, sizeof(sink), MSG_DONTWAIT);

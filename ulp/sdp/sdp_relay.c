@@ -25,6 +25,9 @@ struct sdp_relay {
 	size_t len[2], off[2];
 	int eof[2], shut[2];
 	int abort_close;
+	struct event *hup_ev;		/* abort_close: on a dup of fd[0] */
+	int hup_fd;
+	struct event_base *base;
 	uint64_t bytes[2];
 	void (*done)(void *arg, uint64_t bytes);
 	void *arg;
@@ -41,11 +44,22 @@ static void ev_set(struct event *ev, int *on, int want)
 		event_del(ev);
 }
 
+static void hup_unwatch(struct sdp_relay *r)
+{
+	if (r->hup_ev)
+		event_free(r->hup_ev);
+	r->hup_ev = NULL;
+	if (r->hup_fd >= 0)
+		close(r->hup_fd);
+	r->hup_fd = -1;
+}
+
 static void relay_close(struct sdp_relay *r, int reset)
 {
 	struct linger lg = { 1, 0 };
 	int i;
 
+	hup_unwatch(r);
 	for (i = 0; i < 2; i++) {
 		if (r->rd[i])
 			event_free(r->rd[i]);
@@ -164,6 +178,8 @@ struct sdp_relay *sdp_relay_new(struct event_base *base, int unix_fd,
 		return NULL;
 	r->fd[0] = unix_fd;
 	r->fd[1] = tcp_fd;
+	r->hup_fd = -1;
+	r->base = base;
 	r->done = done;
 	r->arg = arg;
 	for (i = 0; i < 2; i++) {
@@ -197,9 +213,27 @@ void sdp_relay_free(struct sdp_relay *r)
 	free(r);
 }
 
+/*
+ * The program's release of its end, seen while neither side moves (the
+ * server reads nothing): edge-triggered EPOLLRDHUP on a dup of the unix
+ * fd, as sdp_sock.c watches (libevent will not mix edge- and
+ * level-triggered events on one fd); relay_run tells it by POLLHUP.
+ */
 void sdp_relay_abort_on_close(struct sdp_relay *r, int on)
 {
 	r->abort_close = on;
-	if (on)
-		relay_cb(-1, 0, r);
+	if (!on) {
+		hup_unwatch(r);
+		return;
+	}
+	if (!r->hup_ev) {
+		r->hup_fd = fcntl(r->fd[0], F_DUPFD_CLOEXEC, 0);
+		if (r->hup_fd >= 0)
+			r->hup_ev = event_new(r->base, r->hup_fd,
+					      EV_CLOSED | EV_ET | EV_PERSIST,
+					      relay_cb, r);
+		if (!r->hup_ev || event_add(r->hup_ev, NULL) < 0)
+			hup_unwatch(r);
+	}
+	relay_cb(-1, 0, r);
 }
