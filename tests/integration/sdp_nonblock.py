@@ -43,7 +43,8 @@ def die(msg):
 
 
 def start(addr, port):
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
     s.setblocking(False)
     t0 = time.monotonic()
     rc = s.connect_ex((addr, int(port)))
@@ -183,11 +184,14 @@ def both(addr, port):
     err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
     if err:
         die("SO_ERROR %d" % err)
-    if s.getpeername() != (addr, int(port)):
+    if s.getpeername()[:2] != (addr, int(port)):
         die("getpeername %r" % (s.getpeername(),))
+    if s.family != socket.AF_INET6 and ":" in addr:
+        die("family %r" % s.family)
     n = echo(s)
-    print("OK both: EINPROGRESS in %.1f ms, %d bytes echoed" %
-          (dt * 1000, n))
+    print("OK %s: EINPROGRESS in %.1f ms, %d bytes echoed, names %r %r" %
+          ("IPv6" if ":" in addr else "IPv4", dt * 1000, n,
+           s.getsockname()[:2], s.getpeername()[:2]))
 
 
 def hold_server(port):

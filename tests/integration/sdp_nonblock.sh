@@ -9,6 +9,7 @@
 #    until h2 goes on; then SO_ERROR 0, the names, EISCONN, a 2 MB echo
 #    compared by sha256; SDP carried it (h1's service counts connections
 #    answered at once, no failures);
+#  - the same with IPv6 (AF_INET6 socket, epoll edge-triggered);
 #  - 'use sdp' to a port with no SDP listener (a REJ): EINPROGRESS within
 #    0.3 s, then POLLERR|POLLHUP and SO_ERROR ECONNREFUSED, then 0;
 #    to h2 with its ipoibd stopped: EINPROGRESS within 0.3 s, ETIMEDOUT
@@ -37,8 +38,8 @@ Default=0x7fff, ipoib : ALL=full;
 p3=0x8003, ipoib : g1=full, gw=full;
 CONF
 start_fabric -P "$T/partitions.conf"
-sdp_host h1 --address 10.1.0.1/24
-sdp_host h2 --address 10.1.0.2/24
+sdp_host h1 --address 10.1.0.1/24 --address fd00:1b::1/64
+sdp_host h2 --address 10.1.0.2/24 --address fd00:1b::2/64
 A=10.1.0.2
 
 delta() {	# HOST COUNTER BEFORE: the counter's rise since BEFORE
@@ -61,6 +62,16 @@ done
 expect_eq "connects answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 3
 expect_eq "of them SDP connections" "$(delta h1 sdp_service.connects "$c0")" 3
 expect_eq "SDP connects failed" "$(delta h1 sdp_service.connect_failures "$f0")" 0
+
+# IPv6: the same path with an AF_INET6 socket
+pre_bg SRV6 h2 python3 "$SEM" server 7501 fd00:1b::2 >"$T/srv6.log" 2>&1
+wait_port h2 7501
+a0=$(stat_of h1 sdp_service.connects_async)
+c0=$(stat_of h1 sdp_service.connects)
+out=$(pre h1 timeout 60 python3 "$PY" both fd00:1b::2 7501 2>&1) || fail "IPv6: $out"
+expect_eq "IPv6: answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 1
+expect_eq "IPv6: SDP connections" "$(delta h1 sdp_service.connects "$c0")" 1
+ok "$out"
 
 # 2: failures after EINPROGRESS
 printf 'use sdp client * *:*\n' >"$T/sdp.conf"
