@@ -5,7 +5,10 @@
  * the program's fd, its flags kept); everything the program does with it
  * afterwards is the kernel's.  The fast paths of sockets that are not
  * ours cost no system call beyond the real one, except connect and
- * listen, which ask the socket what it is (three getsockopt calls).
+ * listen, which ask the socket what it is (three getsockopt calls), a
+ * setsockopt of SO_LINGER (one getsockopt) and a getsockopt of SO_ERROR
+ * that says ECONNRESET (one getpeername): a failed non-blocking connect
+ * of ours looks like that.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -201,11 +204,13 @@ static uint32_t connect_timeout(enum sdp_use use)
 /*
  * What the program may have set on the TCP socket before connect and
  * would miss on the stream that replaces it: TCP_NODELAY (remembered,
- * as a unix socket has none) and SO_KEEPALIVE.  Buffer sizes only where
- * the program set them: where the TCP socket's differs from a fresh TCP
- * socket's (its defaults are not the program's choice); the kernel keeps
- * twice what is set, so half is set again and reads back the same
- * (sdp_semantics.sh found SO_RCVBUF/SO_SNDBUF set before connect lost).
+ * as a unix socket has none), SO_KEEPALIVE, SO_LINGER {1, 0} (the
+ * service is told too).  Buffer sizes only where the program set them:
+ * where the TCP socket's differs from a fresh TCP socket's (its defaults
+ * are not the program's choice); the kernel keeps twice what is set, so
+ * half is set again and reads back the same (sdp_semantics.sh found
+ * SO_RCVBUF/SO_SNDBUF set before connect lost).  out: {SO_RCVBUF,
+ * SO_SNDBUF} to set, 0 for none.
  */
 static void prog_bufs(int tcp, int out[2])
 {

@@ -85,11 +85,13 @@ static void relay_end(struct sdp_relay *r, int reset)
 		done(arg, bytes);
 }
 
+/* The program released its end (POLLHUP); once we shut the unix side's
+ * write half, its shutdown looks the same: then not told apart. */
 static int unix_gone(const struct sdp_relay *r)
 {
 	struct pollfd p = { .fd = r->fd[0], .events = 0 };
 
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+	return !r->shut[1] && poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
 }
 
 /* Move what can move; 1 when the relay ended (r is freed). */

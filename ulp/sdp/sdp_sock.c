@@ -335,13 +335,18 @@ static int tx_ctl(struct sdp_sock *s, uint8_t mid, uint64_t tag)
 	return tx_post(s, (uint32_t)len, tag);
 }
 
-/* The program's end is gone (all its dups closed): POLLHUP on ours. */
+/*
+ * The program's end is gone (all its dups closed): POLLHUP on ours.  Once
+ * we shut our end's write side (the peer's DisConn), the program's
+ * shutdown(SHUT_WR) gives POLLHUP as well: then it cannot be told from a
+ * close, and the end is DisConn (everything was delivered by then).
+ */
 static int peer_hup(const struct sdp_sock *s)
 {
 	struct pollfd p = { .fd = s->fd, .events = 0 };
 
-	return !s->fd_closed && s->fd >= 0 && poll(&p, 1, 0) == 1 &&
-	       (p.revents & POLLHUP);
+	return !s->fd_closed && s->fd >= 0 && !s->shut_done &&
+	       poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
 }
 
 /* SO_LINGER 0's close: a reset, what is still unsent dropped. */
