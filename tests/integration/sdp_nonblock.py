@@ -19,6 +19,11 @@
 #   flood ADDR PORT abort|clean [nb]  sends until it would block, prints
 #                              "sent N", then closes (abort: SO_LINGER
 #                              {1,0}); nb: a non-blocking connect
+#   exec ADDR PORT PID         EINPROGRESS with PID stopped, then exec:
+#                              the new image (no cache: the service's INFO)
+#                              sees it pending (ENOTCONN, EALREADY), lets
+#                              PID go on, then sees it up (SO_ERROR 0, the
+#                              names, an echo)
 #   abandon ADDR PORT          EINPROGRESS, then close at once
 #   abort-server PORT          accepts, reads a byte, SO_LINGER {1,0}, closes
 #   reset-client ADDR PORT     sends, then reads end of file (the reset as
@@ -257,6 +262,39 @@ def flood(addr, port, how, nb=""):
     print("sent %d" % n, flush=True)
 
 
+def exec_pending(addr, port, pid):
+    os.kill(int(pid), signal.SIGSTOP)
+    try:
+        s, _ = start(addr, port)
+        fd = s.detach()
+        os.set_inheritable(fd, True)
+        os.execv(sys.executable, [sys.executable, __file__, "exec-child",
+                                  addr, port, pid, str(fd)])
+    finally:
+        os.kill(int(pid), signal.SIGCONT)
+
+
+def exec_child(addr, port, pid, fd):
+    s = socket.socket(fileno=int(fd))
+    try:
+        expect_errno("getpeername after exec, pending", s.getpeername,
+                     errno.ENOTCONN)
+        expect_errno("connect after exec, pending",
+                     lambda: s.connect((addr, int(port))), errno.EALREADY)
+        if writable(s, "poll", 0):
+            die("writable after exec while the peer is stopped")
+    finally:
+        os.kill(int(pid), signal.SIGCONT)
+    if not writable(s, "poll", 5000):
+        die("not writable after exec")
+    if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+        die("SO_ERROR after exec")
+    if s.getpeername() != (addr, int(port)):
+        die("getpeername after exec %r" % (s.getpeername(),))
+    n = echo(s)
+    print("OK exec while connecting: pending, then up, %d bytes echoed" % n)
+
+
 def abandon(addr, port):
     s, dt = start(addr, port)
     s.close()
@@ -302,6 +340,8 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     {"ready": lambda: ready(*a[1:5]), "fail": lambda: fail(*a[1:4]),
      "both": lambda: both(*a[1:3]), "hold-server": lambda: hold_server(a[1]),
-     "flood": lambda: flood(*a[1:5]), "abandon": lambda: abandon(*a[1:3]),
+     "flood": lambda: flood(*a[1:5]),
+     "exec": lambda: exec_pending(*a[1:4]),
+     "exec-child": lambda: exec_child(*a[1:5]), "abandon": lambda: abandon(*a[1:3]),
      "abort-server": lambda: abort_server(a[1]),
      "reset-client": lambda: reset_client(*a[1:3])}[a[0]]()

@@ -7,7 +7,8 @@
 #    connection is up: h2's ipoibd is stopped meanwhile, and it stays
 #    unwritable (recv/send EAGAIN, getpeername ENOTCONN, connect EALREADY)
 #    until h2 goes on; then SO_ERROR 0, the names, EISCONN, a 2 MB echo
-#    compared by sha256; SDP carried it (h1's service counts connections
+#    compared by sha256; the same across an exec while connecting (the
+#    new image asks the service what it is); SDP carried it (h1's service counts connections
 #    answered at once, no failures);
 #  - the same with IPv6 (AF_INET6 socket, epoll edge-triggered);
 #  - 'use sdp' to a port with no SDP listener (a REJ): EINPROGRESS within
@@ -59,8 +60,11 @@ for m in poll select epollet; do
 		{ kill -CONT "$h2_PID"; fail "ready $m: $out"; }
 	ok "$out"
 done
-expect_eq "connects answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 3
-expect_eq "of them SDP connections" "$(delta h1 sdp_service.connects "$c0")" 3
+out=$(pre h1 timeout 60 python3 "$PY" exec $A 7500 "$h2_PID" 2>&1) ||
+	{ kill -CONT "$h2_PID"; fail "exec: $out"; }
+ok "$out"
+expect_eq "connects answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 4
+expect_eq "of them SDP connections" "$(delta h1 sdp_service.connects "$c0")" 4
 expect_eq "SDP connects failed" "$(delta h1 sdp_service.connect_failures "$f0")" 0
 
 # IPv6: the same path with an AF_INET6 socket
