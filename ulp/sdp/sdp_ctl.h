@@ -40,9 +40,11 @@
  *           copy of it.  Up: the service reads the filler back and
  *           discards it, sets req.sndbuf, lets its copy go: writable.
  *           Failed: the service closes its end with the filler unread,
- *           so that the program's end shows POLLERR, POLLHUP and POLLOUT
- *           and its SO_ERROR (the kernel's) says ECONNRESET; INFO then
- *           tells the real errno.  With SDP_CTL_F_BOTH too, a failed SDP
+ *           so that the program's end shows POLLERR and POLLHUP (POLLOUT
+ *           a moment later, as the filler is freed) and its SO_ERROR
+ *           (the kernel's) says ECONNRESET; INFO then tells the real
+ *           errno.  Draining first would make it writable before the
+ *           error is set.  With SDP_CTL_F_BOTH too, a failed SDP
  *           attempt goes on as TCP from the service (a TCP connection to
  *           the destination relayed to the stream), and only TCP's
  *           failure is a failure.
