@@ -5,7 +5,10 @@
  * the program's fd, its flags kept); everything the program does with it
  * afterwards is the kernel's.  The fast paths of sockets that are not
  * ours cost no system call beyond the real one, except connect and
- * listen, which ask the socket what it is (three getsockopt calls).
+ * listen, which ask the socket what it is (three getsockopt calls), a
+ * setsockopt of SO_LINGER (one getsockopt) and a getsockopt of SO_ERROR
+ * that says ECONNRESET (one getpeername): a failed non-blocking connect
+ * of ours looks like that.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -201,18 +204,21 @@ static uint32_t connect_timeout(enum sdp_use use)
 /*
  * What the program may have set on the TCP socket before connect and
  * would miss on the stream that replaces it: TCP_NODELAY (remembered,
- * as a unix socket has none) and SO_KEEPALIVE.  Buffer sizes only where
- * the program set them: where the TCP socket's differs from a fresh TCP
- * socket's (its defaults are not the program's choice); the kernel keeps
- * twice what is set, so half is set again and reads back the same
- * (sdp_semantics.sh found SO_RCVBUF/SO_SNDBUF set before connect lost).
+ * as a unix socket has none), SO_KEEPALIVE, SO_LINGER {1, 0} (the
+ * service is told too).  Buffer sizes only where the program set them:
+ * where the TCP socket's differs from a fresh TCP socket's (its defaults
+ * are not the program's choice); the kernel keeps twice what is set, so
+ * half is set again and reads back the same (sdp_semantics.sh found
+ * SO_RCVBUF/SO_SNDBUF set before connect lost).  out: {SO_RCVBUF,
+ * SO_SNDBUF} to set, 0 for none.
  */
-static void carry_bufs(int tcp, int nfd)
+static void prog_bufs(int tcp, int out[2])
 {
 	static const int opts[2] = { SO_RCVBUF, SO_SNDBUF };
 	socklen_t len;
 	int fresh, i, v, d;
 
+	out[0] = out[1] = 0;
 	fresh = preload_real.socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fresh < 0)
 		return;
@@ -225,20 +231,29 @@ static void carry_bufs(int tcp, int nfd)
 		if (preload_real.getsockopt(fresh, SOL_SOCKET, opts[i], &d,
 					    &len) < 0 || v == d)
 			continue;
-		v /= 2;
-		preload_real.setsockopt(nfd, SOL_SOCKET, opts[i], &v,
-					sizeof(v));
+		out[i] = v / 2;
 	}
 	preload_real.close(fresh);
 }
 
-static void carry_opts(int tcp, int nfd, int *nodelay)
+/* bufs: prog_bufs'; the SO_SNDBUF of a pending stream is the service's
+ * to set (it must stay unwritable until the outcome). */
+static void carry_opts(int tcp, int nfd, const int bufs[2], int pending,
+		       int linger0, int *nodelay)
 {
+	struct linger lg = { 1, 0 };
 	socklen_t len = sizeof(int);
 	int v;
 
-	carry_bufs(tcp, nfd);
-
+	if (bufs[0])
+		preload_real.setsockopt(nfd, SOL_SOCKET, SO_RCVBUF, &bufs[0],
+					sizeof(int));
+	if (bufs[1] && !pending)
+		preload_real.setsockopt(nfd, SOL_SOCKET, SO_SNDBUF, &bufs[1],
+					sizeof(int));
+	if (linger0)
+		preload_real.setsockopt(nfd, SOL_SOCKET, SO_LINGER, &lg,
+					sizeof(lg));
 	*nodelay = 0;
 	if (preload_real.getsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, nodelay,
 				    &len) < 0)
@@ -250,16 +265,22 @@ static void carry_opts(int tcp, int nfd, int *nodelay)
 					sizeof(v));
 }
 
-/* 0: fd is now an SDP connection; -1 with errno from the service. */
+/*
+ * 0: fd is now an SDP connection (*pending: still connecting, for a
+ * non-blocking socket: the service answered at once); -1 with errno from
+ * the service.
+ */
 static int connect_sdp(int fd, int family, const struct sockaddr *sa,
-		       enum sdp_use use)
+		       enum sdp_use use, int *pending)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	struct sdp_ctl_req req;
 	struct sdp_ctl_reply rep;
-	int fl, fdfl, nfd, nodelay;
+	struct linger lg;
+	int fl, fdfl, nfd, nodelay, bufs[2], linger0 = 0;
 
+	*pending = 0;
 	fl = fcntl(fd, F_GETFL);
 	fdfl = fcntl(fd, F_GETFD);
 	if (fl < 0 || fdfl < 0)
@@ -272,27 +293,95 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 		addr_set(&req.local, (struct sockaddr *)&ss);
 	addr_set(&req.remote, sa);
 	req.timeout_ms = connect_timeout(use);
+	prog_bufs(fd, bufs);
+	len = sizeof(lg);
+	if (preload_real.getsockopt(fd, SOL_SOCKET, SO_LINGER, &lg,
+				    &len) == 0 && lg.l_onoff && !lg.l_linger) {
+		linger0 = 1;
+		req.flags |= SDP_CTL_F_ABORT;
+	}
+	if (fl & O_NONBLOCK) {
+		req.flags |= SDP_CTL_F_ASYNC;
+		if (use == SDP_USE_BOTH)
+			req.flags |= SDP_CTL_F_BOTH;
+		req.sndbuf = (uint32_t)bufs[1];
+	}
 	if (preload_ctl_call(&req, -1, &rep, &nfd) < 0)
 		return -1;
 	if (rep.err || nfd < 0) {
 		errno = rep.err ? rep.err : EPROTO;
 		return -1;
 	}
-	carry_opts(fd, nfd, &nodelay);
+	*pending = !!(rep.flags & SDP_CTL_R_PENDING);
+	carry_opts(fd, nfd, bufs, *pending, linger0, &nodelay);
 	if (replace_fd(fd, nfd, fl, fdfl) < 0)
 		return -1;
 	preload_cache_put(fd, &rep.local, &rep.remote);
+	if (*pending)
+		preload_cache_flags(fd, SDP_CTL_R_PENDING);
 	if (nodelay)
 		preload_cache_setopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay,
 				     sizeof(nodelay));
 	return 0;
 }
 
+/*
+ * Where a non-blocking connect on our stream fd stands: 0 (up, or never
+ * pending), SDP_CTL_R_PENDING, or SDP_CTL_R_FAILED with *err its errno
+ * (cleared in the service if take, as reading TCP's SO_ERROR clears
+ * it).  Asks the service only while the cache does not know it up.
+ */
+static unsigned int stream_state(int fd, int take, int *err)
+{
+	struct preload_sock s;
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+	unsigned int f;
+
+	*err = 0;
+	if (preload_cache_get(fd, &s) < 0 || !s.flags)
+		return 0;
+	memset(&req, 0, sizeof(req));
+	req.op = SDP_CTL_INFO;
+	if (take)
+		req.flags = SDP_CTL_F_TAKE;
+	if (preload_stream_call(fd, &req, &rep) < 0 ||
+	    (rep.err && !(rep.flags & SDP_CTL_R_FAILED)))
+		return s.flags & SDP_CTL_R_FAILED;
+	f = rep.flags & (SDP_CTL_R_PENDING | SDP_CTL_R_FAILED);
+	preload_cache_flags(fd, f);
+	if (f & SDP_CTL_R_FAILED)
+		*err = rep.err;
+	return f;
+}
+
+/* connect on one of our streams, as TCP answers it. */
+static int connect_again(int fd)
+{
+	socklen_t len = sizeof(int);
+	unsigned int st;
+	int err, v;
+
+	st = stream_state(fd, 1, &err);
+	if (st == SDP_CTL_R_PENDING) {
+		errno = EALREADY;
+		return -1;
+	}
+	if (st == SDP_CTL_R_FAILED) {
+		/* the kernel's ECONNRESET of the failure, consumed */
+		preload_real.getsockopt(fd, SOL_SOCKET, SO_ERROR, &v, &len);
+		errno = err ? err : ECONNABORTED;
+		return -1;
+	}
+	errno = EISCONN;
+	return -1;
+}
+
 EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	char dst[PRELOAD_SA_STRLEN];
 	enum sdp_use use;
-	int family, e;
+	int family, e, pending;
 
 	init();
 	if (preload_rds_is(fd))
@@ -305,10 +394,8 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	if (!family) {
 		/* connect again on an SDP connection: as TCP answers */
 		if (sock_int(fd, SO_DOMAIN) == AF_UNIX &&
-		    preload_kind(fd) == PRELOAD_STREAM) {
-			errno = EISCONN;
-			return -1;
-		}
+		    preload_kind(fd) == PRELOAD_STREAM)
+			return connect_again(fd);
 		return preload_real.connect(fd, sa, len);
 	}
 	if (sa->sa_family != family || is_loopback(sa) || is_any(sa))
@@ -317,8 +404,13 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	if (use != SDP_USE_SDP && use != SDP_USE_BOTH)
 		return preload_real.connect(fd, sa, len);
 	preload_sa_str(sa, dst, sizeof(dst));
-	if (connect_sdp(fd, family, sa, use) == 0) {
-		preload_log(PRELOAD_LOG_INFO, "connect %s: SDP", dst);
+	if (connect_sdp(fd, family, sa, use, &pending) == 0) {
+		preload_log(PRELOAD_LOG_INFO, "connect %s: SDP%s", dst,
+			    pending ? ", in progress" : "");
+		if (pending) {
+			errno = EINPROGRESS;
+			return -1;
+		}
 		return 0;
 	}
 	e = errno;
@@ -610,8 +702,14 @@ static int name_ours(int fd, struct sockaddr *out, socklen_t *outlen,
 	struct preload_sock s;
 	union sdp_ctl_addr *a = peer ? &s.remote : &s.local;
 
+	int e;
+
 	if (preload_kind(fd) == PRELOAD_NOT_OURS || preload_cache_get(fd, &s))
 		return -1;
+	if (peer && s.flags && stream_state(fd, 0, &e)) {
+		errno = ENOTCONN;	/* connecting, or failed */
+		return 1;
+	}
 	if (!addr_len(a)) {
 		errno = ENOTCONN;
 		return 1;
@@ -702,7 +800,11 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 		    *len < sizeof(int))
 			return 0;
 		memcpy(&v, val, sizeof(int));
-		if (name == SO_DOMAIN && v == AF_UNIX &&
+		if (name == SO_ERROR && v == ECONNRESET &&
+		    preload_kind(fd) == PRELOAD_STREAM &&
+		    stream_state(fd, 1, &e) == SDP_CTL_R_FAILED && e)
+			opt_int(val, len, e);	/* the connect's own error */
+		else if (name == SO_DOMAIN && v == AF_UNIX &&
 		    (family = ours_family(fd)))
 			opt_int(val, len, family);
 		else if (name == SO_PROTOCOL && v == 0 && ours_family(fd))
@@ -735,6 +837,31 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 	return 0;
 }
 
+/*
+ * SO_LINGER on one of our streams: the service is told, so that with
+ * {1, 0} the stream's last close (the kernel's release of it, whichever
+ * process and dup closes it last, or exit) resets the connection
+ * (AbortConn) as TCP's sends RST.  Before setsockopt returns, so that a
+ * close right after it finds the service knowing.
+ */
+static void linger_tell(int fd, const struct linger *lg)
+{
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+
+	if (sock_int(fd, SO_DOMAIN) != AF_UNIX ||
+	    preload_kind(fd) != PRELOAD_STREAM)
+		return;
+	memset(&req, 0, sizeof(req));
+	req.op = SDP_CTL_LINGER;
+	if (lg->l_onoff && !lg->l_linger)
+		req.flags = SDP_CTL_F_ABORT;
+	if (preload_stream_call(fd, &req, &rep) == 0 && !rep.err)
+		preload_log(PRELOAD_LOG_INFO, "SO_LINGER %d,%d: %s at close",
+			    lg->l_onoff, lg->l_linger,
+			    req.flags ? "AbortConn" : "DisConn");
+}
+
 EXPORT int setsockopt(int fd, int level, int name, const void *val,
 		      socklen_t len)
 {
@@ -749,8 +876,12 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val,
 			return preload_rds_setsockopt(fd, level, name, val,
 						      len);
 	}
-	if (preload_real.setsockopt(fd, level, name, val, len) == 0)
+	if (preload_real.setsockopt(fd, level, name, val, len) == 0) {
+		if (level == SOL_SOCKET && name == SO_LINGER && val &&
+		    len >= sizeof(struct linger))
+			linger_tell(fd, val);
 		return 0;
+	}
 	e = errno;
 	if (!opt_failed(e) || !opt_level(level) || !val ||
 	    !ours_family(fd)) {

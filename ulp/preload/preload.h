@@ -99,11 +99,19 @@ int preload_ctl_raw(const char *env, const char *name, uint32_t timeout_ms,
  * by the socket's inode, so that dup and fork share it. */
 struct preload_sock {
 	union sdp_ctl_addr local, remote;
+	unsigned int flags;	/* SDP_CTL_R_PENDING, SDP_CTL_R_FAILED: a
+				 * non-blocking connect not known up */
 };
 void preload_cache_put(int fd, const union sdp_ctl_addr *local,
 		       const union sdp_ctl_addr *remote);
 /* 0 with *s filled (from the cache or an INFO request), else -1. */
 int preload_cache_get(int fd, struct preload_sock *s);
+/* Set an entry's flags (one preload_cache_put made). */
+void preload_cache_flags(int fd, unsigned int flags);
+/* A request about stream fd (INFO, LINGER), by its inode, else by the N
+ * of the service's end's name; 0 with *rep, or -1. */
+int preload_stream_call(int fd, struct sdp_ctl_req *req,
+			struct sdp_ctl_reply *rep);
 void preload_cache_setopt(int fd, int level, int name, const void *val,
 			  socklen_t len);
 /* The remembered value (an int option), or 0 if none; -1 if the option

@@ -99,6 +99,44 @@ void preload_cache_put(int fd, const union sdp_ctl_addr *local,
 	pthread_mutex_unlock(&cache_lock);
 }
 
+/*
+ * A request about one of our streams (INFO, LINGER): by the inode of fd,
+ * and for an accepted stream, whose inode the service never knew, by the
+ * N of the service's end's name, "ibgw-sdp-c/PID.N".  0 with *rep (its
+ * err may be non-zero), or -1.
+ */
+int preload_stream_call(int fd, struct sdp_ctl_req *req,
+			struct sdp_ctl_reply *rep)
+{
+	struct sockaddr_un sun;
+	socklen_t sl = sizeof(sun);
+	size_t plen = strlen(PRELOAD_STREAM_PREFIX);
+	struct stat st;
+	const char *dot;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	req->ino = st.st_ino;
+	req->flags &= ~(uint32_t)SDP_CTL_F_BYID;
+	if (preload_ctl_call(req, -1, rep, NULL) < 0)
+		return -1;
+	if (rep->err != ENOENT || (rep->flags & SDP_CTL_R_FAILED))
+		return 0;
+	if (preload_real.getpeername(fd, (struct sockaddr *)&sun, &sl) < 0 ||
+	    sun.sun_family != AF_UNIX ||
+	    sl <= offsetof(struct sockaddr_un, sun_path) + 1 + plen ||
+	    sun.sun_path[0] ||
+	    memcmp(sun.sun_path + 1, PRELOAD_STREAM_PREFIX, plen))
+		return 0;
+	((char *)&sun)[sl < sizeof(sun) ? sl : sizeof(sun) - 1] = 0;
+	dot = strrchr(sun.sun_path + 1, '.');
+	if (!dot)
+		return 0;
+	req->flags |= SDP_CTL_F_BYID;
+	req->ino = strtoull(dot + 1, NULL, 10);
+	return preload_ctl_call(req, -1, rep, NULL);
+}
+
 int preload_cache_get(int fd, struct preload_sock *s)
 {
 	struct sdp_ctl_req req;
@@ -121,45 +159,33 @@ int preload_cache_get(int fd, struct preload_sock *s)
 
 	memset(&req, 0, sizeof(req));
 	req.op = SDP_CTL_INFO;
-	req.ino = st.st_ino;
-	if (preload_ctl_call(&req, -1, &rep, NULL) < 0)
+	if (preload_stream_call(fd, &req, &rep) < 0)
 		return -1;
-	if (rep.err == ENOENT) {
-		/* an accepted stream: the service knows it by the N of its
-		 * own end's name, "ibgw-sdp-c/PID.N" */
-		struct sockaddr_un sun;
-		socklen_t sl = sizeof(sun);
-		const char *dot;
-		size_t plen = strlen(PRELOAD_STREAM_PREFIX);
-
-		if (preload_real.getpeername(fd, (struct sockaddr *)&sun,
-					     &sl) < 0 ||
-		    sun.sun_family != AF_UNIX ||
-		    sl <= offsetof(struct sockaddr_un, sun_path) + 1 + plen ||
-		    sun.sun_path[0] ||
-		    memcmp(sun.sun_path + 1, PRELOAD_STREAM_PREFIX, plen)) {
-			errno = ENOENT;
-			return -1;
-		}
-		((char *)&sun)[sl < sizeof(sun) ? sl : sizeof(sun) - 1] = 0;
-		dot = strrchr(sun.sun_path + 1, '.');
-		if (!dot) {
-			errno = ENOENT;
-			return -1;
-		}
-		req.flags = SDP_CTL_F_BYID;
-		req.ino = strtoull(dot + 1, NULL, 10);
-		if (preload_ctl_call(&req, -1, &rep, NULL) < 0)
-			return -1;
-	}
-	if (rep.err) {
+	if (rep.err && !(rep.flags & SDP_CTL_R_FAILED)) {
 		errno = rep.err;
 		return -1;
 	}
 	preload_cache_put(fd, &rep.local, &rep.remote);
+	preload_cache_flags(fd, rep.flags & (SDP_CTL_R_PENDING |
+					     SDP_CTL_R_FAILED));
 	s->local = rep.local;
 	s->remote = rep.remote;
+	s->flags = rep.flags & (SDP_CTL_R_PENDING | SDP_CTL_R_FAILED);
 	return 0;
+}
+
+void preload_cache_flags(int fd, unsigned int flags)
+{
+	struct cache_entry *e;
+	struct stat st;
+
+	if (cache_key(fd, &st) < 0)
+		return;
+	pthread_mutex_lock(&cache_lock);
+	e = cache_find(&st);
+	if (e)
+		e->s.flags = flags;
+	pthread_mutex_unlock(&cache_lock);
 }
 
 void preload_cache_setopt(int fd, int level, int name, const void *val,

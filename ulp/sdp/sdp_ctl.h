@@ -25,6 +25,29 @@
  *           ENETUNREACH / EHOSTUNREACH (no route over this host's IPoIB,
  *           or no neighbour: not an SDP destination), EADDRNOTAVAIL,
  *           ENOBUFS (limits), ECONNABORTED (bad HelloAck).
+ *           req.flags SDP_CTL_F_ABORT: the socket has SO_LINGER {1, 0}
+ *           (see LINGER); req.sndbuf: the SO_SNDBUF the program set on
+ *           its TCP socket (as set, 0: none), for SDP_CTL_F_ASYNC.
+ *           With SDP_CTL_F_ASYNC (a non-blocking socket) the service
+ *           answers at once once the destination is known to be one it
+ *           may reach over IPoIB (a synchronous error as above
+ *           otherwise): err 0, flags SDP_CTL_R_PENDING, local/remote,
+ *           and the program's stream end, connecting.  Until the outcome
+ *           that end is neither readable nor writable: the service has
+ *           written filler from it until it would block (an af_unix
+ *           stream end is writable only while its bytes in the peer's
+ *           queue are at most a quarter of its SO_SNDBUF) and keeps a
+ *           copy of it.  Up: the service reads the filler back and
+ *           discards it, sets req.sndbuf, lets its copy go: writable.
+ *           Failed: the service closes its end with the filler unread,
+ *           so that the program's end shows POLLERR and POLLHUP (POLLOUT
+ *           a moment later, as the filler is freed) and its SO_ERROR
+ *           (the kernel's) says ECONNRESET; INFO then tells the real
+ *           errno.  Draining first would make it writable before the
+ *           error is set.  With SDP_CTL_F_BOTH too, a failed SDP
+ *           attempt goes on as TCP from the service (a TCP connection to
+ *           the destination relayed to the stream), and only TCP's
+ *           failure is a failure.
  *  LISTEN   req.local (address and port; port 0 asks the service for
  *           one), req.backlog, req.flags SDP_CTL_F_BOTH with a TCP
  *           listening socket passed as SCM_RIGHTS: the service accepts
@@ -43,8 +66,21 @@
  *           service's stream ends handed over by CONNECT; with
  *           SDP_CTL_F_BYID the N of its peer's name instead (accepted
  *           streams).
- *           service's stream ends (after exec the preload knows
- *           nothing).  Reply err 0 with local/remote, or ENOENT.
+ *           Reply err 0 with local/remote, or ENOENT; flags
+ *           SDP_CTL_R_PENDING (an SDP_CTL_F_ASYNC connect still under
+ *           way), SDP_CTL_R_FAILED (it failed: err is then its errno, 0
+ *           once taken -- SDP_CTL_F_TAKE in the request clears it, as
+ *           reading SO_ERROR clears TCP's), SDP_CTL_R_TCP (carried by the
+ *           service's TCP connection).  The request and reply keep their
+ *           sizes, so that programs started with an older preload go on
+ *           working with this service.
+ *  LINGER   req.ino (and SDP_CTL_F_BYID) as INFO: the program set
+ *           SO_LINGER on the stream; SDP_CTL_F_ABORT when it is {1, 0}.
+ *           Then the stream's last close (the kernel's release of the
+ *           program's end, in whichever process and however many dups
+ *           it had: POLLHUP on the service's end) resets the connection
+ *           (AbortConn, data not yet sent dropped), as TCP's close sends
+ *           RST, instead of DisConn.  err 0, or ENOENT.
  *
  * Accepted connections: the service connects to the listening unix
  * socket it passed and writes one struct sdp_ctl_accept on the new
@@ -72,13 +108,23 @@ enum sdp_ctl_op {
 	SDP_CTL_LISTEN = 2,
 	SDP_CTL_INFO = 3,
 	SDP_CTL_RELEASE = 4,
+	SDP_CTL_LINGER = 5,
 };
 
-#define SDP_CTL_F_BOTH		0x1	/* LISTEN: a TCP listener passed */
+#define SDP_CTL_F_BOTH		0x1	/* LISTEN: a TCP listener passed;
+					 * CONNECT (with ASYNC): TCP next */
 #define SDP_CTL_F_BYID		0x2	/* INFO: ino is the N of the peer's
 					 * name "ibgw-sdp-c/PID.N" (an
 					 * accepted stream, whose inode the
 					 * service never knew) */
+#define SDP_CTL_F_ASYNC		0x4	/* CONNECT: non-blocking socket */
+#define SDP_CTL_F_TAKE		0x8	/* INFO: clear so_error */
+#define SDP_CTL_F_ABORT		0x10	/* CONNECT, LINGER: SO_LINGER {1,0} */
+
+/* Reply flags. */
+#define SDP_CTL_R_PENDING	0x1
+#define SDP_CTL_R_FAILED	0x2
+#define SDP_CTL_R_TCP		0x4
 
 /* Addresses as the program sees them: sockaddr_in or sockaddr_in6
  * (family 0: none), in a sockaddr_in6-sized slot. */
@@ -96,7 +142,10 @@ struct sdp_ctl_req {
 	union sdp_ctl_addr local;
 	union sdp_ctl_addr remote;
 	uint32_t timeout_ms;
-	int32_t backlog;
+	union {
+		int32_t backlog;	/* LISTEN */
+		uint32_t sndbuf;	/* CONNECT */
+	};
 	uint64_t ino;			/* INFO */
 	char program[32];		/* for the service's log lines */
 };

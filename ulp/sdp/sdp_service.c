@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,16 @@
 #include <linux/unix_diag.h>
 
 #include "ulp/sdp/sdp_ctl.h"
+#include "ulp/sdp/sdp_relay.h"
 #include "ulp/sdp/sdp_service.h"
 
 #define RESOLVE_RETRY_MS	20
 #define DEF_TIMEOUT_MS		10000
 #define MAX_REQS		256
 #define MAX_LISTENERS		256
+#define MAX_FAILED		256	/* failed connects' records kept */
+#define FAILED_KEEP_S		60	/* without sock_diag: forgotten */
+#define FILL_CHUNK		65536
 
 struct svc_listener {
 	struct sdp_service *sv;
@@ -58,6 +63,27 @@ struct svc_conn {
 	int passive;			/* a record of a taken connection */
 	struct timeval deadline;
 	int family;			/* the program's socket's */
+	/* a non-blocking connect (SDP_CTL_F_ASYNC) */
+	int async;
+	int handed;			/* the program has app_fd: pending */
+	int state;			/* enum async_state */
+	int so_error;			/* ASYNC_FAILED: its errno */
+	int local_set;			/* info.local, lport chosen */
+	int abort_close;		/* SO_LINGER {1, 0} */
+	uint32_t reply_flags;
+	uint32_t sndbuf;		/* to set on app_fd when up */
+	size_t filler;			/* written from app_fd, not read */
+	int tcp_fd;			/* 'both': the TCP attempt */
+	struct event *tcp_ev;
+	struct sdp_relay *relay;	/* ... and its relay once up */
+	struct timeval failed_at;
+};
+
+enum async_state {
+	ASYNC_NONE = 0,
+	ASYNC_PENDING,
+	ASYNC_UP,
+	ASYNC_FAILED,
 };
 
 struct sdp_service {
@@ -72,7 +98,7 @@ struct sdp_service {
 	int diag_ok;			/* sock_diag finds our own socket */
 	struct svc_conn *conns;
 	struct svc_listener *listeners;
-	unsigned int nreqs, nlisteners, next_id;
+	unsigned int nreqs, nlisteners, next_id, nfailed;
 	struct sdp_service_stats st;
 };
 
@@ -98,6 +124,20 @@ const struct counter_desc sdp_service_counters[] = {
 		"SDP connection requests no live listener took."),
 	COUNTER("stale_listeners", struct sdp_service_stats, stale_listeners,
 		"Listeners found closed by their programs."),
+	COUNTER("connects_async", struct sdp_service_stats, connects_async,
+		"Non-blocking connects answered at once (EINPROGRESS)."),
+	COUNTER("async_failures", struct sdp_service_stats, async_failures,
+		"Non-blocking connects that failed after EINPROGRESS."),
+	COUNTER("tcp_relays", struct sdp_service_stats, tcp_relays,
+		"Non-blocking 'both' connects carried by the service's TCP "
+		"(SDP failed)."),
+	COUNTER("tcp_relay_bytes", struct sdp_service_stats, tcp_relay_bytes,
+		"Bytes the finished TCP relays carried, both ways."),
+	COUNTER("async_now", struct sdp_service_stats, async_now,
+		"Non-blocking connects held now: pending, failed (until the "
+		"program's socket is gone) or relayed."),
+	COUNTER("lingers", struct sdp_service_stats, lingers,
+		"SO_LINGER requests taken (0: reset at the last close)."),
 	COUNTERS_END
 };
 
@@ -239,6 +279,17 @@ static void conn_free(struct svc_conn *c)
 		close(c->our_fd);
 	if (c->port_fd >= 0)
 		close(c->port_fd);
+	if (c->tcp_ev)
+		event_free(c->tcp_ev);
+	if (c->tcp_fd >= 0)
+		close(c->tcp_fd);
+	if (c->relay)
+		sdp_relay_free(c->relay);
+	if (c->state == ASYNC_FAILED && c->sv->nfailed)
+		c->sv->nfailed--;
+	if (c->handed && (c->state != ASYNC_UP || c->relay) &&
+	    c->sv->st.async_now)
+		c->sv->st.async_now--;
 	conn_unlink(c);
 	free(c);
 }
@@ -254,6 +305,7 @@ static void reply(struct svc_conn *c, int err, const struct inet_addr *la,
 	r.magic = SDP_CTL_MAGIC;
 	r.id = c->req.id;
 	r.err = err;
+	r.flags = c->reply_flags;
 	if (la)
 		to_ctl(la, lport, c->family, &r.local);
 	if (ra)
@@ -324,6 +376,319 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg)
 	connect_go(arg);
 }
 
+static int past(const struct timeval *t)
+{
+	struct timeval now;
+
+	gettimeofday(&now, NULL);
+	return timercmp(&now, t, >=);
+}
+
+static socklen_t to_sa(const struct inet_addr *a, uint16_t port,
+		       struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = a->v6;
+		s6->sin6_port = htons(port);
+		return sizeof(*s6);
+	}
+	((struct sockaddr_in *)ss)->sin_family = AF_INET;
+	((struct sockaddr_in *)ss)->sin_addr = a->v4;
+	((struct sockaddr_in *)ss)->sin_port = htons(port);
+	return sizeof(struct sockaddr_in);
+}
+
+/* The kernel's source address towards dst (its route), for a pending
+ * connect whose neighbour is still being resolved. */
+static int route_src(const struct inet_addr *dst, uint16_t port,
+		     struct inet_addr *src)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = to_sa(dst, port, &ss);
+	int fd, e = 0;
+
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+		e = errno;
+	close(fd);
+	if (e)
+		return e;
+	memset(src, 0, sizeof(*src));
+	if (ss.ss_family == AF_INET6)
+		inet_addr_v6(src, &((struct sockaddr_in6 *)&ss)->sin6_addr);
+	else
+		inet_addr_v4(src, &((struct sockaddr_in *)&ss)->sin_addr);
+	return 0;
+}
+
+/* The connection's local address (the program's bound one, else src)
+ * and port (the program's, else one reserved); 0 or an errno. */
+static int local_setup(struct svc_conn *c, const struct inet_addr *src)
+{
+	uint16_t lport = 0;
+	struct inet_addr la;
+
+	c->info.local = *src;
+	if (!from_ctl(&c->req.local, &la, &lport) && !addr_any(&la) &&
+	    la.family == c->dst.family)
+		c->info.local = la;
+	if (!lport) {
+		c->port_fd = reserve_port(&c->info.local, &lport);
+		if (c->port_fd < 0)
+			return EADDRNOTAVAIL;
+	}
+	c->info.lport = lport;
+	c->local_set = 1;
+	return 0;
+}
+
+static int make_pair(struct svc_conn *c)
+{
+	char name[64];
+	struct stat st;
+	int sp[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+		return errno;
+	c->app_fd = sp[0];
+	c->our_fd = sp[1];
+	bind_name(c->our_fd, "c", c->id, name, sizeof(name));
+	if (fstat(c->app_fd, &st) == 0)
+		c->app_ino = st.st_ino;
+	return 0;
+}
+
+/*
+ * Hand the program its end now (EINPROGRESS), neither readable nor
+ * writable until the outcome: filler written from it until it would
+ * block, which we read back when the connection is up.  0 or an errno.
+ */
+static int pending_start(struct svc_conn *c)
+{
+	static const char zero[FILL_CHUNK];
+	ssize_t n;
+	int e;
+
+	if (!c->local_set) {
+		struct inet_addr src;
+
+		e = route_src(&c->dst, c->dport, &src);
+		if (e || (e = local_setup(c, &src)))
+			return e;
+	}
+	if (c->app_fd < 0 && (e = make_pair(c)))
+		return e;
+	for (;;) {
+		n = send(c->app_fd, zero, sizeof(zero),
+			 MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0) {
+			c->filler += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && c->filler)
+			break;
+		return n < 0 ? errno : EIO;
+	}
+	c->async = 1;
+	c->handed = 1;
+	c->state = ASYNC_PENDING;
+	c->reply_flags = SDP_CTL_R_PENDING;
+	c->sv->st.connects_async++;
+	c->sv->st.async_now++;
+	reply(c, 0, &c->info.local, c->info.lport, &c->dst, c->dport,
+	      c->app_fd);
+	return 0;
+}
+
+/* Up: the filler read back, the program's SO_SNDBUF, our copy of its end
+ * let go -- it turns writable. */
+static int async_up(struct svc_conn *c)
+{
+	char buf[FILL_CHUNK];
+	size_t left = c->filler;
+	ssize_t n;
+	int v = (int)c->sndbuf, rc = 0;
+
+	while (left) {
+		n = recv(c->our_fd, buf, left < sizeof(buf) ? left :
+			 sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = -1;
+			break;
+		}
+		left -= (size_t)n;
+	}
+	c->filler = 0;
+	if (v > 0)
+		setsockopt(c->app_fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+	close(c->app_fd);
+	c->app_fd = -1;
+	c->state = ASYNC_UP;
+	c->reply_flags = 0;
+	return rc;
+}
+
+static void free_oldest_failed(struct sdp_service *sv)
+{
+	struct svc_conn *o, *old = NULL;
+
+	for (o = sv->conns; o; o = o->next)
+		if (o->state == ASYNC_FAILED &&
+		    (!old || timercmp(&o->failed_at, &old->failed_at, <)))
+			old = o;
+	if (old)
+		conn_free(old);
+}
+
+/*
+ * Failed after EINPROGRESS: our end closed with the filler unread (the
+ * program's end gets ECONNRESET as its pending error: POLLERR, POLLHUP,
+ * POLLOUT), the errno kept for INFO until the program's end is gone.
+ */
+static void async_failed(struct svc_conn *c, int e)
+{
+	struct sdp_service *sv = c->sv;
+
+	sv->st.async_failures++;
+	if (c->tmo_ev)
+		event_free(c->tmo_ev);
+	c->tmo_ev = NULL;
+	if (c->tcp_ev)
+		event_free(c->tcp_ev);
+	c->tcp_ev = NULL;
+	if (c->tcp_fd >= 0)
+		close(c->tcp_fd);
+	c->tcp_fd = -1;
+	if (c->our_fd >= 0)
+		close(c->our_fd);
+	c->our_fd = -1;
+	if (c->app_fd >= 0)
+		close(c->app_fd);
+	c->app_fd = -1;
+	if (c->port_fd >= 0)
+		close(c->port_fd);
+	c->port_fd = -1;
+	c->state = ASYNC_FAILED;
+	c->so_error = e;
+	gettimeofday(&c->failed_at, NULL);
+	if (++sv->nfailed > MAX_FAILED)
+		free_oldest_failed(sv);
+}
+
+static void relay_done(void *arg, uint64_t bytes)
+{
+	struct svc_conn *c = arg;
+
+	c->relay = NULL;	/* freed: conn_free counts it no more */
+	c->sv->st.tcp_relay_bytes += bytes;
+	if (c->sv->st.async_now)
+		c->sv->st.async_now--;
+	conn_free(c);
+}
+
+static void tcp_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct svc_conn *c = arg;
+	socklen_t sl = sizeof(int);
+	int e = 0;
+
+	(void)fd;
+	(void)what;
+	event_free(c->tcp_ev);
+	c->tcp_ev = NULL;
+	if (getsockopt(c->tcp_fd, SOL_SOCKET, SO_ERROR, &e, &sl) < 0)
+		e = errno;
+	if (e) {
+		async_failed(c, e);
+		return;
+	}
+	async_up(c);
+	c->relay = sdp_relay_new(c->sv->base, c->our_fd, c->tcp_fd,
+				 relay_done, c);
+	if (!c->relay) {
+		async_failed(c, ENOMEM);
+		return;
+	}
+	c->our_fd = c->tcp_fd = -1;
+	c->reply_flags = SDP_CTL_R_TCP;
+	c->sv->st.tcp_relays++;
+	if (c->abort_close)
+		sdp_relay_abort_on_close(c->relay, 1);	/* may free c */
+}
+
+/* 'both': the destination by TCP from the service, the program's end
+ * relayed to it once connected.  0 or an errno. */
+static int tcp_start(struct svc_conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd = c->port_fd, one = 1, e;
+
+	c->port_fd = -1;
+	if (fd < 0) {
+		fd = socket(c->dst.family == AF_INET6 ? AF_INET6 : AF_INET,
+			    SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return errno;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		sl = to_sa(&c->info.local, c->info.lport, &ss);
+		if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
+			e = errno;
+			close(fd);
+			return e;
+		}
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	sl = to_sa(&c->dst, c->dport, &ss);
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 &&
+	    errno != EINPROGRESS) {
+		e = errno;
+		close(fd);
+		return e;
+	}
+	c->tcp_fd = fd;
+	c->tcp_ev = event_new(c->sv->base, fd, EV_WRITE, tcp_cb, c);
+	if (!c->tcp_ev || event_add(c->tcp_ev, NULL) < 0)
+		return ENOMEM;
+	return 0;
+}
+
+/* The SDP attempt failed with e: the answer, for a blocking connect;
+ * for a pending one TCP next ('both'), else its failure. */
+static void connect_fail(struct svc_conn *c, int e)
+{
+	int te;
+
+	c->sv->st.connect_failures++;
+	c->sock = NULL;
+	if (!c->handed) {
+		reply(c, e, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	if (c->tmo_ev)
+		event_free(c->tmo_ev);
+	c->tmo_ev = NULL;
+	if (!(c->req.flags & SDP_CTL_F_BOTH)) {
+		async_failed(c, e);
+		return;
+	}
+	te = tcp_start(c);
+	if (te)
+		async_failed(c, te);
+}
+
 static void conn_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct svc_conn *c = arg;
@@ -334,17 +699,7 @@ static void conn_timeout_cb(evutil_socket_t fd, short what, void *arg)
 		sdp_sock_cancel(c->sock);
 		c->sock = NULL;
 	}
-	c->sv->st.connect_failures++;
-	reply(c, ETIMEDOUT, NULL, 0, NULL, 0, -1);
-	conn_free(c);
-}
-
-static int past(const struct timeval *t)
-{
-	struct timeval now;
-
-	gettimeofday(&now, NULL);
-	return timercmp(&now, t, >=);
+	connect_fail(c, ETIMEDOUT);
 }
 
 /* Resolve, then start the SDP connection. */
@@ -354,12 +709,20 @@ static void connect_go(struct svc_conn *c)
 	struct timeval tv = { 0, RESOLVE_RETRY_MS * 1000 };
 	struct inet_addr src;
 	union fab_gid gid;
-	char name[64], err[160];
-	int sp[2], e;
+	char err[160];
+	int e;
 
 	if (sv->ops.resolve(sv->arg, &c->dst, &gid, &src) < 0) {
 		e = errno;
 		if (e == EAGAIN && !past(&c->deadline)) {
+			/* a non-blocking connect need not wait for ARP */
+			if (c->async && !c->handed) {
+				e = pending_start(c);
+				if (e) {
+					connect_fail(c, e);
+					return;
+				}
+			}
 			if (!c->tmo_ev)
 				c->tmo_ev = evtimer_new(sv->base, retry_cb, c);
 			if (c->tmo_ev) {
@@ -367,57 +730,37 @@ static void connect_go(struct svc_conn *c)
 				return;
 			}
 		}
-		sv->st.connect_failures++;
-		reply(c, e == EAGAIN ? EHOSTUNREACH : e, NULL, 0, NULL, 0, -1);
-		conn_free(c);
+		connect_fail(c, e == EAGAIN ? EHOSTUNREACH : e);
 		return;
 	}
 	if (c->tmo_ev) {
 		event_free(c->tmo_ev);
 		c->tmo_ev = NULL;
 	}
-	memset(&c->info, 0, sizeof(c->info));
 	c->info.remote = c->dst;
 	c->info.rport = c->dport;
 	c->info.peer_gid = gid;
-	{
-		uint16_t lport = 0;
-		struct inet_addr la;
-
-		if (!from_ctl(&c->req.local, &la, &lport) && !addr_any(&la) &&
-		    la.family == c->dst.family)
-			src = la;
-		c->info.local = src;
-		if (!lport) {
-			c->port_fd = reserve_port(&src, &lport);
-			if (c->port_fd < 0) {
-				sv->st.connect_failures++;
-				reply(c, EADDRNOTAVAIL, NULL, 0, NULL, 0, -1);
-				conn_free(c);
-				return;
-			}
-		}
-		c->info.lport = lport;
-	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
-		e = errno;
-		sv->st.connect_failures++;
-		reply(c, e, NULL, 0, NULL, 0, -1);
-		conn_free(c);
+	if (!c->local_set && (e = local_setup(c, &src))) {
+		connect_fail(c, e);
 		return;
 	}
-	c->app_fd = sp[0];
-	c->our_fd = sp[1];
-	bind_name(c->our_fd, "c", c->id, name, sizeof(name));
+	if (c->app_fd < 0 && (e = make_pair(c))) {
+		connect_fail(c, e);
+		return;
+	}
+	if (c->async && !c->handed && (e = pending_start(c))) {
+		connect_fail(c, e);
+		return;
+	}
 	c->sock = sdp_ep_connect(sv->ep, &c->info, c->our_fd, c, err,
 				 sizeof(err));
 	if (!c->sock) {
 		e = errno;
-		sv->st.connect_failures++;
-		reply(c, e ? e : ECONNREFUSED, NULL, 0, NULL, 0, -1);
-		conn_free(c);
+		connect_fail(c, e ? e : ECONNREFUSED);
 		return;
 	}
+	if (c->abort_close)
+		sdp_sock_abort_on_close(c->sock, 1);
 	/* the deadline as a whole: resolution and the CM */
 	{
 		struct timeval now, left;
@@ -548,8 +891,21 @@ static void check_cb(evutil_socket_t fd, short what, void *arg)
 	struct sdp_service *sv = arg;
 	struct svc_listener *l, *next;
 
+	struct svc_conn *c, *cn;
+	struct timeval now;
+
 	(void)fd;
 	(void)what;
+	/* failed connects' records: until the program's end is gone */
+	gettimeofday(&now, NULL);
+	for (c = sv->conns; c; c = cn) {
+		cn = c->next;
+		if (c->state != ASYNC_FAILED)
+			continue;
+		if (sv->diag_ok ? unix_query(c->app_ino) == 0 :
+		    now.tv_sec - c->failed_at.tv_sec > FAILED_KEEP_S)
+			conn_free(c);
+	}
 	if (!sv->diag_ok)
 		return;
 	for (l = sv->listeners; l; l = next) {
@@ -783,6 +1139,7 @@ static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
 		if (c) {
 			c->sv = sv;
 			c->req_fd = c->app_fd = c->our_fd = c->port_fd = -1;
+			c->tcp_fd = -1;
 			c->id = id;
 			c->info = *info;
 			c->family = l->family;
@@ -809,12 +1166,23 @@ static void ep_connected(void *arg, struct sdp_sock *s, void *ctx, int err)
 		return;
 	if (err) {
 		c->sock = NULL;	/* gone with this callback */
-		c->sv->st.connect_failures++;
-		reply(c, err, NULL, 0, NULL, 0, -1);
-		conn_free(c);
+		connect_fail(c, err);
 		return;
 	}
 	(void)s;
+	if (c->tmo_ev) {
+		event_free(c->tmo_ev);
+		c->tmo_ev = NULL;
+	}
+	if (c->handed) {
+		/* a non-blocking connect: the program has its end */
+		async_up(c);
+		c->our_fd = -1;
+		c->sv->st.connects++;
+		if (c->sv->st.async_now)
+			c->sv->st.async_now--;	/* an SDP connection now */
+		return;
+	}
 	c->our_fd = -1;		/* the connection's now */
 	if (fstat(c->app_fd, &stt) == 0)
 		c->app_ino = stt.st_ino;
@@ -839,24 +1207,66 @@ static void ep_closed(void *arg, struct sdp_sock *s, void *ctx)
 
 /* ---- requests ---------------------------------------------------------------- */
 
-static void do_info(struct svc_conn *c)
+/* The connection an INFO or LINGER request names, or NULL. */
+static struct svc_conn *find_stream(struct svc_conn *c)
 {
 	struct svc_conn *o;
 
 	for (o = c->sv->conns; o; o = o->next) {
-		if (o == c || (!o->sock && !o->passive))
+		if (o == c || (!o->sock && !o->passive && !o->state))
 			continue;
 		if ((c->req.flags & SDP_CTL_F_BYID) ? o->id == c->req.ino :
-		    (o->app_ino && (uint64_t)o->app_ino == c->req.ino)) {
-			c->family = o->family;
-			reply(c, 0, &o->info.local, o->info.lport,
-			      &o->info.remote, o->info.rport, -1);
-			conn_free(c);
-			return;
-		}
+		    (o->app_ino && (uint64_t)o->app_ino == c->req.ino))
+			return o;
 	}
-	reply(c, ENOENT, NULL, 0, NULL, 0, -1);
+	return NULL;
+}
+
+static void do_info(struct svc_conn *c)
+{
+	struct svc_conn *o = find_stream(c);
+	int e;
+
+	if (!o) {
+		reply(c, ENOENT, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	c->family = o->family;
+	c->reply_flags = o->state == ASYNC_PENDING ? SDP_CTL_R_PENDING :
+			 o->state == ASYNC_FAILED ? SDP_CTL_R_FAILED :
+			 o->relay ? SDP_CTL_R_TCP : 0;
+	/* a failed connect's errno goes as err, with SDP_CTL_R_FAILED */
+	e = o->state == ASYNC_FAILED ? o->so_error : 0;
+	if (o->state == ASYNC_FAILED && (c->req.flags & SDP_CTL_F_TAKE))
+		o->so_error = 0;
+	reply(c, e, &o->info.local, o->info.lport, o->state == ASYNC_FAILED ?
+	      NULL : &o->info.remote, o->info.rport, -1);
 	conn_free(c);
+}
+
+/* SO_LINGER on a stream: {1, 0} makes its last close a reset. */
+static void do_linger(struct svc_conn *c)
+{
+	struct sdp_service *sv = c->sv;
+	struct svc_conn *o = find_stream(c);
+	int on = !!(c->req.flags & SDP_CTL_F_ABORT);
+	struct sdp_sock *s;
+
+	sv->st.lingers++;
+	if (!o || o->state == ASYNC_FAILED) {
+		reply(c, ENOENT, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	reply(c, 0, NULL, 0, NULL, 0, -1);
+	conn_free(c);
+	o->abort_close = on;
+	s = o->sock ? o->sock : o->passive ? sdp_ep_sock_of(sv->ep, o) : NULL;
+	if (s)
+		sdp_sock_abort_on_close(s, on);
+	else if (o->relay)
+		sdp_relay_abort_on_close(o->relay, on);	/* may free o */
 }
 
 static void req_cb(evutil_socket_t fd, short what, void *arg)
@@ -939,6 +1349,9 @@ static void req_cb(evutil_socket_t fd, short what, void *arg)
 		t.tv_sec = ms / 1000;
 		t.tv_usec = (ms % 1000) * 1000;
 		timeradd(&now, &t, &c->deadline);
+		c->async = !!(c->req.flags & SDP_CTL_F_ASYNC);
+		c->abort_close = !!(c->req.flags & SDP_CTL_F_ABORT);
+		c->sndbuf = c->req.sndbuf;
 		connect_go(c);
 		return;
 	}
@@ -959,6 +1372,11 @@ static void req_cb(evutil_socket_t fd, short what, void *arg)
 		if (passed >= 0)
 			close(passed);
 		do_release(c);
+		return;
+	case SDP_CTL_LINGER:
+		if (passed >= 0)
+			close(passed);
+		do_linger(c);
 		return;
 	default:
 		if (passed >= 0)
@@ -986,7 +1404,7 @@ static void ctl_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		c->sv = sv;
 		c->req_fd = r;
-		c->app_fd = c->our_fd = c->port_fd = -1;
+		c->app_fd = c->our_fd = c->port_fd = c->tcp_fd = -1;
 		c->id = sv->next_id++;
 		c->req_ev = event_new(sv->base, r, EV_READ | EV_PERSIST, req_cb,
 				      c);
@@ -1141,6 +1559,7 @@ const char *sdp_service_name(const struct sdp_service *sv)
 size_t sdp_service_report(const struct sdp_service *sv, char *buf, size_t cap)
 {
 	const struct svc_listener *l;
+	const struct svc_conn *c;
 	char a[INET6_ADDRSTRLEN];
 	size_t off = 0;
 	int n;
@@ -1152,6 +1571,26 @@ size_t sdp_service_report(const struct sdp_service *sv, char *buf, size_t cap)
 			snprintf(a, sizeof(a), "*");
 		n = snprintf(buf + off, cap - off, "sdp listen %s:%u%s\n", a,
 			     l->port, l->tcp_fd >= 0 ? " both" : "");
+		if (n < 0)
+			break;
+		off += (size_t)n < cap - off ? (size_t)n : cap - off;
+	}
+	for (c = sv->conns; c && off < cap; c = c->next) {
+		char la[INET6_ADDRSTRLEN], ra[INET6_ADDRSTRLEN];
+
+		if (!c->handed || (c->state == ASYNC_UP && !c->relay))
+			continue;	/* SDP connections: the endpoint's */
+		inet_ntop(c->info.local.family ? c->info.local.family :
+			  AF_INET, c->info.local.raw, la, sizeof(la));
+		inet_ntop(c->dst.family ? c->dst.family : AF_INET,
+			  c->dst.raw, ra, sizeof(ra));
+		n = snprintf(buf + off, cap - off, "sdp connect %s:%u %s:%u "
+			     "%s%s\n", la, c->info.lport, ra, c->dport,
+			     c->state == ASYNC_PENDING ? (c->tcp_fd >= 0 ?
+			     "pending tcp" : "pending") :
+			     c->state == ASYNC_FAILED ? "failed " : "tcp relay",
+			     c->state == ASYNC_FAILED ? strerror(c->so_error) :
+			     "");
 		if (n < 0)
 			break;
 		off += (size_t)n < cap - off ? (size_t)n : cap - off;

@@ -9,6 +9,11 @@
  * resolution (which port GID an IP address is behind) is the caller's,
  * through ops->resolve.
  *
+ * A program's non-blocking connect gets its stream end at once, not
+ * readable or writable until the outcome (sdp_ctl.h, CONNECT with
+ * SDP_CTL_F_ASYNC); for 'both' a failed SDP attempt goes on as a TCP
+ * connection of the service's, relayed to that end (sdp_relay.h).
+ *
  * Local ports of connections we make are reserved in the host's TCP port
  * space (a TCP socket bound to the source address, port 0, kept for the
  * connection's life), so SDP and TCP never hand out the same one.
@@ -55,6 +60,12 @@ struct sdp_service_stats {
 	uint64_t accepted_tcp;		/* TCP ones ('both' listeners) */
 	uint64_t refused;		/* REQs no live listener took */
 	uint64_t stale_listeners;	/* listeners found closed */
+	uint64_t connects_async;	/* non-blocking: EINPROGRESS given */
+	uint64_t async_failures;	/* ... that failed afterwards */
+	uint64_t tcp_relays;		/* ... 'both', carried by our TCP */
+	uint64_t tcp_relay_bytes;	/* what finished relays carried */
+	uint64_t async_now;		/* ... held now (a gauge) */
+	uint64_t lingers;		/* SO_LINGER requests */
 };
 
 extern const struct counter_desc sdp_service_counters[];
@@ -77,7 +88,8 @@ const struct sdp_service_stats *sdp_service_stats(const struct sdp_service *sv);
 const struct sdp_ep_stats *sdp_service_ep_stats(const struct sdp_service *sv);
 /* The name it listens on, as given or defaulted ("@ibgw-sdp"). */
 const char *sdp_service_name(const struct sdp_service *sv);
-/* Listener and connection lines, then nothing else. */
+/* Listener lines, non-blocking connects not (or not by SDP) up, the
+ * endpoint's connection lines. */
 size_t sdp_service_report(const struct sdp_service *sv, char *buf,
 			  size_t cap);
 

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,9 @@ struct sdp_sock {
 	struct sdp_sock_info info;
 	void *ctx;
 	struct event *qp_ev, *rd_ev, *wr_ev, *tmo_ev;
+	struct event *hup_ev;		/* abort_close: the fd's peer gone */
+	int hup_fd;			/* a dup of fd for hup_ev, or -1 */
+	int abort_close;		/* sdp_sock_abort_on_close */
 	int rd_on, wr_on;
 	uint32_t tx_size;		/* largest message to the peer */
 	uint32_t tx_head, tx_inflight;
@@ -146,6 +150,9 @@ const struct counter_desc sdp_ep_counters[] = {
 		"SDP connections a keepalive probe found dead."),
 	COUNTER("peer_resets", struct sdp_ep_stats, peer_resets,
 		"Connections the peer left without DisConn (reset)."),
+	COUNTER("linger_aborts", struct sdp_ep_stats, linger_aborts,
+		"Connections reset (AbortConn) at the program's last close, "
+		"for SO_LINGER 0."),
 	COUNTER_ARRAY("proto_error", struct sdp_ep_stats, proto_errors,
 		      err_reason, "Peers aborted for a protocol violation."),
 	COUNTERS_END
@@ -211,11 +218,22 @@ static int post_recv(struct sdp_sock *s, uint32_t slot)
 	return fab_qp_post_recv(s->qp, &wr, 1) == 1 ? 0 : -1;
 }
 
+static void hup_unwatch(struct sdp_sock *s)
+{
+	if (s->hup_ev)
+		event_free(s->hup_ev);
+	s->hup_ev = NULL;
+	if (s->hup_fd >= 0)
+		close(s->hup_fd);
+	s->hup_fd = -1;
+}
+
 /* Close the fd: a reset if hard and the fd is TCP. */
 static void fd_close(struct sdp_sock *s, int hard)
 {
 	struct linger lg = { 1, 0 };
 
+	hup_unwatch(s);
 	if (s->fd_closed || s->fd < 0)
 		return;
 	set_rd(s, 0);
@@ -317,6 +335,82 @@ static int tx_ctl(struct sdp_sock *s, uint8_t mid, uint64_t tag)
 	return tx_post(s, (uint32_t)len, tag);
 }
 
+/*
+ * The program's end is gone (all its dups closed): POLLHUP on ours.  Once
+ * we shut our end's write side (the peer's DisConn), the program's
+ * shutdown(SHUT_WR) gives POLLHUP as well: then it cannot be told from a
+ * close, and the end is DisConn (everything was delivered by then).
+ */
+static int peer_hup(const struct sdp_sock *s)
+{
+	struct pollfd p = { .fd = s->fd, .events = 0 };
+
+	return !s->fd_closed && s->fd >= 0 && !s->shut_done &&
+	       poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+}
+
+/* SO_LINGER 0's close: a reset, what is still unsent dropped. */
+static void linger_abort(struct sdp_sock *s)
+{
+	s->ep->st.linger_aborts++;
+	s->abort_close = 0;
+	sock_abort(s);
+}
+
+static void hup_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_sock *s = arg;
+
+	(void)fd;
+	(void)what;
+	if (s->abort_close && s->st == S_UP && peer_hup(s))
+		linger_abort(s);
+}
+
+/*
+ * Watch for the program's last close without reading: a dup of the fd
+ * (libevent will not mix edge- and level-triggered events on one fd),
+ * edge-triggered on EPOLLRDHUP.  The peer's shutdown and its release
+ * wake it (their wake-ups carry no poll key); its data and our writes
+ * do not.  hup_cb tells the release by POLLHUP.
+ */
+static void hup_watch(struct sdp_sock *s)
+{
+	if (s->hup_ev || s->fd < 0 || s->fd_closed || s->fd_tcp)
+		return;
+	s->hup_fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0);
+	if (s->hup_fd < 0)
+		return;
+	s->hup_ev = event_new(s->ep->base, s->hup_fd,
+			      EV_CLOSED | EV_ET | EV_PERSIST, hup_cb, s);
+	if (!s->hup_ev || event_add(s->hup_ev, NULL) < 0)
+		hup_unwatch(s);
+}
+
+void sdp_sock_abort_on_close(struct sdp_sock *s, int on)
+{
+	s->abort_close = on;
+	if (s->st != S_UP)
+		return;		/* sock_start watches */
+	if (!on) {
+		hup_unwatch(s);
+		return;
+	}
+	hup_watch(s);
+	if (peer_hup(s))
+		linger_abort(s);
+}
+
+struct sdp_sock *sdp_ep_sock_of(struct sdp_ep *ep, const void *ctx)
+{
+	struct sdp_sock *s;
+
+	for (s = ep->socks; s; s = s->next)
+		if (s->ctx == ctx)
+			return s;
+	return NULL;
+}
+
 /* Read the fd into Data messages while the peer has buffers for them. */
 static void tx_from_fd(struct sdp_sock *s)
 {
@@ -325,6 +419,10 @@ static void tx_from_fd(struct sdp_sock *s)
 	ssize_t n;
 	int len;
 
+	if (s->abort_close && peer_hup(s)) {
+		linger_abort(s);
+		return;
+	}
 	while (s->st == S_UP && !s->fd_eof && !s->fd_closed &&
 	       tx_slot_free(s) && sdp_conn_tx_room(&s->c) > 0) {
 		b = tx_buf(s, s->tx_head);
@@ -336,6 +434,10 @@ static void tx_from_fd(struct sdp_sock *s)
 			return;
 		}
 		if (n == 0) {
+			if (s->abort_close && peer_hup(s)) {
+				linger_abort(s);
+				return;
+			}
 			s->fd_eof = 1;
 			break;
 		}
@@ -709,6 +811,8 @@ static int sock_start(struct sdp_sock *s)
 	s->alive_ms = now_ms();
 	if (s->tmo_ev)
 		evtimer_del(s->tmo_ev);
+	if (s->abort_close)
+		hup_watch(s);
 	sock_kick(s);
 	return 0;
 }
@@ -736,6 +840,7 @@ static struct sdp_sock *sock_new(struct sdp_ep *ep, struct fab_cm_id *id,
 	s->ep = ep;
 	s->id = id;
 	s->fd = fd;
+	s->hup_fd = -1;
 	s->ctx = ctx;
 	s->mem = malloc(memlen);
 	s->pend = calloc(cfg->rx_bufs, sizeof(*s->pend));

@@ -104,6 +104,8 @@ struct sdp_ep_stats {
 	uint64_t peer_resets;		/* the peer left without DisConn (its
 					 * DREQ alone: its host or service
 					 * went, or it was killed) */
+	uint64_t linger_aborts;		/* reset at the fd's peer's last close
+					 * (sdp_sock_abort_on_close) */
 	uint64_t proto_errors[SDP_ERR_MAX];	/* peers aborted, by reason */
 };
 
@@ -159,6 +161,17 @@ struct sdp_sock *sdp_ep_connect(struct sdp_ep *ep,
 /* Forget a connection before ops->connected: it is torn down, its fd
  * left to the caller (not closed), no callback follows. */
 void sdp_sock_cancel(struct sdp_sock *s);
+
+/*
+ * SO_LINGER {1, 0} on the program's end (on: 1): when that end is released
+ * (POLLHUP on our unix fd: the last close of all its dups, in every
+ * process) the connection is reset, AbortConn with the data not yet sent
+ * dropped, where end of file would be DisConn.  Before the connection is
+ * up it is remembered.  Not for TCP fds.
+ */
+void sdp_sock_abort_on_close(struct sdp_sock *s, int on);
+/* The connection whose ctx (sdp_ep_ops) is ctx, or NULL. */
+struct sdp_sock *sdp_ep_sock_of(struct sdp_ep *ep, const void *ctx);
 
 const struct sdp_sock_info *sdp_sock_info(const struct sdp_sock *s);
 const struct sdp_ep_stats *sdp_ep_stats(const struct sdp_ep *ep);

@@ -1,0 +1,243 @@
+#!/bin/bash
+# Non-blocking connect and SO_LINGER 0 through libibgw_preload.so between
+# two IB hosts of the software subnet (issue 14, item 3).  h1 runs the
+# clients (sdp_nonblock.py), h2 the servers.
+#  - a non-blocking connect returns EINPROGRESS at once, and poll, select
+#    and epoll (edge-triggered) report it writable only once the SDP
+#    connection is up: h2's ipoibd is stopped meanwhile, and it stays
+#    unwritable (recv/send EAGAIN, getpeername ENOTCONN, connect EALREADY)
+#    until h2 goes on; then SO_ERROR 0, the names, EISCONN, a 2 MB echo
+#    compared by sha256; the same across an exec while connecting (the
+#    new image asks the service what it is); SDP carried it (h1's service counts connections
+#    answered at once, no failures);
+#  - the same with IPv6 (AF_INET6 socket, epoll edge-triggered);
+#  - 'use sdp' to a port with no SDP listener (a REJ): EINPROGRESS within
+#    1 s, then POLLERR|POLLHUP and SO_ERROR ECONNREFUSED, then 0;
+#    to h2 with its ipoibd stopped: EINPROGRESS within 1 s, ETIMEDOUT
+#    after IBGW_SDP_TIMEOUT_MS (3 s): a wait for the outcome would take 2 or 3 s;
+#  - 'both' to a TCP-only server on h2 (no SDP listener): EINPROGRESS,
+#    then the 2 MB echo over the service's TCP relay (tcp_relays);
+#  - curl (a non-blocking connect) fetches 5 MB over SDP (h1's service
+#    answered it at once, h1's endpoint received the bytes);
+#  - SO_LINGER {1, 0} then close: AbortConn, not DisConn (h1's
+#    linger_aborts and aborts_tx, h2's aborts_rx rise, h2's disconn_rx
+#    does not), and the server reads less than was sent; the same
+#    without SO_LINGER is a DisConn and the server reads every byte;
+#  - SO_LINGER 0 through the gateway (router mode, g1 -> lan): the LAN
+#    TCP server reads part of the data, then ECONNRESET (an RST);
+#  - no record or descriptor left behind in h1's service.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
+for p in python3 curl; do
+	command -v $p >/dev/null || skip "no $p"
+done
+PY=$TOP/tests/integration/sdp_nonblock.py
+SEM=$TOP/tests/integration/sdp_semantics.py
+cat >"$T/partitions.conf" <<'CONF'
+Default=0x7fff, ipoib : ALL=full;
+p3=0x8003, ipoib : g1=full, gw=full;
+CONF
+start_fabric -P "$T/partitions.conf"
+sdp_host h1 --address 10.1.0.1/24 --address fd00:1b::1/64
+sdp_host h2 --address 10.1.0.2/24 --address fd00:1b::2/64
+A=10.1.0.2
+
+delta() {	# HOST COUNTER BEFORE: the counter's rise since BEFORE
+	echo $(($(stat_of "$1" "$2") - $3))
+}
+
+pre_bg SRV h2 python3 "$SEM" server 7500 >"$T/srv.log" 2>&1
+wait_port h2 7500
+fds0=$(ls /proc/"$h1_PID"/fd | wc -l)
+
+# 1: readiness only once up
+a0=$(stat_of h1 sdp_service.connects_async)
+c0=$(stat_of h1 sdp_service.connects)
+f0=$(stat_of h1 sdp_service.connect_failures)
+for m in poll select epollet; do
+	out=$(pre h1 timeout 60 python3 "$PY" ready $m $A 7500 "$h2_PID" 2>&1) ||
+		{ kill -CONT "$h2_PID"; fail "ready $m: $out"; }
+	ok "$out"
+done
+out=$(pre h1 timeout 60 python3 "$PY" exec $A 7500 "$h2_PID" 2>&1) ||
+	{ kill -CONT "$h2_PID"; fail "exec: $out"; }
+ok "$out"
+expect_eq "connects answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 4
+expect_eq "of them SDP connections" "$(delta h1 sdp_service.connects "$c0")" 4
+expect_eq "SDP connects failed" "$(delta h1 sdp_service.connect_failures "$f0")" 0
+
+# IPv6: the same path with an AF_INET6 socket
+pre_bg SRV6 h2 python3 "$SEM" server 7501 fd00:1b::2 >"$T/srv6.log" 2>&1
+wait_port h2 7501
+a0=$(stat_of h1 sdp_service.connects_async)
+c0=$(stat_of h1 sdp_service.connects)
+out=$(pre h1 timeout 60 python3 "$PY" both fd00:1b::2 7501 2>&1) || fail "IPv6: $out"
+expect_eq "IPv6: answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 1
+expect_eq "IPv6: SDP connections" "$(delta h1 sdp_service.connects "$c0")" 1
+ok "$out"
+
+# 2: failures after EINPROGRESS
+printf 'use sdp client * *:*\n' >"$T/sdp.conf"
+out=$(LIBSDP_CONFIG_FILE=$T/sdp.conf pre h1 timeout 30 python3 "$PY" fail $A 7599 ECONNREFUSED 2>&1) ||
+	fail "refused: $out"
+ok "no SDP listener, 'use sdp': $out"
+kill -STOP "$h2_PID"
+out=$(LIBSDP_CONFIG_FILE=$T/sdp.conf IBGW_SDP_TIMEOUT_MS=3000 pre h1 timeout 30 \
+	python3 "$PY" fail $A 7500 ETIMEDOUT 2>&1)
+r=$?
+kill -CONT "$h2_PID"
+[ $r = 0 ] || fail "timeout: $out"
+ok "h2's ipoibd stopped, 'use sdp': $out"
+
+# 3: 'both' against a TCP-only server: the service's TCP relay
+ns_bg TCPSRV h2 python3 "$SEM" server 7600 >"$T/tcpsrv.log" 2>&1
+wait_port h2 7600
+r0=$(stat_of h1 sdp_service.tcp_relays)
+out=$(pre h1 timeout 60 python3 "$PY" both $A 7600 2>&1) || fail "both: $out"
+expect_eq "TCP relays" "$(delta h1 sdp_service.tcp_relays "$r0")" 1
+ok "TCP-only server, 'both': $out"
+
+# 4: curl over SDP
+mkdir -p "$T/www"
+head -c 5000000 /dev/urandom >"$T/www/f.bin"
+pre_bg HTTP h2 python3 -m http.server 8080 --directory "$T/www" >"$T/http.log" 2>&1
+wait_port h2 8080
+a0=$(stat_of h1 sdp_service.connects_async)
+b0=$(stat_of h1 sdp.rx_bytes)
+r0=$(stat_of h1 sdp_service.tcp_relays)
+pre h1 curl -sS --max-time 30 -o "$T/f.got" http://$A:8080/f.bin 2>"$T/curl.err" ||
+	fail "curl: $(cat "$T/curl.err")"
+cmp -s "$T/f.got" "$T/www/f.bin" || fail "curl: the file differs"
+expect_eq "curl's connect answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 1
+expect_eq "curl over the TCP relay" "$(delta h1 sdp_service.tcp_relays "$r0")" 0
+rx=$(delta h1 sdp.rx_bytes "$b0")
+[ "$rx" -ge 5000000 ] || fail "curl: h1 received $rx bytes over SDP"
+ok "curl: 5 MB equal, $rx bytes over SDP"
+
+# 5: SO_LINGER 0
+pre_bg HOLD h2 python3 "$PY" hold-server 7700 >"$T/hold.log" 2>&1
+wait_port h2 7700
+linger() {	# abort|clean PORT LOG [nb]: sets SENT, GOT, and EARLY (h2's
+		# aborts_rx as the flood ends, before the server reads)
+	local n0 i
+	n0=$(grep -c '^got' "$3")
+	out=$(pre h1 timeout 60 python3 "$PY" flood $A "$2" "$1" ${4:-} 2>&1) || fail "flood $1: $out"
+	EARLY=$(stat_of h2 sdp.aborts_rx)
+	grep -q '^got' "$3" && [ "$(grep -c '^got' "$3")" -gt "$n0" ] &&
+		fail "the server read before the flood's close was seen"
+	SENT=${out#sent }
+	for i in $(seq 1 100); do
+		[ "$(grep -c '^got' "$3")" -gt "$n0" ] && break
+		sleep 0.1
+	done
+	GOT=$(grep '^got' "$3" | tail -n1)
+	[ -n "$GOT" ] || fail "the server read nothing"
+}
+la0=$(stat_of h1 sdp.linger_aborts)
+at0=$(stat_of h1 sdp.aborts_tx)
+ar0=$(stat_of h2 sdp.aborts_rx)
+dr0=$(stat_of h2 sdp.disconn_rx)
+linger abort 7700 "$T/hold.log"
+# at once, not when the server reads again and credits come back
+expect_eq "h2 AbortConn received before the server read" "$((EARLY - ar0))" 1
+expect_eq "h1 linger_aborts" "$(delta h1 sdp.linger_aborts "$la0")" 1
+expect_eq "h1 AbortConn sent" "$(delta h1 sdp.aborts_tx "$at0")" 1
+expect_eq "h2 AbortConn received" "$(delta h2 sdp.aborts_rx "$ar0")" 1
+expect_eq "h2 DisConn received" "$(delta h2 sdp.disconn_rx "$dr0")" 0
+n=$(echo "$GOT" | cut -d' ' -f2)
+[ "$n" -lt "$SENT" ] || fail "SO_LINGER 0: the server read $n of $SENT"
+ok "SO_LINGER 0: AbortConn; the server read $n of $SENT bytes ($GOT)"
+la0=$(stat_of h1 sdp.linger_aborts)
+ar0=$(stat_of h2 sdp.aborts_rx)
+dr0=$(stat_of h2 sdp.disconn_rx)
+linger clean 7700 "$T/hold.log"
+expect_eq "h2 DisConn received" "$(delta h2 sdp.disconn_rx "$dr0")" 1
+expect_eq "h2 AbortConn received" "$(delta h2 sdp.aborts_rx "$ar0")" 0
+expect_eq "h1 linger_aborts" "$(delta h1 sdp.linger_aborts "$la0")" 0
+expect_eq "without SO_LINGER, the server reads all" "$GOT" "got $SENT eof"
+
+# a 'both' connection over the service's TCP relay: SO_LINGER 0 resets
+# the relay's TCP side, the TCP-only server reads an RST
+ns_bg TCPHOLD h2 python3 "$PY" hold-server 7702 >"$T/tcphold.log" 2>&1
+wait_port h2 7702
+r0=$(stat_of h1 sdp_service.tcp_relays)
+linger abort 7702 "$T/tcphold.log" nb
+expect_eq "TCP relays" "$(delta h1 sdp_service.tcp_relays "$r0")" 1
+n=$(echo "$GOT" | cut -d' ' -f2)
+[ "$GOT" = "got $n ECONNRESET" ] || fail "relayed, SO_LINGER 0: the TCP server saw '$GOT'"
+[ "$n" -lt "$SENT" ] || fail "relayed, SO_LINGER 0: the server read $n of $SENT"
+ok "relayed over TCP, SO_LINGER 0: the TCP server read $n of $SENT, then ECONNRESET"
+
+# the server's side: SO_LINGER 0 on an accepted stream (found by the N of
+# the service's end's name), its close a reset
+pre_bg ABS h2 python3 "$PY" abort-server 7701 >"$T/abs.log" 2>&1
+wait_port h2 7701
+la0=$(stat_of h2 sdp.linger_aborts)
+ar0=$(stat_of h1 sdp.aborts_rx)
+out=$(pre h1 timeout 60 python3 "$PY" reset-client $A 7701 2>&1) || fail "reset-client: $out"
+expect_eq "h2 linger_aborts (accepted stream)" "$(delta h2 sdp.linger_aborts "$la0")" 1
+expect_eq "h1 AbortConn received" "$(delta h1 sdp.aborts_rx "$ar0")" 1
+ok "accepted stream, SO_LINGER 0: $out"
+
+# 7: through the gateway: AbortConn becomes the LAN server's RST
+sdp_host g1 -p 0x8003 --address 10.43.0.1/24
+ns_add gw
+ns_add lan
+ns_veth gw v3 lan eth0
+ns gw ip addr add 10.44.0.254/24 dev v3
+ns lan ip addr add 10.44.0.1/24 dev eth0
+ns lan ip route add default via 10.44.0.254
+cat >"$T/ibgw.conf" <<CONF
+[gateway]
+fabric = soft:$SOCK
+node = gw
+control = $T/ibgwd.sock
+
+[partition p3]
+pkey = 0x8003
+mode = router
+ifname = ib8003
+address = 10.43.0.254/24
+sdp = on
+CONF
+ns_bg GW_PID gw "$BIN/ibgwd" -f -v -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
+gw_ready() { grep -q "ready: 1 partition" "$T/gw.log"; }
+eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
+ns g1 ip route replace default via 10.43.0.254 || fail "route on g1"
+ns_bg LANHOLD lan python3 "$PY" hold-server 7800 >"$T/lanhold.log" 2>&1
+for i in $(seq 1 50); do ns lan ss -ltn "sport = :7800" | grep -q LISTEN && break; sleep 0.1; done
+c0=$(stat_of g1 sdp_service.connects)
+out=$(pre g1 timeout 60 python3 "$PY" flood 10.44.0.1 7800 abort 2>&1) || fail "gateway flood: $out"
+sent=${out#sent }
+expect_eq "g1's SDP connections" "$(delta g1 sdp_service.connects "$c0")" 1
+for i in $(seq 1 100); do grep -q '^got' "$T/lanhold.log" && break; sleep 0.1; done
+got=$(grep '^got' "$T/lanhold.log" | tail -n1)
+n=$(echo "$got" | cut -d' ' -f2)
+[ "$got" = "got $n ECONNRESET" ] || { tail "$T/gw.log"; fail "through the gateway, SO_LINGER 0: the LAN server saw '$got'"; }
+[ "$n" -lt "$sent" ] || fail "through the gateway: the LAN server read $n of $sent"
+ok "through the gateway, SO_LINGER 0: the LAN server read $n of $sent, then ECONNRESET"
+
+# 6: programs that close while connecting; nothing left behind
+kill -STOP "$h2_PID"
+out=$(pre h1 timeout 30 python3 "$PY" abandon $A 7700 2>&1)
+r=$?
+sleep 0.3
+kill -CONT "$h2_PID"
+[ $r = 0 ] || fail "abandon: $out"
+ok "closed while connecting (h2 stopped): $out"
+out=$(LIBSDP_CONFIG_FILE=$T/sdp.conf pre h1 timeout 30 python3 "$PY" abandon $A 7599 2>&1) ||
+	fail "abandon: $out"
+ok "closed while connecting (refused): $out"
+held() { [ "$(stat_of h1 sdp_service.async_now)" = 0 ]; }
+eventually held || { grep "sdp connect" "$T/h1.log" | tail; fail "h1 holds $(stat_of h1 sdp_service.async_now) non-blocking connects"; }
+ok "h1's service holds no non-blocking connect"
+sleep 4	# the hold server closes its end of the abandoned one after 2 s
+fds1=$(ls /proc/"$h1_PID"/fd | wc -l)
+[ "$fds1" -le "$fds0" ] || {
+	stat_of h1 sdp.conns_now >/dev/null
+	tail -n 60 "$T/h1.log" | grep -E "sdp (active|passive|connect|listen)|conns_now"
+	fail "h1's ipoibd: $fds0 fds before, $fds1 after"; }
+ok "h1's ipoibd: $fds1 fds, $fds0 before"
+kill -0 "$h1_PID" && kill -0 "$h2_PID" || fail "an ipoibd died"
+echo PASS
