@@ -157,6 +157,8 @@ static int part_alive(struct part *p, char *why, size_t len)
 	char ifn[IF_NAMESIZE];
 	int e;
 
+	if (!l && part_roce(p))
+		return 1;	/* the kernel's netdev carries IP */
 	if (!l) {
 		snprintf(why, len, "no IPoIB link");
 		return 0;
@@ -683,6 +685,29 @@ static int open_trunk(struct ibgwd *d, char *err, size_t errlen)
 
 /* ---- setting partitions up ------------------------------------------------------ */
 
+/*
+ * On a RoCE port (Soft-RoCE, a RoCE NIC) there is no IPoIB: IP on the
+ * fabric side is the kernel's own, on the port's netdev, and routing to
+ * the LAN is the kernel's.  A partition there runs no link and no
+ * interface of ours, only its SDP and RDS endpoints (router mode only: a
+ * transparent bridge needs IPoIB's link addresses).
+ */
+static int start_roce(struct part *p, char *err, size_t errlen)
+{
+	if (p->pc->mode != GW_MODE_ROUTER) {
+		snprintf(err, errlen, "the port is RoCE (no IPoIB): only "
+			 "mode = router, with sdp and rds, runs on it");
+		return -1;
+	}
+	if (!p->pc->sdp && !p->pc->rds) {
+		snprintf(err, errlen, "the port is RoCE (no IPoIB): a "
+			 "partition there needs sdp = on or rds = on");
+		return -1;
+	}
+	p->up = 1;
+	return 0;
+}
+
 static int start_router(struct part *p, char *err, size_t errlen)
 {
 	static const struct ipoib_tun_ops tops = { .ready = tun_ready,
@@ -1031,7 +1056,9 @@ static struct part *part_new(struct ibgwd *d, const struct gw_part_conf *pc,
 	p->used = 1;
 	if (i >= d->nparts)
 		d->nparts = i + 1;
-	if (pc->mode == GW_MODE_ROUTER)
+	if (d->pa.link_layer == FAB_LINK_ETHERNET)
+		n = start_roce(p, err, errlen);
+	else if (pc->mode == GW_MODE_ROUTER)
 		n = start_router(p, err, errlen);
 	else
 		n = start_transparent(p, err, errlen);
@@ -1052,6 +1079,14 @@ static void part_go(struct part *p)
 {
 	char err[FAB_ERRLEN];
 
+	if (part_roce(p)) {
+		log_info("partition %s: RoCE port: no IPoIB, IP is the "
+			 "kernel's; %s%s%s only", p->pc->name,
+			 p->sdp ? "SDP" : "", p->sdp && p->rds ? " and " : "",
+			 p->rds ? "RDS" : "");
+		check_ready(p->d);
+		return;
+	}
 	if (p->tun ? ipoib_tun_start(p->tun, err, sizeof(err)) :
 	    ipoib_link_start(p->link, err, sizeof(err))) {
 		log_warnx("partition %s: %s", p->pc->name, err);

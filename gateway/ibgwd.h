@@ -85,6 +85,12 @@ static inline struct ipoib_link *part_link(struct part *p)
 	return p->tun ? ipoib_tun_link(p->tun) : p->link;
 }
 
+/* A partition on a RoCE port: no IPoIB link (part_link() NULL). */
+static inline int part_roce(const struct part *p)
+{
+	return p->d->pa.link_layer == FAB_LINK_ETHERNET;
+}
+
 /* Run-time changes (ibgwd.c), for the control socket.  Each returns 0,
  * or -1 with a one-line reason in err; the configuration file is
  * rewritten after a change (its canonical form, comments are not kept). */
