@@ -683,6 +683,18 @@ static int open_trunk(struct ibgwd *d, char *err, size_t errlen)
 	return 0;
 }
 
+static void drop_caps(int verbs)
+{
+	char err[256];
+
+	if (gw_drop_caps(verbs, err, sizeof(err)) < 0)
+		log_warnx("keeping all capabilities: %s", err);
+	else
+		log_debug("capabilities: CAP_NET_ADMIN%s kept, the rest "
+			  "dropped", verbs ? ", CAP_IPC_LOCK, CAP_NET_RAW, "
+			  "CAP_NET_BIND_SERVICE" : "");
+}
+
 /* ---- setting partitions up ------------------------------------------------------ */
 
 /*
@@ -1366,6 +1378,7 @@ int main(int argc, char **argv)
 	};
 	static struct ibgwd d;
 	const char *path = "/etc/ibgw/ibgw.conf";
+	int verbs;
 	int ch, check = 0, n, sigs[4] = { SIGTERM, SIGINT, SIGUSR1, SIGHUP };
 	char err[512];
 	unsigned int i;
@@ -1403,6 +1416,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	d.trunk_fd = -1;
+	verbs = !strncmp(d.conf.fabric, "verbs:", 6);
+	if (verbs)
+		drop_caps(1);
 	d.dev = fab_open(d.conf.fabric, d.conf.node, err, sizeof(err));
 	if (!d.dev) {
 		log_warnx("%s: %s", d.conf.fabric, err);
@@ -1494,14 +1510,10 @@ int main(int argc, char **argv)
 	}
 	if (watchdog_start(&d) < 0)
 		fatalx("watchdog timer");
-	/* set up: from here on only what run-time changes need */
-	if (gw_drop_caps(!strncmp(d.conf.fabric, "verbs:", 6), err,
-			 sizeof(err)) < 0)
-		log_warnx("keeping all capabilities: %s", err);
-	else
-		log_debug("capabilities: CAP_NET_ADMIN%s kept, the rest dropped",
-			  !strncmp(d.conf.fabric, "verbs:", 6) ?
-			  ", CAP_IPC_LOCK" : "");
+	/* set up: from here on only what run-time changes need (on verbs
+	 * done before the fabric was opened: gw_caps.c) */
+	if (!verbs)
+		drop_caps(0);
 	for (i = 0; i < d.nparts; i++)
 		if (d.parts[i].used)
 			part_go(&d.parts[i]);
