@@ -7,7 +7,12 @@
  * one routed away from the partition's interface (the LAN's prefixes and
  * routes), in transparent mode a host the bridge answers for on the
  * Ethernet segment.  An IB host's RDS to a LAN address goes to the
- * gateway, its IPoIB next hop, and the REQ names the LAN address.
+ * gateway, its IPoIB next hop, and the REQ names the LAN address.  On a
+ * RoCE port (no IPoIB: ibgwd.c's start_roce) the IB side is the port's
+ * netdev: LAN is what the kernel routes from another source than the
+ * port's address, a peer's GID is its IP, and the IPv4 listener takes
+ * every address, since rdma_cm puts the LAN address in the DGID too
+ * (ibgwd(8), "RDS on RoCE", for the GIDs the port needs).
  *
  * IB -> LAN: a mapping per IB sender (IB_IP, sport): one UDP socket,
  * bound to port sport if that is free on the gateway, else to an

@@ -20,7 +20,8 @@
 # (c) 65508 and 100000 bytes from a: counted (drop_oversize 2, in
 #     ibgwctl show stats and the metrics) and dropped, the flow goes on;
 # the counters of the rds side agree (udp_tx, udp_rx, exported,
-# conns_passive/conns_active, rx_msgs, tx_msgs), a's dmesg shows the
+# conns_passive/conns_active, rx_msgs, tx_msgs), UDP from the IB side to
+# a mapping's port is dropped (drop_not_lan), a's dmesg shows the
 # kernel's RDS/IB connections to the LAN addresses (version 3.1), and b's
 # capture of the guest link, decoded here by tshark, shows what RoCE needs
 # of the gateway: a's CM REQ to port 18634 names 10.2.0.2 in the IP
@@ -81,9 +82,11 @@ eq udp_tx 550
 eq udp_rx 550
 eq exported 210
 eq drop_oversize 2
-for n in drop_malformed drop_limit drop_congested drop_udp_tx drop_rds_tx drop_not_lan drop_family; do
+for n in drop_malformed drop_limit drop_congested drop_udp_tx drop_rds_tx drop_family; do
 	eq $n 0
 done
+# a's UDP datagram from 10.77.0.1 to the mapping's port: the IB side
+eq drop_not_lan 1
 ge conns_passive 1	# a connected to 10.2.0.2
 ge conns_active 1	# the export's flow from 10.2.0.3
 ge rx_msgs 552
@@ -91,6 +94,7 @@ ge tx_msgs 550
 [ "$(me drop_oversize)" = 2 ] || fail "metrics: ibgw_rds_drop_oversize_total is '$(me drop_oversize)', not 2"
 [ "$(me udp_tx)" = 550 ] || fail "metrics: ibgw_rds_udp_tx_total is '$(me udp_tx)'"
 ok "(c) 65508 and 100000 bytes from a counted and dropped (drop_oversize 2 in show stats and the metrics), the flow went on; rds side: udp_tx 550, udp_rx 550, exported 210, conns_passive $(st conns_passive), conns_active $(st conns_active), rx_msgs $(st rx_msgs), tx_msgs $(st tx_msgs), no other drop"
+ok "a UDP datagram from the IB side (10.77.0.1) to the mapping's port 4000: drop_not_lan 1 (on RoCE the IB side is what the kernel routes from the port's own address)"
 has "$A" '^ok\(a\): dmesg: ' "a: no RDS/IB connections in dmesg"
 ok "a's dmesg: $(echo "$A" | sed -n 's/^ok(a): dmesg: //p')"
 

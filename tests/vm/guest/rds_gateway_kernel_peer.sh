@@ -94,7 +94,11 @@ if [ "$role" = a ]; then
 	n=$(dmesg | grep -Ec "RDS/IB: (Active|Passive) conn connected <::ffff:$A,::ffff:10\.2\.0\.[23],0> version 3\.1")
 	[ "$n" -ge 2 ] || gfail "dmesg: $n RDS/IB connections $A <-> 10.2.0.2/3 (2 expected)"
 	gok "dmesg: $(dmesg | grep -Eo "RDS/IB: (Active|Passive) conn connected <::ffff:$A,::ffff:10\.2\.0\.[23],0> version 3\.1" | sort -u | tr '\n' ';')"
-	for c in $(cat /sys/class/infiniband/rxe0/ports/1/hw_counters/{sent_pkts,rcvd_pkts}); do :; done
+	# UDP from the IB side to a mapping's port (the gateway's socket
+	# for a's 4000): not the LAN's, dropped (drop_not_lan)
+	python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("'$A'", 4999)); s.sendto(b"not from the LAN", ("'$B'", 4000))' ||
+		gfail "UDP to the gateway's mapping port"
+	serve 7004 sent
 	gok "rxe0 sent_pkts $(rxe_counter rxe0 sent_pkts) rcvd_pkts $(rxe_counter rxe0 rcvd_pkts)"
 	fetch "$B" 7003 >/dev/null	# b has its counters
 	exit 0
@@ -201,8 +205,9 @@ sed 's/^/  lan| /' $T/lan.out
 [ $rc -eq 0 ] || { C show stats | grep ' rds ' | sed 's/^/  /'; sed 's/^/  gw| /' $T/gw.log | tail -30; gfail "rds_gw_lan.py exited $rc"; }
 grep '^rds_gw_lan: ok ' $T/lan.out | sed 's/^rds_gw_lan: ok /ok(b): lan: /'
 # socat's echo is done when a is: a's flow to 5001 ends when it has all
-# 40 echoes; a's script waits for our counters, below
-sleep 2
+# 40 echoes, then a sends UDP from the IB side to the mapping's port
+fetch "$A" 7004 >/dev/null
+sleep 1
 C show stats >$T/stats.txt || gfail "ibgwctl show stats"
 sed -n 's/^p1 *rds *//p' $T/stats.txt | tr -s ' ' | tr '\n' ';' | sed 's/^/ok(b): stats rds: /; s/;$/\n/'
 C -j show stats >$T/stats.json || gfail "ibgwctl -j show stats"
@@ -213,14 +218,16 @@ C show partitions | sed 's/^/  partitions| /'
 dmesg | grep -q 'changed security contexts' &&
 	gfail "dmesg: $(dmesg | grep 'changed security contexts')"
 gok "no 'changed security contexts' from rdma_cm (ibgwd dropped its capabilities before opening it)"
+# the capture ends before ibgwd does (a's kernel reconnects at once
+# when the gateway's DREQs come)
+kill -INT $TPID
+wait $TPID
 kill -USR1 $GW
 sleep 1
 kill $GW
 wait $GW
 sed 's/^/  gw| /' $T/gw.log | grep -v ' stats ' | tail -40
 kill $SOCAT 2>/dev/null
-kill -INT $TPID
-wait $TPID
 gok "capture: $(grep -o '[0-9]* packets captured' $T/tcpdump.err)"
 serve 7003 done
 sleep 3
