@@ -701,19 +701,16 @@ static void drop_caps(int verbs)
  * On a RoCE port (Soft-RoCE, a RoCE NIC) there is no IPoIB: IP on the
  * fabric side is the kernel's own, on the port's netdev, and routing to
  * the LAN is the kernel's.  A partition there runs no link and no
- * interface of ours, only its SDP and RDS endpoints (router mode only: a
- * transparent bridge needs IPoIB's link addresses).
+ * interface of ours, only its RDS endpoint (router mode only: a
+ * transparent bridge needs IPoIB's link addresses; not SDP: gw_sdp finds
+ * IB hosts among IPoIB neighbours).
  */
 static int start_roce(struct part *p, char *err, size_t errlen)
 {
-	if (p->pc->mode != GW_MODE_ROUTER) {
+	if (p->pc->mode != GW_MODE_ROUTER || p->pc->sdp || !p->pc->rds) {
 		snprintf(err, errlen, "the port is RoCE (no IPoIB): only "
-			 "mode = router, with sdp and rds, runs on it");
-		return -1;
-	}
-	if (!p->pc->sdp && !p->pc->rds) {
-		snprintf(err, errlen, "the port is RoCE (no IPoIB): a "
-			 "partition there needs sdp = on or rds = on");
+			 "mode = router with rds = on and sdp = off runs on "
+			 "it");
 		return -1;
 	}
 	p->up = 1;
@@ -1093,9 +1090,8 @@ static void part_go(struct part *p)
 
 	if (part_roce(p)) {
 		log_info("partition %s: RoCE port: no IPoIB, IP is the "
-			 "kernel's; %s%s%s only", p->pc->name,
-			 p->sdp ? "SDP" : "", p->sdp && p->rds ? " and " : "",
-			 p->rds ? "RDS" : "");
+			 "kernel's; RDS%s only", p->pc->name,
+			 p->rds ? "" : " (failed)");
 		check_ready(p->d);
 		return;
 	}
