@@ -612,6 +612,10 @@ static int pvc_bind(struct pvc_id *cid, union pvc_sa *sa, char *err,
 
 	if (rdma_bind_addr(cid->id, &sa->sa))
 		return pv_fail_null(err, errlen, "rdma_bind_addr");
+	/* a listener on the any address is on no device until a REQ
+	 * comes (pvc_conn_req keeps those of this device) */
+	if (!cid->id->verbs && cid->base.listener)
+		return 0;
 	if (cid->id->verbs != dev->ctx)
 		return fab_fail(err, errlen, EADDRNOTAVAIL, "verbs: the "
 				"address is on another RDMA device than %s",
@@ -823,8 +827,15 @@ static void pvc_copy_pdata(struct fab_cm_event *ev, const void *p,
 static int pvc_conn_req(struct pv_dev *dev, struct rdma_cm_event *e,
 			struct fab_cm_event *ev)
 {
-	struct pvc_id *cid = calloc(1, sizeof(*cid));
+	struct pvc_id *cid;
 
+	if (e->id->verbs != dev->ctx) {	/* an any-address listener's REQ
+					 * on another device */
+		rdma_reject(e->id, NULL, 0);
+		rdma_destroy_id(e->id);
+		return 0;
+	}
+	cid = calloc(1, sizeof(*cid));
 	if (!cid) {
 		rdma_reject(e->id, NULL, 0);
 		rdma_destroy_id(e->id);	/* allowed for a REQ's new id */

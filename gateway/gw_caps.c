@@ -11,6 +11,14 @@
  * Without CAP_SETPCAP -- systemd's CapabilityBoundingSet= leaves it out --
  * the bounding set stays the one we were given, already bounded, and with
  * NoNewPrivileges nothing exec'd could use it.
+ *
+ * On verbs the drop comes before set-up, before the fabric is opened: the
+ * kernel's rdma_cm refuses every write to /dev/infiniband/rdma_cm from a
+ * process whose credentials changed after it opened the file (ucma_write:
+ * ib_safe_file_access, "changed security contexts after opening file
+ * descriptor"), and a capset is such a change.  So set-up's own needs are
+ * kept too there: CAP_NET_RAW (the trunk's packet socket) and
+ * CAP_NET_BIND_SERVICE (exports below 1024).
  */
 #include <cap-ng.h>
 #include <errno.h>
@@ -19,11 +27,11 @@
 
 #include "gateway/ibgwd.h"
 
-int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen)
+int gw_drop_caps(int verbs, char *err, size_t errlen)
 {
 	const capng_type_t all = CAPNG_EFFECTIVE | CAPNG_PERMITTED |
 				 CAPNG_BOUNDING_SET;
-	int admin, lock, setpcap, rc;
+	int admin, lock, raw, bind, setpcap, rc;
 
 	if (capng_get_caps_process() < 0) {
 		snprintf(err, errlen, "read capabilities: %s", strerror(errno));
@@ -31,12 +39,16 @@ int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen)
 	}
 	/* keep only what we hold: never ask for a capability we lack */
 	admin = capng_have_capability(CAPNG_PERMITTED, CAP_NET_ADMIN);
-	lock = keep_ipc_lock &&
-	       capng_have_capability(CAPNG_PERMITTED, CAP_IPC_LOCK);
+	lock = verbs && capng_have_capability(CAPNG_PERMITTED, CAP_IPC_LOCK);
+	raw = verbs && capng_have_capability(CAPNG_PERMITTED, CAP_NET_RAW);
+	bind = verbs &&
+	       capng_have_capability(CAPNG_PERMITTED, CAP_NET_BIND_SERVICE);
 	setpcap = capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP);
 	capng_clear(CAPNG_SELECT_ALL);
 	if ((admin && capng_update(CAPNG_ADD, all, CAP_NET_ADMIN) < 0) ||
-	    (lock && capng_update(CAPNG_ADD, all, CAP_IPC_LOCK) < 0)) {
+	    (lock && capng_update(CAPNG_ADD, all, CAP_IPC_LOCK) < 0) ||
+	    (raw && capng_update(CAPNG_ADD, all, CAP_NET_RAW) < 0) ||
+	    (bind && capng_update(CAPNG_ADD, all, CAP_NET_BIND_SERVICE) < 0)) {
 		snprintf(err, errlen, "capng_update failed");
 		return -1;
 	}

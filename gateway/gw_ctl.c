@@ -111,6 +111,8 @@ static const char *part_iface(const struct part *p, char *buf, size_t cap)
 {
 	if (p->tun)
 		snprintf(buf, cap, "%s", ipoib_tun_ifname(p->tun));
+	else if (part_roce(p))	/* the kernel's netdev of the port */
+		snprintf(buf, cap, "-");
 	else if (p->pc->tap[0])
 		snprintf(buf, cap, "%s", p->pc->tap);
 	else

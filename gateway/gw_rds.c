@@ -7,7 +7,12 @@
  * one routed away from the partition's interface (the LAN's prefixes and
  * routes), in transparent mode a host the bridge answers for on the
  * Ethernet segment.  An IB host's RDS to a LAN address goes to the
- * gateway, its IPoIB next hop, and the REQ names the LAN address.
+ * gateway, its IPoIB next hop, and the REQ names the LAN address.  On a
+ * RoCE port (no IPoIB: ibgwd.c's start_roce) the IB side is the port's
+ * netdev: LAN is what the kernel routes from another source than the
+ * port's address, a peer's GID is its IP, and the IPv4 listener takes
+ * every address, since rdma_cm puts the LAN address in the DGID too
+ * (ibgwd(8), "RDS on RoCE", for the GIDs the port needs).
  *
  * IB -> LAN: a mapping per IB sender (IB_IP, sport): one UDP socket,
  * bound to port sport if that is free on the gateway, else to an
@@ -101,6 +106,7 @@ struct gw_rds {
 	unsigned int nex;
 	struct rmap *tab[NBUCKETS];
 	struct cache_slot cache[CACHE_SLOTS];
+	struct inet_addr roce_src;	/* RoCE: the port's IPv4 or IPv6 */
 	time_t limit_logged;
 	struct gw_rds_stats st;
 	uint8_t buf[65536];
@@ -224,8 +230,10 @@ static bool name_eq(const struct rds_name *a, const struct rds_name *b)
 }
 
 /* What a UDP socket says of a: bind succeeds (one of the gateway's own
- * addresses, of any interface), or connect does (routed somewhere). */
-static bool udp_probe(const struct inet_addr *a, bool conn)
+ * addresses, of any interface), or connect does (routed somewhere; the
+ * source address the kernel picked for the route in *src, if asked). */
+static bool udp_probe(const struct inet_addr *a, bool conn,
+		      struct inet_addr *src)
 {
 	struct sockaddr_storage ss;
 	struct rds_name n = { .addr = *a, .port = conn ? 9 : 0 };
@@ -238,8 +246,26 @@ static bool udp_probe(const struct inet_addr *a, bool conn)
 		return false;
 	ok = (conn ? connect(fd, (struct sockaddr *)&ss, sl) :
 		     bind(fd, (struct sockaddr *)&ss, sl)) == 0;
+	if (ok && src) {
+		struct rds_name me;
+
+		sl = sizeof(ss);
+		ok = getsockname(fd, (struct sockaddr *)&ss, &sl) == 0;
+		from_sockaddr(&ss, &me);
+		*src = me.addr;
+	}
 	close(fd);
 	return ok;
+}
+
+/* RoCE: the IB side is the port's netdev; an address is on the LAN when
+ * the kernel routes to it from another source than the port's own. */
+static bool roce_lan(struct gw_rds *g, const struct inet_addr *a)
+{
+	struct inet_addr src;
+
+	return udp_probe(a, true, &src) &&
+	       !(g->roce_src.family && inet_addr_equal(&src, &g->roce_src));
 }
 
 /* Is a on the Ethernet side (lan), or the gateway's own (own)?  Asked
@@ -260,11 +286,14 @@ static void classify(struct gw_rds *g, const struct inet_addr *a,
 		return;
 	}
 	if (p->tun) {
-		*own = ipoib_tun_is_own(p->tun, a) || udp_probe(a, false);
+		*own = ipoib_tun_is_own(p->tun, a) || udp_probe(a, false, NULL);
 		*lan = !*own && ipoib_tun_nexthop(p->tun, a, &nh) < 0 &&
-		       udp_probe(a, true);
+		       udp_probe(a, true, NULL);
+	} else if (part_roce(p)) {
+		*own = udp_probe(a, false, NULL);
+		*lan = !*own && roce_lan(g, a);
 	} else {
-		*own = udp_probe(a, false);
+		*own = udp_probe(a, false, NULL);
 		*lan = !*own && p->br && gw_bridge_proxy(p->br, a);
 	}
 	if (!*lan && !*own)
@@ -687,6 +716,17 @@ static int on_resolve(void *arg, const struct inet_addr *laddr,
 	struct ipoib_addr hw;
 
 	(void)laddr;
+	if (part_roce(g->p)) {	/* rdma_cm resolves; the GID is the IP */
+		memset(gid, 0, sizeof(*gid));
+		if (faddr->family == AF_INET) {
+			gid->raw[10] = gid->raw[11] = 0xff;
+			memcpy(gid->raw + 12, &faddr->v4, 4);
+		} else {
+			memcpy(gid->raw, &faddr->v6, 16);
+		}
+		*lid = 0;
+		return 0;
+	}
 	if (g->p->tun && ipoib_tun_nexthop(g->p->tun, faddr, &nh) < 0) {
 		errno = ENETUNREACH;
 		return -1;
@@ -875,6 +915,18 @@ static int export_open(struct gw_rds *g, const struct gw_rds_export *x,
 	return 0;
 }
 
+/* The port's source GID as an address: IPv4 for ::ffff:a.b.c.d. */
+static void roce_source(struct gw_rds *g, const union fab_gid *sgid)
+{
+	static const uint8_t v4pfx[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (!memcmp(sgid->raw, v4pfx, sizeof(v4pfx)))
+		inet_addr_v4(&g->roce_src,
+			     (const struct in_addr *)(sgid->raw + 12));
+	else
+		inet_addr_v6(&g->roce_src, (const struct in6_addr *)sgid->raw);
+}
+
 static int ep_open(struct gw_rds *g, char *err, size_t errlen)
 {
 	static const struct rds_ep_ops ops = {
@@ -901,9 +953,14 @@ static int ep_open(struct gw_rds *g, char *err, size_t errlen)
 			 "table", g->p->pc->pkey | 0x8000);
 		return -1;
 	}
+	if (part_roce(g->p))
+		roce_source(g, &attr.sgid);
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.profile = strncmp(d->conf.fabric, "soft:", 5) ?
 		      RDS_PROFILE_RDMA_CM : RDS_PROFILE_SOFT;
+	/* RoCE: the REQs name the LAN addresses (rdma_cm puts the
+	 * destination IP in the DGID), so listen on every address */
+	cfg.listen_any = part_roce(g->p);
 	cfg.pkey_index = (uint16_t)idx;
 	/* a connection per address pair: room beyond the mappings for
 	 * senders that speak to several LAN hosts */

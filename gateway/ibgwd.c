@@ -157,6 +157,8 @@ static int part_alive(struct part *p, char *why, size_t len)
 	char ifn[IF_NAMESIZE];
 	int e;
 
+	if (!l && part_roce(p))
+		return 1;	/* the kernel's netdev carries IP */
 	if (!l) {
 		snprintf(why, len, "no IPoIB link");
 		return 0;
@@ -681,7 +683,39 @@ static int open_trunk(struct ibgwd *d, char *err, size_t errlen)
 	return 0;
 }
 
+static void drop_caps(int verbs)
+{
+	char err[256];
+
+	if (gw_drop_caps(verbs, err, sizeof(err)) < 0)
+		log_warnx("keeping all capabilities: %s", err);
+	else
+		log_debug("capabilities: CAP_NET_ADMIN%s kept, the rest "
+			  "dropped", verbs ? ", CAP_IPC_LOCK, CAP_NET_RAW, "
+			  "CAP_NET_BIND_SERVICE" : "");
+}
+
 /* ---- setting partitions up ------------------------------------------------------ */
+
+/*
+ * On a RoCE port (Soft-RoCE, a RoCE NIC) there is no IPoIB: IP on the
+ * fabric side is the kernel's own, on the port's netdev, and routing to
+ * the LAN is the kernel's.  A partition there runs no link and no
+ * interface of ours, only its RDS endpoint (router mode only: a
+ * transparent bridge needs IPoIB's link addresses; not SDP: gw_sdp finds
+ * IB hosts among IPoIB neighbours).
+ */
+static int start_roce(struct part *p, char *err, size_t errlen)
+{
+	if (p->pc->mode != GW_MODE_ROUTER || p->pc->sdp || !p->pc->rds) {
+		snprintf(err, errlen, "the port is RoCE (no IPoIB): only "
+			 "mode = router with rds = on and sdp = off runs on "
+			 "it");
+		return -1;
+	}
+	p->up = 1;
+	return 0;
+}
 
 static int start_router(struct part *p, char *err, size_t errlen)
 {
@@ -1031,7 +1065,9 @@ static struct part *part_new(struct ibgwd *d, const struct gw_part_conf *pc,
 	p->used = 1;
 	if (i >= d->nparts)
 		d->nparts = i + 1;
-	if (pc->mode == GW_MODE_ROUTER)
+	if (d->pa.link_layer == FAB_LINK_ETHERNET)
+		n = start_roce(p, err, errlen);
+	else if (pc->mode == GW_MODE_ROUTER)
 		n = start_router(p, err, errlen);
 	else
 		n = start_transparent(p, err, errlen);
@@ -1052,6 +1088,13 @@ static void part_go(struct part *p)
 {
 	char err[FAB_ERRLEN];
 
+	if (part_roce(p)) {
+		log_info("partition %s: RoCE port: no IPoIB, IP is the "
+			 "kernel's; RDS%s only", p->pc->name,
+			 p->rds ? "" : " (failed)");
+		check_ready(p->d);
+		return;
+	}
 	if (p->tun ? ipoib_tun_start(p->tun, err, sizeof(err)) :
 	    ipoib_link_start(p->link, err, sizeof(err))) {
 		log_warnx("partition %s: %s", p->pc->name, err);
@@ -1331,6 +1374,7 @@ int main(int argc, char **argv)
 	};
 	static struct ibgwd d;
 	const char *path = "/etc/ibgw/ibgw.conf";
+	int verbs;
 	int ch, check = 0, n, sigs[4] = { SIGTERM, SIGINT, SIGUSR1, SIGHUP };
 	char err[512];
 	unsigned int i;
@@ -1368,6 +1412,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	d.trunk_fd = -1;
+	verbs = !strncmp(d.conf.fabric, "verbs:", 6);
+	if (verbs)
+		drop_caps(1);
 	d.dev = fab_open(d.conf.fabric, d.conf.node, err, sizeof(err));
 	if (!d.dev) {
 		log_warnx("%s: %s", d.conf.fabric, err);
@@ -1459,14 +1506,10 @@ int main(int argc, char **argv)
 	}
 	if (watchdog_start(&d) < 0)
 		fatalx("watchdog timer");
-	/* set up: from here on only what run-time changes need */
-	if (gw_drop_caps(!strncmp(d.conf.fabric, "verbs:", 6), err,
-			 sizeof(err)) < 0)
-		log_warnx("keeping all capabilities: %s", err);
-	else
-		log_debug("capabilities: CAP_NET_ADMIN%s kept, the rest dropped",
-			  !strncmp(d.conf.fabric, "verbs:", 6) ?
-			  ", CAP_IPC_LOCK" : "");
+	/* set up: from here on only what run-time changes need (on verbs
+	 * done before the fabric was opened: gw_caps.c) */
+	if (!verbs)
+		drop_caps(0);
 	for (i = 0; i < d.nparts; i++)
 		if (d.parts[i].used)
 			part_go(&d.parts[i]);

@@ -85,6 +85,12 @@ static inline struct ipoib_link *part_link(struct part *p)
 	return p->tun ? ipoib_tun_link(p->tun) : p->link;
 }
 
+/* A partition on a RoCE port: no IPoIB link (part_link() NULL). */
+static inline int part_roce(const struct part *p)
+{
+	return p->d->pa.link_layer == FAB_LINK_ETHERNET;
+}
+
 /* Run-time changes (ibgwd.c), for the control socket.  Each returns 0,
  * or -1 with a one-line reason in err; the configuration file is
  * rewritten after a change (its canonical form, comments are not kept). */
@@ -111,7 +117,9 @@ extern const struct counter_desc gw_trunk_counters[];
 
 /* Least privilege (gw_caps.c): keep CAP_NET_ADMIN (and CAP_IPC_LOCK if
  * asked), drop the rest everywhere.  0, or -1 with err. */
-int gw_drop_caps(int keep_ipc_lock, char *err, size_t errlen);
+/* verbs: also CAP_NET_RAW and CAP_NET_BIND_SERVICE, if held (dropped
+ * before set-up, which still needs them). */
+int gw_drop_caps(int verbs, char *err, size_t errlen);
 
 /* Metrics (gw_metrics.c): /metrics over HTTP on addr:port.  NULL with
  * errno set and the reason in err. */

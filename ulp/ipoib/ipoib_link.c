@@ -821,14 +821,22 @@ void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms)
 	free(l);
 }
 
+/* The accessors take NULL for a partition without IPoIB (ibgwd on a RoCE
+ * port): no carrier, no key, no neighbours, zero counters. */
+static const struct ipoib_link_stats no_link_stats;
+
 const struct ipoib_link_stats *ipoib_link_stats(const struct ipoib_link *l)
 {
+	if (!l)
+		return &no_link_stats;
 	return &l->st;
 }
 
 void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a)
 {
 	memset(a, 0, sizeof(*a));
+	if (!l)
+		return;
 	/* the RC flag: we take connections (RFC 4755 section 4) */
 	a->flags = l->cm_on ? IPOIB_ADDR_FLAG_RC : 0;
 	a->qpn = l->qp ? fab_qp_num(l->qp) : 0;
@@ -837,6 +845,8 @@ void ipoib_link_hwaddr(const struct ipoib_link *l, struct ipoib_addr *a)
 
 const char *ipoib_link_mode_name(const struct ipoib_link *l)
 {
+	if (!l)
+		return "none";
 	if (l->cm_on)
 		return "connected";
 	return l->cfg.connected && l->cm_err ? "datagram-only" : "datagram";
@@ -844,26 +854,36 @@ const char *ipoib_link_mode_name(const struct ipoib_link *l)
 
 unsigned int ipoib_link_mtu(const struct ipoib_link *l)
 {
+	if (!l)
+		return 0;
 	return l->mtu;
 }
 
 int ipoib_link_carrier(const struct ipoib_link *l)
 {
+	if (!l)
+		return 0;
 	return l->carrier;
 }
 
 int ipoib_link_has_pkey(const struct ipoib_link *l)
 {
+	if (!l)
+		return 0;
 	return l->pkey_index >= 0;
 }
 
 int ipoib_link_rx_error(const struct ipoib_link *l)
 {
+	if (!l)
+		return 0;
 	return l->rx_err;
 }
 
 unsigned int ipoib_link_neigh_count(const struct ipoib_link *l)
 {
+	if (!l)
+		return 0;
 	return l->nneigh;
 }
 
@@ -872,6 +892,8 @@ unsigned int ipoib_link_group_count(const struct ipoib_link *l)
 	const struct mc *m;
 	unsigned int n = 0;
 
+	if (!l)
+		return 0;
 	for (m = l->mcs; m; m = m->next)
 		n++;
 	return n;
@@ -945,6 +967,10 @@ size_t ipoib_link_report(const struct ipoib_link *l, const char *what,
 	const struct neigh *ne;
 	const struct mc *m;
 
+	if (cap)
+		buf[0] = '\0';
+	if (!l)
+		return 0;
 #define APPEND(...) do { \
 	n = snprintf(buf + off, off < cap ? cap - off : 0, __VA_ARGS__); \
 	if (n > 0) \

@@ -1003,6 +1003,8 @@ static struct fab_cm_id *listen_on(struct rds_ep *ep, uint16_t port,
 	struct fab_cm_addr a;
 
 	memset(&a, 0, sizeof(a));
+	if (ep->cfg.listen_any && port == RDS_PORT)	/* ::ffff:0.0.0.0 */
+		a.gid.raw[10] = a.gid.raw[11] = 0xff;
 	a.service_id = FAB_CM_SID_TCP(port);
 	a.service_mask = FAB_CM_SID_EXACT;
 	return fab_cm_listen(ep->dev, &a, 0, NULL, err, errlen);

@@ -69,6 +69,10 @@ struct rds_ep_cfg {
 	unsigned int max_conns;		/* 0: 1024; more REQs refused,
 					 * more sends ENOBUFS */
 	unsigned int connect_timeout_ms;	/* 0: the CM's own */
+	bool listen_any;		/* IPv4 REQs for every address (a
+					 * RoCE gateway: rdma_cm names the
+					 * destination IP), not only the
+					 * port's */
 };
 
 /* Counters; the names (rds_ep_counters) are what reports print. */
