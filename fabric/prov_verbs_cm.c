@@ -742,6 +742,8 @@ int pv_cm_connect(struct fab_cm_id *base, const struct fab_cm_addr *dst,
 		       cid->cp.private_data_len);
 		cid->cp.private_data = cid->pdata;
 	}
+	cid->min_rnr_timer = param && param->min_rnr_timer <= 31 ?
+			     param->min_rnr_timer : 0;	/* at ESTABLISHED */
 	if (rdma_resolve_addr(cid->id, NULL, &sa.sa, PVC_RESOLVE_MS))
 		return pv_fail_null(err, errlen, "rdma_resolve_addr");
 	return 0;
