@@ -164,7 +164,7 @@ n=$(cnt 'infiniband.bth.opcode == 4 && infiniband.bth.se == 0')
 [ "$n" -eq 0 ] || fail "capture: $n SEND ONLY packets without SE"
 se=$(cnt 'ip.src == 10.77.0.1 && infiniband.bth.opcode == 4 && infiniband.bth.se == 1')
 [ "$se" -ge 1000 ] || fail "capture: a sent $se SEND ONLY packets with SE"
-# RNR NAKs: a's receiver stalled 5 s in phase 1 (mode ours/preload),
+# RNR NAKs: a's receiver stalled in phase 1 (mode ours/preload) until rxe0 answered 5,
 # its receive queue full; the RNR timer its NAKs carry is how long b's
 # kernel waits before it sends again: IB_RNR_TIMER_000_32 (code 10, as
 # the kernel's RDS sets with rdma_set_min_rnr_timer), not rdma_cm's

@@ -119,14 +119,27 @@ if [ "$role" = a ]; then
 	# rdspeer binds before its endpoint answers any)
 	#
 	# With STALL set, our receiving end (rdspeer, or the service's
-	# ipoibd) is stopped for 5 s from 3 s on (from a's start; under the
-	# preload from when a says it is bound), while b's kernel sends (about
-	# 400 messages a second, python-driven: 1024 receives last 2.5 s):
-	# the QP's receive queue fills and rxe answers RNR NAKs carrying our
-	# min_rnr_timer, which b's capture shows (rds_kernel.sh checks it).
+	# ipoibd) is stopped while b's kernel sends: once rxe0 has taken
+	# 1000 SENDs (b is mid-stream; under the preload from when a says it
+	# is bound), until rxe0 has answered 5 RNR NAKs (its receive queue
+	# full; 20 s at most).  Their timer code is our min_rnr_timer, which
+	# b's capture shows (rds_kernel.sh checks it).  Counters, not a
+	# clock: b's pace depends on the machine's load.
 	stall() {	# PID
-		(sleep 3; kill -STOP "$1" 2>/dev/null; sleep 5
-		 kill -CONT "$1" 2>/dev/null; echo "stalled $1 for 5 s" >$T/stalled) &
+		(c=/sys/class/infiniband/rxe0/ports/1/hw_counters
+		 r0=$(cat $c/rdma_recvs)
+		 for i in $(seq 1 600); do
+			[ $(($(cat $c/rdma_recvs) - r0)) -ge 1000 ] && break
+			sleep 0.2
+		 done
+		 n0=$(cat $c/send_rnr_err)
+		 kill -STOP "$1" 2>/dev/null
+		 for i in $(seq 1 100); do
+			[ $(($(cat $c/send_rnr_err) - n0)) -ge 5 ] && break
+			sleep 0.2
+		 done
+		 kill -CONT "$1" 2>/dev/null
+		 echo "stalled $1 for $((i / 5)) s, rxe0 answered $(($(cat $c/send_rnr_err) - n0)) RNR NAKs" >$T/stalled) &
 	}
 	run_a() {
 		local n=$1 port=$2 pid
