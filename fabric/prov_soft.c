@@ -365,6 +365,25 @@ static struct fab_dev *soft_open(const char *arg, const char *node,
 	 * of shared rings; for comparisons and for tests of that path */
 	env = getenv("IBGW_SOFT_RINGS");
 	d->rings = !(env && !strcmp(env, "0"));
+	d->ack_delay_us = SOFT_ACK_DELAY_US;
+	env = getenv("IBGW_SOFT_ACK_DELAY_US");
+	if (env) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(env, &end, 10);
+		if (!*env || *end || errno || v > SOFT_ACK_DELAY_MAX_US ||
+		    *env == '-') {
+			fab_fail(err, errlen, EINVAL, "soft: "
+				 "IBGW_SOFT_ACK_DELAY_US '%s' is not a number "
+				 "of microseconds up to %u", env,
+				 SOFT_ACK_DELAY_MAX_US);
+			free(d);
+			return NULL;
+		}
+		d->ack_delay_us = (uint32_t)v;
+	}
 	if (!strcmp(node, FAB_SOFT_OBSERVER))
 		d->hello_flags |= FSP_HELLO_OBSERVER;
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);

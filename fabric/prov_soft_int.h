@@ -34,6 +34,14 @@ struct soft_cm_id;
  * a private epoll descriptor holding its current socket; the device's
  * also holds the timerfd that paces the attempts to attach again.
  */
+/* How long a responder's ACK may wait to acknowledge more requests with
+ * it (IBGW_SOFT_ACK_DELAY_US to change, 0: one ACK per batch of input).
+ * An HCA's ACK costs the host nothing; here every ACK is a packet through
+ * ibfabricd and a wake-up of the requester's process, which in
+ * request/response traffic doubled the packets of each round trip. */
+#define SOFT_ACK_DELAY_US	500
+#define SOFT_ACK_DELAY_MAX_US	1000000
+
 struct soft_dev {
 	struct fab_dev base;
 	int fd;			/* the device socket; -1 while down */
@@ -44,6 +52,7 @@ struct soft_dev {
 	int reattaching;	/* events wait in held[] for PORT_ACTIVE */
 	unsigned int backoff_ms;
 	int rings;		/* ask for FSP_QP_SHM (IBGW_SOFT_RINGS != 0) */
+	uint32_t ack_delay_us;	/* RC ACK delay (IBGW_SOFT_ACK_DELAY_US) */
 	uint32_t hello_flags;
 	char path[108];
 	char node[FSP_NODE_MAX];

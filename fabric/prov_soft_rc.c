@@ -545,6 +545,7 @@ static int cm_qp_connect(struct soft_cm_id *s, const struct fsp_cm_event *ev)
 	c.retry_cnt = ev->retry_count;
 	c.rnr_retry = ev->rnr_retry_count;
 	c.min_rnr_timer = SOFT_MIN_RNR_TIMER;
+	c.ack_delay_us = d->ack_delay_us;
 	c.max_rd_atomic = ev->initiator_depth ? ev->initiator_depth : 1;
 	c.max_dest_rd_atomic = ev->responder_resources ?
 			       ev->responder_resources : 1;
@@ -879,9 +880,13 @@ int soft_cm_disconnect(struct fab_cm_id *id, char *err, size_t errlen)
 	if (!s->handle)
 		return fab_fail(err, errlen, ENOTCONN, "soft: disconnect: not "
 				"connected");
-	/* as rdma_disconnect: the QP goes to the error state at once */
-	if (id->qp && to_sqp(id->qp)->rc)
+	/* as rdma_disconnect: the QP goes to the error state at once,
+	 * after the ACK it owes the peer's last requests */
+	if (id->qp && to_sqp(id->qp)->rc) {
+		soft_rc_ack_now(to_sqp(id->qp)->rc, now_us());
+		rc_flush_tx(to_sqp(id->qp));
 		soft_qp_set_error(id->qp);
+	}
 	return soft_call(to_sdev(id->dev), FSP_CM_DISCONNECT, &ref,
 			 sizeof(ref), NULL, 0, NULL, err, errlen) < 0 ? -1 : 0;
 }

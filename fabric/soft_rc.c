@@ -20,9 +20,12 @@
  * each batch of input, so a burst costs one ACK per batch, whatever its
  * AckReq bits say; within a long batch one also goes out as soon as
  * SOFT_RC_ACK_COALESCE packets have been executed without one, so the
- * requester's window keeps moving.  NAKs are sent at once.  An ACK never
- * overtakes read responses still to be sent (it would look like an
- * implied NAK for the read).
+ * requester's window keeps moving.  With an ACK delay (soft_rc_conn) the
+ * owed ACK waits until ack_due, the first unacknowledged execution plus
+ * the delay, or until SOFT_RC_ACK_DELAYED_MAX packets are owed; a
+ * duplicate request (the requester is retransmitting) is answered at
+ * once.  NAKs are sent at once.  An ACK never overtakes read responses
+ * still to be sent (it would look like an implied NAK for the read).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,6 +41,12 @@
 /* one message's PSNs, far below the 2^23 half space PSN compares need */
 #define SOFT_RC_MAX_MSG_PKTS	(1u << 20)
 #define SOFT_RC_ACK_COALESCE	32
+/* with an ACK delay: packets owed that make the ACK go at once (well
+ * under a send queue of 32, so that a requester whose queue is full of
+ * small messages never waits out the delay) */
+#define SOFT_RC_ACK_DELAYED_MAX	16
+/* the delay is at most this fraction of the local ACK timeout */
+#define SOFT_RC_ACK_DELAY_RTO_DIV 64
 
 struct swqe {
 	uint64_t wr_id;
@@ -112,6 +121,8 @@ struct soft_rc {
 	uint8_t nak_sent;		/* seq or RNR NAK out for ePSN */
 	uint8_t ack_owed;
 	uint32_t ack_pkts;
+	uint64_t ack_delay_us;		/* 0: at the end of each batch */
+	uint64_t ack_due;		/* the owed ACK goes then at the latest */
 	struct {
 		uint8_t pending, type, value;
 		uint32_t psn;
@@ -780,7 +791,7 @@ static void resp_push(struct soft_rc *rc)
 	while (budget-- && (s = rd_oldest_active(rc)))
 		if (resp_send_read(rc, s))
 			return;
-	if (rc->ack_owed && !rd_oldest_active(rc))
+	if (rc->ack_owed && rc->now >= rc->ack_due && !rd_oldest_active(rc))
 		resp_send_ack(rc);
 }
 
@@ -791,6 +802,7 @@ static void resp_dup(struct soft_rc *rc, const struct ib_rc *r)
 	rc->st.dup_requests++;
 	if (r->bth.opcode != IB_OP_RC_READ_REQUEST) {
 		rc->ack_owed = 1;	/* its ACK may have been lost */
+		rc->ack_due = 0;	/* and the requester waits for it */
 		return;
 	}
 	for (i = 0; i < rc->nrd; i++) {
@@ -1014,8 +1026,11 @@ static void resp_input(struct soft_rc *rc, const struct ib_rc *r)
 	if (e)
 		return;
 	rc->epsn = ib_psn_add(rc->epsn, 1);
+	if (!rc->ack_owed)
+		rc->ack_due = rc->now + rc->ack_delay_us;
 	rc->ack_owed = 1;
-	if (++rc->ack_pkts >= SOFT_RC_ACK_COALESCE && !rd_oldest_active(rc))
+	if (++rc->ack_pkts >= (rc->ack_delay_us ? SOFT_RC_ACK_DELAYED_MAX :
+			       SOFT_RC_ACK_COALESCE) && !rd_oldest_active(rc))
 		resp_send_ack(rc);
 }
 
@@ -1103,6 +1118,9 @@ int soft_rc_connect(struct soft_rc *rc, const struct soft_rc_conn *c,
 	rc->rto_us = c->timeout ? (4096ull << c->timeout) / 1000 : 0;
 	if (c->timeout && !rc->rto_us)
 		rc->rto_us = 1;
+	rc->ack_delay_us = c->ack_delay_us;
+	if (rc->rto_us && rc->ack_delay_us > rc->rto_us / SOFT_RC_ACK_DELAY_RTO_DIV)
+		rc->ack_delay_us = rc->rto_us / SOFT_RC_ACK_DELAY_RTO_DIV;
 	rc->snd_una = rc->snd_nxt = rc->snd_max = c->sq_psn;
 	rc->epsn = c->rq_psn;
 	rc->nrd = c->max_dest_rd_atomic;
@@ -1312,15 +1330,19 @@ uint64_t soft_rc_deadline(const struct soft_rc *rc)
 		return 0;
 	if (rc->state != SOFT_RC_RTS)
 		return d;
-	if (rc->blocked || rc->ack_owed)
+	if (rc->blocked)
 		return 0;
 	for (i = 0; i < rc->nrd; i++)
 		if (rc->rd[i].valid && rc->rd[i].next < rc->rd[i].npkts)
 			return 0;
-	if (rc->rnr_wait)
-		d = rc->rnr_until;
-	else if (rc->rto_at)
+	if (rc->ack_owed)
+		d = rc->ack_due;
+	if (rc->rnr_wait) {
+		if (rc->rnr_until < d)
+			d = rc->rnr_until;
+	} else if (rc->rto_at && rc->rto_at < d) {
 		d = rc->rto_at;
+	}
 	return d;
 }
 
@@ -1336,6 +1358,15 @@ int soft_rc_poll(struct soft_rc *rc, struct fab_wc *wc, int n)
 			rc->cq_sq--;
 	}
 	return i;
+}
+
+void soft_rc_ack_now(struct soft_rc *rc, uint64_t now_us)
+{
+	rc->now = now_us;
+	if (rc->state != SOFT_RC_RTS || !rc->ack_owed)
+		return;
+	rc->ack_due = 0;
+	resp_push(rc);
 }
 
 void soft_rc_set_error(struct soft_rc *rc)

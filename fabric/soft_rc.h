@@ -52,8 +52,13 @@
  *    ACK goes out from soft_rc_progress(), so a batch of input costs one
  *    ACK whatever its AckReq bits say, and from soft_rc_input() as soon as
  *    32 packets have been executed without one, which keeps the
- *    requester's window open during a long batch.  A duplicate request
- *    owes one too.  NAKs go out at once.  An ACK waits behind read
+ *    requester's window open during a long batch.  With an ACK delay
+ *    (soft_rc_conn.ack_delay_us, as HCAs coalesce ACKs) the owed ACK
+ *    waits until the delay has passed since the first request it
+ *    acknowledges, or until 16 packets are owed: request/response
+ *    traffic then costs about one ACK per delay instead of one per
+ *    message each way.  A duplicate request owes one at once (the
+ *    requester is retransmitting).  NAKs go out at once.  An ACK waits behind read
  *    responses still to be sent (the requester would take it for an
  *    implied NAK of the read);
  *  - an ACK beyond an RDMA READ whose responses have not all arrived is
@@ -131,6 +136,10 @@ struct soft_rc_conn {
 	uint8_t min_rnr_timer;	/* the code our RNR NAKs carry, 0..31 */
 	uint8_t max_rd_atomic;	/* reads we may have outstanding (>= 1) */
 	uint8_t max_dest_rd_atomic; /* reads we serve (>= 1) */
+	/* how long an owed ACK may wait for more requests to acknowledge
+	 * with it (at most 1/64 of the local ACK timeout; 0: one ACK at
+	 * the end of each batch of input, as before delays existed) */
+	uint32_t ack_delay_us;
 };
 
 enum soft_rc_state {
@@ -185,10 +194,13 @@ void soft_rc_input(struct soft_rc *rc, const uint8_t *pkt, size_t len,
 void soft_rc_progress(struct soft_rc *rc, uint64_t now_us);
 /* When soft_rc_progress() must run next (microseconds, same clock):
  * UINT64_MAX when nothing waits on time; <= now when it must run now
- * (packets wait for room, an ACK is owed). */
+ * (packets wait for room, an ACK is owed and due). */
 uint64_t soft_rc_deadline(const struct soft_rc *rc);
 /* Completions, oldest first: 0..n. */
 int soft_rc_poll(struct soft_rc *rc, struct fab_wc *wc, int n);
+/* Send an owed ACK now, delay or not: before a disconnect, so that the
+ * peer's last requests complete rather than flush. */
+void soft_rc_ack_now(struct soft_rc *rc, uint64_t now_us);
 /* Move to the error state, flushing every queued request. */
 void soft_rc_set_error(struct soft_rc *rc);
 const struct soft_rc_stats *soft_rc_stats(const struct soft_rc *rc);

@@ -667,6 +667,177 @@ static void test_ack_coalescing(void **state)
 	link_free(l);
 }
 
+/* One ping-pong of 64-byte SENDs: a to b, then b to a, each delivered in
+ * its own step of 1 us (b and a have receives posted). */
+static void ping_pong(struct link *l, uint8_t *src, int n)
+{
+	struct fab_wc wc;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(post(l, &l->a, i, FAB_WR_SEND, 0, src, 64, 1,
+				      0, 0, 0), 1);
+		l->now += 1;
+		deliver(l);
+		assert_int_equal(post(l, &l->b, i, FAB_WR_SEND, 0, src, 64, 2,
+				      0, 0, 0), 1);
+		l->now += 1;
+		deliver(l);
+	}
+	/* the owed ACKs go by the deadline, and every send completes */
+	assert_true(pump(l, 1000));
+	for (i = 0; i < n; i++) {
+		assert_int_equal(poll1(&l->a, &wc), 1);
+		assert_int_equal(wc.status, FAB_WC_SUCCESS);
+		assert_int_equal(poll1(&l->b, &wc), 1);
+		assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	}
+}
+
+/* With an ACK delay the owed ACK waits for its deadline (capped by the
+ * ACK timeout), goes at once when 16 packets are owed, for a duplicate
+ * and on soft_rc_ack_now(); request/response traffic then costs a few
+ * ACKs instead of one per message. */
+static void test_ack_delay(void **state)
+{
+	struct soft_rc_cfg cfg = { .max_send = 256, .max_recv = 256 };
+	static uint8_t src[4096], dst[256 * 64];
+	const struct soft_rc_stats *sa, *sb;
+	struct soft_rc_conn c = conn_a();
+	struct fab_wc wc;
+	struct link *l;
+	uint8_t *copy;
+	size_t clen;
+	uint64_t t0;
+	int i;
+
+	(void)state;
+	c.timeout = 14;			/* 67 ms: the delay is not capped */
+	c.ack_delay_us = 500;
+	l = mklink(&cfg, &c, NULL);
+	add_mr(&l->a, 1, src, sizeof(src), FAB_ACCESS_LOCAL_WRITE);
+	add_mr(&l->b, 2, dst, sizeof(dst), FAB_ACCESS_LOCAL_WRITE);
+	sa = soft_rc_stats(l->a.rc);
+	sb = soft_rc_stats(l->b.rc);
+	for (i = 0; i < 256; i++)
+		assert_int_equal(post_recv(&l->b, i, dst + i * 64, 64, 2), 1);
+
+	/* one SEND: its ACK waits 500 us, then goes */
+	assert_int_equal(post(l, &l->a, 1, FAB_WR_SEND, FAB_SEND_SIGNALED,
+			      src, 64, 1, 0, 0, 0), 1);
+	l->now += 1;
+	deliver(l);
+	t0 = l->now;
+	assert_int_equal(sb->rx_packets, 1);
+	assert_int_equal(sb->acks_sent, 0);
+	assert_int_equal(soft_rc_deadline(l->b.rc), t0 + 500);
+	l->now = t0 + 499;
+	deliver(l);
+	assert_int_equal(sb->acks_sent, 0);
+	assert_int_equal(poll1(&l->a, &wc), 0);
+	l->now = t0 + 500;
+	deliver(l);
+	assert_int_equal(sb->acks_sent, 1);
+	l->now += 1;
+	deliver(l);
+	assert_int_equal(poll1(&l->a, &wc), 1);
+	assert_int_equal(wc.wr_id, 1);
+	assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	assert_int_equal(poll1(&l->b, &wc), 1);
+
+	/* 16 packets owed: the ACK goes at once */
+	for (i = 0; i < 16; i++)
+		assert_int_equal(post(l, &l->a, 100 + i, FAB_WR_SEND, 0, src,
+				      64, 1, 0, 0, 0), 1);
+	l->now += 1;
+	deliver(l);
+	assert_int_equal(sb->acks_sent, 2);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(poll1(&l->b, &wc), 1);
+
+	/* a duplicate request (a retransmission) is ACKed at once */
+	assert_int_equal(post(l, &l->a, 200, FAB_WR_SEND, 0, src, 64, 1, 0,
+			      0, 0), 1);
+	assert_int_equal(l->q[0].n, 1);
+	clen = l->q[0].len[0];
+	copy = malloc(clen);
+	assert_non_null(copy);
+	memcpy(copy, l->q[0].p[0], clen);
+	l->now += 1;
+	deliver(l);
+	assert_int_equal(sb->acks_sent, 2);	/* owed, waiting */
+	soft_rc_input(l->b.rc, copy, clen, l->now);
+	free(copy);
+	soft_rc_progress(l->b.rc, l->now);
+	assert_int_equal(sb->dup_requests, 1);
+	assert_int_equal(sb->acks_sent, 3);
+	assert_int_equal(poll1(&l->b, &wc), 1);
+
+	/* soft_rc_ack_now: before a disconnect */
+	assert_int_equal(post(l, &l->a, 300, FAB_WR_SEND, 0, src, 64, 1, 0,
+			      0, 0), 1);
+	l->now += 1;
+	deliver(l);
+	assert_int_equal(sb->acks_sent, 3);
+	soft_rc_ack_now(l->b.rc, l->now);
+	assert_int_equal(sb->acks_sent, 4);
+	assert_int_equal(poll1(&l->b, &wc), 1);
+	assert_true(pump(l, 1000));
+	while (poll1(&l->a, &wc) == 1)
+		assert_int_equal(wc.status, FAB_WC_SUCCESS);
+	link_free(l);
+
+	/* request/response: 100 round trips of 2 us (within one delay)
+	 * cost each side one ACK per 16 messages with the delay, one per
+	 * message without it */
+	for (i = 0; i < 2; i++) {
+		struct soft_rc_conn cb;
+		int k;
+
+		c.ack_delay_us = i ? 0 : 500;
+		cb = peer_of(&c);
+		l = mklink(&cfg, &c, &cb);
+		add_mr(&l->a, 1, dst, sizeof(dst), FAB_ACCESS_LOCAL_WRITE);
+		add_mr(&l->b, 2, dst, sizeof(dst), FAB_ACCESS_LOCAL_WRITE);
+		for (k = 0; k < 100; k++) {
+			assert_int_equal(post_recv(&l->a, k, dst + k * 64, 64,
+						   1), 1);
+			assert_int_equal(post_recv(&l->b, k, dst + k * 64, 64,
+						   2), 1);
+		}
+		sa = soft_rc_stats(l->a.rc);
+		sb = soft_rc_stats(l->b.rc);
+		ping_pong(l, dst, 100);
+		print_message("100 round trips, ACK delay %u: ACKs %llu and "
+			      "%llu\n", c.ack_delay_us,
+			      (unsigned long long)sa->acks_sent,
+			      (unsigned long long)sb->acks_sent);
+		if (c.ack_delay_us) {
+			assert_true(sa->acks_sent >= 6 && sa->acks_sent <= 7);
+			assert_true(sb->acks_sent >= 6 && sb->acks_sent <= 7);
+		} else {
+			assert_int_equal(sa->acks_sent, 100);
+			assert_int_equal(sb->acks_sent, 100);
+		}
+		link_free(l);
+	}
+
+	/* the delay is at most 1/64 of the ACK timeout: timeout 10 is
+	 * 4194 us, so 65 */
+	c = conn_a();
+	c.ack_delay_us = 500;
+	l = mklink(&cfg, &c, NULL);
+	add_mr(&l->a, 1, src, sizeof(src), FAB_ACCESS_LOCAL_WRITE);
+	add_mr(&l->b, 2, dst, sizeof(dst), FAB_ACCESS_LOCAL_WRITE);
+	assert_int_equal(post_recv(&l->b, 0, dst, 64, 2), 1);
+	assert_int_equal(post(l, &l->a, 1, FAB_WR_SEND, 0, src, 64, 1, 0, 0,
+			      0), 1);
+	l->now += 1;
+	deliver(l);
+	assert_int_equal(soft_rc_deadline(l->b.rc), l->now + 65);
+	link_free(l);
+}
+
 static void test_rnr(void **state)
 {
 	static uint8_t src[100], dst[100];
@@ -1463,6 +1634,7 @@ int main(void)
 		cmocka_unit_test(test_unsignaled),
 		cmocka_unit_test(test_lossy_4mb),
 		cmocka_unit_test(test_ack_coalescing),
+		cmocka_unit_test(test_ack_delay),
 		cmocka_unit_test(test_rnr),
 		cmocka_unit_test(test_rnr_exceeded),
 		cmocka_unit_test(test_peer_gone),
