@@ -868,15 +868,10 @@ static int complete(struct soft_qp *q, const uint8_t *pkt, size_t plen,
  */
 int soft_qp_take_kicks(struct soft_qp *q)
 {
-	char b[64];
-	ssize_t got;
-
 	if (!q->armed)
 		return 0;
 	q->armed = 0;
-	while ((got = recv(q->fd, b, sizeof(b), MSG_DONTWAIT)) > 0)
-		;
-	if (got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR)) {
+	if (soft_ring_take_kicks(q->fd)) {
 		soft_lost(to_sdev(q->base.dev));	/* PORT_ERR follows */
 		return -1;
 	}

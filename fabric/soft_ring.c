@@ -3,6 +3,7 @@
  * Single-producer single-consumer record rings in memory shared between
  * two processes that do not trust each other's bookkeeping (soft_ring.h).
  */
+#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -175,4 +176,33 @@ void soft_ring_kick(int fd)
 {
 	/* a full socket holds kicks enough already */
 	(void)!send(fd, "k", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+int soft_ring_take_kicks(int fd)
+{
+	enum { N = 16 };
+	char b[N][8];			/* kicks are read to be dropped */
+	struct mmsghdr mm[N];
+	struct iovec iov[N];
+	int i, n;
+
+	for (i = 0; i < N; i++) {
+		iov[i].iov_base = b[i];
+		iov[i].iov_len = sizeof(b[i]);
+		memset(&mm[i].msg_hdr, 0, sizeof(mm[i].msg_hdr));
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	for (;;) {
+		n = recvmmsg(fd, mm, N, MSG_DONTWAIT, NULL);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		/* a SOCK_SEQPACKET's end of file reads as an empty message;
+		 * a kick is never empty */
+		for (i = 0; i < n; i++)
+			if (!mm[i].msg_len)
+				return 1;
+		if (n < N)
+			return 0;
+	}
 }

@@ -112,5 +112,10 @@ int soft_ring_arm(struct soft_ring *r);
 /* Wake the other side (it asked for it): a one-byte message on the QP
  * socket fd. */
 void soft_ring_kick(int fd);
+/* Read every kick waiting on the QP socket fd (non-blocking), in as few
+ * system calls as it takes (one when fewer than 16 wait): 0 when none is
+ * left, 1 at the end of file (the peer is gone), -1 on another error
+ * (errno). */
+int soft_ring_take_kicks(int fd);
 
 #endif

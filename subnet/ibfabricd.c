@@ -502,21 +502,6 @@ static void busy_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* A ring QP's socket: kicks (any message) and the end of file. */
-static int kicks_drain(struct qpio *io)
-{
-	char b[64];
-	ssize_t n;
-
-	for (;;) {
-		n = recv(io->fd, b, sizeof(b), MSG_DONTWAIT);
-		if (n == 0)
-			return 1;
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR ? 0 : 1;
-	}
-}
-
 /* Everything a QP has sent, before it goes. */
 static void qp_drain_all(struct qpio *io)
 {
@@ -533,7 +518,8 @@ static void qp_read_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (io->shm) {
-		int eof = kicks_drain(io);
+		/* kicks, and the end of file (or an error) */
+		int eof = soft_ring_take_kicks(io->fd) != 0;
 
 		/* what the process sent before it closed is switched */
 		ring_drain(io, eof ? 0 : FABD_RX_BUDGET);
