@@ -447,6 +447,11 @@ static void tx_from_fd(struct sdp_sock *s)
 			return;
 		}
 		s->ep->st.tx_bytes += (uint64_t)n;
+		/* a short read took what there was: the read event is
+		 * level-triggered, so more wakes us, and the recv that
+		 * would only say EAGAIN is spared */
+		if ((uint32_t)n < max)
+			break;
 	}
 }
 
