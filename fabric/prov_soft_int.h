@@ -24,6 +24,14 @@ struct soft_mad;
 struct soft_mr;
 struct soft_cm_id;
 
+/* How long a responder's ACK may wait to acknowledge more requests with
+ * it (IBGW_SOFT_ACK_DELAY_US to change, 0: one ACK per batch of input).
+ * An HCA's ACK costs the host nothing; here every ACK is a packet through
+ * ibfabricd and a wake-up of the requester's process, which in
+ * request/response traffic doubled the packets of each round trip. */
+#define SOFT_ACK_DELAY_US	500
+#define SOFT_ACK_DELAY_MAX_US	1000000
+
 /*
  * ibfabricd going away is a port going down, not the end of the device:
  * the sockets are closed, the port reported PORT_ERR, and the device
@@ -34,14 +42,6 @@ struct soft_cm_id;
  * a private epoll descriptor holding its current socket; the device's
  * also holds the timerfd that paces the attempts to attach again.
  */
-/* How long a responder's ACK may wait to acknowledge more requests with
- * it (IBGW_SOFT_ACK_DELAY_US to change, 0: one ACK per batch of input).
- * An HCA's ACK costs the host nothing; here every ACK is a packet through
- * ibfabricd and a wake-up of the requester's process, which in
- * request/response traffic doubled the packets of each round trip. */
-#define SOFT_ACK_DELAY_US	500
-#define SOFT_ACK_DELAY_MAX_US	1000000
-
 struct soft_dev {
 	struct fab_dev base;
 	int fd;			/* the device socket; -1 while down */

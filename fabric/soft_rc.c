@@ -1119,7 +1119,8 @@ int soft_rc_connect(struct soft_rc *rc, const struct soft_rc_conn *c,
 	if (c->timeout && !rc->rto_us)
 		rc->rto_us = 1;
 	rc->ack_delay_us = c->ack_delay_us;
-	if (rc->rto_us && rc->ack_delay_us > rc->rto_us / SOFT_RC_ACK_DELAY_RTO_DIV)
+	if (rc->rto_us &&
+	    rc->ack_delay_us > rc->rto_us / SOFT_RC_ACK_DELAY_RTO_DIV)
 		rc->ack_delay_us = rc->rto_us / SOFT_RC_ACK_DELAY_RTO_DIV;
 	rc->snd_una = rc->snd_nxt = rc->snd_max = c->sq_psn;
 	rc->epsn = c->rq_psn;

@@ -58,9 +58,9 @@
  *    acknowledges, or until 16 packets are owed: request/response
  *    traffic then costs about one ACK per delay instead of one per
  *    message each way.  A duplicate request owes one at once (the
- *    requester is retransmitting).  NAKs go out at once.  An ACK waits behind read
- *    responses still to be sent (the requester would take it for an
- *    implied NAK of the read);
+ *    requester is retransmitting).  NAKs go out at once.  An ACK waits
+ *    behind read responses still to be sent (the requester would take
+ *    it for an implied NAK of the read);
  *  - an ACK beyond an RDMA READ whose responses have not all arrived is
  *    an implied NAK: the read is asked again for what is missing (the
  *    responder answers a duplicate READ from memory again, starting with
@@ -138,7 +138,7 @@ struct soft_rc_conn {
 	uint8_t max_dest_rd_atomic; /* reads we serve (>= 1) */
 	/* how long an owed ACK may wait for more requests to acknowledge
 	 * with it (at most 1/64 of the local ACK timeout; 0: one ACK at
-	 * the end of each batch of input, as before delays existed) */
+	 * the end of each batch of input) */
 	uint32_t ack_delay_us;
 };
 
