@@ -27,8 +27,12 @@ struct soft_cm_id;
 /* How long a responder's ACK may wait to acknowledge more requests with
  * it (IBGW_SOFT_ACK_DELAY_US to change, 0: one ACK per batch of input).
  * An HCA's ACK costs the host nothing; here every ACK is a packet through
- * ibfabricd and a wake-up of the requester's process, which in
- * request/response traffic doubled the packets of each round trip. */
+ * ibfabricd and a wake-up of the requester's process.  An owed ACK also
+ * goes with the QP's next request, so request/response traffic does not
+ * wait for it; a sender that waits for each one-way message's completion
+ * before the next (and sends nothing back) waits up to the delay each
+ * time.  Below a round trip (100 us was measured) the delay's timer is
+ * armed and fires every round trip and costs more than it saves. */
 #define SOFT_ACK_DELAY_US	500
 #define SOFT_ACK_DELAY_MAX_US	1000000
 

@@ -22,7 +22,8 @@
  * SOFT_RC_ACK_COALESCE packets have been executed without one, so the
  * requester's window keeps moving.  With an ACK delay (soft_rc_conn) the
  * owed ACK waits until ack_due, the first unacknowledged execution plus
- * the delay, or until SOFT_RC_ACK_DELAYED_MAX packets are owed; a
+ * the delay, until SOFT_RC_ACK_DELAYED_MAX packets are owed, or until
+ * we post a request of our own (then it goes just before it); a
  * duplicate request (the requester is retransmitting) is answered at
  * once.  NAKs are sent at once.  An ACK never overtakes read responses
  * still to be sent (it would look like an implied NAK for the read).
@@ -1224,6 +1225,14 @@ int soft_rc_post_send(struct soft_rc *rc, const struct fab_rc_wr *wr, int n,
 			sq_complete(rc, w, FAB_WC_WR_FLUSH_ERR);
 			rc->sq_head = rc->sq_free = rc->tx = rc->sq_tail;
 		}
+	}
+	/* an owed ACK goes with our own requests, ahead of them: the peer
+	 * takes both in one wake-up, and a requester that waits for its
+	 * send's completion before it answers (as ibv_rc_pingpong does)
+	 * does not wait out the delay */
+	if (i > 0 && rc->state == SOFT_RC_RTS && rc->ack_owed) {
+		rc->ack_due = 0;
+		resp_push(rc);
 	}
 	req_complete(rc);
 	req_push(rc);

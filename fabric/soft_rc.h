@@ -55,9 +55,12 @@
  *    requester's window open during a long batch.  With an ACK delay
  *    (soft_rc_conn.ack_delay_us, as HCAs coalesce ACKs) the owed ACK
  *    waits until the delay has passed since the first request it
- *    acknowledges, or until 16 packets are owed: request/response
- *    traffic then costs about one ACK per delay instead of one per
- *    message each way.  A duplicate request owes one at once (the
+ *    acknowledges, until 16 packets are owed, or until a request of
+ *    our own is posted (it goes just before that request, so that the
+ *    peer takes both in one wake-up and a requester that waits for its
+ *    send's completion before answering never waits out the delay):
+ *    one-way traffic then costs one ACK per 16 messages or per delay
+ *    instead of one per batch of input.  A duplicate request owes one at once (the
  *    requester is retransmitting).  NAKs go out at once.  An ACK waits
  *    behind read responses still to be sent (the requester would take
  *    it for an implied NAK of the read);
