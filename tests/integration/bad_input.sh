@@ -125,6 +125,11 @@ expect_err 1 "another ibfabricd" "$D" -f -s "$SOCK"
 fabric_alive
 # a node name the subnet refuses
 expect_err 1 "invalid node name" "$BIN/tests/fabtest" -s "$SOCK" info 'bad name!'
+# a soft provider's RC ACK delay that is not a number of microseconds
+for v in abc -1 1000001 ''; do
+	expect_err 1 "IBGW_SOFT_ACK_DELAY_US '$v'" env IBGW_SOFT_ACK_DELAY_US="$v" \
+		"$BIN/tests/fabtest" -s "$SOCK" info h1
+done
 # replaying a file that is not a capture
 head -c 100 /dev/urandom >"$T/junk.pcap"
 expect_err 2 "junk.pcap" "$BIN/ibfabricctl" -s "$SOCK" replay "$T/junk.pcap" h1
