@@ -96,8 +96,12 @@ if [ "$role" = a ]; then
 			{ sed 's/^/  ipoibd| /' $T/ipoibd.log; gfail "ipoibd: no RDS service"; }
 		gok "ipoibd: $(grep -o 'RDS service on .*' $T/ipoibd.log | head -n1)"
 		# no --wait-acked, no --stats: RDS_INFO is the kernel's only
-		# (docs/rds.md); --linger gives the service the time instead
-		PEER="env LD_PRELOAD=$BIN/libibgw_preload.so $KP $KBUF"
+		# (docs/rds.md); --linger gives the service the time instead.
+		# --rcvbuf: python3 reads slower than b's kernel sends, and a
+		# port of a's left congested when the stall below stops the
+		# service would stop b's sends to it (no RNR NAK to see): the
+		# two 10,000-message ports and port 6000's 6 MB fit in 8 MiB
+		PEER="env LD_PRELOAD=$BIN/libibgw_preload.so $KP $KBUF --rcvbuf 4194304"
 		STATS=
 	else
 		PEER="$KP $KBUF --wait-acked"
