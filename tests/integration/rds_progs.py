@@ -14,7 +14,7 @@
 #                                 in order, none lost
 #   ready LADDR RADDR RPORT       poll, select, epoll readiness against
 #                                 an echo server; MSG_PEEK, MSG_TRUNC;
-#                                 non-blocking EAGAIN
+#                                 non-blocking EAGAIN; writev, readv
 #   errors LADDR FOREIGN          the kernel's error codes
 #   fork LADDR RADDR RPORT        a forked child uses the parent's socket
 #   ping LADDR RADDR              an RDS ping (port 0) and its pong
@@ -215,7 +215,17 @@ def ready(laddr, raddr, rport):
         die("recv_into(10, MSG_TRUNC) of 100: %d" % n)
     if ep.poll(0.2):
         die("epoll readable after the last datagram")
-    print("ready: poll, select, epoll, MSG_PEEK, MSG_TRUNC, EAGAIN right")
+    # writev and readv (connected: writev names no destination)
+    s.connect(dst)
+    s.setblocking(True)
+    if os.writev(s.fileno(), [b"v" * 30, b"w" * 70]) != 100:
+        die("writev: not 100 bytes")
+    a, b = bytearray(40), bytearray(100)
+    n = os.readv(s.fileno(), [a, b])
+    if n != 100 or bytes(a) + bytes(b[:60]) != b"v" * 30 + b"w" * 70:
+        die("readv of the echo: %d bytes %r" % (n, bytes(a[:8])))
+    print("ready: poll, select, epoll, MSG_PEEK, MSG_TRUNC, EAGAIN, "
+          "writev, readv right")
 
 
 def expect_err(what, code, fn):

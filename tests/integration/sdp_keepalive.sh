@@ -4,11 +4,12 @@
 # RC layer answers nothing, and nothing tells the fabric it is gone) is
 # found dead by the service's keepalive probe, a zero-length RDMA WRITE
 # that the dead peer never acknowledges, and the program blocked in recv
-# gets its socket's end.
+# fails with ETIMEDOUT, as over TCP with keepalive.
 #  a) ipoibd --sdp-keepalive 1 on h1 and h2, an idle connection: probes
 #     go out and it stays up for 4 s (probes do not disturb a live one);
-#  b) h2's ipoibd stopped: h1's program, blocked in recv, returns within
-#     10 s (1 s idle + the RC retry budget), keepalive_dead counts it;
+#  b) h2's ipoibd stopped: h1's program, blocked in recv, fails with
+#     ETIMEDOUT within 10 s (1 s idle + the RC retry budget),
+#     keepalive_dead counts it;
 #  c) the same with --sdp-keepalive 0 on h3 and h4: the program is still
 #     blocked 6 s after its peer hung (what a) and b) need keepalive for).
 . "$(dirname "$0")/lib.bash"
@@ -24,28 +25,30 @@ sdp_host h3 --address 10.1.0.3/24 --sdp-keepalive 0
 sdp_host h4 --address 10.1.0.4/24 --sdp-keepalive 0
 
 # client NS DST NAME: connect, send one line, then block in recv; writes
-# "end SECONDS" (EOF or an error, measured from the line $T/NAME.go
-# appearing) or "still" to $T/NAME.out
+# "end SECONDS HOW" (HOW: eof or the errno's name; SECONDS from the file
+# $T/NAME.go appearing) or "still" to $T/NAME.out
 client() {
 	pre "$1" python3 -c '
-import os, socket, sys, time
+import errno, os, socket, sys, time
 s = socket.create_connection((sys.argv[1], 7500))
 s.sendall(b"hello\n")
 open(sys.argv[2] + ".up", "w").close()
 s.settimeout(float(sys.argv[3]))
-t0 = None
+how = "eof"
 try:
     while True:
         d = s.recv(4096)
         if not d:
             break
-except socket.timeout:
-    print("still"); sys.exit(0)
 except OSError as e:
-    pass
+    # socket.timeout is TimeoutError, as is ETIMEDOUT from recv: the
+    # settimeout one has no errno
+    if e.errno is None:
+        print("still"); sys.exit(0)
+    how = errno.errorcode.get(e.errno, str(e.errno))
 go = sys.argv[2] + ".go"
 t0 = os.stat(go).st_mtime if os.path.exists(go) else time.time()
-print("end %.2f" % (time.time() - t0))
+print("end %.2f %s" % (time.time() - t0, how))
 ' "$2" "$T/$3" "$4" >"$T/$3.out" 2>"$T/$3.err"
 }
 server() {	# VAR NS: a server that reads and never answers
@@ -83,16 +86,17 @@ wait "$CP"
 kill -CONT "$h2_PID"
 out=$(cat "$T/ab.out")
 case $out in
-end\ *) ;;
-*) cat "$T/ab.err"; fail "b: the client did not see its peer die: '$out'" ;;
+end\ *\ ETIMEDOUT) ;;
+*) cat "$T/ab.err"; fail "b: the client did not see its peer die (ETIMEDOUT, as TCP's keepalive gives): '$out'" ;;
 esac
 secs=${out#end }
+secs=${secs% *}
 python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 10 else 1)" "$secs" ||
 	fail "b: the dead peer found only after $secs s"
 d2=$(stat_of h1 sdp.keepalive_dead)
 [ "${d2:-0}" -ge 1 ] || fail "b: keepalive_dead is ${d2:-none} after the peer hung"
 expect_eq "b: h1's SDP connections after" "$(stat_of h1 sdp.conns_now)" 0
-ok "b: the peer's host hung: the blocked recv returned after $secs s, keepalive_dead $d2"
+ok "b: the peer's host hung: the blocked recv failed with ETIMEDOUT after $secs s, keepalive_dead $d2"
 
 # c) without keepalive nothing notices
 server S2 h4

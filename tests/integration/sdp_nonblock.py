@@ -13,6 +13,9 @@
 #                              SO_ERROR ERRNO (then 0), ENOTCONN
 #   both ADDR PORT             EINPROGRESS, epoll (edge) writable,
 #                              SO_ERROR 0, an echo of 2 MB compared
+#   early ADDR PORT nb|block   epoll sets the socket joined before connect
+#                              (edge and level): writable, then the echo
+#                              read through them
 #   hold-server PORT           a server that reads nothing for 3 s, then
 #                              everything: "got N HOW" per connection (HOW:
 #                              eof, or the errno's name: ECONNRESET)
@@ -26,8 +29,11 @@
 #                              names, an echo)
 #   abandon ADDR PORT          EINPROGRESS, then close at once
 #   abort-server PORT          accepts, reads a byte, SO_LINGER {1,0}, closes
-#   reset-client ADDR PORT     sends, then reads end of file (the reset as
-#                              the preload shows it), then EPIPE
+#   reset-client ADDR PORT read|write|error  sends, waits for the
+#                              server's reset, then prints what read, read,
+#                              write (or write, write, with SIGPIPE's
+#                              default action; or SO_ERROR, read) gave:
+#                              ECONNRESET first, as TCP
 import errno
 import hashlib
 import os
@@ -209,6 +215,60 @@ def both(addr, port):
            s.getsockname()[:2], s.getpeername()[:2]))
 
 
+def early(addr, port, how):
+    """epoll registrations made before connect, as nginx makes them
+    (EPOLLIN|EPOLLOUT|EPOLLRDHUP|EPOLLET, then connect): a non-blocking
+    connect (how: nb) must be reported writable through them, a blocking
+    one (how: block) writable at once after; the echo then wakes the
+    set for reading (the data, then the end)"""
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    ep = select.epoll()
+    ep.register(s, select.EPOLLIN | select.EPOLLOUT | select.EPOLLRDHUP |
+                select.EPOLLET)
+    ep2 = select.epoll()        # a second set, level-triggered
+    ep2.register(s, select.EPOLLOUT)
+    if how == "nb":
+        s.setblocking(False)
+        rc = s.connect_ex((addr, int(port)))
+        if rc != errno.EINPROGRESS:
+            die("connect_ex: %s, want EINPROGRESS" %
+                errno.errorcode.get(rc, rc))
+    else:
+        s.connect((addr, int(port)))
+    evs = ep.poll(10)
+    if not any(fd == s.fileno() and e & select.EPOLLOUT for fd, e in evs):
+        die("the set registered before connect: %r, not writable" % evs)
+    if not any(e & select.EPOLLOUT for _, e in ep2.poll(1)):
+        die("the second set registered before connect: not writable")
+    err = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    if err:
+        die("SO_ERROR %d" % err)
+    s.setblocking(True)
+    s.sendall(b"echo\n" + b"z" * 1000)
+    s.shutdown(socket.SHUT_WR)
+    got, t0 = b"", time.monotonic()
+    while time.monotonic() - t0 < 10:
+        evs = ep.poll(5)
+        if not evs:
+            die("no EPOLLIN through the set registered before connect "
+                "(%d bytes back)" % len(got))
+        while True:
+            try:
+                b = s.recv(65536, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                break
+            if not b:
+                break
+            got += b
+        if any(e & (select.EPOLLRDHUP | select.EPOLLHUP) for _, e in evs):
+            break
+    if got != b"z" * 1000:
+        die("echo through the early set: %d bytes" % len(got))
+    print("OK epoll set before %s connect: writable, then the echo read"
+          % ("a non-blocking" if how == "nb" else "a blocking"))
+
+
 def hold_server(port):
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -318,33 +378,51 @@ def abort_server(port):
         print("aborted", flush=True)
 
 
-def reset_client(addr, port):
+def outcome(f):
+    """what one call gave: eof, the bytes' count, or the errno's name"""
+    try:
+        r = f()
+        if isinstance(r, bytes):
+            return "eof" if not r else "%d bytes" % len(r)
+        return "%d sent" % r
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+
+
+def reset_client(addr, port, how):
+    """after the server's reset: read, read, write (how: read), or
+    write, write (how: write, SIGPIPE's default action restored: TCP
+    raises it on the second only), or SO_ERROR, read (how: error); the
+    outcomes in one line"""
+    if how == "write":
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     s = socket.create_connection((addr, int(port)))
     s.sendall(b"x" * 100)
+    time.sleep(1.5)     # the server reads a byte and resets
     s.settimeout(10)
-    try:
-        b = s.recv(10)
-        if b:
-            die("read %r, want the end" % b)
-    except ConnectionResetError:
-        pass
-    for _ in range(100):
-        try:
-            s.send(b"y" * 1000)
-        except (BrokenPipeError, ConnectionResetError):
-            break
-        time.sleep(0.05)
+    if how == "read":
+        got = [outcome(lambda: s.recv(10)), outcome(lambda: s.recv(10)),
+               outcome(lambda: s.send(b"y" * 1000))]
+    elif how == "error":
+        e = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        got = ["SO_ERROR " + errno.errorcode.get(e, str(e)),
+               outcome(lambda: s.recv(10))]
     else:
-        die("sends go on after the reset")
-    print("OK reset seen: end of file, then EPIPE")
+        got = [outcome(lambda: s.send(b"y" * 1000))]
+        print("reset then", how + ":", got[0], end=", ", flush=True)
+        got.append(outcome(lambda: s.send(b"y" * 1000)))
+        print(got[1], flush=True)
+        return
+    print("reset then", how + ":", ", ".join(got), flush=True)
 
 
 if __name__ == "__main__":
     a = sys.argv[1:]
     {"ready": lambda: ready(*a[1:5]), "fail": lambda: fail(*a[1:4]),
-     "both": lambda: both(*a[1:3]), "hold-server": lambda: hold_server(a[1]),
+     "both": lambda: both(*a[1:3]), "early": lambda: early(*a[1:4]),
+     "hold-server": lambda: hold_server(a[1]),
      "flood": lambda: flood(*a[1:5]),
      "exec": lambda: exec_pending(*a[1:4]),
      "exec-child": lambda: exec_child(*a[1:5]), "abandon": lambda: abandon(*a[1:3]),
      "abort-server": lambda: abort_server(a[1]),
-     "reset-client": lambda: reset_client(*a[1:3])}[a[0]]()
+     "reset-client": lambda: reset_client(*a[1:4])}[a[0]]()

@@ -11,6 +11,8 @@
 #    new image asks the service what it is); SDP carried it (h1's service counts connections
 #    answered at once, no failures);
 #  - the same with IPv6 (AF_INET6 socket, epoll edge-triggered);
+#  - epoll sets joined before connect, as nginx joins them (edge and
+#    level, non-blocking and blocking connect): writable, then readable;
 #  - 'use sdp' to a port with no SDP listener (a REJ): EINPROGRESS within
 #    1 s, then POLLERR|POLLHUP and SO_ERROR ECONNREFUSED, then 0;
 #    to h2 with its ipoibd stopped: EINPROGRESS within 1 s, ETIMEDOUT
@@ -23,8 +25,13 @@
 #    linger_aborts and aborts_tx, h2's aborts_rx rise, h2's disconn_rx
 #    does not), and the server reads less than was sent; the same
 #    without SO_LINGER is a DisConn and the server reads every byte;
+#  - a server's SO_LINGER 0 close as its client sees it: the first read
+#    (or write, or SO_ERROR) gives ECONNRESET, then end of file and
+#    EPIPE, and SIGPIPE only on the second write, the same as over TCP in
+#    the same run;
 #  - SO_LINGER 0 through the gateway (router mode, g1 -> lan): the LAN
-#    TCP server reads part of the data, then ECONNRESET (an RST);
+#    TCP server reads part of the data, then ECONNRESET (an RST); a LAN
+#    server's RST: the IB client's reads after it as over TCP;
 #  - no record or descriptor left behind in h1's service.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
@@ -76,6 +83,15 @@ out=$(pre h1 timeout 60 python3 "$PY" both fd00:1b::2 7501 2>&1) || fail "IPv6: 
 expect_eq "IPv6: answered at once" "$(delta h1 sdp_service.connects_async "$a0")" 1
 expect_eq "IPv6: SDP connections" "$(delta h1 sdp_service.connects "$c0")" 1
 ok "$out"
+
+# epoll registrations made before connect (nginx's order) carried to
+# the stream
+for how in nb block; do
+	c0=$(stat_of h1 sdp_service.connects)
+	out=$(pre h1 timeout 60 python3 "$PY" early $A 7500 $how 2>&1) || fail "early epoll, $how: $out"
+	expect_eq "early epoll, $how: SDP connections" "$(delta h1 sdp_service.connects "$c0")" 1
+	ok "$out"
+done
 
 # 2: failures after EINPROGRESS
 printf 'use sdp client * *:*\n' >"$T/sdp.conf"
@@ -170,15 +186,35 @@ n=$(echo "$GOT" | cut -d' ' -f2)
 ok "relayed over TCP, SO_LINGER 0: the TCP server read $n of $SENT, then ECONNRESET"
 
 # the server's side: SO_LINGER 0 on an accepted stream (found by the N of
-# the service's end's name), its close a reset
+# the service's end's name), its close a reset.  What the client's calls
+# give after it is what they give over TCP, the oracle, in the same run
+# (a TCP server without the preload, the client without it either):
+# ECONNRESET for the first read or write, then end of file and EPIPE;
+# the first write raises no SIGPIPE, the second does (exit -13)
+ns_bg TABS h2 python3 "$PY" abort-server 7703 >"$T/tabs.log" 2>&1
 pre_bg ABS h2 python3 "$PY" abort-server 7701 >"$T/abs.log" 2>&1
+wait_port h2 7703
 wait_port h2 7701
-la0=$(stat_of h2 sdp.linger_aborts)
-ar0=$(stat_of h1 sdp.aborts_rx)
-out=$(pre h1 timeout 60 python3 "$PY" reset-client $A 7701 2>&1) || fail "reset-client: $out"
-expect_eq "h2 linger_aborts (accepted stream)" "$(delta h2 sdp.linger_aborts "$la0")" 1
-expect_eq "h1 AbortConn received" "$(delta h1 sdp.aborts_rx "$ar0")" 1
-ok "accepted stream, SO_LINGER 0: $out"
+for how in read write error; do
+	want=$(ns h1 timeout 60 python3 "$PY" reset-client $A 7703 $how 2>&1
+	       echo "(exit $?)")
+	echo "TCP: $want"
+	case "$want" in
+	"reset then $how: ECONNRESET, "* | "reset then error: SO_ERROR ECONNRESET, eof"*) ;;
+	*) fail "TCP, the oracle, $how after a reset: '$want'" ;;
+	esac
+	la0=$(stat_of h2 sdp.linger_aborts)
+	ar0=$(stat_of h1 sdp.aborts_rx)
+	rt0=$(stat_of h1 sdp_service.resets_told)
+	out=$(pre h1 timeout 60 python3 "$PY" reset-client $A 7701 $how 2>&1
+	      echo "(exit $?)")
+	echo "SDP: $out"
+	expect_eq "h2 linger_aborts (accepted stream)" "$(delta h2 sdp.linger_aborts "$la0")" 1
+	expect_eq "h1 AbortConn received" "$(delta h1 sdp.aborts_rx "$ar0")" 1
+	expect_eq "h1 resets told" "$(delta h1 sdp_service.resets_told "$rt0")" 1
+	[ "$out" = "$want" ] || fail "accepted stream, SO_LINGER 0, $how after it: SDP '$out', TCP '$want'"
+	ok "accepted stream, SO_LINGER 0: the client's $how after it, over SDP as over TCP: $out"
+done
 
 # 7: through the gateway: AbortConn becomes the LAN server's RST
 sdp_host g1 -p 0x8003 --address 10.43.0.1/24
@@ -217,6 +253,25 @@ n=$(echo "$got" | cut -d' ' -f2)
 [ "$got" = "got $n ECONNRESET" ] || { tail "$T/gw.log"; fail "through the gateway, SO_LINGER 0: the LAN server saw '$got'"; }
 [ "$n" -lt "$sent" ] || fail "through the gateway: the LAN server read $n of $sent"
 ok "through the gateway, SO_LINGER 0: the LAN server read $n of $sent, then ECONNRESET"
+# and the other way: a LAN server's RST reaches the IB client as
+# AbortConn, and its read after it fails as over TCP (the client without
+# the preload, routed by the gateway: the oracle)
+ns_bg LANABS lan python3 "$PY" abort-server 7801 >"$T/lanabs.log" 2>&1
+for i in $(seq 1 50); do ns lan ss -ltn "sport = :7801" | grep -q LISTEN && break; sleep 0.1; done
+want=$(ns g1 timeout 60 python3 "$PY" reset-client 10.44.0.1 7801 read 2>&1
+       echo "(exit $?)")
+echo "TCP: $want"
+case "$want" in
+"reset then read: ECONNRESET, "*) ;;
+*) fail "TCP through the gateway, the oracle, after a LAN reset: '$want'" ;;
+esac
+rt0=$(stat_of g1 sdp_service.resets_told)
+out=$(pre g1 timeout 60 python3 "$PY" reset-client 10.44.0.1 7801 read 2>&1
+      echo "(exit $?)")
+echo "SDP: $out"
+expect_eq "g1 resets told" "$(delta g1 sdp_service.resets_told "$rt0")" 1
+[ "$out" = "$want" ] || fail "through the gateway, a LAN server's reset: SDP '$out', TCP '$want'"
+ok "through the gateway, a LAN server's RST: the IB client's reads after it, over SDP as over TCP: $out"
 
 # 6: programs that close while connecting; nothing left behind
 kill -STOP "$h2_PID"

@@ -3,7 +3,8 @@
  * The interposers.  A TCP socket a rule sends to SDP is replaced, at
  * connect or listen, by the unix socket the service returns (dup3 over
  * the program's fd, its flags kept); everything the program does with it
- * afterwards is the kernel's.  The fast paths of sockets that are not
+ * afterwards is the kernel's, but for an end of file or EPIPE that was a
+ * reset (preload_stream_reset).  The fast paths of sockets that are not
  * ours cost no system call beyond the real one, except connect and
  * listen, which ask the socket what it is (three getsockopt calls), a
  * setsockopt of SO_LINGER (one getsockopt) and a getsockopt of SO_ERROR
@@ -88,6 +89,51 @@ enum preload_kind preload_kind(int fd)
 	    sock_int(fd, SO_ACCEPTCONN) == 1)
 		return PRELOAD_LISTENER;
 	return PRELOAD_NOT_OURS;
+}
+
+bool preload_is_stream(int fd)
+{
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+
+	return preload_real.getpeername(fd, (struct sockaddr *)&sun,
+					&len) == 0 &&
+	       sun_is(&sun, len, PRELOAD_STREAM_PREFIX);
+}
+
+/*
+ * A reset reaches our stream as its peer's close: end of file, then
+ * EPIPE.  Only when the service's end is gone (POLLHUP) can it be one;
+ * the service then knows (INFO: SDP_CTL_R_RESET), and taking it makes
+ * this read or write the one that fails, as the first after TCP's RST.
+ * An end of file found not to be a reset is marked, so that reading it
+ * again asks nothing.
+ */
+int preload_stream_reset(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+	int e = errno;
+
+	if (poll(&p, 1, 0) != 1 || !(p.revents & POLLHUP) ||
+	    preload_cache_mark(fd, PRELOAD_MARK_EOF, 0))
+		goto no;
+	memset(&req, 0, sizeof(req));
+	req.op = SDP_CTL_INFO;
+	req.flags = SDP_CTL_F_TAKE_RESET;
+	if (preload_stream_call(fd, &req, &rep) < 0)
+		goto no;
+	preload_cache_mark(fd, PRELOAD_MARK_EOF, 1);
+	if (!(rep.flags & SDP_CTL_R_RESET) || rep.err <= 0)
+		goto no;
+	preload_log(PRELOAD_LOG_INFO, "fd %d: reset (%s)", fd,
+		    strerror(rep.err));
+	errno = rep.err;
+	return 1;
+no:
+	errno = e;
+	return 0;
 }
 
 pid_t preload_listener_pid(int fd)
@@ -316,6 +362,8 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 	carry_opts(fd, nfd, bufs, *pending, linger0, &nodelay);
 	if (replace_fd(fd, nfd, fl, fdfl) < 0)
 		return -1;
+	preload_epoll_moved(fd);
+	preload_fd_sdp(fd);
 	preload_cache_put(fd, &rep.local, &rep.remote);
 	if (*pending)
 		preload_cache_flags(fd, SDP_CTL_R_PENDING);
@@ -377,6 +425,13 @@ static int connect_again(int fd)
 	return -1;
 }
 
+/* A TCP socket that stays one: its epoll registrations stay valid. */
+static int tcp_connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	preload_epoll_fresh(fd, false);
+	return preload_real.connect(fd, sa, len);
+}
+
 EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	char dst[PRELOAD_SA_STRLEN];
@@ -389,20 +444,20 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	if (!sa || len < sizeof(struct sockaddr_in) ||
 	    (sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
 	    (sa->sa_family == AF_INET6 && len < sizeof(struct sockaddr_in6)))
-		return preload_real.connect(fd, sa, len);
+		return tcp_connect(fd, sa, len);
 	family = sock_tcp_family(fd);
 	if (!family) {
 		/* connect again on an SDP connection: as TCP answers */
 		if (sock_int(fd, SO_DOMAIN) == AF_UNIX &&
 		    preload_kind(fd) == PRELOAD_STREAM)
 			return connect_again(fd);
-		return preload_real.connect(fd, sa, len);
+		return tcp_connect(fd, sa, len);
 	}
 	if (sa->sa_family != family || is_loopback(sa) || is_any(sa))
-		return preload_real.connect(fd, sa, len);
+		return tcp_connect(fd, sa, len);
 	use = preload_policy(SDP_ROLE_CLIENT, sa);
 	if (use != SDP_USE_SDP && use != SDP_USE_BOTH)
-		return preload_real.connect(fd, sa, len);
+		return tcp_connect(fd, sa, len);
 	preload_sa_str(sa, dst, sizeof(dst));
 	if (connect_sdp(fd, family, sa, use, &pending) == 0) {
 		preload_log(PRELOAD_LOG_INFO, "connect %s: SDP%s", dst,
@@ -422,7 +477,7 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	}
 	preload_log(PRELOAD_LOG_INFO, "connect %s: SDP: %s; TCP instead", dst,
 		    strerror(e));
-	return preload_real.connect(fd, sa, len);
+	return tcp_connect(fd, sa, len);
 }
 
 /* --- bind ----------------------------------------------------------------- */
@@ -490,6 +545,7 @@ static int listen_sdp(int fd, const struct sockaddr *local, int backlog,
 	}
 	if (replace_fd(fd, nfd, fl, fdfl) < 0)
 		return -1;
+	preload_epoll_moved(fd);
 	preload_cache_put(fd, rep.local.family ? &rep.local : &req.local,
 			  NULL);
 	return 0;
@@ -641,6 +697,7 @@ static int accept_conn(int s, pid_t svc, int flags, struct sockaddr *out,
 		return -1;
 	}
 	if (tcp < 0) {
+		preload_fd_sdp(s);
 		preload_cache_put(s, &h.local, &h.remote);
 		addr_out(out, outlen, &h.remote, addr_len(&h.remote));
 		return s;
@@ -804,6 +861,9 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 		    preload_kind(fd) == PRELOAD_STREAM &&
 		    stream_state(fd, 1, &e) == SDP_CTL_R_FAILED && e)
 			opt_int(val, len, e);	/* the connect's own error */
+		else if (name == SO_ERROR && v == 0 && preload_sdp_is(fd) &&
+			 preload_stream_reset(fd))
+			opt_int(val, len, errno);	/* a reset's, once */
 		else if (name == SO_DOMAIN && v == AF_UNIX &&
 		    (family = ours_family(fd)))
 			opt_int(val, len, family);

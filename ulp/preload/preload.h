@@ -6,7 +6,10 @@
  * holds (ulp/sdp/sdp_ctl.h), so every data-path call is the kernel's own
  * and only bind (for a port a closed 'both' listener still holds),
  * connect, listen, accept, accept4, getsockname, getpeername, getsockopt
- * and setsockopt are interposed (preload.c).
+ * and setsockopt are interposed (preload.c); the read and write calls
+ * only look again at an end of file or EPIPE, which may be a reset
+ * (preload_stream_reset), and write with MSG_NOSIGNAL so that SIGPIPE
+ * comes only where TCP's would.
  *
  * Nearly stateless, so that fork, exec, dup and threads need nothing: the
  * socket itself says what it is (its domain, its unix names), and the only
@@ -28,8 +31,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "ulp/rds/rds_ctl.h"
 #include "ulp/sdp/sdp_conf.h"
@@ -65,6 +70,9 @@ struct preload_real {
 	ssize_t (*recv)(int, void *, size_t, int);
 	ssize_t (*read)(int, void *, size_t);
 	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	int (*epoll_ctl)(int, int, int, struct epoll_event *);
 };
 extern struct preload_real preload_real;
 void preload_real_init(void);
@@ -117,6 +125,10 @@ void preload_cache_setopt(int fd, int level, int name, const void *val,
 /* The remembered value (an int option), or 0 if none; -1 if the option
  * was never set. */
 int preload_cache_getopt(int fd, int level, int name, int *val);
+/* A mark of the preload's own on fd's entry (made if none): its
+ * previous state; set 0 only reads it. */
+int preload_cache_mark(int fd, unsigned int bit, int set);
+#define PRELOAD_MARK_EOF	0x1	/* end of file seen, no reset owed */
 
 /* preload.c */
 enum preload_kind {
@@ -125,6 +137,13 @@ enum preload_kind {
 	PRELOAD_STREAM,		/* an SDP connection */
 };
 enum preload_kind preload_kind(int fd);
+/* Is fd one of our SDP streams (its peer's name says so)? */
+bool preload_is_stream(int fd);
+/* End of file, or EPIPE, on our stream fd: 1 when it is a reset (the
+ * service's end closed by one) not reported yet, with errno the error
+ * TCP reports for it (ECONNRESET, ETIMEDOUT), taken so that it is told
+ * once; else 0, errno kept. */
+int preload_stream_reset(int fd);
 /* The service's pid from a listener's name, or -1. */
 pid_t preload_listener_pid(int fd);
 
@@ -133,6 +152,11 @@ pid_t preload_listener_pid(int fd);
  * the interposers' RDS halves: the return value and errno as the
  * kernel's RDS gives them. */
 bool preload_rds_is(int fd);
+/* fd is now one of our SDP streams (connect or accept made it). */
+void preload_fd_sdp(int fd);
+/* The table's answer for an SDP stream (a getsockname and a getpeername
+ * the first time a unix socket is seen). */
+bool preload_sdp_is(int fd);
 int preload_rds_bind(int fd, const struct sockaddr *sa, socklen_t len);
 int preload_rds_connect(int fd, const struct sockaddr *sa, socklen_t len);
 int preload_rds_name(int fd, struct sockaddr *out, socklen_t *len, int peer);
@@ -140,5 +164,12 @@ int preload_rds_getsockopt(int fd, int level, int name, void *val,
 			   socklen_t *len);
 int preload_rds_setsockopt(int fd, int level, int name, const void *val,
 			   socklen_t len);
+
+/* preload_epoll.c: a TCP socket fresh from socket() (on) has its epoll
+ * registrations remembered; off forgets them (closed, or connected as
+ * TCP).  moved: fd is the service's stream now, the registrations are
+ * made again for it. */
+void preload_epoll_fresh(int fd, bool on);
+void preload_epoll_moved(int fd);
 
 #endif

@@ -29,6 +29,7 @@ struct cache_entry {
 	struct preload_sock s;
 	struct cache_opt opt[CACHE_OPTS];
 	unsigned int nopt;
+	unsigned int marks;		/* PRELOAD_MARK_* */
 };
 
 static struct cache_entry cache[CACHE_SIZE];
@@ -231,4 +232,21 @@ int preload_cache_getopt(int fd, int level, int name, int *val)
 		}
 	pthread_mutex_unlock(&cache_lock);
 	return rc;
+}
+
+int preload_cache_mark(int fd, unsigned int bit, int set)
+{
+	struct cache_entry *e;
+	struct stat st;
+	int was;
+
+	if (cache_key(fd, &st) < 0)
+		return 0;
+	pthread_mutex_lock(&cache_lock);
+	e = set ? cache_slot(&st) : cache_find(&st);
+	was = e && (e->marks & bit);
+	if (e && set)
+		e->marks |= bit;
+	pthread_mutex_unlock(&cache_lock);
+	return was;
 }

@@ -7,9 +7,12 @@
  * and strip that header on RDS sockets only, with the kernel's RDS
  * checks and errors.  With no service to ask, socket() is the kernel's.
  *
- * What an fd is comes from a per-fd table (unknown / not RDS / RDS),
- * filled the first time an fd is used, by one getsockname (the pair's
- * program end is bound to "ibgw-rds-s/PID.N"), and forgotten by the
+ * What an fd is comes from a per-fd table (unknown / not RDS / RDS /
+ * SDP stream), filled the first time an fd is used, by one getsockname
+ * (the pair's program end is bound to "ibgw-rds-s/PID.N"; for another
+ * unix socket one getpeername too: an SDP stream's peer is the SDP
+ * service's end, "ibgw-sdp-c/PID.N"; connect and accept mark the streams
+ * they make), and forgotten by the
  * interposed close, dup2, dup3 and close_range, so that other programs
  * pay one byte's load per call.  A number closed behind our back (by
  * libc itself: fclose of an fdopen()ed socket) and reused stays known as
@@ -21,7 +24,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +45,9 @@
 
 enum fd_kind {
 	FD_UNKNOWN = 0,
-	FD_NOT_RDS,
+	FD_NOT_RDS,		/* nor an SDP stream */
 	FD_RDS,
+	FD_SDP,			/* one of our SDP streams */
 };
 
 struct rds_fdinfo {
@@ -77,16 +83,19 @@ static enum fd_kind fd_probe(int fd)
 	struct sockaddr_un sun;
 	socklen_t len = sizeof(sun);
 
-	if (preload_real.getsockname(fd, (struct sockaddr *)&sun, &len) == 0 &&
-	    sun_rds(&sun, len))
+	if (preload_real.getsockname(fd, (struct sockaddr *)&sun, &len) < 0 ||
+	    sun.sun_family != AF_UNIX)
+		return FD_NOT_RDS;
+	if (sun_rds(&sun, len))
 		return FD_RDS;
-	return FD_NOT_RDS;
+	return preload_is_stream(fd) ? FD_SDP : FD_NOT_RDS;
 }
 
 static void fd_forget(int fd)
 {
 	struct rds_fdinfo *i;
 
+	preload_epoll_fresh(fd, false);
 	if (fd < 0 || fd >= FDTAB_SIZE)
 		return;
 	atomic_store(&fdtab[fd], FD_UNKNOWN);
@@ -114,6 +123,19 @@ bool preload_rds_is(int fd)
 {
 	init();
 	return fd_kind(fd) == FD_RDS;
+}
+
+bool preload_sdp_is(int fd)
+{
+	init();
+	return fd_kind(fd) == FD_SDP;
+}
+
+void preload_fd_sdp(int fd)
+{
+	fd_forget(fd);
+	if (fd >= 0 && fd < FDTAB_SIZE)
+		atomic_store(&fdtab[fd], FD_SDP);
 }
 
 /* --- the service --------------------------------------------------------- */
@@ -251,6 +273,11 @@ EXPORT int socket(int domain, int type, int protocol)
 	fd = preload_real.socket(domain, type, protocol);
 	if (fd >= 0 && fd < FDTAB_SIZE)
 		atomic_store(&fdtab[fd], FD_NOT_RDS);
+	/* a TCP socket connect or listen may replace */
+	if (fd >= 0 && (domain == AF_INET || domain == AF_INET6) &&
+	    (type & 0xf) == SOCK_STREAM &&
+	    (protocol == 0 || protocol == IPPROTO_TCP))
+		preload_epoll_fresh(fd, true);
 	return fd;
 }
 
@@ -768,80 +795,199 @@ static int stale(int fd)
 
 /* --- the interposers ------------------------------------------------------------ */
 
+/*
+ * On our SDP streams (FD_SDP) the calls are the kernel's but for two
+ * looks: an end of file, and EPIPE, may be a reset (preload.c,
+ * preload_stream_reset), and writes go with MSG_NOSIGNAL so that SIGPIPE
+ * is raised only where TCP raises it (not for the first write after a
+ * reset, which fails with the reset's error instead).
+ */
+static ssize_t sdp_eof(int fd, ssize_t n, size_t len)
+{
+	if (n == 0 && len && preload_stream_reset(fd))
+		return -1;
+	return n;
+}
+
+static ssize_t sdp_sent(int fd, ssize_t n, int flags)
+{
+	if (n >= 0 || errno != EPIPE || preload_stream_reset(fd))
+		return n;
+	if (!(flags & MSG_NOSIGNAL))
+		pthread_kill(pthread_self(), SIGPIPE);
+	errno = EPIPE;
+	return -1;
+}
+
+static size_t iov_len(const struct iovec *iov, size_t n)
+{
+	size_t i, len = 0;
+
+	for (i = 0; iov && i < n; i++)
+		len += iov[i].iov_len;
+	return len;
+}
+
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
+	enum fd_kind k;
+
 	init();
-	if (fd_kind(fd) != FD_RDS || !m)
-		return preload_real.sendmsg(fd, m, flags);
-	return rds_send(fd, m, flags);
+	k = fd_kind(fd);
+	if (k == FD_RDS && m)
+		return rds_send(fd, m, flags);
+	if (k == FD_SDP)
+		return sdp_sent(fd, preload_real.sendmsg(fd, m, flags |
+							 MSG_NOSIGNAL), flags);
+	return preload_real.sendmsg(fd, m, flags);
 }
 
 EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 		      const struct sockaddr *to, socklen_t tolen)
 {
+	enum fd_kind k;
+
 	init();
-	if (fd_kind(fd) != FD_RDS)
-		return preload_real.sendto(fd, buf, len, flags, to, tolen);
-	return send_buf(fd, buf, len, flags, to, tolen);
+	k = fd_kind(fd);
+	if (k == FD_RDS)
+		return send_buf(fd, buf, len, flags, to, tolen);
+	if (k == FD_SDP)
+		return sdp_sent(fd, preload_real.sendto(fd, buf, len,
+			flags | MSG_NOSIGNAL, to, tolen), flags);
+	return preload_real.sendto(fd, buf, len, flags, to, tolen);
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
+	enum fd_kind k;
+
 	init();
-	if (fd_kind(fd) != FD_RDS)
-		return preload_real.send(fd, buf, len, flags);
-	return send_buf(fd, buf, len, flags, NULL, 0);
+	k = fd_kind(fd);
+	if (k == FD_RDS)
+		return send_buf(fd, buf, len, flags, NULL, 0);
+	if (k == FD_SDP)
+		return sdp_sent(fd, preload_real.send(fd, buf, len,
+			flags | MSG_NOSIGNAL), flags);
+	return preload_real.send(fd, buf, len, flags);
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
+	enum fd_kind k;
 	ssize_t n;
 
 	init();
-	if (fd_kind(fd) != FD_RDS)
+	k = fd_kind(fd);
+	if (k == FD_NOT_RDS)
 		return preload_real.write(fd, buf, len);
-	n = send_buf(fd, buf, len, 0, NULL, 0);
+	if (k == FD_SDP)
+		n = sdp_sent(fd, preload_real.send(fd, buf, len,
+						   MSG_NOSIGNAL), 0);
+	else
+		n = send_buf(fd, buf, len, 0, NULL, 0);
 	if (n < 0 && stale(fd))
 		return preload_real.write(fd, buf, len);
 	return n;
 }
 
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	struct msghdr m = { .msg_iov = (struct iovec *)iov,
+			    .msg_iovlen = cnt > 0 ? (size_t)cnt : 0 };
+	enum fd_kind k;
+	ssize_t n;
+
+	init();
+	k = fd_kind(fd);
+	if (k == FD_NOT_RDS || cnt < 0 || cnt > IOV_MAX)
+		return preload_real.writev(fd, iov, cnt);
+	if (k == FD_SDP)
+		n = sdp_sent(fd, preload_real.sendmsg(fd, &m, MSG_NOSIGNAL),
+			     0);
+	else
+		n = rds_send(fd, &m, 0);
+	if (n < 0 && stale(fd))
+		return preload_real.writev(fd, iov, cnt);
+	return n;
+}
+
 EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 {
+	enum fd_kind k;
+
 	init();
-	if (fd_kind(fd) != FD_RDS || !m)
-		return preload_real.recvmsg(fd, m, flags);
-	return rds_recv(fd, m, flags);
+	k = fd_kind(fd);
+	if (k == FD_RDS && m)
+		return rds_recv(fd, m, flags);
+	if (k == FD_SDP && m)
+		return sdp_eof(fd, preload_real.recvmsg(fd, m, flags),
+			       iov_len(m->msg_iov, m->msg_iovlen));
+	return preload_real.recvmsg(fd, m, flags);
 }
 
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
 			struct sockaddr *from, socklen_t *fromlen)
 {
+	enum fd_kind k;
+
 	init();
-	if (fd_kind(fd) != FD_RDS)
-		return preload_real.recvfrom(fd, buf, len, flags, from,
-					     fromlen);
-	return recv_buf(fd, buf, len, flags, from, fromlen);
+	k = fd_kind(fd);
+	if (k == FD_RDS)
+		return recv_buf(fd, buf, len, flags, from, fromlen);
+	if (k == FD_SDP)
+		return sdp_eof(fd, preload_real.recvfrom(fd, buf, len, flags,
+							 from, fromlen), len);
+	return preload_real.recvfrom(fd, buf, len, flags, from, fromlen);
 }
 
 EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
+	enum fd_kind k;
+
 	init();
-	if (fd_kind(fd) != FD_RDS)
-		return preload_real.recv(fd, buf, len, flags);
-	return recv_buf(fd, buf, len, flags, NULL, NULL);
+	k = fd_kind(fd);
+	if (k == FD_RDS)
+		return recv_buf(fd, buf, len, flags, NULL, NULL);
+	if (k == FD_SDP)
+		return sdp_eof(fd, preload_real.recv(fd, buf, len, flags),
+			       len);
+	return preload_real.recv(fd, buf, len, flags);
 }
 
 EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
+	enum fd_kind k;
 	ssize_t n;
 
 	init();
-	if (fd_kind(fd) != FD_RDS)
+	k = fd_kind(fd);
+	if (k == FD_NOT_RDS)
 		return preload_real.read(fd, buf, len);
+	if (k == FD_SDP)
+		return sdp_eof(fd, preload_real.read(fd, buf, len), len);
 	n = recv_buf(fd, buf, len, 0, NULL, NULL);
 	if (n < 0 && stale(fd))
 		return preload_real.read(fd, buf, len);
+	return n;
+}
+
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+	struct msghdr m = { .msg_iov = (struct iovec *)iov,
+			    .msg_iovlen = cnt > 0 ? (size_t)cnt : 0 };
+	enum fd_kind k;
+	ssize_t n;
+
+	init();
+	k = fd_kind(fd);
+	if (k == FD_NOT_RDS || cnt < 0 || cnt > IOV_MAX)
+		return preload_real.readv(fd, iov, cnt);
+	if (k == FD_SDP)
+		return sdp_eof(fd, preload_real.readv(fd, iov, cnt),
+			       iov_len(iov, (size_t)cnt));
+	n = rds_recv(fd, &m, 0);
+	if (n < 0 && stale(fd))
+		return preload_real.readv(fd, iov, cnt);
 	return n;
 }
 

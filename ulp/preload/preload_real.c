@@ -37,6 +37,9 @@ static void real_resolve(void)
 	*(void **)&r->recv = dlsym(RTLD_NEXT, "recv");
 	*(void **)&r->read = dlsym(RTLD_NEXT, "read");
 	*(void **)&r->write = dlsym(RTLD_NEXT, "write");
+	*(void **)&r->readv = dlsym(RTLD_NEXT, "readv");
+	*(void **)&r->writev = dlsym(RTLD_NEXT, "writev");
+	*(void **)&r->epoll_ctl = dlsym(RTLD_NEXT, "epoll_ctl");
 }
 
 void preload_real_init(void)

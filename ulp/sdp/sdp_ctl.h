@@ -71,7 +71,12 @@
  *           way), SDP_CTL_R_FAILED (it failed: err is then its errno, 0
  *           once taken -- SDP_CTL_F_TAKE in the request clears it, as
  *           reading SO_ERROR clears TCP's), SDP_CTL_R_TCP (carried by the
- *           service's TCP connection).  The request and reply keep their
+ *           service's TCP connection), SDP_CTL_R_RESET (the connection
+ *           was reset while the program's end was open, and the service
+ *           closed its end: err is what TCP would report, ECONNRESET, or
+ *           ETIMEDOUT for a peer that stopped answering; with
+ *           SDP_CTL_F_TAKE the record goes and later requests get
+ *           ENOENT, as TCP reports an RST's error once).  The request and reply keep their
  *           sizes, so that programs started with an older preload go on
  *           working with this service.
  *  LINGER   req.ino (and SDP_CTL_F_BYID) as INFO: the program set
@@ -120,11 +125,14 @@ enum sdp_ctl_op {
 #define SDP_CTL_F_ASYNC		0x4	/* CONNECT: non-blocking socket */
 #define SDP_CTL_F_TAKE		0x8	/* INFO: clear so_error */
 #define SDP_CTL_F_ABORT		0x10	/* CONNECT, LINGER: SO_LINGER {1,0} */
+#define SDP_CTL_F_TAKE_RESET	0x20	/* INFO: take a reset's record (not
+					 * a failed connect's so_error) */
 
 /* Reply flags. */
 #define SDP_CTL_R_PENDING	0x1
 #define SDP_CTL_R_FAILED	0x2
 #define SDP_CTL_R_TCP		0x4
+#define SDP_CTL_R_RESET		0x8
 
 /* Addresses as the program sees them: sockaddr_in or sockaddr_in6
  * (family 0: none), in a sockaddr_in6-sized slot. */

@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <event2/event.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 
@@ -29,7 +30,8 @@
 #define DEF_TIMEOUT_MS		10000
 #define MAX_REQS		256
 #define MAX_LISTENERS		256
-#define MAX_FAILED		256	/* failed connects' records kept */
+#define MAX_FAILED		256	/* failed connects' and resets'
+					 * records kept */
 #define FAILED_KEEP_S		60	/* without sock_diag: forgotten */
 #define FILL_CHUNK		65536
 
@@ -70,6 +72,7 @@ struct svc_conn {
 	int so_error;			/* ASYNC_FAILED: its errno */
 	int local_set;			/* info.local, lport chosen */
 	int abort_close;		/* SO_LINGER {1, 0} */
+	int reset_err;			/* ep_reset: keep a CONN_RESET record */
 	uint32_t reply_flags;
 	uint32_t sndbuf;		/* to set on app_fd when up */
 	size_t filler;			/* written from app_fd, not read */
@@ -84,6 +87,7 @@ enum async_state {
 	ASYNC_PENDING,
 	ASYNC_UP,
 	ASYNC_FAILED,
+	CONN_RESET,		/* reset, the program's end still open */
 };
 
 struct sdp_service {
@@ -138,6 +142,12 @@ const struct counter_desc sdp_service_counters[] = {
 		"program's socket is gone) or relayed."),
 	COUNTER("lingers", struct sdp_service_stats, lingers,
 		"SO_LINGER requests taken (0: reset at the last close)."),
+	COUNTER("resets", struct sdp_service_stats, resets,
+		"Connections reset while the program held its socket (its "
+		"next read or write fails as TCP's would)."),
+	COUNTER("resets_told", struct sdp_service_stats, resets_told,
+		"Resets a program's read or write took as ECONNRESET or "
+		"ETIMEDOUT."),
 	COUNTERS_END
 };
 
@@ -285,9 +295,11 @@ static void conn_free(struct svc_conn *c)
 		close(c->tcp_fd);
 	if (c->relay)
 		sdp_relay_free(c->relay);
-	if (c->state == ASYNC_FAILED && c->sv->nfailed)
+	if ((c->state == ASYNC_FAILED || c->state == CONN_RESET) &&
+	    c->sv->nfailed)
 		c->sv->nfailed--;
-	if (c->handed && (c->state != ASYNC_UP || c->relay) &&
+	if (c->handed && ((c->state != ASYNC_UP && c->state != CONN_RESET) ||
+			  c->relay) &&
 	    c->sv->st.async_now)
 		c->sv->st.async_now--;
 	conn_unlink(c);
@@ -544,7 +556,7 @@ static void free_oldest_failed(struct sdp_service *sv)
 	struct svc_conn *o, *old = NULL;
 
 	for (o = sv->conns; o; o = o->next)
-		if (o->state == ASYNC_FAILED &&
+		if ((o->state == ASYNC_FAILED || o->state == CONN_RESET) &&
 		    (!old || timercmp(&o->failed_at, &old->failed_at, <)))
 			old = o;
 	if (old)
@@ -883,6 +895,60 @@ static int unix_query(ino_t ino)
 	return r;
 }
 
+/*
+ * The inode of the peer of our unix stream end fd (the program's end),
+ * from sock_diag: > 0, 0 when it has none left (the program's end is
+ * gone), -1 when the kernel cannot say.
+ */
+static long unix_peer_ino(int fd)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req r;
+	} q;
+	union {
+		struct nlmsghdr nh;
+		char buf[1024];
+	} a;
+	const struct unix_diag_msg *m;
+	const struct rtattr *rta;
+	struct stat st;
+	long r = -1;
+	ssize_t n;
+	int s, len;
+
+	if (fstat(fd, &st) < 0)
+		return -1;
+	memset(&q, 0, sizeof(q));
+	q.nh.nlmsg_len = sizeof(q);
+	q.nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q.nh.nlmsg_flags = NLM_F_REQUEST;
+	q.r.sdiag_family = AF_UNIX;
+	q.r.udiag_states = ~0u;
+	q.r.udiag_ino = (uint32_t)st.st_ino;
+	q.r.udiag_show = UDIAG_SHOW_PEER;
+	q.r.udiag_cookie[0] = q.r.udiag_cookie[1] = ~0u;
+	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0)
+		return -1;
+	if (send(s, &q, sizeof(q), 0) == (ssize_t)sizeof(q) &&
+	    (n = recv(s, a.buf, sizeof(a.buf), 0)) >= (ssize_t)sizeof(a.nh) &&
+	    a.nh.nlmsg_type == SOCK_DIAG_BY_FAMILY &&
+	    NLMSG_OK(&a.nh, (size_t)n) &&
+	    a.nh.nlmsg_len >= NLMSG_LENGTH(sizeof(*m))) {
+		m = NLMSG_DATA(&a.nh);
+		r = 0;
+		len = (int)(a.nh.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+		for (rta = (const struct rtattr *)(m + 1); RTA_OK(rta, len);
+		     rta = RTA_NEXT(rta, len))
+			if (rta->rta_type == UNIX_DIAG_PEER &&
+			    RTA_PAYLOAD(rta) >= sizeof(uint32_t))
+				r = *(const uint32_t *)RTA_DATA(rta);
+	}
+	close(s);
+	return r;
+}
+
 /* Listeners whose programs closed them all go: their TCP listeners
  * ('both') no longer hold the port, their service IDs no longer take
  * REQs.  Within a second of the close. */
@@ -896,11 +962,12 @@ static void check_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	/* failed connects' records: until the program's end is gone */
+	/* failed connects' and resets' records: until the program's end
+	 * is gone */
 	gettimeofday(&now, NULL);
 	for (c = sv->conns; c; c = cn) {
 		cn = c->next;
-		if (c->state != ASYNC_FAILED)
+		if (c->state != ASYNC_FAILED && c->state != CONN_RESET)
 			continue;
 		if (sv->diag_ok ? unix_query(c->app_ino) == 0 :
 		    now.tv_sec - c->failed_at.tv_sec > FAILED_KEEP_S)
@@ -1193,16 +1260,52 @@ static void ep_connected(void *arg, struct sdp_sock *s, void *ctx, int err)
 	c->app_fd = -1;
 }
 
+/*
+ * Reset (not by the program's own close): its end of the stream sees
+ * only end of file, as a unix socket whose peer closed, so a record is
+ * kept that INFO answers with SDP_CTL_R_RESET and the errno, which the
+ * preload turns into the failure of the next read or write, once, as
+ * TCP's RST gives it.  Kept until taken or the program's end is gone.
+ */
+static void ep_reset(void *arg, struct sdp_sock *s, void *ctx, int fd,
+		     int err)
+{
+	struct sdp_service *sv = arg;
+	struct svc_conn *c = ctx;
+	long ino;
+
+	(void)s;
+	if (!c || c->relay)
+		return;
+	ino = unix_peer_ino(fd);
+	if (ino == 0)
+		return;		/* the program closed its end */
+	if (ino > 0)
+		c->app_ino = (ino_t)ino;
+	else if (sv->diag_ok)
+		return;
+	c->reset_err = err;
+}
+
 static void ep_closed(void *arg, struct sdp_sock *s, void *ctx)
 {
 	struct svc_conn *c = ctx;
+	struct sdp_service *sv = arg;
 
-	(void)arg;
 	(void)s;
 	if (!c)
 		return;
 	c->sock = NULL;
-	conn_free(c);
+	if (!c->reset_err) {
+		conn_free(c);
+		return;
+	}
+	sv->st.resets++;
+	c->state = CONN_RESET;
+	c->so_error = c->reset_err;
+	gettimeofday(&c->failed_at, NULL);
+	if (++sv->nfailed > MAX_FAILED)
+		free_oldest_failed(sv);
 }
 
 /* ---- requests ---------------------------------------------------------------- */
@@ -1233,6 +1336,19 @@ static void do_info(struct svc_conn *c)
 		return;
 	}
 	c->family = o->family;
+	if (o->state == CONN_RESET) {
+		/* err the reset's errno; taken: the record goes, and
+		 * the stream is at its end from then on */
+		c->reply_flags = SDP_CTL_R_RESET;
+		reply(c, o->so_error, &o->info.local, o->info.lport, NULL, 0,
+		      -1);
+		if (c->req.flags & SDP_CTL_F_TAKE_RESET) {
+			c->sv->st.resets_told++;
+			conn_free(o);
+		}
+		conn_free(c);
+		return;
+	}
 	c->reply_flags = o->state == ASYNC_PENDING ? SDP_CTL_R_PENDING :
 			 o->state == ASYNC_FAILED ? SDP_CTL_R_FAILED :
 			 o->relay ? SDP_CTL_R_TCP : 0;
@@ -1432,6 +1548,7 @@ struct sdp_service *sdp_service_new(struct event_base *base,
 	static const struct sdp_ep_ops eops = {
 		.accept = ep_accept, .connected = ep_connected,
 		.closed = ep_closed,
+		.reset = ep_reset,
 	};
 	struct sdp_service *sv;
 	struct sockaddr_un sa;

@@ -228,8 +228,12 @@ static void hup_unwatch(struct sdp_sock *s)
 	s->hup_fd = -1;
 }
 
-/* Close the fd: a reset if hard and the fd is TCP. */
-static void fd_close(struct sdp_sock *s, int hard)
+/*
+ * Close the fd: in order (err 0), or a reset (err: the errno a TCP
+ * socket would report, ECONNRESET or ETIMEDOUT): a TCP fd then goes with
+ * an RST, any other the owner's ops->reset sees first.
+ */
+static void fd_close(struct sdp_sock *s, int err)
 {
 	struct linger lg = { 1, 0 };
 
@@ -238,8 +242,10 @@ static void fd_close(struct sdp_sock *s, int hard)
 		return;
 	set_rd(s, 0);
 	set_wr(s, 0);
-	if (hard && s->fd_tcp)
+	if (err && s->fd_tcp)
 		setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	else if (err && s->owns_fd && s->ep->ops.reset)
+		s->ep->ops.reset(s->ep->arg, s, s->ctx, s->fd, err);
 	close(s->fd);
 	s->fd = -1;
 	s->fd_closed = 1;
@@ -271,7 +277,7 @@ static void sock_free(struct sdp_sock *s)
 	if (ep->st.conns_now)
 		ep->st.conns_now--;
 	if (s->owns_fd) {
-		fd_close(s, 1);
+		fd_close(s, ECONNRESET);
 		if (ep->ops.closed)
 			ep->ops.closed(ep->arg, s, s->ctx);
 	}
@@ -543,7 +549,7 @@ static void on_recv(struct sdp_sock *s, uint32_t slot, uint32_t len)
 	case SDP_RX_ABORT:
 		s->ep->st.aborts_rx++;
 		repost(s, slot);
-		fd_close(s, 1);
+		fd_close(s, ECONNRESET);
 		if (!s->dreq_sent) {
 			s->dreq_sent = 1;
 			s->st = S_CLOSING;
@@ -594,7 +600,7 @@ static void arm_timer(struct sdp_sock *s, unsigned int ms)
 /* Reset: the fd closed hard, AbortConn to the peer, then the DREQ. */
 static void sock_abort(struct sdp_sock *s)
 {
-	fd_close(s, 1);
+	fd_close(s, ECONNRESET);
 	if (s->st == S_ABORTING || s->st == S_CLOSING)
 		return;
 	if (s->st == S_UP && !s->c.abort_rcvd &&
@@ -672,7 +678,13 @@ static int qp_take(struct sdp_sock *s, int budget)
 					if (s->st == S_UP || s->st ==
 					    S_ACCEPTING)
 						s->ep->st.qp_errors++;
-					fd_close(s, 1);
+					/* no ACK: TCP's retransmission or
+					 * keepalive timeout */
+					fd_close(s, wc[i].status ==
+						 FAB_WC_RETRY_EXC_ERR ||
+						 wc[i].status ==
+						 FAB_WC_RNR_RETRY_EXC_ERR ?
+						 ETIMEDOUT : ECONNRESET);
 					if (s->st != S_CLOSING) {
 						s->st = S_CLOSING;
 						s->dreq_sent = 1;
@@ -1176,7 +1188,7 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 				/* gone without its DisConn: a reset */
 				ep->st.peer_resets++;
 				rx_to_fd(s);
-				fd_close(s, 1);
+				fd_close(s, ECONNRESET);
 			}
 			sock_free(s);
 			break;

@@ -130,6 +130,12 @@ struct sdp_ep_ops {
 	/* A spliced connection is over and its fd closed (s NULL: one whose
 	 * accept succeeded could not be set up).  Optional. */
 	void (*closed)(void *arg, struct sdp_sock *s, void *ctx);
+	/* The connection is reset (AbortConn, a broken QP, a peer gone,
+	 * a protocol violation) and its fd, not a TCP socket, is about to
+	 * close: err is what TCP would report (ECONNRESET, or ETIMEDOUT
+	 * when the peer stopped answering).  closed() follows.  Optional. */
+	void (*reset)(void *arg, struct sdp_sock *s, void *ctx, int fd,
+		      int err);
 };
 
 /* NULL with errno and err: the CM's (EOPNOTSUPP: the provider has none). */
