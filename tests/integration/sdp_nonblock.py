@@ -29,10 +29,11 @@
 #                              names, an echo)
 #   abandon ADDR PORT          EINPROGRESS, then close at once
 #   abort-server PORT          accepts, reads a byte, SO_LINGER {1,0}, closes
-#   reset-client ADDR PORT read|write|error  sends, waits for the
+#   reset-client ADDR PORT read|write|error|blocked  sends, waits for the
 #                              server's reset, then prints what read, read,
 #                              write (or write, write, with SIGPIPE's
-#                              default action; or SO_ERROR, read) gave:
+#                              default action; or SO_ERROR, read; or
+#                              read, read, write from before it) gave:
 #                              ECONNRESET first, as TCP
 import errno
 import hashlib
@@ -392,15 +393,17 @@ def outcome(f):
 def reset_client(addr, port, how):
     """after the server's reset: read, read, write (how: read), or
     write, write (how: write, SIGPIPE's default action restored: TCP
-    raises it on the second only), or SO_ERROR, read (how: error); the
-    outcomes in one line"""
+    raises it on the second only), or SO_ERROR, read (how: error), or
+    read, read, write with the first read waiting when the reset comes
+    (how: blocked); the outcomes in one line"""
     if how == "write":
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     s = socket.create_connection((addr, int(port)))
     s.sendall(b"x" * 100)
-    time.sleep(1.5)     # the server reads a byte and resets
+    if how != "blocked":
+        time.sleep(1.5)     # the server reads a byte and resets
     s.settimeout(10)
-    if how == "read":
+    if how in ("read", "blocked"):     # blocked: in recv when it comes
         got = [outcome(lambda: s.recv(10)), outcome(lambda: s.recv(10)),
                outcome(lambda: s.send(b"y" * 1000))]
     elif how == "error":

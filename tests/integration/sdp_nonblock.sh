@@ -26,9 +26,9 @@
 #    does not), and the server reads less than was sent; the same
 #    without SO_LINGER is a DisConn and the server reads every byte;
 #  - a server's SO_LINGER 0 close as its client sees it: the first read
-#    (or write, or SO_ERROR) gives ECONNRESET, then end of file and
-#    EPIPE, and SIGPIPE only on the second write, the same as over TCP in
-#    the same run;
+#    (or write, or SO_ERROR; or a read waiting when it comes) gives
+#    ECONNRESET, then end of file and EPIPE, and SIGPIPE only on the
+#    second write, the same as over TCP in the same run;
 #  - SO_LINGER 0 through the gateway (router mode, g1 -> lan): the LAN
 #    TCP server reads part of the data, then ECONNRESET (an RST); a LAN
 #    server's RST: the IB client's reads after it as over TCP;
@@ -195,7 +195,7 @@ ns_bg TABS h2 python3 "$PY" abort-server 7703 >"$T/tabs.log" 2>&1
 pre_bg ABS h2 python3 "$PY" abort-server 7701 >"$T/abs.log" 2>&1
 wait_port h2 7703
 wait_port h2 7701
-for how in read write error; do
+for how in read write error blocked; do
 	want=$(ns h1 timeout 60 python3 "$PY" reset-client $A 7703 $how 2>&1
 	       echo "(exit $?)")
 	echo "TCP: $want"

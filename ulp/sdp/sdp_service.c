@@ -1285,6 +1285,7 @@ static void ep_reset(void *arg, struct sdp_sock *s, void *ctx, int fd,
 	else if (sv->diag_ok)
 		return;
 	c->reset_err = err;
+	sv->st.resets++;
 }
 
 static void ep_closed(void *arg, struct sdp_sock *s, void *ctx)
@@ -1296,13 +1297,11 @@ static void ep_closed(void *arg, struct sdp_sock *s, void *ctx)
 	if (!c)
 		return;
 	c->sock = NULL;
-	if (!c->reset_err) {
+	if (!c->reset_err) {	/* none, or already taken */
 		conn_free(c);
 		return;
 	}
-	sv->st.resets++;
 	c->state = CONN_RESET;
-	c->so_error = c->reset_err;
 	gettimeofday(&c->failed_at, NULL);
 	if (++sv->nfailed > MAX_FAILED)
 		free_oldest_failed(sv);
@@ -1336,15 +1335,19 @@ static void do_info(struct svc_conn *c)
 		return;
 	}
 	c->family = o->family;
-	if (o->state == CONN_RESET) {
-		/* err the reset's errno; taken: the record goes, and
-		 * the stream is at its end from then on */
+	if (o->state == CONN_RESET || o->reset_err) {
+		/* err the reset's errno (the connection may still be
+		 * closing: the program woke at our end's close); taken:
+		 * the record goes, and the stream is at its end from then
+		 * on */
 		c->reply_flags = SDP_CTL_R_RESET;
-		reply(c, o->so_error, &o->info.local, o->info.lport, NULL, 0,
+		reply(c, o->reset_err, &o->info.local, o->info.lport, NULL, 0,
 		      -1);
 		if (c->req.flags & SDP_CTL_F_TAKE_RESET) {
 			c->sv->st.resets_told++;
-			conn_free(o);
+			o->reset_err = 0;
+			if (o->state == CONN_RESET)
+				conn_free(o);	/* else ep_closed's */
 		}
 		conn_free(c);
 		return;
