@@ -162,7 +162,7 @@ int preload_cache_get(int fd, struct preload_sock *s)
 	req.op = SDP_CTL_INFO;
 	if (preload_stream_call(fd, &req, &rep) < 0)
 		return -1;
-	if (rep.err && !(rep.flags & SDP_CTL_R_FAILED)) {
+	if (rep.err && !(rep.flags & (SDP_CTL_R_FAILED | SDP_CTL_R_RESET))) {
 		errno = rep.err;
 		return -1;
 	}

@@ -31,6 +31,23 @@ struct ep_regs {
 static _Atomic unsigned char fresh[EP_FDS];
 static struct ep_regs *regs[EP_FDS];
 static pthread_mutex_t ep_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t ep_once = PTHREAD_ONCE_INIT;
+
+/* Held around fork, so that a child never inherits it held. */
+static void ep_prepare(void)
+{
+	pthread_mutex_lock(&ep_lock);
+}
+
+static void ep_release(void)
+{
+	pthread_mutex_unlock(&ep_lock);
+}
+
+static void ep_init(void)
+{
+	pthread_atfork(ep_prepare, ep_release, ep_release);
+}
 
 void preload_epoll_fresh(int fd, bool on)
 {
@@ -38,6 +55,8 @@ void preload_epoll_fresh(int fd, bool on)
 
 	if (fd < 0 || fd >= EP_FDS)
 		return;
+	if (on)
+		pthread_once(&ep_once, ep_init);
 	if (!on && !atomic_load_explicit(&fresh[fd], memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&ep_lock);

@@ -74,11 +74,12 @@
  *           service's TCP connection), SDP_CTL_R_RESET (the connection
  *           was reset while the program's end was open, and the service
  *           closed its end: err is what TCP would report, ECONNRESET, or
- *           ETIMEDOUT for a peer that stopped answering; with
- *           SDP_CTL_F_TAKE the record goes and later requests get
- *           ENOENT, as TCP reports an RST's error once).  The request and reply keep their
- *           sizes, so that programs started with an older preload go on
- *           working with this service.
+ *           ETIMEDOUT for a peer that stopped answering; remote is
+ *           none; with SDP_CTL_F_TAKE_RESET the record goes and later
+ *           requests get ENOENT, as TCP reports an RST's error once).
+ *           The request and reply keep their sizes, so that programs
+ *           started with an older preload go on working with this
+ *           service.
  *  LINGER   req.ino (and SDP_CTL_F_BYID) as INFO: the program set
  *           SO_LINGER on the stream; SDP_CTL_F_ABORT when it is {1, 0}.
  *           Then the stream's last close (the kernel's release of the
