@@ -52,6 +52,11 @@ stat_of() {
 	sed -n "s/.*stats $2 \\([0-9]*\\)\$/\\1/p" "$T/$1.log" | tail -n1
 }
 
+# delta HOST COUNTER BEFORE: the counter's rise since BEFORE
+delta() {
+	echo $(($(stat_of "$1" "$2") - $3))
+}
+
 # wait_port NS PORT: a TCP listener there (a 'both' listener's, which
 # the service holds once it has made the SDP one)
 wait_port() {

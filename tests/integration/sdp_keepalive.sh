@@ -11,7 +11,11 @@
 #     ETIMEDOUT within 10 s (1 s idle + the RC retry budget),
 #     keepalive_dead counts it;
 #  c) the same with --sdp-keepalive 0 on h3 and h4: the program is still
-#     blocked 6 s after its peer hung (what a) and b) need keepalive for).
+#     blocked 6 s after its peer hung (what a) and b) need keepalive for);
+#  d), e) --sdp-keepalive 0 on h5 and h6, but the program sets
+#     SO_KEEPALIVE and TCP_KEEPIDLE 1 (after connect, or before it on the
+#     TCP socket): its connection is probed, and the hung peer gives the
+#     blocked recv ETIMEDOUT within 10 s.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -24,13 +28,34 @@ sdp_host h2 --address 10.1.0.2/24 --sdp-keepalive 1
 sdp_host h3 --address 10.1.0.3/24 --sdp-keepalive 0
 sdp_host h4 --address 10.1.0.4/24 --sdp-keepalive 0
 
-# client NS DST NAME: connect, send one line, then block in recv; writes
+# client NS DST NAME TIMEOUT [KA]: connect, send one line, then block in
+# recv (KA: after or before: SO_KEEPALIVE and TCP_KEEPIDLE 1 set after or
+# before connect, and TCP_KEEPIDLE 0 refused with EINVAL); writes
 # "end SECONDS HOW" (HOW: eof or the errno's name; SECONDS from the file
 # $T/NAME.go appearing) or "still" to $T/NAME.out
 client() {
 	pre "$1" python3 -c '
 import errno, os, socket, sys, time
-s = socket.create_connection((sys.argv[1], 7500))
+ka = sys.argv[4] if len(sys.argv) > 4 else "none"
+def keepalive(s):
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 1)
+    if s.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) != 1:
+        sys.exit("TCP_KEEPIDLE does not read back")
+    try:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 0)
+        sys.exit("TCP_KEEPIDLE 0 taken (TCP says EINVAL)")
+    except OSError as e:
+        if e.errno != errno.EINVAL:
+            raise
+if ka == "before":
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    keepalive(s)
+    s.connect((sys.argv[1], 7500))
+else:
+    s = socket.create_connection((sys.argv[1], 7500))
+    if ka == "after":
+        keepalive(s)
 s.sendall(b"hello\n")
 open(sys.argv[2] + ".up", "w").close()
 s.settimeout(float(sys.argv[3]))
@@ -49,7 +74,7 @@ except OSError as e:
 go = sys.argv[2] + ".go"
 t0 = os.stat(go).st_mtime if os.path.exists(go) else time.time()
 print("end %.2f %s" % (time.time() - t0, how))
-' "$2" "$T/$3" "$4" >"$T/$3.out" 2>"$T/$3.err"
+' "$2" "$T/$3" "$4" "${5:-none}" >"$T/$3.out" 2>"$T/$3.err"
 }
 server() {	# VAR NS: a server that reads and never answers
 	pre_bg "$1" "$2" socat -u TCP-LISTEN:7500,reuseaddr OPEN:/dev/null
@@ -110,3 +135,38 @@ kill -CONT "$h4_PID"
 expect_eq "c: the client without keepalive" "$(cat "$T/c.out")" "still"
 expect_eq "c: probes sent with --sdp-keepalive 0" "$(stat_of h3 sdp.keepalive_probes)" 0
 ok "c: with --sdp-keepalive 0 the program stays blocked 6 s after its peer hung"
+
+# d) and e): the program's own keepalive where the service has none
+# (--sdp-keepalive 0): SO_KEEPALIVE with TCP_KEEPIDLE 1, set after connect
+# (d) or on the TCP socket before it (e), probes its connection, and the
+# hung peer gives the blocked recv ETIMEDOUT as TCP's keepalive would
+sdp_host h5 --address 10.1.0.5/24 --sdp-keepalive 0
+sdp_host h6 --address 10.1.0.6/24 --sdp-keepalive 0
+for ka in after before; do
+	server S3 h6	# socat: one connection each
+	k0=$(stat_of h5 sdp_service.keepalives)
+	p0=$(stat_of h5 sdp.keepalive_probes)
+	client h5 10.1.0.6 $ka 30 $ka &
+	CP=$!
+	wait_up $ka
+	sleep 3
+	[ -s "$T/$ka.out" ] && fail "$ka: the idle connection ended by itself: $(cat "$T/$ka.out")"
+	[ "$(delta h5 sdp_service.keepalives "$k0")" -ge 1 ] ||
+		fail "$ka: h5's service was not told the program's keepalive"
+	[ "$(delta h5 sdp.keepalive_probes "$p0")" -ge 2 ] ||
+		fail "$ka: $(delta h5 sdp.keepalive_probes "$p0") probes in 3 s idle with TCP_KEEPIDLE 1"
+	kill -STOP "$h6_PID"
+	touch "$T/$ka.go"
+	wait "$CP"
+	kill -CONT "$h6_PID"
+	out=$(cat "$T/$ka.out")
+	case $out in
+	end\ *\ ETIMEDOUT) ;;
+	*) cat "$T/$ka.err"; fail "$ka: the client did not see its peer die: '$out'" ;;
+	esac
+	secs=${out#end }
+	secs=${secs% *}
+	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 10 else 1)" "$secs" ||
+		fail "$ka: the dead peer found only after $secs s"
+	ok "$ka connect: SO_KEEPALIVE, TCP_KEEPIDLE 1 with the service's keepalive off: probes, then ETIMEDOUT $secs s after the peer hung"
+done

@@ -50,10 +50,6 @@ sdp_host h1 --address 10.1.0.1/24 --address fd00:1b::1/64
 sdp_host h2 --address 10.1.0.2/24 --address fd00:1b::2/64
 A=10.1.0.2
 
-delta() {	# HOST COUNTER BEFORE: the counter's rise since BEFORE
-	echo $(($(stat_of "$1" "$2") - $3))
-}
-
 pre_bg SRV h2 python3 "$SEM" server 7500 >"$T/srv.log" 2>&1
 wait_port h2 7500
 fds0=$(ls /proc/"$h1_PID"/fd | wc -l)

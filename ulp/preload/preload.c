@@ -285,7 +285,7 @@ static void prog_bufs(int tcp, int out[2])
 /* bufs: prog_bufs'; the SO_SNDBUF of a pending stream is the service's
  * to set (it must stay unwritable until the outcome). */
 static void carry_opts(int tcp, int nfd, const int bufs[2], int pending,
-		       int linger0, int *nodelay)
+		       int linger0, int *nodelay, int *keepidle)
 {
 	struct linger lg = { 1, 0 };
 	socklen_t len = sizeof(int);
@@ -305,11 +305,20 @@ static void carry_opts(int tcp, int nfd, const int bufs[2], int pending,
 				    &len) < 0)
 		*nodelay = 0;
 	len = sizeof(int);
+	*keepidle = 0;
 	if (preload_real.getsockopt(tcp, SOL_SOCKET, SO_KEEPALIVE, &v,
-				    &len) == 0 && v)
+				    &len) == 0 && v) {
 		preload_real.setsockopt(nfd, SOL_SOCKET, SO_KEEPALIVE, &v,
 					sizeof(v));
+		len = sizeof(int);
+		if (preload_real.getsockopt(tcp, IPPROTO_TCP, TCP_KEEPIDLE,
+					    keepidle, &len) < 0 ||
+		    *keepidle <= 0)
+			*keepidle = 7200;
+	}
 }
+
+static void keepalive_tell(int fd);
 
 /*
  * 0: fd is now an SDP connection (*pending: still connecting, for a
@@ -324,7 +333,7 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 	struct sdp_ctl_req req;
 	struct sdp_ctl_reply rep;
 	struct linger lg;
-	int fl, fdfl, nfd, nodelay, bufs[2], linger0 = 0;
+	int fl, fdfl, nfd, nodelay, keepidle, bufs[2], linger0 = 0;
 
 	*pending = 0;
 	fl = fcntl(fd, F_GETFL);
@@ -359,7 +368,7 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 		return -1;
 	}
 	*pending = !!(rep.flags & SDP_CTL_R_PENDING);
-	carry_opts(fd, nfd, bufs, *pending, linger0, &nodelay);
+	carry_opts(fd, nfd, bufs, *pending, linger0, &nodelay, &keepidle);
 	if (replace_fd(fd, nfd, fl, fdfl) < 0)
 		return -1;
 	preload_epoll_moved(fd);
@@ -370,6 +379,11 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 	if (nodelay)
 		preload_cache_setopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay,
 				     sizeof(nodelay));
+	if (keepidle) {		/* SO_KEEPALIVE set before connect */
+		preload_cache_setopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &keepidle,
+				     sizeof(keepidle));
+		keepalive_tell(fd);
+	}
 	return 0;
 }
 
@@ -891,7 +905,10 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 		errno = EINVAL;
 		return -1;
 	}
-	preload_cache_getopt(fd, level, name, &v);
+	if (preload_cache_getopt(fd, level, name, &v) < 0 &&
+	    level == IPPROTO_TCP)	/* TCP's defaults (tcp.h) */
+		v = name == TCP_KEEPIDLE ? 7200 : name == TCP_KEEPINTVL ? 75 :
+		    name == TCP_KEEPCNT ? 9 : 0;
 	memset(val, 0, *len);
 	opt_int(val, len, v);
 	return 0;
@@ -922,6 +939,35 @@ static void linger_tell(int fd, const struct linger *lg)
 			    req.flags ? "AbortConn" : "DisConn");
 }
 
+/*
+ * SO_KEEPALIVE and TCP_KEEPIDLE on one of our streams: the service
+ * probes the connection after that long idle (TCP's default 7200 s)
+ * when it is sooner than its own keepalive.  The unix socket keeps
+ * SO_KEEPALIVE, the cache TCP_KEEPIDLE.
+ */
+static void keepalive_tell(int fd)
+{
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+	int on = 0, idle = 0;
+	socklen_t len = sizeof(on);
+
+	if (!preload_sdp_is(fd) ||
+	    preload_real.getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on,
+				    &len) < 0)
+		return;
+	if (preload_cache_getopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle) < 0 ||
+	    idle <= 0)
+		idle = 7200;
+	memset(&req, 0, sizeof(req));
+	req.op = SDP_CTL_KEEPALIVE;
+	req.timeout_ms = on ? (uint32_t)(idle > 4000000 ? 4000000 : idle) *
+			      1000u : 0;
+	if (preload_stream_call(fd, &req, &rep) == 0 && !rep.err)
+		preload_log(PRELOAD_LOG_INFO, "SO_KEEPALIVE %d, TCP_KEEPIDLE "
+			    "%d: told the service", on, idle);
+}
+
 EXPORT int setsockopt(int fd, int level, int name, const void *val,
 		      socklen_t len)
 {
@@ -940,6 +986,8 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val,
 		if (level == SOL_SOCKET && name == SO_LINGER && val &&
 		    len >= sizeof(struct linger))
 			linger_tell(fd, val);
+		else if (level == SOL_SOCKET && name == SO_KEEPALIVE)
+			keepalive_tell(fd);
 		return 0;
 	}
 	e = errno;
@@ -948,6 +996,14 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val,
 		errno = e;
 		return -1;
 	}
+	if (level == IPPROTO_TCP && name == TCP_KEEPIDLE &&
+	    (len < sizeof(int) || *(const int *)val < 1 ||
+	     *(const int *)val > 32767)) {
+		errno = EINVAL;		/* MAX_TCP_KEEPIDLE, as TCP's */
+		return -1;
+	}
 	preload_cache_setopt(fd, level, name, val, len);
+	if (level == IPPROTO_TCP && name == TCP_KEEPIDLE)
+		keepalive_tell(fd);
 	return 0;
 }

@@ -88,6 +88,13 @@
  *           (AbortConn, data not yet sent dropped), as TCP's close sends
  *           RST, instead of DisConn.  err 0, or ENOENT.
  *
+ *  KEEPALIVE req.ino (and SDP_CTL_F_BYID) as INFO: the program's
+ *           SO_KEEPALIVE and TCP_KEEPIDLE on the stream, as
+ *           req.timeout_ms: probe the connection after that long idle
+ *           when it is sooner than the service's own keepalive (0: the
+ *           service's alone).  err 0, or ENOENT (no such SDP connection:
+ *           gone, failed, or carried by the TCP relay).
+ *
  * Accepted connections: the service connects to the listening unix
  * socket it passed and writes one struct sdp_ctl_accept on the new
  * stream before any data; with SDP_CTL_ACC_TCP (a TCP connection from the
@@ -115,6 +122,7 @@ enum sdp_ctl_op {
 	SDP_CTL_INFO = 3,
 	SDP_CTL_RELEASE = 4,
 	SDP_CTL_LINGER = 5,
+	SDP_CTL_KEEPALIVE = 6,
 };
 
 #define SDP_CTL_F_BOTH		0x1	/* LISTEN: a TCP listener passed;

@@ -142,6 +142,8 @@ const struct counter_desc sdp_service_counters[] = {
 		"program's socket is gone) or relayed."),
 	COUNTER("lingers", struct sdp_service_stats, lingers,
 		"SO_LINGER requests taken (0: reset at the last close)."),
+	COUNTER("keepalives", struct sdp_service_stats, keepalives,
+		"SO_KEEPALIVE/TCP_KEEPIDLE requests taken."),
 	COUNTER("resets", struct sdp_service_stats, resets,
 		"Connections reset while the program held its socket (its "
 		"next read or write fails as TCP's would)."),
@@ -1388,6 +1390,29 @@ static void do_linger(struct svc_conn *c)
 		sdp_relay_abort_on_close(o->relay, on);	/* may free o */
 }
 
+/* SO_KEEPALIVE and TCP_KEEPIDLE on a stream: its probe time. */
+static void do_keepalive(struct svc_conn *c)
+{
+	struct sdp_service *sv = c->sv;
+	struct svc_conn *o = find_stream(c);
+	struct sdp_sock *s = NULL;
+
+	sv->st.keepalives++;
+	if (o && o->state != ASYNC_FAILED && o->state != CONN_RESET)
+		s = o->sock ? o->sock :
+		    o->passive ? sdp_ep_sock_of(sv->ep, o) : NULL;
+	if (!s) {
+		/* gone, failed, or carried by the TCP relay (whose socket
+		 * has the program's options) */
+		reply(c, ENOENT, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	sdp_sock_keepalive(s, c->req.timeout_ms);
+	reply(c, 0, NULL, 0, NULL, 0, -1);
+	conn_free(c);
+}
+
 static void req_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct svc_conn *c = arg;
@@ -1496,6 +1521,11 @@ static void req_cb(evutil_socket_t fd, short what, void *arg)
 		if (passed >= 0)
 			close(passed);
 		do_linger(c);
+		return;
+	case SDP_CTL_KEEPALIVE:
+		if (passed >= 0)
+			close(passed);
+		do_keepalive(c);
 		return;
 	default:
 		if (passed >= 0)

@@ -66,6 +66,7 @@ struct sdp_service_stats {
 	uint64_t tcp_relay_bytes;	/* what finished relays carried */
 	uint64_t async_now;		/* ... held now (a gauge) */
 	uint64_t lingers;		/* SO_LINGER requests */
+	uint64_t keepalives;		/* KEEPALIVE requests */
 	uint64_t resets;		/* reset with the program's end open */
 	uint64_t resets_told;		/* ... its error taken (INFO TAKE) */
 };

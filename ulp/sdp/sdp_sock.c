@@ -87,6 +87,8 @@ struct sdp_sock {
 	unsigned int peer_gone:1;	/* its DREQ came: flushes are ours */
 	unsigned int ka_out:1;		/* a keepalive probe is posted */
 	uint64_t alive_ms;		/* the last successful completion */
+	uint32_t ka_ms;			/* its program's idle time (0: the
+					 * endpoint's) */
 };
 
 struct sdp_ep {
@@ -97,6 +99,7 @@ struct sdp_ep {
 	void *arg;
 	struct event *cm_ev;
 	struct event *ka_ev;		/* the keepalive sweep */
+	unsigned int ka_per;		/* ... its period, ms (0: none) */
 	struct sdp_sock *socks;
 	struct listener ls[MAX_LISTEN];
 	unsigned int nls;
@@ -784,17 +787,22 @@ static void ka_probe(struct sdp_sock *s)
 	}
 }
 
-static unsigned int ka_period(const struct sdp_ep *ep)
+/* How long s may stay idle before a probe (0: never): the endpoint's
+ * time, or its program's (SO_KEEPALIVE, TCP_KEEPIDLE) when shorter. */
+static uint64_t ka_idle(const struct sdp_sock *s)
 {
-	unsigned int p = (unsigned int)ep->cfg.keepalive_ms / 4;
+	uint64_t ep_ms = s->ep->cfg.keepalive_ms > 0 ?
+			 (uint64_t)s->ep->cfg.keepalive_ms : 0;
 
-	return p < 100 ? 100 : p > 5000 ? 5000 : p;
+	if (s->ka_ms && (!ep_ms || s->ka_ms < ep_ms))
+		return s->ka_ms;
+	return ep_ms;
 }
 
 static void ka_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sdp_ep *ep = arg;
-	uint64_t now = now_ms();
+	uint64_t now = now_ms(), idle;
 	struct sdp_sock *s;
 
 	(void)fd;
@@ -802,9 +810,36 @@ static void ka_cb(evutil_socket_t fd, short what, void *arg)
 	for (s = ep->socks; s; s = s->next) {
 		if (s->st != S_UP || s->ka_out)
 			continue;
-		if (now - s->alive_ms >= (uint64_t)ep->cfg.keepalive_ms)
+		idle = ka_idle(s);
+		if (idle && now - s->alive_ms >= idle)
 			ka_probe(s);
 	}
+}
+
+/* The sweep, every quarter of idle_ms (0.1 to 5 s) or more often if it
+ * already is; -1 when it cannot be made. */
+static int ka_arm(struct sdp_ep *ep, uint64_t idle_ms)
+{
+	uint64_t q = idle_ms / 4;
+	unsigned int per = q < 100 ? 100 : q > 5000 ? 5000 : (unsigned int)q;
+	struct timeval tv = { per / 1000, (per % 1000) * 1000 };
+
+	if (ep->ka_per && ep->ka_per <= per)
+		return 0;
+	if (!ep->ka_ev)
+		ep->ka_ev = event_new(ep->base, -1, EV_PERSIST, ka_cb, ep);
+	if (!ep->ka_ev)
+		return -1;
+	ep->ka_per = per;
+	event_add(ep->ka_ev, &tv);
+	return 0;
+}
+
+void sdp_sock_keepalive(struct sdp_sock *s, uint32_t idle_ms)
+{
+	s->ka_ms = idle_ms;
+	if (idle_ms && ka_arm(s->ep, idle_ms) < 0)
+		s->ka_ms = 0;
 }
 
 /* Splice the connection to its fd: it is up. */
@@ -1254,18 +1289,12 @@ struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
 		return NULL;
 	}
 	event_add(ep->cm_ev, NULL);
-	if (ep->cfg.keepalive_ms > 0) {
-		unsigned int per = ka_period(ep);
-		struct timeval tv = { per / 1000, (per % 1000) * 1000 };
-
-		ep->ka_ev = event_new(base, -1, EV_PERSIST, ka_cb, ep);
-		if (!ep->ka_ev) {
-			event_free(ep->cm_ev);
-			free(ep);
-			snprintf(err, errlen, "out of memory");
-			return NULL;
-		}
-		event_add(ep->ka_ev, &tv);
+	if (ep->cfg.keepalive_ms > 0 &&
+	    ka_arm(ep, (uint64_t)ep->cfg.keepalive_ms) < 0) {
+		event_free(ep->cm_ev);
+		free(ep);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
 	}
 	return ep;
 }

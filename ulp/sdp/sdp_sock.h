@@ -176,6 +176,10 @@ void sdp_sock_cancel(struct sdp_sock *s);
  * up it is remembered.  Not for TCP fds.
  */
 void sdp_sock_abort_on_close(struct sdp_sock *s, int on);
+/* Probe s after idle_ms without a completion if that is sooner than the
+ * endpoint's keepalive (its program's SO_KEEPALIVE and TCP_KEEPIDLE);
+ * 0: the endpoint's alone. */
+void sdp_sock_keepalive(struct sdp_sock *s, uint32_t idle_ms);
 /* The connection whose ctx (sdp_ep_ops) is ctx, or NULL. */
 struct sdp_sock *sdp_ep_sock_of(struct sdp_ep *ep, const void *ctx);
 

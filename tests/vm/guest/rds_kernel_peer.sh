@@ -61,6 +61,10 @@ wait_file() {	# FILE PID
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.1
 	done
+	# the program's last words, and the kernel's if it crashed
+	tail -n 20 "${1%.ready}.err" 2>/dev/null | sed 's/^/  err| /'
+	dmesg | grep -E 'segfault|general protection|trap' | tail -n 5 |
+		sed 's/^/  dmesg| /'
 	gfail "no $1"
 }
 rds_loaded() {
