@@ -123,9 +123,12 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PRELOAD_CFLAGS) -c -o $@ $<
 
+# linked aside and renamed: a program starting while make runs never maps
+# a half-written library
 $(PRELOAD_SO): $(PRELOAD_OBJS) ulp/preload/preload.map
 	$(CC) -shared -Wl,--version-script=ulp/preload/preload.map \
-		-Wl,-z,defs -o $@ $(PRELOAD_OBJS) -ldl -lpthread
+		-Wl,-z,defs -o $@.tmp $(PRELOAD_OBJS) -ldl -lpthread
+	mv -f $@.tmp $@
 
 $(BUILD)/tests/sdp_mocksvc: $(BUILD)/tests/tools/sdp_mocksvc.o
 	$(CC) $(LDFLAGS) -o $@ $^

@@ -23,6 +23,8 @@
  *   "rds_sock_bench: N round trips of S bytes median_us M p99_us P min_us L"
  * EAGAIN (send buffer) waits in poll(POLLOUT); ENOBUFS (a congested
  * destination port, which poll does not report) retries after 100 us.
+ * Addresses are IPv4 or IPv6 (sockaddr_in6, as the kernel's RDS takes);
+ * rr checks that each echo comes from the echo's address and port.
  * -b: SO_SNDBUF and SO_RCVBUF (SO_*BUFFORCE first, as root; default
  * 4 MiB).  -t: the whole run's limit (default 120 s), exit 1 after it.
  */
@@ -105,18 +107,48 @@ static unsigned long num(const char *s, unsigned long lo, unsigned long hi)
 	return v;
 }
 
-static struct sockaddr_in sin_of(const char *ip, const char *port)
+/* An RDS address: IPv4, or IPv6 (the kernel's RDS takes both). */
+union sa {
+	struct sockaddr sa;
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
+static socklen_t sa_len(const union sa *a)
 {
-	struct sockaddr_in a;
+	return a->sa.sa_family == AF_INET6 ? sizeof(a->v6) : sizeof(a->v4);
+}
+
+static union sa sin_of(const char *ip, const char *port)
+{
+	uint16_t p = htons((uint16_t)num(port, 0, 65535));
+	union sa a;
 
 	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1) {
-		fprintf(stderr, "rds_sock_bench: '%s': not an IPv4 address\n", ip);
+	if (inet_pton(AF_INET, ip, &a.v4.sin_addr) == 1) {
+		a.v4.sin_family = AF_INET;
+		a.v4.sin_port = p;
+	} else if (inet_pton(AF_INET6, ip, &a.v6.sin6_addr) == 1) {
+		a.v6.sin6_family = AF_INET6;
+		a.v6.sin6_port = p;
+	} else {
+		fprintf(stderr, "rds_sock_bench: '%s': not an IP address\n",
+			ip);
 		exit(2);
 	}
-	a.sin_port = htons((uint16_t)num(port, 0, 65535));
 	return a;
+}
+
+/* the same address and port */
+static int sa_same(const union sa *a, const union sa *b)
+{
+	if (a->sa.sa_family != b->sa.sa_family)
+		return 0;
+	if (a->sa.sa_family == AF_INET6)
+		return a->v6.sin6_port == b->v6.sin6_port &&
+		       !memcmp(&a->v6.sin6_addr, &b->v6.sin6_addr, 16);
+	return a->v4.sin_port == b->v4.sin_port &&
+	       a->v4.sin_addr.s_addr == b->v4.sin_addr.s_addr;
 }
 
 static void setbuf_(int fd, int force, int plain, const char *what)
@@ -127,7 +159,7 @@ static void setbuf_(int fd, int force, int plain, const char *what)
 		die(what);
 }
 
-static int rds_socket(const struct sockaddr_in *me)
+static int rds_socket(const union sa *me)
 {
 	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
 
@@ -135,7 +167,7 @@ static int rds_socket(const struct sockaddr_in *me)
 		die("socket(AF_RDS)");
 	setbuf_(fd, SO_SNDBUFFORCE, SO_SNDBUF, "SO_SNDBUF");
 	setbuf_(fd, SO_RCVBUFFORCE, SO_RCVBUF, "SO_RCVBUF");
-	if (bind(fd, (const struct sockaddr *)me, sizeof(*me)) < 0)
+	if (bind(fd, &me->sa, sa_len(me)) < 0)
 		die("bind");
 	return fd;
 }
@@ -164,14 +196,14 @@ static void mkmsg(uint8_t *m, uint32_t type, uint32_t seq, uint32_t n)
 
 /* one datagram out, waiting out a full send buffer or a congested port */
 static void send_one(int fd, const void *m, size_t len,
-		     const struct sockaddr_in *to)
+		     const union sa *to)
 {
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
 	struct timespec pause = { 0, 100000 };
 
 	for (;;) {
-		if (sendto(fd, m, len, MSG_DONTWAIT, (const struct sockaddr *)to,
-			   sizeof(*to)) == (ssize_t)len)
+		if (sendto(fd, m, len, MSG_DONTWAIT, &to->sa,
+			   sa_len(to)) == (ssize_t)len)
 			return;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			if (poll(&p, 1, 1000) < 0 && errno != EINTR)
@@ -185,14 +217,14 @@ static void send_one(int fd, const void *m, size_t len,
 }
 
 /* the next datagram: its length, its type in *type (0 when not ours) */
-static ssize_t recv_one(int fd, uint8_t *m, struct sockaddr_in *from,
+static ssize_t recv_one(int fd, uint8_t *m, union sa *from,
 			uint32_t *type)
 {
 	socklen_t fl = sizeof(*from);
 	ssize_t n;
 
 	for (;;) {
-		n = recvfrom(fd, m, MAXMSG, 0, (struct sockaddr *)from, &fl);
+		n = recvfrom(fd, m, MAXMSG, 0, &from->sa, &fl);
 		if (n >= 0)
 			break;
 		if (errno != EINTR)
@@ -211,7 +243,7 @@ static int cmp_d(const void *a, const void *b)
 
 static int run_sink(int fd, uint8_t *m)
 {
-	struct sockaddr_in from;
+	union sa from;
 	uint32_t type, n = 0, bad = 0;
 	uint8_t ack[HDR];
 	ssize_t len;
@@ -237,7 +269,7 @@ static int run_sink(int fd, uint8_t *m)
 
 static int run_echo(int fd, uint8_t *m)
 {
-	struct sockaddr_in from;
+	union sa from;
 	uint32_t type, n = 0;
 	ssize_t len;
 
@@ -258,9 +290,9 @@ static int run_echo(int fd, uint8_t *m)
 
 /* send a control message and wait for its T_ACK: the count it carries */
 static uint32_t handshake(int fd, uint8_t *m, uint32_t type, uint32_t seq,
-			  const struct sockaddr_in *to)
+			  const union sa *to)
 {
-	struct sockaddr_in from;
+	union sa from;
 	uint8_t c[HDR];
 	uint32_t t;
 
@@ -273,7 +305,7 @@ static uint32_t handshake(int fd, uint8_t *m, uint32_t type, uint32_t seq,
 	}
 }
 
-static int run_send(int fd, uint8_t *m, const struct sockaddr_in *to,
+static int run_send(int fd, uint8_t *m, const union sa *to,
 		    unsigned long count, size_t size)
 {
 	uint8_t *d = calloc(1, size);
@@ -300,12 +332,12 @@ static int run_send(int fd, uint8_t *m, const struct sockaddr_in *to,
 	return got == count ? 0 : 1;
 }
 
-static int run_rr(int fd, uint8_t *m, const struct sockaddr_in *to,
+static int run_rr(int fd, uint8_t *m, const union sa *to,
 		  unsigned long n, size_t size)
 {
 	uint8_t *d = calloc(1, size);
 	double *rtt = calloc(n, sizeof(*rtt));
-	struct sockaddr_in from;
+	union sa from;
 	unsigned long i;
 	uint32_t type;
 	ssize_t len;
@@ -321,9 +353,11 @@ static int run_rr(int fd, uint8_t *m, const struct sockaddr_in *to,
 		send_one(fd, d, size, to);
 		len = recv_one(fd, m, &from, &type);
 		if (type != T_PING || (size_t)len != size ||
-		    memcmp(m, d, size) != 0) {
+		    memcmp(m, d, size) != 0 || !sa_same(&from, to)) {
 			fprintf(stderr, "rds_sock_bench: round trip %lu: a wrong "
-				"echo (%zd bytes, type %u)\n", i, len, type);
+				"echo (%zd bytes, type %u%s)\n", i, len, type,
+				sa_same(&from, to) ? "" :
+				", not from the echo's address");
 			return 1;
 		}
 		if (i >= WARMUP)
@@ -341,7 +375,7 @@ static int run_rr(int fd, uint8_t *m, const struct sockaddr_in *to,
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in me, to;
+	union sa me, to;
 	unsigned long secs = 120;
 	const char *mode;
 	uint8_t *m;

@@ -17,6 +17,8 @@
 #  - a slow receiver: its port marked congested (map updates counted on
 #    both sides), nothing lost, nothing dropped;
 #  - an RDS ping (port 0) answered by h2's endpoint;
+#  - IPv6: round trips and 2000 datagrams between [fd00:5::1] and
+#    [fd00:5::2] (sockaddr_in6, a C program);
 #  - a program without AF_RDS under the preload: one getsockname per
 #    descriptor it uses, none per call;
 #  - ipoibd stopping: a blocked receive fails with ECONNRESET.
@@ -27,8 +29,9 @@ command -v python3 >/dev/null || fail "python3 not installed (make deps)"
 PY=$TOP/tests/integration/rds_progs.py
 A1=10.5.0.1 A2=10.5.0.2
 start_fabric
-sdp_host h1 --address $A1/24 --no-sdp
-sdp_host h2 --address $A2/24 --no-sdp
+B1=fd00:5::1 B2=fd00:5::2
+sdp_host h1 --address $A1/24 --address $B1/64 --no-sdp
+sdp_host h2 --address $A2/24 --address $B2/64 --no-sdp
 for i in $(seq 1 50); do
 	grep -q "RDS service on @ibgw-rds" "$T/h1.log" && break
 	sleep 0.1
@@ -147,6 +150,32 @@ ok "$(tail -n1 "$T/nb.log"); $h held for the congested port; closed while held: 
 py h1 ping $A1 $A2 >"$T/ping.log" 2>&1 || { cat "$T/ping.log"; fail "RDS ping"; }
 ok "$(tail -n1 "$T/ping.log")"
 kill "$ES1" "$ES2" 2>/dev/null
+
+# 6b: IPv6 (sockaddr_in6, as the kernel's RDS takes it; python3's AF_RDS
+# is IPv4 only, so a C program, rds_sock_bench): round trips of a
+# 3-fragment message, each echo from [B2]:6100, then 2000 datagrams of
+# 9000 bytes counted by a sink, none lost
+RSB=$BIN/tests/rds_sock_bench
+[ -x "$RSB" ] || fail "no $RSB (make all)"
+ns h1 ping -6 -c 1 -W 5 $B2 >/dev/null || fail "no IPv6 over IPoIB between h1 and h2"
+pre_bg E6 h2 "$RSB" -t 60 echo $B2 6100 >"$T/e6.log" 2>&1
+pre_bg S6 h2 "$RSB" -t 60 sink $B2 6101 >"$T/s6.log" 2>&1
+sleep 1
+out=$(pre h1 timeout 60 "$RSB" -t 60 rr $B1 $B2 6100 200 9000 2>&1) ||
+	fail "IPv6 round trips: $out $(cat "$T/e6.log")"
+case $out in
+*" 200 round trips of 9000 bytes "*) ;;
+*) fail "IPv6 round trips: '$out'" ;;
+esac
+ok "IPv6: $out"
+out=$(pre h1 timeout 60 "$RSB" -t 60 send $B1 $B2 6101 2000 9000 2>&1) ||
+	fail "IPv6 datagrams: $out $(cat "$T/s6.log")"
+case $out in
+*", received 2000") ;;
+*) fail "IPv6 datagrams: '$out'" ;;
+esac
+ok "IPv6: $out"
+wait "$E6" "$S6"
 
 # 7: untouched: a UDP program pays one getsockname per descriptor it
 # uses (each file python3 reads at start-up is one, ENOTSOCK), not one per
