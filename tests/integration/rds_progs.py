@@ -23,7 +23,7 @@
 #   fd-use FD RADDR RPORT         (exec's child) use the inherited fd
 #   sink ADDR PORT SECONDS        bind, read nothing, exit
 #   nb-cong LADDR RADDR RPORT     non-blocking 64 KiB datagrams to a
-#                                 sink until EAGAIN (the congested port)
+#                                 sink until ENOBUFS (the congested port)
 #   orphan ADDR PORT              bind, block in recv until the service
 #                                 goes: ECONNRESET
 #   udp-loop N                    no AF_RDS: UDP over the loopback
@@ -382,8 +382,10 @@ def sink(addr, port, secs):
 
 
 def nb_cong(laddr, raddr, rport):
-    # EAGAIN from a burst the service has not read yet clears at once;
-    # the congested port's lasts while its receiver does not read
+    # a port nobody reads becomes congested; a non-blocking send to it
+    # then fails with ENOBUFS, as the kernel's rds_cong_wait() answers
+    # (EAGAIN from a burst the service has not read yet clears at once;
+    # a lasting one is not the kernel's answer)
     s = rds()
     big(s)
     s.bind((laddr, 0))
@@ -398,15 +400,26 @@ def nb_cong(laddr, raddr, rport):
         except BlockingIOError as e:
             if e.errno != errno.EAGAIN:
                 die("non-blocking send: %s" % e)
+        except OSError as e:
+            if e.errno != errno.ENOBUFS:
+                die("non-blocking send: %s" % e)
+            # and again: the port stays congested while nobody reads
+            try:
+                s.sendto(b"x", (raddr, int(rport)))
+                die("a send right after ENOBUFS went through")
+            except OSError as e2:
+                if e2.errno != errno.ENOBUFS:
+                    die("the send after ENOBUFS: %s" % e2)
+            print("nb-cong: ENOBUFS after %d datagrams (%.1f MiB, %d short "
+                  "EAGAINs before) in %.1f s" % (i, i / 16, bursts,
+                                                 time.time() - t))
+            return
         _, w, _ = select.select([], [s], [], 2)
         if w:
             bursts += 1
             continue
-        print("nb-cong: EAGAIN for 2 s after %d datagrams (%.1f MiB, "
-              "%d short EAGAINs before) in %.1f s"
-              % (i, i / 16, bursts, time.time() - t))
-        return
-    die("4000 datagrams to a port nobody reads and no lasting EAGAIN")
+        die("EAGAIN for 2 s after %d datagrams: no ENOBUFS" % i)
+    die("4000 datagrams to a port nobody reads and no ENOBUFS")
 
 
 def orphan(addr, port):

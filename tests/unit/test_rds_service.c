@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -38,7 +39,8 @@ struct sent {
 static struct {
 	struct rds_ep_ops ops;
 	void *arg;
-	int send_err;		/* errno for rds_ep_send, 0: taken */
+	int send_err;		/* errno for rds_ep_send_flags, 0: taken */
+	unsigned int last_flags;	/* ... the flags of its last call */
 	struct sent sent[64];
 	unsigned int nsent;
 	int cong, cong_calls;	/* the last set_cong */
@@ -71,15 +73,18 @@ void rds_ep_free(struct rds_ep *e)
 	(void)e;
 }
 
-int rds_ep_send(struct rds_ep *e, const struct rds_name *src,
-		const struct rds_name *dst, const struct iovec *iov,
-		int iovcnt, void *ctx)
+int rds_ep_send_flags(struct rds_ep *e, const struct rds_name *src,
+		      const struct rds_name *dst, const struct iovec *iov,
+		      int iovcnt, void *ctx, unsigned int flags)
 {
 	struct sent *s;
 
 	(void)e;
 	assert_int_equal(iovcnt, 1);
-	if (ep.send_err) {
+	ep.last_flags = flags;
+	/* ENOBUFS stands for a congested port, which ANYWAY passes */
+	if (ep.send_err && !(ep.send_err == ENOBUFS &&
+			     (flags & RDS_EP_SEND_ANYWAY))) {
 		errno = ep.send_err;
 		return -1;
 	}
@@ -314,8 +319,9 @@ static int bind_to(int fd, const char *addr, uint16_t port)
 	return call(RDS_CTL_BIND, fd, addr, port, 0, 0, 0, NULL).err;
 }
 
-/* A datagram from the program to PEER:port. */
-static void prog_send(int fd, uint16_t port, size_t len)
+/* A datagram from the program to PEER:port, with header flags. */
+static void prog_send_flags(int fd, uint16_t port, size_t len,
+			    uint32_t flags)
 {
 	static uint8_t data[70000];
 	struct rds_ctl_hdr h;
@@ -324,11 +330,17 @@ static void prog_send(int fd, uint16_t port, size_t len)
 
 	memset(&h, 0, sizeof(h));
 	h.magic = RDS_HDR_MAGIC;
+	h.flags = flags;
 	h.peer.v4.sin_family = AF_INET;
 	h.peer.v4.sin_port = htons(port);
 	inet_pton(AF_INET, PEER, &h.peer.v4.sin_addr);
 	assert_int_equal(sendmsg(fd, &mh, MSG_DONTWAIT),
 			 (ssize_t)(sizeof(h) + len));
+}
+
+static void prog_send(int fd, uint16_t port, size_t len)
+{
+	prog_send_flags(fd, port, len, 0);
 }
 
 static struct rds_name name_of(const char *addr, uint16_t port)
@@ -448,6 +460,70 @@ static void test_send_held(void **state)
 	assert_true(ep.forgets >= 1);
 }
 
+/*
+ * The congestion board: BOARD gives a read-only map of what the peers'
+ * maps say; a datagram whose preload checked it (RDS_HDR_F_CHECKED) goes
+ * to a port congested since (RDS_EP_SEND_ANYWAY), not held.
+ */
+static void test_board(void **state)
+{
+	static uint8_t bits[RDS_BOARD_MAP_BYTES];
+	struct rds_name peer = name_of(PEER, 9);
+	const struct rds_board *b;
+	struct rds_ctl_reply r;
+	unsigned int i;
+	int fd, bfd = -1;
+
+	(void)state;
+	r = call(RDS_CTL_BOARD, -1, NULL, 0, 0, 0, 0, &bfd);
+	assert_int_equal(r.err, 0);
+	assert_true(bfd >= 0);
+	/* read-only for the program */
+	assert_true(mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_SHARED,
+			 bfd, 0) == MAP_FAILED);
+	b = mmap(NULL, sizeof(*b), PROT_READ, MAP_SHARED, bfd, 0);
+	assert_true(b != MAP_FAILED);
+	close(bfd);
+	assert_int_equal(b->magic, RDS_BOARD_MAGIC);
+	/* PEER's map with port 9 congested: its slot, its bit */
+	bits[9 / 8] |= 1u << (9 % 8);
+	ep.ops.cong_map(ep.arg, &peer.addr, bits);
+	for (i = 0; i < RDS_BOARD_SLOTS; i++)
+		if (b->slot[i].used)
+			break;
+	assert_true(i < RDS_BOARD_SLOTS);
+	assert_int_equal(b->slot[i].addr[10], 0xff);
+	assert_memory_equal(b->slot[i].addr + 12, &peer.addr.v4, 4);
+	assert_int_equal(b->slot[i].bits[1] & 0x02, 0x02);
+	assert_int_equal(b->slot[i].seq % 2, 0);
+	/* a second map for the same peer: the same slot */
+	bits[9 / 8] = 0;
+	ep.ops.cong_map(ep.arg, &peer.addr, bits);
+	assert_int_equal(b->slot[i].bits[1], 0);
+	assert_int_equal(b->slot[i].seq, 4);
+	munmap((void *)b, sizeof(*b));
+
+	fd = new_sock();
+	assert_int_equal(bind_to(fd, LOCAL, 41), 0);
+	ep.send_err = ENOBUFS;	/* the port is congested by now */
+	prog_send_flags(fd, 9, 100, RDS_HDR_F_CHECKED);
+	spin(5);
+	assert_int_equal(ep.nsent, 1);
+	assert_int_equal(ep.last_flags, RDS_EP_SEND_ANYWAY);
+	assert_int_equal(rds_service_stats(sv)->tx_cong_holds, 0);
+	/* without the flag: held, as before */
+	prog_send(fd, 9, 100);
+	spin(5);
+	assert_int_equal(ep.nsent, 1);
+	assert_int_equal(rds_service_stats(sv)->tx_cong_holds, 1);
+	ep.send_err = 0;
+	ep.ops.uncongested(ep.arg, &peer.addr);
+	spin(5);
+	assert_int_equal(ep.nsent, 2);
+	close(fd);
+	spin(5);
+}
+
 static void test_sndbuf(void **state)
 {
 	unsigned int i;
@@ -530,6 +606,7 @@ int main(void)
 		T(test_refusals),
 		T(test_bind),
 		T(test_send_held),
+		T(test_board),
 		T(test_sndbuf),
 		T(test_deliver),
 	};

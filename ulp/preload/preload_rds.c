@@ -28,11 +28,15 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ulp/preload/preload.h"
@@ -648,8 +652,120 @@ static struct iovec *iov_wrap(struct iovec *stack, const struct msghdr *m,
 	return iov;
 }
 
+/* --- the congestion board ------------------------------------------------- */
+
+static const struct rds_board *_Atomic board;
+static atomic_int board_tried;
+
+/* The service's board, mapped read-only on first need; NULL without. */
+static const struct rds_board *board_get(void)
+{
+	const struct rds_board *b = atomic_load(&board);
+	struct rds_ctl_req q;
+	struct rds_ctl_reply r;
+	struct stat st;
+	void *map;
+	int fd = -1;
+
+	if (b || atomic_exchange(&board_tried, 1))
+		return b;
+	memset(&q, 0, sizeof(q));
+	q.op = RDS_CTL_BOARD;
+	if (rds_call(&q, -1, &r, &fd) < 0 || r.err || fd < 0 ||
+	    fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*b)) {
+		if (fd >= 0)
+			preload_real.close(fd);
+		preload_log(PRELOAD_LOG_INFO, "RDS: no congestion board: a "
+			    "congested port gives EAGAIN, not ENOBUFS");
+		return NULL;
+	}
+	map = mmap(NULL, sizeof(*b), PROT_READ, MAP_SHARED, fd, 0);
+	preload_real.close(fd);
+	if (map == MAP_FAILED)
+		return NULL;
+	b = map;
+	if (b->magic != RDS_BOARD_MAGIC || b->nslots != RDS_BOARD_SLOTS) {
+		munmap(map, sizeof(*b));
+		return NULL;
+	}
+	atomic_store(&board, b);
+	return b;
+}
+
+/* Does the board show dst's port congested? */
+static bool board_congested(const struct rds_board *b,
+			    const union rds_ctl_addr *dst)
+{
+	uint8_t key[16];
+	uint16_t port;
+	unsigned int i, tries;
+	uint32_t s1;
+	bool on;
+
+	if (dst->family == AF_INET6) {
+		memcpy(key, &dst->v6.sin6_addr, 16);
+		port = ntohs(dst->v6.sin6_port);
+	} else {
+		memset(key, 0, 10);
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &dst->v4.sin_addr, 4);
+		port = ntohs(dst->v4.sin_port);
+	}
+	for (i = 0; i < RDS_BOARD_SLOTS; i++) {
+		const struct rds_board_slot *sl = &b->slot[i];
+
+		on = false;
+		for (tries = 0; tries < 100; tries++) {
+			s1 = __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE);
+			if (s1 & 1)
+				continue;	/* being written */
+			on = sl->used && !memcmp(sl->addr, key, 16);
+			if (on)
+				on = (sl->bits[port / 8] >> (port % 8)) & 1;
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(&sl->seq, __ATOMIC_RELAXED) == s1)
+				break;
+		}
+		if (on)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The kernel's rds_cong_wait(), on the board (NULL: none, nothing to
+ * check): a non-blocking send to a congested port fails with ENOBUFS,
+ * nothing queued (poll does not show it: the sender retries, or waits for
+ * the map to clear); a blocking one waits until the port clears, EINTR
+ * when a signal comes.  0 to go on, or -1 with errno.
+ */
+static int cong_wait(const struct rds_board *b, int fd,
+		     const union rds_ctl_addr *dst, int flags)
+{
+	struct timespec ms = { 0, 1000000 };
+	int fl;
+
+	if (!b || (dst->family == AF_INET6 ? dst->v6.sin6_port :
+		   dst->v4.sin_port) == 0)	/* a ping */
+		return 0;
+	if (!board_congested(b, dst))
+		return 0;
+	if (!(flags & MSG_DONTWAIT)) {
+		fl = fcntl(fd, F_GETFL);
+		if (fl >= 0 && !(fl & O_NONBLOCK)) {
+			while (board_congested(b, dst))
+				if (nanosleep(&ms, NULL) < 0 && errno == EINTR)
+					return -1;
+			return 0;
+		}
+	}
+	errno = ENOBUFS;
+	return -1;
+}
+
 static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 {
+	const struct rds_board *b;
 	struct iovec stack[IOV_STACK + 1], *iov;
 	struct rds_ctl_hdr h;
 	struct rds_fdinfo *i;
@@ -698,6 +814,11 @@ static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 		errno = EOPNOTSUPP;	/* RDMA and atomic cmsgs: none here */
 		return -1;
 	}
+	b = board_get();
+	if (cong_wait(b, fd, &h.peer, flags) < 0)
+		return -1;
+	if (b)
+		h.flags |= RDS_HDR_F_CHECKED;	/* sent, whatever comes */
 	iov = iov_wrap(stack, m, &h, &mh);
 	if (!iov)
 		return -1;
@@ -705,6 +826,10 @@ static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 	e = errno;
 	if (iov != stack)
 		free(iov);
+	/* full, and the port congested meanwhile: the kernel's ENOBUFS */
+	if (n < 0 && (e == EAGAIN || e == EWOULDBLOCK) && b &&
+	    board_congested(b, &h.peer))
+		e = ENOBUFS;
 	errno = e;
 	if (n < 0)
 		return -1;

@@ -31,6 +31,11 @@
  *           net.core.[wr]mem_max unless FORCE by root, doubled, a
  *           minimum), RDS_CANCEL_SENT_TO with req.addr.  The reply as for
  *           INFO.
+ *  BOARD    no fd: the reply carries the congestion board, read-only
+ *           (struct rds_board below), which the preload maps: a
+ *           non-blocking send to a port the board shows congested fails
+ *           with ENOBUFS before anything is queued, as the kernel's
+ *           rds_cong_wait() answers.
  */
 #ifndef IBGW_RDS_CTL_H
 #define IBGW_RDS_CTL_H
@@ -70,6 +75,7 @@ enum rds_ctl_op {
 	RDS_CTL_CONNECT = 3,
 	RDS_CTL_INFO = 4,
 	RDS_CTL_SETOPT = 5,
+	RDS_CTL_BOARD = 6,
 };
 
 /* sockaddr_in or sockaddr_in6 (family 0: none), port included. */
@@ -79,10 +85,17 @@ union rds_ctl_addr {
 	struct sockaddr_in6 v6;
 };
 
+/* From the program: its preload checked the destination port on the
+ * congestion board when it took the datagram, so the service sends it
+ * even if the port is congested by now (as the kernel transmits what it
+ * queued); without it the service holds the datagram until the port
+ * clears. */
+#define RDS_HDR_F_CHECKED	0x1
+
 /* Before every datagram on the pair. */
 struct rds_ctl_hdr {
 	uint32_t magic;			/* RDS_HDR_MAGIC */
-	uint32_t flags;			/* none defined: 0 */
+	uint32_t flags;			/* RDS_HDR_F_* */
 	union rds_ctl_addr peer;	/* to (from the program) / from */
 };
 
@@ -103,6 +116,30 @@ struct rds_ctl_reply {
 	union rds_ctl_addr local;
 	union rds_ctl_addr peer;
 	int32_t sndbuf, rcvbuf;		/* as getsockopt says them */
+};
+
+/*
+ * The congestion board: the maps the service's peers last sent (one bit
+ * per port, RDS's own layout), one slot per peer address, shared
+ * read-only with the programs.  A slot is written under a sequence count
+ * (odd while it changes); readers retry while it is odd or moved.
+ * Addresses as 16 bytes, IPv4 mapped (::ffff:a.b.c.d).
+ */
+#define RDS_BOARD_MAGIC		0x52444243u	/* "RDBC" */
+#define RDS_BOARD_SLOTS		64
+#define RDS_BOARD_MAP_BYTES	8192		/* RDS_CONG_MAP_BYTES */
+
+struct rds_board_slot {
+	uint32_t seq;			/* even: stable */
+	uint32_t used;
+	uint8_t addr[16];
+	uint8_t bits[RDS_BOARD_MAP_BYTES];
+};
+
+struct rds_board {
+	uint32_t magic;			/* RDS_BOARD_MAGIC */
+	uint32_t nslots;		/* RDS_BOARD_SLOTS */
+	struct rds_board_slot slot[RDS_BOARD_SLOTS];
 };
 
 #endif

@@ -536,6 +536,8 @@ static bool on_recv(struct link *l, const uint8_t *p, uint32_t len)
 		    ep->ops.uncongested)
 			ep->ops.uncongested(ep->arg, &rc->faddr);
 		rc->peer_valid = true;
+		if (ep->ops.cong_map)
+			ep->ops.cong_map(ep->arg, &rc->faddr, rc->peer.bits);
 		break;
 	case RDS_IN_CONG_BAD:
 	case RDS_IN_NONE:
@@ -1112,9 +1114,9 @@ static bool addr_usable(const struct inet_addr *a)
 	return false;
 }
 
-int rds_ep_send(struct rds_ep *ep, const struct rds_name *src,
-		const struct rds_name *dst, const struct iovec *iov,
-		int iovcnt, void *ctx)
+int rds_ep_send_flags(struct rds_ep *ep, const struct rds_name *src,
+		      const struct rds_name *dst, const struct iovec *iov,
+		      int iovcnt, void *ctx, unsigned int flags)
 {
 	struct rconn *rc;
 	size_t len = 0;
@@ -1135,8 +1137,8 @@ int rds_ep_send(struct rds_ep *ep, const struct rds_name *src,
 	rc = conn_get(ep, &src->addr, &dst->addr);
 	if (!rc)
 		return -1;
-	if (dst->port && rc->peer_valid && rds_cong_test(&rc->peer,
-							 dst->port)) {
+	if (dst->port && !(flags & RDS_EP_SEND_ANYWAY) && rc->peer_valid &&
+	    rds_cong_test(&rc->peer, dst->port)) {
 		errno = ENOBUFS;
 		return -1;
 	}
@@ -1152,6 +1154,13 @@ int rds_ep_send(struct rds_ep *ep, const struct rds_name *src,
 	}
 	conn_kick(rc);
 	return 0;
+}
+
+int rds_ep_send(struct rds_ep *ep, const struct rds_name *src,
+		const struct rds_name *dst, const struct iovec *iov,
+		int iovcnt, void *ctx)
+{
+	return rds_ep_send_flags(ep, src, dst, iov, iovcnt, ctx, 0);
 }
 
 bool rds_ep_congested(const struct rds_ep *ep, const struct rds_name *src,

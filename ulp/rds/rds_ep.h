@@ -136,6 +136,10 @@ struct rds_ep_ops {
 	/* The peer faddr cleared a congested port of its map: sends that
 	 * got ENOBUFS towards it may be tried again.  Optional. */
 	void (*uncongested)(void *arg, const struct inet_addr *faddr);
+	/* Every congestion map faddr sends, as it came (RDS_CONG_MAP_BYTES
+	 * bytes).  Optional. */
+	void (*cong_map)(void *arg, const struct inet_addr *faddr,
+			 const uint8_t *bits);
 };
 
 /* NULL with errno and err: the CM's (EOPNOTSUPP: none), EADDRINUSE (the
@@ -159,6 +163,13 @@ void rds_ep_free(struct rds_ep *ep);
 int rds_ep_send(struct rds_ep *ep, const struct rds_name *src,
 		const struct rds_name *dst, const struct iovec *iov,
 		int iovcnt, void *ctx);
+/* The same with flags: RDS_EP_SEND_ANYWAY sends to a congested port too
+ * (a message its sender checked the map for when it took it: the kernel
+ * transmits what it queued before the map said congested). */
+#define RDS_EP_SEND_ANYWAY	0x1
+int rds_ep_send_flags(struct rds_ep *ep, const struct rds_name *src,
+		      const struct rds_name *dst, const struct iovec *iov,
+		      int iovcnt, void *ctx, unsigned int flags);
 /* Is dst's port congested in the map its host last sent (false when no
  * map has come yet)? */
 bool rds_ep_congested(const struct rds_ep *ep, const struct rds_name *src,

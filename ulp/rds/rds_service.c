@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,7 +28,10 @@
 #define HASH_SIZE	256
 #define READS_PER_WAKE	32	/* messages taken from one end at a time */
 #define HELD_RETRY_MS	200	/* a held send tried again without news */
-#define RX_HOLD_MIN	(8u << 20)	/* held for a slow reader, at least */
+#define RX_HOLD_MIN	(16u << 20)	/* held for a slow reader, at least:
+					 * a sender's backlog taken before
+					 * the map said congested still
+					 * comes (up to its send buffer) */
 /* What a pair's ends can carry at once: one largest message and its
  * header, whatever the RDS buffer sizes say (those are ours to apply). */
 #define PAIR_MIN_BUF	((int)RDS_MAX_MSG_SIZE + 65536)
@@ -90,6 +94,9 @@ struct rds_service {
 	int force_warned;
 	uint8_t *buf;			/* one message read from a program */
 	size_t buflen;
+	struct rds_board *board;	/* the peers' congestion maps */
+	int board_ro;			/* ... read-only, for BOARD */
+	unsigned int board_next;	/* the slot a new peer takes */
 	struct rds_service_stats st;
 };
 
@@ -348,13 +355,14 @@ static void sock_pump(struct rsock *s);
 
 /* 0: given to the endpoint (or dropped, counted); 1: held (ENOBUFS). */
 static int sock_send(struct rsock *s, const struct rds_name *dst,
-		     const uint8_t *data, size_t len)
+		     const uint8_t *data, size_t len, unsigned int flags)
 {
 	struct rds_service *sv = s->sv;
 	struct iovec iov = { (void *)data, len };
 
 	s->unacked += len;	/* before: done() may come at once */
-	if (rds_ep_send(sv->ep, &s->name, dst, &iov, 1, s) == 0) {
+	if (rds_ep_send_flags(sv->ep, &s->name, dst, &iov, 1, s,
+			      flags) == 0) {
 		sv->st.tx_msgs++;
 		sv->st.tx_bytes += len;
 		return 0;
@@ -380,7 +388,7 @@ static void sock_held_retry(struct rsock *s)
 {
 	if (!s->held)
 		return;
-	if (sock_send(s, &s->held_dst, s->held, s->held_len) == 1) {
+	if (sock_send(s, &s->held_dst, s->held, s->held_len, 0) == 1) {
 		held_retry_arm(s);
 		return;
 	}
@@ -442,7 +450,9 @@ static int sock_read_one(struct rsock *s)
 		return 0;
 	}
 	len = (size_t)n - sizeof(h);
-	if (sock_send(s, &dst, sv->buf + sizeof(h), len) == 1) {
+	if (sock_send(s, &dst, sv->buf + sizeof(h), len,
+		      (h.flags & RDS_HDR_F_CHECKED) ? RDS_EP_SEND_ANYWAY :
+		      0) == 1) {
 		s->held = malloc(len ? len : 1);
 		if (!s->held) {
 			sv->st.tx_errors++;
@@ -651,6 +661,90 @@ static void ep_uncongested(void *arg, const struct inet_addr *faddr)
 		if (s->held && inet_addr_equal(&s->held_dst.addr, faddr))
 			sock_held_retry(s);
 	}
+}
+
+/* ---- the congestion board ---------------------------------------------------- */
+
+static void board_key(uint8_t key[16], const struct inet_addr *a)
+{
+	if (a->family == AF_INET6) {
+		memcpy(key, a->raw, 16);
+		return;
+	}
+	memset(key, 0, 10);
+	key[10] = key[11] = 0xff;
+	memcpy(key + 12, &a->v4, 4);
+}
+
+/* A shared memory file the programs map read-only (BOARD): -1 without
+ * memfd or /proc, and then the preload goes without it (EAGAIN, not
+ * ENOBUFS, for a congested port). */
+static void board_open(struct rds_service *sv)
+{
+	char path[64];
+	int fd;
+
+	sv->board_ro = -1;
+	fd = memfd_create("ibgw-rds-board", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, sizeof(*sv->board)) == 0) {
+		sv->board = mmap(NULL, sizeof(*sv->board),
+				 PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (sv->board == MAP_FAILED)
+			sv->board = NULL;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (sv->board)
+		sv->board_ro = open(path, O_RDONLY | O_CLOEXEC);
+	close(fd);
+	if (sv->board_ro < 0 && sv->board) {
+		munmap(sv->board, sizeof(*sv->board));
+		sv->board = NULL;
+	}
+	if (sv->board) {
+		sv->board->nslots = RDS_BOARD_SLOTS;
+		sv->board->magic = RDS_BOARD_MAGIC;
+	}
+}
+
+static void board_close(struct rds_service *sv)
+{
+	if (sv->board)
+		munmap(sv->board, sizeof(*sv->board));
+	sv->board = NULL;
+	if (sv->board_ro >= 0)
+		close(sv->board_ro);
+	sv->board_ro = -1;
+}
+
+/* faddr's map, as it came: into its slot under the sequence count. */
+static void ep_cong_map(void *arg, const struct inet_addr *faddr,
+			const uint8_t *bits)
+{
+	struct rds_service *sv = arg;
+	struct rds_board_slot *sl = NULL;
+	uint8_t key[16];
+	unsigned int i;
+
+	if (!sv->board)
+		return;
+	board_key(key, faddr);
+	for (i = 0; i < RDS_BOARD_SLOTS && !sl; i++)
+		if (sv->board->slot[i].used &&
+		    !memcmp(sv->board->slot[i].addr, key, 16))
+			sl = &sv->board->slot[i];
+	for (i = 0; i < RDS_BOARD_SLOTS && !sl; i++)
+		if (!sv->board->slot[i].used)
+			sl = &sv->board->slot[i];
+	if (!sl)	/* more peers than slots: the oldest taken */
+		sl = &sv->board->slot[sv->board_next++ % RDS_BOARD_SLOTS];
+	__atomic_add_fetch(&sl->seq, 1, __ATOMIC_ACQ_REL);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(sl->addr, key, 16);
+	memcpy(sl->bits, bits, RDS_BOARD_MAP_BYTES);
+	sl->used = 1;
+	__atomic_add_fetch(&sl->seq, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- requests -------------------------------------------------------------- */
@@ -934,6 +1028,12 @@ static int req_serve(struct rds_service *sv, const struct rds_ctl_req *q,
 
 	if (q->op == RDS_CTL_SOCKET)
 		return do_socket(sv, r, pass);
+	if (q->op == RDS_CTL_BOARD) {
+		if (sv->board_ro < 0)
+			return EOPNOTSUPP;
+		*pass = fcntl(sv->board_ro, F_DUPFD_CLOEXEC, 0);
+		return *pass < 0 ? errno : 0;
+	}
 	s = sock_by_fd(sv, passed);
 	if (!s)
 		return q->op >= RDS_CTL_BIND && q->op <= RDS_CTL_SETOPT ?
@@ -1045,7 +1145,7 @@ struct rds_service *rds_service_new(struct event_base *base,
 	static const struct rds_ep_ops eops = {
 		.resolve = ep_resolve, .is_local = ep_is_local,
 		.deliver = ep_deliver, .done = ep_done,
-		.uncongested = ep_uncongested,
+		.uncongested = ep_uncongested, .cong_map = ep_cong_map,
 	};
 	struct rds_service *sv;
 	struct sockaddr_un sa;
@@ -1076,6 +1176,7 @@ struct rds_service *rds_service_new(struct event_base *base,
 	sv->rmem_max = read_sysctl("/proc/sys/net/core/rmem_max", 212992);
 	sv->wmem_def = read_sysctl("/proc/sys/net/core/wmem_default", 212992);
 	sv->rmem_def = read_sysctl("/proc/sys/net/core/rmem_default", 212992);
+	board_open(sv);
 	sv->buflen = sizeof(struct rds_ctl_hdr) + RDS_MAX_MSG_SIZE;
 	sv->buf = malloc(sv->buflen);
 	if (!sv->buf) {
@@ -1113,6 +1214,7 @@ fail:
 		rds_ep_free(sv->ep);
 	if (sv->ctl_fd >= 0)
 		close(sv->ctl_fd);
+	board_close(sv);
 	free(sv->buf);
 	free(sv);
 	errno = e;
@@ -1133,6 +1235,7 @@ void rds_service_free(struct rds_service *sv)
 	/* the endpoint first: no callbacks into freed sockets */
 	rds_ep_free(sv->ep);
 	sv->ep = NULL;
+	board_close(sv);
 	while (sv->socks) {
 		struct rsock *s = sv->socks;
 		struct rx_held *h;
