@@ -16,12 +16,14 @@
 #   early ADDR PORT nb|block   epoll sets the socket joined before connect
 #                              (edge and level): writable, then the echo
 #                              read through them
-#   hold-server PORT           a server that reads nothing for 3 s, then
-#                              everything: "got N HOW" per connection (HOW:
+#   hold-server PORT [SECS]    a server that reads nothing for SECS s
+#                              (3), then everything: "got N HOW" per connection (HOW:
 #                              eof, or the errno's name: ECONNRESET)
-#   flood ADDR PORT abort|clean [nb]  sends until it would block, prints
-#                              "sent N", then closes (abort: SO_LINGER
-#                              {1,0}); nb: a non-blocking connect
+#   flood ADDR PORT abort|clean|waitN [nb]  sends until it would block,
+#                              then closes (abort: SO_LINGER {1,0}; waitN:
+#                              {1,N}, the close timed) and prints "sent N"
+#                              ("sent N close S s"); nb: a non-blocking
+#                              connect
 #   exec ADDR PORT PID         EINPROGRESS with PID stopped, then exec:
 #                              the new image (no cache: the service's INFO)
 #                              sees it pending (ENOTCONN, EALREADY), lets
@@ -275,7 +277,7 @@ def early(addr, port, how):
           % ("a non-blocking" if how == "nb" else "a blocking"))
 
 
-def hold_server(port):
+def hold_server(port, secs="3"):
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("", int(port)))
@@ -283,7 +285,7 @@ def hold_server(port):
     print("listening", flush=True)
 
     def serve(c):
-        time.sleep(3)
+        time.sleep(float(secs))
         n, how = 0, "eof"
         try:
             while True:
@@ -327,8 +329,16 @@ def flood(addr, port, how, nb=""):
         if struct.unpack("ii", s.getsockopt(socket.SOL_SOCKET,
                                             socket.SO_LINGER, 8)) != (1, 0):
             die("SO_LINGER does not read back")
+    elif how.startswith("wait"):    # waitN: SO_LINGER {1, N}
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                     struct.pack("ii", 1, int(how[4:])))
+    t0 = time.monotonic()
     s.close()
-    print("sent %d" % n, flush=True)
+    dt = time.monotonic() - t0
+    if how.startswith("wait"):
+        print("sent %d close %.1f s" % (n, dt), flush=True)
+    else:
+        print("sent %d" % n, flush=True)
 
 
 def exec_pending(addr, port, pid):
@@ -428,7 +438,7 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     {"ready": lambda: ready(*a[1:5]), "fail": lambda: fail(*a[1:4]),
      "both": lambda: both(*a[1:3]), "early": lambda: early(*a[1:4]),
-     "hold-server": lambda: hold_server(a[1]),
+     "hold-server": lambda: hold_server(*a[1:3]),
      "flood": lambda: flood(*a[1:5]),
      "exec": lambda: exec_pending(*a[1:4]),
      "exec-child": lambda: exec_child(*a[1:5]), "abandon": lambda: abandon(*a[1:3]),

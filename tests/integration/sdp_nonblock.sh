@@ -25,6 +25,9 @@
 #    linger_aborts and aborts_tx, h2's aborts_rx rise, h2's disconn_rx
 #    does not), and the server reads less than was sent; the same
 #    without SO_LINGER is a DisConn and the server reads every byte;
+#  - SO_LINGER {1, 10}: close waits until the slow server has read it
+#    all; {1, 1}: close gives up after a second, the rest still goes; the
+#    same as over TCP in the same run;
 #  - a server's SO_LINGER 0 close as its client sees it: the first read
 #    (or write, or SO_ERROR; or a read waiting when it comes) gives
 #    ECONNRESET, then end of file and EPIPE, and SIGPIPE only on the
@@ -168,6 +171,48 @@ expect_eq "h2 DisConn received" "$(delta h2 sdp.disconn_rx "$dr0")" 1
 expect_eq "h2 AbortConn received" "$(delta h2 sdp.aborts_rx "$ar0")" 0
 expect_eq "h1 linger_aborts" "$(delta h1 sdp.linger_aborts "$la0")" 0
 expect_eq "without SO_LINGER, the server reads all" "$GOT" "got $SENT eof"
+
+# SO_LINGER {1, N}: close waits until the server has taken it all (its
+# 5 s hold over), or N s; the same over TCP (no preload on either side,
+# the oracle) in the same run
+pre_bg LH h2 python3 "$PY" hold-server 7704 5 >"$T/lhold.log" 2>&1
+ns_bg LHT h2 python3 "$PY" hold-server 7705 5 >"$T/lholdt.log" 2>&1
+wait_port h2 7704
+wait_port h2 7705
+lwait() {	# sdp|tcp PORT LOG N: sets SENT, SECS, GOT
+	local n0 i out
+	n0=$(grep -c '^got' "$3")
+	if [ "$1" = sdp ]; then
+		out=$(pre h1 timeout 60 python3 "$PY" flood $A "$2" wait$4 2>&1)
+	else
+		out=$(ns h1 timeout 60 python3 "$PY" flood $A "$2" wait$4 2>&1)
+	fi || fail "flood wait$4 ($1): $out"
+	SENT=$(echo "$out" | sed -n 's/^sent \([0-9]*\) close.*/\1/p')
+	SECS=$(echo "$out" | sed -n 's/.* close \([0-9.]*\) s$/\1/p')
+	for i in $(seq 1 100); do
+		[ "$(grep -c '^got' "$3")" -gt "$n0" ] && break
+		sleep 0.1
+	done
+	GOT=$(grep '^got' "$3" | tail -n1)
+}
+between() {	# X LO HI
+	python3 -c "import sys; x, lo, hi = map(float, sys.argv[1:]); sys.exit(0 if lo <= x < hi else 1)" "$@"
+}
+lw0=$(stat_of h1 sdp_service.linger_waits_done)
+for side in tcp sdp; do
+	[ $side = sdp ] && { port=7704 log=$T/lhold.log; } || { port=7705 log=$T/lholdt.log; }
+	lwait $side $port "$log" 10
+	between "$SECS" 1.5 10 ||
+		fail "$side, SO_LINGER {1, 10}: close took $SECS s (the server holds 5 s after accepting)"
+	expect_eq "$side, SO_LINGER {1, 10}: the server reads all" "$GOT" "got $SENT eof"
+	ok "$side, SO_LINGER {1, 10}: close waited $SECS s, until the server had read everything ($SENT bytes)"
+	lwait $side $port "$log" 1
+	between "$SECS" 0.8 2.5 ||
+		fail "$side, SO_LINGER {1, 1}: close took $SECS s"
+	expect_eq "$side, SO_LINGER {1, 1}: the server still reads all" "$GOT" "got $SENT eof"
+	ok "$side, SO_LINGER {1, 1}: close gave up after $SECS s; the rest still went ($SENT bytes)"
+done
+expect_eq "h1 linger waits answered when all was acknowledged" "$(delta h1 sdp_service.linger_waits_done "$lw0")" 1
 
 # a 'both' connection over the service's TCP relay: SO_LINGER 0 resets
 # the relay's TCP side, the TCP-only server reads an RST

@@ -136,6 +136,36 @@ no:
 	return 0;
 }
 
+int preload_stream_close(int fd)
+{
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+	struct linger lg;
+	socklen_t len = sizeof(lg);
+	uint64_t n = 0;
+	int rc, e, wait;
+
+	wait = preload_real.getsockopt(fd, SOL_SOCKET, SO_LINGER, &lg,
+				       &len) == 0 && lg.l_onoff &&
+	       lg.l_linger > 0 && preload_stream_id(fd, &n) == 0;
+	rc = preload_real.close(fd);
+	e = errno;
+	if (rc == 0 && wait) {
+		memset(&req, 0, sizeof(req));
+		req.op = SDP_CTL_LINGER_WAIT;
+		req.flags = SDP_CTL_F_BYID;
+		req.ino = n;
+		req.timeout_ms = lg.l_linger > 3600 ? 3600000u :
+				 (uint32_t)lg.l_linger * 1000u;
+		if (preload_ctl_call(&req, -1, &rep, NULL) == 0)
+			preload_log(PRELOAD_LOG_INFO, "close with SO_LINGER "
+				    "%d: %s", lg.l_linger, rep.err ?
+				    strerror(rep.err) : "all acknowledged");
+	}
+	errno = e;
+	return rc;
+}
+
 pid_t preload_listener_pid(int fd)
 {
 	struct sockaddr_un sun;
@@ -332,7 +362,7 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 	socklen_t len = sizeof(ss);
 	struct sdp_ctl_req req;
 	struct sdp_ctl_reply rep;
-	struct linger lg;
+	struct linger lg = { 0, 0 };
 	int fl, fdfl, nfd, nodelay, keepidle, bufs[2], linger0 = 0;
 
 	*pending = 0;
@@ -379,6 +409,9 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 	if (nodelay)
 		preload_cache_setopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay,
 				     sizeof(nodelay));
+	if (lg.l_onoff && lg.l_linger > 0)	/* its close waits */
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg,
+					sizeof(lg));
 	if (keepidle) {		/* SO_KEEPALIVE set before connect */
 		preload_cache_setopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &keepidle,
 				     sizeof(keepidle));

@@ -120,6 +120,8 @@ void preload_cache_flags(int fd, unsigned int flags);
  * of the service's end's name; 0 with *rep, or -1. */
 int preload_stream_call(int fd, struct sdp_ctl_req *req,
 			struct sdp_ctl_reply *rep);
+/* The N of stream fd's peer name, "ibgw-sdp-c/PID.N": 0, or -1. */
+int preload_stream_id(int fd, uint64_t *n);
 void preload_cache_setopt(int fd, int level, int name, const void *val,
 			  socklen_t len);
 /* The remembered value (an int option), or 0 if none; -1 if the option
@@ -144,6 +146,10 @@ bool preload_is_stream(int fd);
  * TCP reports for it (ECONNRESET, ETIMEDOUT), taken so that it is told
  * once; else 0, errno kept. */
 int preload_stream_reset(int fd);
+/* close() of our stream fd: with SO_LINGER {1, N > 0} it waits, at most N
+ * seconds, for the service to have everything acknowledged when it was
+ * the last descriptor (LINGER_WAIT), as TCP's close waits. */
+int preload_stream_close(int fd);
 /* The service's pid from a listener's name, or -1. */
 pid_t preload_listener_pid(int fd);
 
@@ -157,6 +163,8 @@ void preload_fd_sdp(int fd);
 /* The table's answer for an SDP stream (a getsockname and a getpeername
  * the first time a unix socket is seen). */
 bool preload_sdp_is(int fd);
+/* The table's word alone, no system call: fd was made an SDP stream. */
+bool preload_sdp_known(int fd);
 int preload_rds_bind(int fd, const struct sockaddr *sa, socklen_t len);
 int preload_rds_connect(int fd, const struct sockaddr *sa, socklen_t len);
 int preload_rds_name(int fd, struct sockaddr *out, socklen_t *len, int peer);

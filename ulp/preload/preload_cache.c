@@ -106,14 +106,32 @@ void preload_cache_put(int fd, const union sdp_ctl_addr *local,
  * N of the service's end's name, "ibgw-sdp-c/PID.N".  0 with *rep (its
  * err may be non-zero), or -1.
  */
-int preload_stream_call(int fd, struct sdp_ctl_req *req,
-			struct sdp_ctl_reply *rep)
+int preload_stream_id(int fd, uint64_t *n)
 {
 	struct sockaddr_un sun;
 	socklen_t sl = sizeof(sun);
 	size_t plen = strlen(PRELOAD_STREAM_PREFIX);
-	struct stat st;
 	const char *dot;
+
+	if (preload_real.getpeername(fd, (struct sockaddr *)&sun, &sl) < 0 ||
+	    sun.sun_family != AF_UNIX ||
+	    sl <= offsetof(struct sockaddr_un, sun_path) + 1 + plen ||
+	    sun.sun_path[0] ||
+	    memcmp(sun.sun_path + 1, PRELOAD_STREAM_PREFIX, plen))
+		return -1;
+	((char *)&sun)[sl < sizeof(sun) ? sl : sizeof(sun) - 1] = 0;
+	dot = strrchr(sun.sun_path + 1, '.');
+	if (!dot)
+		return -1;
+	*n = strtoull(dot + 1, NULL, 10);
+	return 0;
+}
+
+int preload_stream_call(int fd, struct sdp_ctl_req *req,
+			struct sdp_ctl_reply *rep)
+{
+	struct stat st;
+	uint64_t n;
 
 	if (fstat(fd, &st) < 0)
 		return -1;
@@ -123,18 +141,10 @@ int preload_stream_call(int fd, struct sdp_ctl_req *req,
 		return -1;
 	if (rep->err != ENOENT || (rep->flags & SDP_CTL_R_FAILED))
 		return 0;
-	if (preload_real.getpeername(fd, (struct sockaddr *)&sun, &sl) < 0 ||
-	    sun.sun_family != AF_UNIX ||
-	    sl <= offsetof(struct sockaddr_un, sun_path) + 1 + plen ||
-	    sun.sun_path[0] ||
-	    memcmp(sun.sun_path + 1, PRELOAD_STREAM_PREFIX, plen))
-		return 0;
-	((char *)&sun)[sl < sizeof(sun) ? sl : sizeof(sun) - 1] = 0;
-	dot = strrchr(sun.sun_path + 1, '.');
-	if (!dot)
+	if (preload_stream_id(fd, &n) < 0)
 		return 0;
 	req->flags |= SDP_CTL_F_BYID;
-	req->ino = strtoull(dot + 1, NULL, 10);
+	req->ino = n;
 	return preload_ctl_call(req, -1, rep, NULL);
 }
 

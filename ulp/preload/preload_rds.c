@@ -287,10 +287,22 @@ EXPORT int socket(int domain, int type, int protocol)
 
 /* --- close and dup ------------------------------------------------------------ */
 
+bool preload_sdp_known(int fd)
+{
+	return fd >= 0 && fd < FDTAB_SIZE &&
+	       atomic_load_explicit(&fdtab[fd], memory_order_relaxed) ==
+	       FD_SDP;
+}
+
 EXPORT int close(int fd)
 {
+	bool sdp;
+
 	init();
+	sdp = preload_sdp_known(fd);
 	fd_forget(fd);
+	if (sdp)
+		return preload_stream_close(fd);
 	return preload_real.close(fd);
 }
 

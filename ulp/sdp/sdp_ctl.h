@@ -94,6 +94,15 @@
  *           when it is sooner than the service's own keepalive (0: the
  *           service's alone).  err 0, or ENOENT (no such SDP connection:
  *           gone, failed, or carried by the TCP relay).
+ *  LINGER_WAIT  req.ino with SDP_CTL_F_BYID (the N of the stream's peer
+ *           name, read before the program closed it), req.timeout_ms:
+ *           the program closed a stream with SO_LINGER {1, N > 0}; if
+ *           that was its last descriptor, the reply waits until the
+ *           service has sent everything and DisConn and the peer has
+ *           acknowledged it (err 0), the connection is reset (its
+ *           errno), or timeout_ms (ETIMEDOUT); else it comes at once.
+ *           The close waits for the reply, as TCP's close waits for its
+ *           FIN's ACK.
  *
  * Accepted connections: the service connects to the listening unix
  * socket it passed and writes one struct sdp_ctl_accept on the new
@@ -123,6 +132,7 @@ enum sdp_ctl_op {
 	SDP_CTL_RELEASE = 4,
 	SDP_CTL_LINGER = 5,
 	SDP_CTL_KEEPALIVE = 6,
+	SDP_CTL_LINGER_WAIT = 7,
 };
 
 #define SDP_CTL_F_BOTH		0x1	/* LISTEN: a TCP listener passed;

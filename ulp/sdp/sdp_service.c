@@ -73,6 +73,7 @@ struct svc_conn {
 	int local_set;			/* info.local, lport chosen */
 	int abort_close;		/* SO_LINGER {1, 0} */
 	int reset_err;			/* ep_reset: keep a CONN_RESET record */
+	int lwait;			/* a LINGER_WAIT request waiting */
 	uint32_t reply_flags;
 	uint32_t sndbuf;		/* to set on app_fd when up */
 	size_t filler;			/* written from app_fd, not read */
@@ -144,6 +145,11 @@ const struct counter_desc sdp_service_counters[] = {
 		"SO_LINGER requests taken (0: reset at the last close)."),
 	COUNTER("keepalives", struct sdp_service_stats, keepalives,
 		"SO_KEEPALIVE/TCP_KEEPIDLE requests taken."),
+	COUNTER("linger_waits", struct sdp_service_stats, linger_waits,
+		"Closes with SO_LINGER {1, N} that asked to wait."),
+	COUNTER("linger_waits_done", struct sdp_service_stats,
+		linger_waits_done,
+		"... answered once everything was acknowledged."),
 	COUNTER("resets", struct sdp_service_stats, resets,
 		"Connections reset while the program held its socket (its "
 		"next read or write fails as TCP's would)."),
@@ -281,6 +287,8 @@ static void req_done(struct svc_conn *c)
 
 static void conn_free(struct svc_conn *c)
 {
+	if (c->lwait && c->sv->ep)
+		sdp_ep_cancel_when_sent(c->sv->ep, c);
 	req_done(c);
 	if (c->sock)
 		sdp_sock_cancel(c->sock);
@@ -1390,6 +1398,69 @@ static void do_linger(struct svc_conn *c)
 		sdp_relay_abort_on_close(o->relay, on);	/* may free o */
 }
 
+/* LINGER_WAIT's answer: everything went (0), a reset, or the time. */
+static void lwait_done(void *arg, int err)
+{
+	struct svc_conn *c = arg;
+
+	c->lwait = 0;		/* told: nothing to cancel */
+	c->sv->st.linger_waits_done += err == 0;
+	reply(c, err, NULL, 0, NULL, 0, -1);
+	conn_free(c);
+}
+
+static void lwait_tmo_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct svc_conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	sdp_ep_cancel_when_sent(c->sv->ep, c);
+	lwait_done(c, ETIMEDOUT);
+}
+
+/*
+ * A close with SO_LINGER {1, N}: the program's last descriptor of the
+ * stream?  (sock_diag says our end has no peer left; when it cannot say,
+ * a close is taken for the last.)  Then wait for the connection's data
+ * and DisConn to be acknowledged, as TCP's close waits.
+ */
+static void do_linger_wait(struct svc_conn *c)
+{
+	struct sdp_service *sv = c->sv;
+	struct svc_conn *o = find_stream(c);
+	struct sdp_sock *s = NULL;
+	struct timeval tv;
+	uint32_t ms = c->req.timeout_ms;
+	int fd;
+
+	sv->st.linger_waits++;
+	if (o && o->state != ASYNC_FAILED && o->state != CONN_RESET)
+		s = o->sock ? o->sock :
+		    o->passive ? sdp_ep_sock_of(sv->ep, o) : NULL;
+	fd = s ? sdp_sock_fd(s) : -1;
+	if (!s || (fd >= 0 && unix_peer_ino(fd) > 0)) {
+		/* gone already, carried by the TCP relay, or not the
+		 * last close */
+		reply(c, 0, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	if (ms < 1 || ms > 3600000)
+		ms = 3600000;
+	c->tmo_ev = evtimer_new(sv->base, lwait_tmo_cb, c);
+	if (!c->tmo_ev) {
+		reply(c, ENOMEM, NULL, 0, NULL, 0, -1);
+		conn_free(c);
+		return;
+	}
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(c->tmo_ev, &tv);
+	c->lwait = 1;
+	sdp_sock_when_sent(s, lwait_done, c);	/* may answer at once */
+}
+
 /* SO_KEEPALIVE and TCP_KEEPIDLE on a stream: its probe time. */
 static void do_keepalive(struct svc_conn *c)
 {
@@ -1526,6 +1597,11 @@ static void req_cb(evutil_socket_t fd, short what, void *arg)
 		if (passed >= 0)
 			close(passed);
 		do_keepalive(c);
+		return;
+	case SDP_CTL_LINGER_WAIT:
+		if (passed >= 0)
+			close(passed);
+		do_linger_wait(c);
 		return;
 	default:
 		if (passed >= 0)

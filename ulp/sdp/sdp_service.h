@@ -67,6 +67,8 @@ struct sdp_service_stats {
 	uint64_t async_now;		/* ... held now (a gauge) */
 	uint64_t lingers;		/* SO_LINGER requests */
 	uint64_t keepalives;		/* KEEPALIVE requests */
+	uint64_t linger_waits;		/* LINGER_WAIT requests */
+	uint64_t linger_waits_done;	/* ... all acknowledged in time */
 	uint64_t resets;		/* reset with the program's end open */
 	uint64_t resets_told;		/* ... its error taken (INFO TAKE) */
 };

@@ -89,6 +89,8 @@ struct sdp_sock {
 	uint64_t alive_ms;		/* the last successful completion */
 	uint32_t ka_ms;			/* its program's idle time (0: the
 					 * endpoint's) */
+	void (*sent_cb)(void *arg, int err);	/* sdp_sock_when_sent */
+	void *sent_arg;
 };
 
 struct sdp_ep {
@@ -231,6 +233,23 @@ static void hup_unwatch(struct sdp_sock *s)
 	s->hup_fd = -1;
 }
 
+/* The sdp_sock_when_sent waiter, once: err 0 (everything, DisConn
+ * included, acknowledged) or the reset's. */
+static void sent_tell(struct sdp_sock *s, int err)
+{
+	void (*cb)(void *, int) = s->sent_cb;
+
+	s->sent_cb = NULL;
+	if (cb)
+		cb(s->sent_arg, err);
+}
+
+static void sent_check(struct sdp_sock *s)
+{
+	if (s->sent_cb && s->c.fin_sent && !s->tx_inflight)
+		sent_tell(s, 0);
+}
+
 /*
  * Close the fd: in order (err 0), or a reset (err: the errno a TCP
  * socket would report, ECONNRESET or ETIMEDOUT): a TCP fd then goes with
@@ -252,6 +271,8 @@ static void fd_close(struct sdp_sock *s, int err)
 	close(s->fd);
 	s->fd = -1;
 	s->fd_closed = 1;
+	if (err)
+		sent_tell(s, err);
 }
 
 static void sock_free(struct sdp_sock *s)
@@ -279,6 +300,8 @@ static void sock_free(struct sdp_sock *s)
 		fab_mr_dereg(s->mr);
 	if (ep->st.conns_now)
 		ep->st.conns_now--;
+	sent_check(s);
+	sent_tell(s, ECONNRESET);	/* gone before it all went */
 	if (s->owns_fd) {
 		fd_close(s, ECONNRESET);
 		if (ep->ops.closed)
@@ -408,6 +431,28 @@ void sdp_sock_abort_on_close(struct sdp_sock *s, int on)
 	hup_watch(s);
 	if (peer_hup(s))
 		linger_abort(s);
+}
+
+void sdp_sock_when_sent(struct sdp_sock *s, void (*cb)(void *arg, int err),
+			void *arg)
+{
+	s->sent_cb = cb;
+	s->sent_arg = arg;
+	sent_check(s);
+}
+
+void sdp_ep_cancel_when_sent(struct sdp_ep *ep, void *arg)
+{
+	struct sdp_sock *s;
+
+	for (s = ep->socks; s; s = s->next)
+		if (s->sent_cb && s->sent_arg == arg)
+			s->sent_cb = NULL;
+}
+
+int sdp_sock_fd(const struct sdp_sock *s)
+{
+	return s->fd_closed ? -1 : s->fd;
 }
 
 struct sdp_sock *sdp_ep_sock_of(struct sdp_ep *ep, const void *ctx)
@@ -647,6 +692,7 @@ static void sock_kick(struct sdp_sock *s)
 	/* the fd is read only while a message could take what it has */
 	set_rd(s, !s->fd_eof && !s->fd_closed && tx_slot_free(s) &&
 	       sdp_conn_tx_room(&s->c) > 0);
+	sent_check(s);
 	if (sdp_conn_closed(&s->c) && !s->tx_inflight && !s->pend_n) {
 		/* both FINs have passed: done */
 		fd_close(s, 0);

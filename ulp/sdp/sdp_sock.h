@@ -180,6 +180,18 @@ void sdp_sock_abort_on_close(struct sdp_sock *s, int on);
  * endpoint's keepalive (its program's SO_KEEPALIVE and TCP_KEEPIDLE);
  * 0: the endpoint's alone. */
 void sdp_sock_keepalive(struct sdp_sock *s, uint32_t idle_ms);
+/*
+ * cb(arg, 0) once our DisConn is sent and everything we sent is
+ * acknowledged (SO_LINGER's wait: TCP's close waits for its FIN's ACK),
+ * cb(arg, err) if the connection is reset or freed first.  One waiter
+ * per connection; cb may come at once.  sdp_ep_cancel_when_sent forgets
+ * every waiter whose arg is arg.
+ */
+void sdp_sock_when_sent(struct sdp_sock *s, void (*cb)(void *arg, int err),
+			void *arg);
+void sdp_ep_cancel_when_sent(struct sdp_ep *ep, void *arg);
+/* The spliced fd, or -1 once closed. */
+int sdp_sock_fd(const struct sdp_sock *s);
 /* The connection whose ctx (sdp_ep_ops) is ctx, or NULL. */
 struct sdp_sock *sdp_ep_sock_of(struct sdp_ep *ep, const void *ctx);
 
