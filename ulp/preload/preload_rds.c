@@ -218,6 +218,8 @@ static struct rds_fdinfo *info_get(int fd, int refresh)
 
 /* --- socket ----------------------------------------------------------------- */
 
+static void board_owner_check(int fd);
+
 static int rds_socket(int type)
 {
 	struct rds_ctl_req q;
@@ -252,6 +254,7 @@ static int rds_socket(int type)
 			atomic_store(&fdinfo[fd], i);
 		}
 	}
+	board_owner_check(fd);
 	preload_log(PRELOAD_LOG_INFO, "socket(AF_RDS): fd %d, the service's "
 		    "socket %u", fd, r.sock_id);
 	return fd;
@@ -702,6 +705,30 @@ static const struct rds_board *board_get(void)
 	}
 	atomic_store(&board, b);
 	return b;
+}
+
+/*
+ * A new socket from a service other than the board's (ipoibd restarted):
+ * the next send fetches the new one.  The old mapping stays (another
+ * thread may be reading it); one per restart.
+ */
+static void board_owner_check(int fd)
+{
+	const struct rds_board *b = atomic_load(&board);
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+	size_t n = sizeof(RDS_CTL_SOCK_PREFIX) - 1;
+	long pid;
+
+	if (!b || preload_real.getsockname(fd, (struct sockaddr *)&sun,
+					   &len) < 0 || !sun_rds(&sun, len))
+		return;
+	((char *)&sun)[len < sizeof(sun) ? len : sizeof(sun) - 1] = 0;
+	pid = strtol(sun.sun_path + 1 + n, NULL, 10);
+	if (pid > 0 && (uint32_t)pid != b->owner) {
+		atomic_store(&board, NULL);
+		atomic_store(&board_tried, 0);
+	}
 }
 
 /* Does the board show dst's port congested? */

@@ -139,6 +139,11 @@ struct rds_board_slot {
 struct rds_board {
 	uint32_t magic;			/* RDS_BOARD_MAGIC */
 	uint32_t nslots;		/* RDS_BOARD_SLOTS */
+	uint32_t owner;			/* the service's pid, as in its
+					 * sockets' names: a board from a
+					 * service since restarted is
+					 * fetched again */
+	uint32_t pad;
 	struct rds_board_slot slot[RDS_BOARD_SLOTS];
 };
 

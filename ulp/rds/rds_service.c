@@ -704,6 +704,7 @@ static void board_open(struct rds_service *sv)
 	}
 	if (sv->board) {
 		sv->board->nslots = RDS_BOARD_SLOTS;
+		sv->board->owner = (uint32_t)getpid();
 		sv->board->magic = RDS_BOARD_MAGIC;
 	}
 }
