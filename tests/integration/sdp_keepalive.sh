@@ -90,6 +90,26 @@ wait_up() {	# NAME
 	fail "$1: the client never connected"
 }
 
+# hang_peer HOST NAME CASE: HOST's ipoibd stopped until client NAME
+# (in $CP) ends; it must have failed with ETIMEDOUT, as TCP's keepalive
+# gives, within 10 s; sets secs
+hang_peer() {
+	local out
+	kill -STOP "$(eval echo \$${1}_PID)"
+	touch "$T/$2.go"
+	wait "$CP"
+	kill -CONT "$(eval echo \$${1}_PID)"
+	out=$(cat "$T/$2.out")
+	case $out in
+	end\ *\ ETIMEDOUT) ;;
+	*) cat "$T/$2.err"; fail "$3: the client did not see its peer die (ETIMEDOUT, as TCP's keepalive gives): '$out'" ;;
+	esac
+	secs=${out#end }
+	secs=${secs% *}
+	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 10 else 1)" "$secs" ||
+		fail "$3: the dead peer found only after $secs s"
+}
+
 # a) and b)
 server S1 h2
 p0=$(stat_of h1 sdp.keepalive_probes)
@@ -105,19 +125,7 @@ d1=$(stat_of h1 sdp.keepalive_dead)
 expect_eq "a: connections found dead while the peer lives" "$d1" 0
 ok "a: an idle SDP connection probed $((p1 - p0)) times in 4 s, still up"
 
-kill -STOP "$h2_PID"
-touch "$T/ab.go"
-wait "$CP"
-kill -CONT "$h2_PID"
-out=$(cat "$T/ab.out")
-case $out in
-end\ *\ ETIMEDOUT) ;;
-*) cat "$T/ab.err"; fail "b: the client did not see its peer die (ETIMEDOUT, as TCP's keepalive gives): '$out'" ;;
-esac
-secs=${out#end }
-secs=${secs% *}
-python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 10 else 1)" "$secs" ||
-	fail "b: the dead peer found only after $secs s"
+hang_peer h2 ab b
 d2=$(stat_of h1 sdp.keepalive_dead)
 [ "${d2:-0}" -ge 1 ] || fail "b: keepalive_dead is ${d2:-none} after the peer hung"
 expect_eq "b: h1's SDP connections after" "$(stat_of h1 sdp.conns_now)" 0
@@ -155,18 +163,6 @@ for ka in after before; do
 		fail "$ka: h5's service was not told the program's keepalive"
 	[ "$(delta h5 sdp.keepalive_probes "$p0")" -ge 2 ] ||
 		fail "$ka: $(delta h5 sdp.keepalive_probes "$p0") probes in 3 s idle with TCP_KEEPIDLE 1"
-	kill -STOP "$h6_PID"
-	touch "$T/$ka.go"
-	wait "$CP"
-	kill -CONT "$h6_PID"
-	out=$(cat "$T/$ka.out")
-	case $out in
-	end\ *\ ETIMEDOUT) ;;
-	*) cat "$T/$ka.err"; fail "$ka: the client did not see its peer die: '$out'" ;;
-	esac
-	secs=${out#end }
-	secs=${secs% *}
-	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 10 else 1)" "$secs" ||
-		fail "$ka: the dead peer found only after $secs s"
+	hang_peer h6 $ka $ka
 	ok "$ka connect: SO_KEEPALIVE, TCP_KEEPIDLE 1 with the service's keepalive off: probes, then ETIMEDOUT $secs s after the peer hung"
 done

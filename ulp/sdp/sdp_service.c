@@ -1374,6 +1374,16 @@ static void do_info(struct svc_conn *c)
 	conn_free(c);
 }
 
+/* The SDP connection of a stream's record (NULL: none, or the TCP
+ * relay's). */
+static struct sdp_sock *stream_sock(struct svc_conn *o)
+{
+	if (!o || o->state == ASYNC_FAILED || o->state == CONN_RESET)
+		return NULL;
+	return o->sock ? o->sock :
+	       o->passive ? sdp_ep_sock_of(o->sv->ep, o) : NULL;
+}
+
 /* SO_LINGER on a stream: {1, 0} makes its last close a reset. */
 static void do_linger(struct svc_conn *c)
 {
@@ -1391,7 +1401,7 @@ static void do_linger(struct svc_conn *c)
 	reply(c, 0, NULL, 0, NULL, 0, -1);
 	conn_free(c);
 	o->abort_close = on;
-	s = o->sock ? o->sock : o->passive ? sdp_ep_sock_of(sv->ep, o) : NULL;
+	s = stream_sock(o);
 	if (s)
 		sdp_sock_abort_on_close(s, on);
 	else if (o->relay)
@@ -1429,15 +1439,12 @@ static void do_linger_wait(struct svc_conn *c)
 {
 	struct sdp_service *sv = c->sv;
 	struct svc_conn *o = find_stream(c);
-	struct sdp_sock *s = NULL;
+	struct sdp_sock *s = stream_sock(o);
 	struct timeval tv;
 	uint32_t ms = c->req.timeout_ms;
 	int fd;
 
 	sv->st.linger_waits++;
-	if (o && o->state != ASYNC_FAILED && o->state != CONN_RESET)
-		s = o->sock ? o->sock :
-		    o->passive ? sdp_ep_sock_of(sv->ep, o) : NULL;
 	fd = s ? sdp_sock_fd(s) : -1;
 	if (!s || (fd >= 0 && unix_peer_ino(fd) > 0)) {
 		/* gone already, carried by the TCP relay, or not the
@@ -1466,12 +1473,9 @@ static void do_keepalive(struct svc_conn *c)
 {
 	struct sdp_service *sv = c->sv;
 	struct svc_conn *o = find_stream(c);
-	struct sdp_sock *s = NULL;
+	struct sdp_sock *s = stream_sock(o);
 
 	sv->st.keepalives++;
-	if (o && o->state != ASYNC_FAILED && o->state != CONN_RESET)
-		s = o->sock ? o->sock :
-		    o->passive ? sdp_ep_sock_of(sv->ep, o) : NULL;
 	if (!s) {
 		/* gone, failed, or carried by the TCP relay (whose socket
 		 * has the program's options) */
@@ -1545,14 +1549,18 @@ static void req_cb(evutil_socket_t fd, short what, void *arg)
 	c->req.program[sizeof(c->req.program) - 1] = 0;
 	c->family = c->req.local.family == AF_INET6 ||
 		    c->req.remote.family == AF_INET6 ? AF_INET6 : AF_INET;
+	/* only a 'both' LISTEN takes an fd (its TCP listener) */
+	if (passed >= 0 && !(c->req.op == SDP_CTL_LISTEN &&
+			     (c->req.flags & SDP_CTL_F_BOTH))) {
+		close(passed);
+		passed = -1;
+	}
 	switch (c->req.op) {
 	case SDP_CTL_CONNECT: {
 		struct timeval now, t;
 		unsigned int ms = c->req.timeout_ms ? c->req.timeout_ms :
 				  DEF_TIMEOUT_MS;
 
-		if (passed >= 0)
-			close(passed);
 		if (from_ctl(&c->req.remote, &c->dst, &c->dport) < 0 ||
 		    !c->dport || addr_any(&c->dst)) {
 			sv->st.bad_requests++;
@@ -1572,40 +1580,24 @@ static void req_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	case SDP_CTL_LISTEN:
 		/* do_listen answers and frees c */
-		if (!(c->req.flags & SDP_CTL_F_BOTH) && passed >= 0) {
-			close(passed);
-			passed = -1;
-		}
 		do_listen(c, passed);
 		return;
 	case SDP_CTL_INFO:
-		if (passed >= 0)
-			close(passed);
 		do_info(c);
 		return;
 	case SDP_CTL_RELEASE:
-		if (passed >= 0)
-			close(passed);
 		do_release(c);
 		return;
 	case SDP_CTL_LINGER:
-		if (passed >= 0)
-			close(passed);
 		do_linger(c);
 		return;
 	case SDP_CTL_KEEPALIVE:
-		if (passed >= 0)
-			close(passed);
 		do_keepalive(c);
 		return;
 	case SDP_CTL_LINGER_WAIT:
-		if (passed >= 0)
-			close(passed);
 		do_linger_wait(c);
 		return;
 	default:
-		if (passed >= 0)
-			close(passed);
 		sv->st.bad_requests++;
 		reply(c, EOPNOTSUPP, NULL, 0, NULL, 0, -1);
 		conn_free(c);
