@@ -205,18 +205,27 @@ all: $(BUILD)/tests/bench_rds_rr
 $(BUILD)/tests/bench_rds_rr: $(BUILD)/tests/bench/bench_rds_rr.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
+# Ordinary programs that run unmodified under the preload: no project
+# libraries, and never the sanitizers (ASan refuses to start behind an
+# LD_PRELOAD library that is not its runtime), so in build-san too.
+PLAIN_CFLAGS  = $(filter-out $(SANFLAGS),$(CFLAGS))
+PLAIN_LDFLAGS = $(filter-out $(SANFLAGS),$(LDFLAGS))
+$(BUILD)/plain/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PLAIN_CFLAGS) -c -o $@ $<
+
 # RDS rate and round trips on the AF_RDS socket API only (the kernel's,
-# or ours under the preload: tests/bench/rds_vm_bench.sh); no project
-# libraries
+# or ours under the preload: tests/bench/rds_vm_bench.sh,
+# tests/integration/rds_preload.sh)
 TOOLS += $(BUILD)/tests/rds_sock_bench
 all: $(BUILD)/tests/rds_sock_bench
-$(BUILD)/tests/rds_sock_bench: $(BUILD)/tests/bench/rds_sock_bench.o
-	$(CC) $(LDFLAGS) -o $@ $^
+$(BUILD)/tests/rds_sock_bench: $(BUILD)/plain/tests/bench/rds_sock_bench.o
+	$(CC) $(PLAIN_LDFLAGS) -o $@ $^
 
-# an ordinary TCP program (it runs unmodified under the preload): no
-# project libraries
-$(BUILD)/tests/tcp_rr: $(BUILD)/tests/tools/tcp_rr.o
-	$(CC) $(LDFLAGS) -o $@ $^
+# an ordinary TCP program (tests/bench/sdp_bench.sh runs it under the
+# preload)
+$(BUILD)/tests/tcp_rr: $(BUILD)/plain/tests/tools/tcp_rr.o
+	$(CC) $(PLAIN_LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/satest: $(BUILD)/tests/tools/satest.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
