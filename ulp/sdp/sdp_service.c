@@ -862,22 +862,18 @@ static int accept_hdr(int fd, enum sdp_ctl_acc_kind kind,
 }
 
 /*
- * Does the unix socket with inode ino still exist (in our network
- * namespace)?  The kernel's sock_diag answers for one inode: 1 found, 0
- * not (ENOENT), -1 when it cannot say.
+ * One sock_diag request about the unix socket with inode ino (show:
+ * UDIAG_SHOW_* of the answer): the answer's length in buf, or -1 when no
+ * answer came.
  */
-static int unix_query(ino_t ino)
+static ssize_t unix_diag(ino_t ino, uint32_t show, void *buf, size_t len)
 {
 	struct {
 		struct nlmsghdr nh;
 		struct unix_diag_req r;
 	} q;
-	union {
-		struct nlmsghdr nh;
-		char buf[1024];
-	} a;
-	int s, r = -1;
-	ssize_t n;
+	ssize_t n = -1;
+	int s;
 
 	memset(&q, 0, sizeof(q));
 	q.nh.nlmsg_len = sizeof(q);
@@ -886,36 +882,46 @@ static int unix_query(ino_t ino)
 	q.r.sdiag_family = AF_UNIX;
 	q.r.udiag_states = ~0u;
 	q.r.udiag_ino = (uint32_t)ino;
+	q.r.udiag_show = show;
 	q.r.udiag_cookie[0] = q.r.udiag_cookie[1] = ~0u;
 	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (s < 0)
-		return 1;
-	if (send(s, &q, sizeof(q), 0) == (ssize_t)sizeof(q) &&
-	    (n = recv(s, a.buf, sizeof(a.buf), 0)) >= (ssize_t)sizeof(a.nh)) {
-		if (a.nh.nlmsg_type == SOCK_DIAG_BY_FAMILY) {
-			r = 1;
-		} else if (a.nh.nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *e = NLMSG_DATA(&a.nh);
-
-			if (e->error == -ENOENT)
-				r = 0;
-		}
-	}
+		return -1;
+	if (send(s, &q, sizeof(q), 0) == (ssize_t)sizeof(q))
+		n = recv(s, buf, len, 0);
 	close(s);
-	return r;
+	return n;
 }
 
 /*
- * The inode of the peer of our unix stream end fd (the program's end),
- * from sock_diag: > 0, 0 when it has none left (the program's end is
- * gone), -1 when the kernel cannot say.
+ * Does the unix socket with inode ino still exist (in our network
+ * namespace)?  1 found, 0 not (ENOENT), -1 when the kernel cannot say.
+ */
+static int unix_query(ino_t ino)
+{
+	union {
+		struct nlmsghdr nh;
+		char buf[1024];
+	} a;
+	ssize_t n = unix_diag(ino, 0, a.buf, sizeof(a.buf));
+
+	if (n < (ssize_t)sizeof(a.nh) || !NLMSG_OK(&a.nh, (size_t)n))
+		return -1;
+	if (a.nh.nlmsg_type == SOCK_DIAG_BY_FAMILY)
+		return 1;
+	if (a.nh.nlmsg_type == NLMSG_ERROR &&
+	    ((const struct nlmsgerr *)NLMSG_DATA(&a.nh))->error == -ENOENT)
+		return 0;
+	return -1;
+}
+
+/*
+ * The inode of the peer of our unix stream end fd (the program's end):
+ * > 0, 0 when it has none left (the program's end is gone), -1 when the
+ * kernel cannot say.
  */
 static long unix_peer_ino(int fd)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct unix_diag_req r;
-	} q;
 	union {
 		struct nlmsghdr nh;
 		char buf[1024];
@@ -923,39 +929,24 @@ static long unix_peer_ino(int fd)
 	const struct unix_diag_msg *m;
 	const struct rtattr *rta;
 	struct stat st;
-	long r = -1;
+	long r = 0;
 	ssize_t n;
-	int s, len;
+	int len;
 
 	if (fstat(fd, &st) < 0)
 		return -1;
-	memset(&q, 0, sizeof(q));
-	q.nh.nlmsg_len = sizeof(q);
-	q.nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	q.nh.nlmsg_flags = NLM_F_REQUEST;
-	q.r.sdiag_family = AF_UNIX;
-	q.r.udiag_states = ~0u;
-	q.r.udiag_ino = (uint32_t)st.st_ino;
-	q.r.udiag_show = UDIAG_SHOW_PEER;
-	q.r.udiag_cookie[0] = q.r.udiag_cookie[1] = ~0u;
-	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (s < 0)
+	n = unix_diag(st.st_ino, UDIAG_SHOW_PEER, a.buf, sizeof(a.buf));
+	if (n < (ssize_t)sizeof(a.nh) || !NLMSG_OK(&a.nh, (size_t)n) ||
+	    a.nh.nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+	    a.nh.nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
 		return -1;
-	if (send(s, &q, sizeof(q), 0) == (ssize_t)sizeof(q) &&
-	    (n = recv(s, a.buf, sizeof(a.buf), 0)) >= (ssize_t)sizeof(a.nh) &&
-	    a.nh.nlmsg_type == SOCK_DIAG_BY_FAMILY &&
-	    NLMSG_OK(&a.nh, (size_t)n) &&
-	    a.nh.nlmsg_len >= NLMSG_LENGTH(sizeof(*m))) {
-		m = NLMSG_DATA(&a.nh);
-		r = 0;
-		len = (int)(a.nh.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
-		for (rta = (const struct rtattr *)(m + 1); RTA_OK(rta, len);
-		     rta = RTA_NEXT(rta, len))
-			if (rta->rta_type == UNIX_DIAG_PEER &&
-			    RTA_PAYLOAD(rta) >= sizeof(uint32_t))
-				r = *(const uint32_t *)RTA_DATA(rta);
-	}
-	close(s);
+	m = NLMSG_DATA(&a.nh);
+	len = (int)(a.nh.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+	for (rta = (const struct rtattr *)(m + 1); RTA_OK(rta, len);
+	     rta = RTA_NEXT(rta, len))
+		if (rta->rta_type == UNIX_DIAG_PEER &&
+		    RTA_PAYLOAD(rta) >= sizeof(uint32_t))
+			r = *(const uint32_t *)RTA_DATA(rta);
 	return r;
 }
 
