@@ -15,7 +15,10 @@
 #  d), e) --sdp-keepalive 0 on h5 and h6, but the program sets
 #     SO_KEEPALIVE and TCP_KEEPIDLE 1 (after connect, or before it on the
 #     TCP socket): its connection is probed, and the hung peer gives the
-#     blocked recv ETIMEDOUT within 10 s.
+#     blocked recv ETIMEDOUT within 10 s;
+#  f), g) the server's side: SO_KEEPALIVE and TCP_KEEPIDLE 1 on the
+#     listener (before or after listen) are inherited by the accepted
+#     stream, and its hung client gives the server's recv ETIMEDOUT.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -165,4 +168,67 @@ for ka in after before; do
 		fail "$ka: $(delta h5 sdp.keepalive_probes "$p0") probes in 3 s idle with TCP_KEEPIDLE 1"
 	hang_peer h6 $ka $ka
 	ok "$ka connect: SO_KEEPALIVE, TCP_KEEPIDLE 1 with the service's keepalive off: probes, then ETIMEDOUT $secs s after the peer hung"
+done
+
+# f) and g): an accepted stream inherits its listener's SO_KEEPALIVE and
+# TCP_KEEPIDLE, as TCP's accept copies them: set on the socket before
+# listen (f) or on the listener after it (g); h5's ipoibd is hung, and
+# the server's recv on the accepted stream fails with ETIMEDOUT (the
+# services' own keepalive is off)
+# lserver NS NAME WHEN: listen on 7600 (keepalive set WHEN), accept one,
+# block in recv; writes "end SECONDS HOW" to $T/NAME.out, as client()
+lserver() {
+	pre "$1" python3 -c '
+import errno, os, socket, sys, time
+ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("", 7600))
+def keepalive(s):
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 1)
+if sys.argv[2] == "before":
+    keepalive(ls)
+ls.listen(4)
+if sys.argv[2] == "after":
+    keepalive(ls)
+open(sys.argv[1] + ".listening", "w").close()
+s, _ = ls.accept()
+got = (s.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE),
+       s.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE))
+if got != (1, 1):
+    sys.exit("accepted: SO_KEEPALIVE, TCP_KEEPIDLE %r, not (1, 1)" % (got,))
+s.recv(10)
+open(sys.argv[1] + ".up", "w").close()
+how = "eof"
+try:
+    while s.recv(4096):
+        pass
+except OSError as e:
+    how = errno.errorcode.get(e.errno, str(e.errno))
+go = sys.argv[1] + ".go"
+t0 = os.stat(go).st_mtime if os.path.exists(go) else time.time()
+print("end %.2f %s" % (time.time() - t0, how))
+' "$T/$2" "$3" >"$T/$2.out" 2>"$T/$2.err"
+}
+for when in before after; do
+	k0=$(stat_of h6 sdp_service.keepalives)
+	p0=$(stat_of h6 sdp.keepalive_probes)
+	lserver h6 l$when $when &
+	CP=$!
+	for i in $(seq 1 100); do
+		[ -e "$T/l$when.listening" ] && break
+		sleep 0.1
+	done
+	pre_bg LC h5 python3 -c 'import socket, time
+s = socket.create_connection(("10.1.0.6", 7600)); s.sendall(b"hello"); time.sleep(60)'
+	wait_up l$when
+	sleep 3
+	[ -s "$T/l$when.out" ] && fail "listener, $when: the idle connection ended by itself: $(cat "$T/l$when.out")"
+	[ "$(delta h6 sdp_service.keepalives "$k0")" -ge 1 ] ||
+		fail "listener, $when: h6's service was not told the accepted stream's keepalive"
+	[ "$(delta h6 sdp.keepalive_probes "$p0")" -ge 2 ] ||
+		fail "listener, $when: $(delta h6 sdp.keepalive_probes "$p0") probes in 3 s idle"
+	hang_peer h5 l$when "listener, $when listen"
+	kill "$LC" 2>/dev/null
+	ok "keepalive set $when listen: the accepted stream inherits it (probes, then ETIMEDOUT $secs s after the peer hung)"
 done

@@ -394,6 +394,41 @@ def abort_server(port):
         print("aborted", flush=True)
 
 
+def inherit_server(port, when):
+    """a listener with options set before or after listen (when); each
+    accepted connection's options are printed, one byte read, and it is
+    closed: SO_LINGER {1, 0} came from the listener, so a reset"""
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("", int(port)))
+
+    def opts(s):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, 30)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 100000)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                     struct.pack("ii", 1, 0))
+    if when == "before":
+        opts(ls)
+    ls.listen(8)
+    if when == "after":
+        opts(ls)
+    while True:
+        c, _ = ls.accept()
+        print("accepted: keepalive %d keepidle %d nodelay %d rcvbuf %d "
+              "linger %r" % (
+                  c.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE),
+                  c.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE),
+                  c.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY),
+                  c.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF),
+                  struct.unpack("ii", c.getsockopt(
+                      socket.SOL_SOCKET, socket.SO_LINGER, 8))),
+              flush=True)
+        c.recv(1)
+        c.close()
+
+
 def outcome(f):
     """what one call gave: eof, the bytes' count, or the errno's name"""
     try:
@@ -443,4 +478,5 @@ if __name__ == "__main__":
      "exec": lambda: exec_pending(*a[1:4]),
      "exec-child": lambda: exec_child(*a[1:5]), "abandon": lambda: abandon(*a[1:3]),
      "abort-server": lambda: abort_server(a[1]),
+     "inherit-server": lambda: inherit_server(*a[1:3]),
      "reset-client": lambda: reset_client(*a[1:4])}[a[0]]()

@@ -32,6 +32,9 @@
 #    (or write, or SO_ERROR; or a read waiting when it comes) gives
 #    ECONNRESET, then end of file and EPIPE, and SIGPIPE only on the
 #    second write, the same as over TCP in the same run;
+#  - an accepted stream inherits its listener's options (set before
+#    listen or after): SO_LINGER {1, 0}, SO_KEEPALIVE, TCP_KEEPIDLE,
+#    TCP_NODELAY, SO_RCVBUF read back as over TCP, and its close resets;
 #  - SO_LINGER 0 through the gateway (router mode, g1 -> lan): the LAN
 #    TCP server reads part of the data, then ECONNRESET (an RST); a LAN
 #    server's RST: the IB client's reads after it as over TCP;
@@ -255,6 +258,31 @@ for how in read write error blocked; do
 	expect_eq "h1 resets told" "$(delta h1 sdp_service.resets_told "$rt0")" 1
 	[ "$out" = "$want" ] || fail "accepted stream, SO_LINGER 0, $how after it: SDP '$out', TCP '$want'"
 	ok "accepted stream, SO_LINGER 0: the client's $how after it, over SDP as over TCP: $out"
+done
+
+# an accepted stream inherits its listener's options as TCP's accept
+# copies them (SO_LINGER {1, 0}, SO_KEEPALIVE, TCP_KEEPIDLE, TCP_NODELAY,
+# SO_RCVBUF), set before listen or on the listener after it: the options
+# read on the accepted stream, and its plain close a reset, as over TCP
+# in the same run
+port=7710
+for when in before after; do
+	ns_bg TINH h2 python3 "$PY" inherit-server $port $when >"$T/tinh-$when.log" 2>&1
+	pre_bg INH h2 python3 "$PY" inherit-server $((port + 1)) $when >"$T/inh-$when.log" 2>&1
+	wait_port h2 $port
+	wait_port h2 $((port + 1))
+	want=$(ns h1 timeout 60 python3 "$PY" reset-client $A $port read 2>&1)
+	la0=$(stat_of h2 sdp.linger_aborts)
+	out=$(pre h1 timeout 60 python3 "$PY" reset-client $A $((port + 1)) read 2>&1)
+	expect_eq "options set $when listen: h2 linger_aborts" "$(delta h2 sdp.linger_aborts "$la0")" 1
+	[ "$out" = "$want" ] || fail "options set $when listen, the accepted stream's close: SDP '$out', TCP '$want'"
+	topt=$(grep '^accepted' "$T/tinh-$when.log")
+	sopt=$(grep '^accepted' "$T/inh-$when.log")
+	[ -n "$topt" ] && [ "$sopt" = "$topt" ] ||
+		fail "options set $when listen, on the accepted stream: SDP '$sopt', TCP '$topt'"
+	ok "options set $when listen, on the accepted stream as over TCP: $sopt; its close: $out"
+	kill "$TINH" "$INH" 2>/dev/null
+	port=$((port + 2))
 done
 
 # 7: through the gateway: AbortConn becomes the LAN server's RST

@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -349,6 +350,145 @@ static void carry_opts(int tcp, int nfd, const int bufs[2], int pending,
 }
 
 static void keepalive_tell(int fd);
+static void linger_tell(int fd, const struct linger *lg);
+
+/*
+ * The options an accepted TCP connection inherits from its listener, as
+ * the kernel copies them in its accept: what the program set on the
+ * socket before listen, and on the listener after.  An SDP listener is a
+ * unix socket: it keeps SO_KEEPALIVE, SO_LINGER and the buffer sizes
+ * itself, the cache TCP_NODELAY and TCP_KEEPIDLE (-1: never set).
+ */
+struct listen_opts {
+	int keepalive, nodelay, keepidle, bufs[2];
+	struct linger lg;
+};
+
+static int opt_get(int fd, int level, int name, int *v)
+{
+	socklen_t len = sizeof(*v);
+
+	if (preload_real.getsockopt(fd, level, name, v, &len) == 0)
+		return 0;
+	if (preload_cache_getopt(fd, level, name, v) == 0)
+		return 0;
+	*v = -1;
+	return -1;
+}
+
+static void listen_opts_read(int fd, struct listen_opts *o)
+{
+	socklen_t len = sizeof(o->lg);
+
+	if (opt_get(fd, SOL_SOCKET, SO_KEEPALIVE, &o->keepalive) < 0)
+		o->keepalive = 0;
+	if (preload_real.getsockopt(fd, SOL_SOCKET, SO_LINGER, &o->lg,
+				    &len) < 0)
+		o->lg = (struct linger){ 0, 0 };
+	opt_get(fd, IPPROTO_TCP, TCP_NODELAY, &o->nodelay);
+	opt_get(fd, IPPROTO_TCP, TCP_KEEPIDLE, &o->keepidle);
+}
+
+/* A unix stream socket's default buffer sizes {SO_RCVBUF, SO_SNDBUF},
+ * read once: a listener's that differ were set by the program. */
+static int unix_bufs[2];
+static pthread_once_t unix_bufs_once = PTHREAD_ONCE_INIT;
+
+static void unix_bufs_read(void)
+{
+	socklen_t len;
+	int s = preload_real.socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (s < 0)
+		return;
+	len = sizeof(int);
+	preload_real.getsockopt(s, SOL_SOCKET, SO_RCVBUF, &unix_bufs[0], &len);
+	len = sizeof(int);
+	preload_real.getsockopt(s, SOL_SOCKET, SO_SNDBUF, &unix_bufs[1], &len);
+	preload_real.close(s);
+}
+
+/* On the unix listener fd that has just replaced the TCP socket. */
+static void listen_opts_keep(int fd, const struct listen_opts *o)
+{
+	if (o->keepalive > 0)
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE,
+					&o->keepalive, sizeof(int));
+	if (o->lg.l_onoff)
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_LINGER, &o->lg,
+					sizeof(o->lg));
+	if (o->bufs[0])
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &o->bufs[0],
+					sizeof(int));
+	if (o->bufs[1])
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &o->bufs[1],
+					sizeof(int));
+	if (o->nodelay >= 0)
+		preload_cache_setopt(fd, IPPROTO_TCP, TCP_NODELAY, &o->nodelay,
+				     sizeof(int));
+	if (o->keepidle > 0)
+		preload_cache_setopt(fd, IPPROTO_TCP, TCP_KEEPIDLE,
+				     &o->keepidle, sizeof(int));
+	preload_cache_mark(fd, PRELOAD_MARK_PIN, 1);
+}
+
+/*
+ * s, just accepted on our listener lfd, gets the listener's options: an
+ * SDP stream s (sdp) as connect_sdp gives them (the service told of
+ * SO_LINGER {1, 0} and SO_KEEPALIVE), a TCP connection the service
+ * accepted on the listener's TCP half the ones the program set after
+ * listen (those before it the kernel copied).
+ */
+static void listen_opts_inherit(int lfd, int s, int sdp)
+{
+	struct listen_opts o;
+	int v, i;
+	static const int bufopt[2] = { SO_RCVBUF, SO_SNDBUF };
+	socklen_t len;
+
+	listen_opts_read(lfd, &o);
+	pthread_once(&unix_bufs_once, unix_bufs_read);
+	for (i = 0; i < 2; i++) {
+		len = sizeof(int);
+		if (preload_real.getsockopt(lfd, SOL_SOCKET, bufopt[i], &v,
+					    &len) == 0 && unix_bufs[i] &&
+		    v != unix_bufs[i]) {
+			v /= 2;
+			preload_real.setsockopt(s, SOL_SOCKET, bufopt[i], &v,
+						sizeof(int));
+		}
+	}
+	if (!sdp) {
+		preload_real.setsockopt(s, SOL_SOCKET, SO_KEEPALIVE,
+					&o.keepalive, sizeof(int));
+		preload_real.setsockopt(s, SOL_SOCKET, SO_LINGER, &o.lg,
+					sizeof(o.lg));
+		if (o.nodelay >= 0)
+			preload_real.setsockopt(s, IPPROTO_TCP, TCP_NODELAY,
+						&o.nodelay, sizeof(int));
+		if (o.keepidle > 0)
+			preload_real.setsockopt(s, IPPROTO_TCP, TCP_KEEPIDLE,
+						&o.keepidle, sizeof(int));
+		return;
+	}
+	if (o.nodelay > 0)
+		preload_cache_setopt(s, IPPROTO_TCP, TCP_NODELAY, &o.nodelay,
+				     sizeof(int));
+	if (o.keepidle > 0)
+		preload_cache_setopt(s, IPPROTO_TCP, TCP_KEEPIDLE, &o.keepidle,
+				     sizeof(int));
+	if (o.lg.l_onoff) {
+		preload_real.setsockopt(s, SOL_SOCKET, SO_LINGER, &o.lg,
+					sizeof(o.lg));
+		if (!o.lg.l_linger)
+			linger_tell(s, &o.lg);
+	}
+	if (o.keepalive > 0) {
+		preload_real.setsockopt(s, SOL_SOCKET, SO_KEEPALIVE,
+					&o.keepalive, sizeof(int));
+		keepalive_tell(s);
+	}
+}
 
 /*
  * 0: fd is now an SDP connection (*pending: still connecting, for a
@@ -571,12 +711,15 @@ static int listen_sdp(int fd, const struct sockaddr *local, int backlog,
 {
 	struct sdp_ctl_req req;
 	struct sdp_ctl_reply rep;
+	struct listen_opts o;
 	int fl, fdfl, nfd;
 
 	fl = fcntl(fd, F_GETFL);
 	fdfl = fcntl(fd, F_GETFD);
 	if (fl < 0 || fdfl < 0)
 		return -1;
+	listen_opts_read(fd, &o);
+	prog_bufs(fd, o.bufs);
 	memset(&req, 0, sizeof(req));
 	req.op = SDP_CTL_LISTEN;
 	addr_set(&req.local, local);
@@ -595,6 +738,7 @@ static int listen_sdp(int fd, const struct sockaddr *local, int backlog,
 	preload_epoll_moved(fd);
 	preload_cache_put(fd, rep.local.family ? &rep.local : &req.local,
 			  NULL);
+	listen_opts_keep(fd, &o);
 	return 0;
 }
 
@@ -730,8 +874,8 @@ static int peer_is(int s, pid_t pid)
  * program (s itself, or the TCP socket that came on it), or -1 when s was
  * a probe or not the service's (s is then closed).
  */
-static int accept_conn(int s, pid_t svc, int flags, struct sockaddr *out,
-		       socklen_t *outlen)
+static int accept_conn(int lfd, int s, pid_t svc, int flags,
+		       struct sockaddr *out, socklen_t *outlen)
 {
 	struct sdp_ctl_accept h;
 	struct sockaddr_storage ss;
@@ -746,6 +890,7 @@ static int accept_conn(int s, pid_t svc, int flags, struct sockaddr *out,
 	if (tcp < 0) {
 		preload_fd_sdp(s);
 		preload_cache_put(s, &h.local, &h.remote);
+		listen_opts_inherit(lfd, s, 1);
 		addr_out(out, outlen, &h.remote, addr_len(&h.remote));
 		return s;
 	}
@@ -756,6 +901,7 @@ static int accept_conn(int s, pid_t svc, int flags, struct sockaddr *out,
 		preload_real.close(tcp);
 		return -1;
 	}
+	listen_opts_inherit(lfd, tcp, 0);
 	addr_out(out, outlen, &ss, len);
 	return tcp;
 }
@@ -787,7 +933,7 @@ EXPORT int accept4(int fd, struct sockaddr *out, socklen_t *outlen,
 			addr_out(out, outlen, &ss, len);
 			return s;
 		}
-		s = accept_conn(s, svc, flags, out, outlen);
+		s = accept_conn(fd, s, svc, flags, out, outlen);
 		if (s >= 0)
 			return s;
 	}

@@ -131,6 +131,7 @@ int preload_cache_getopt(int fd, int level, int name, int *val);
  * previous state; set 0 only reads it. */
 int preload_cache_mark(int fd, unsigned int bit, int set);
 #define PRELOAD_MARK_EOF	0x1	/* end of file seen, no reset owed */
+#define PRELOAD_MARK_PIN	0x2	/* a listener's: not replaced by others */
 
 /* preload.c */
 enum preload_kind {

@@ -3,7 +3,9 @@
  * The inet addresses and TCP-level options of our sockets, which a unix
  * socket cannot hold.  Keyed by the socket's (st_dev, st_ino), so every
  * dup and every forked child finds the same entry; a small table with
- * round-robin replacement, since a miss costs only an INFO request.  The
+ * round-robin replacement, since a miss costs only an INFO request
+ * (listeners' entries, which hold the TCP options their accepted streams
+ * inherit, are kept unless 64 come in a row).  The
  * lock is taken around fork so that a child never inherits it held.
  */
 #include <errno.h>
@@ -18,6 +20,8 @@
 
 #define CACHE_SIZE	512
 #define CACHE_OPTS	8
+/* Listeners' entries are passed over, up to this many in a row. */
+#define CACHE_PINS	64
 
 struct cache_opt {
 	int level, name, val;
@@ -73,8 +77,15 @@ static struct cache_entry *cache_slot(const struct stat *st)
 {
 	struct cache_entry *e = cache_find(st);
 
-	if (!e) {
+	unsigned int tries = 0;
+
+	while (!e) {
 		e = &cache[cache_next++ % CACHE_SIZE];
+		if ((e->marks & PRELOAD_MARK_PIN) && e->ino &&
+		    ++tries < CACHE_PINS) {
+			e = NULL;	/* a listener's: the next one */
+			continue;
+		}
 		memset(e, 0, sizeof(*e));
 		e->dev = st->st_dev;
 		e->ino = st->st_ino;
