@@ -191,6 +191,53 @@ def m_dup(addr, port):
     print("OK dup, dup2, F_DUPFD_CLOEXEC after connect, the original closed")
 
 
+def m_dupearly(addr, port):
+    """duplicates made before connect (dup, dup2, F_DUPFD_CLOEXEC) are the
+    same socket: each carries data, keeps its FD_CLOEXEC, and knows the
+    peer; a duplicate made before listen accepts"""
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    fd = socket.socket(fam, socket.SOCK_STREAM).detach()
+    d = os.dup(fd)
+    os.dup2(fd, 78)
+    fd3 = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 91)
+    c = socket.socket(fileno=fd)
+    c.connect((addr, int(port)))
+    c.sendall(b"echo\n")
+    os.write(d, b"dup;")
+    os.write(78, b"dup2;")
+    os.write(fd3, b"F_DUPFD_CLOEXEC;")
+    if not fcntl.fcntl(fd3, fcntl.F_GETFD) & fcntl.FD_CLOEXEC:
+        die("F_DUPFD_CLOEXEC lost FD_CLOEXEC")
+    if fcntl.fcntl(78, fcntl.F_GETFD) & fcntl.FD_CLOEXEC:
+        die("dup2's duplicate got FD_CLOEXEC")
+    for f in (d, 78, fd3):
+        p = socket.socket(fileno=os.dup(f))
+        if p.getpeername()[1] != int(port):
+            die("fd %d: peer %r" % (f, p.getpeername()))
+        p.close()
+    c.close()
+    s = socket.socket(fileno=d)
+    s.shutdown(socket.SHUT_WR)
+    got = recv_all(s)
+    if got != b"dup;dup2;F_DUPFD_CLOEXEC;":
+        die("echo %r" % got)
+    os.close(78)
+    os.close(fd3)
+    s.close()
+    # a listener: accept on the duplicate, connect to it over SDP
+    ls = socket.socket(fam, socket.SOCK_STREAM)
+    ls.bind(("", 0) if fam == socket.AF_INET else ("::", 0))
+    ld = socket.socket(fileno=os.dup(ls.fileno()))
+    ls.listen(4)
+    me = socket.create_connection((addr, int(port))).getsockname()[0]
+    k = socket.create_connection((me, ls.getsockname()[1]))
+    a, _ = ld.accept()
+    k.sendall(b"to the duplicate")
+    if a.recv(100) != b"to the duplicate":
+        die("accepted on the listener's duplicate: no data")
+    print("OK dup, dup2, F_DUPFD_CLOEXEC before connect and listen")
+
+
 def m_epoll(addr, port):
     # level-triggered: readable again and again while unread
     c = conn(addr, port, "script 1000 w0.5 1000 w0.5 fin")
@@ -432,7 +479,8 @@ def m_slowread(addr, port, size=2000000):
     print("OK a slow reader got all %d bytes after the close" % size)
 
 
-MODES = {"slowread": m_slowread, "fork": m_fork, "dup": m_dup, "epoll": m_epoll, "poll": m_poll,
+MODES = {"slowread": m_slowread, "fork": m_fork, "dup": m_dup,
+         "dup-early": m_dupearly, "epoll": m_epoll, "poll": m_poll,
          "sendfile": m_sendfile, "opts": m_opts, "eintr": m_eintr,
          "threads": m_threads, "names6": m_names6}
 

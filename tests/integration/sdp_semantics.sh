@@ -6,7 +6,8 @@
 # 'both'), with IPv4 and IPv6 addresses on ib0.  Servers: sdp_semantics.py's
 # (a non-blocking listener: EAGAIN when idle, select, accept4 with its
 # flags checked), preload_progs.py's asyncio echo server and forking
-# server.  Clients: fork, exec, dup/dup2, epoll (level, edge, ONESHOT,
+# server.  Clients: fork, exec, dup/dup2 (after connect, and before
+# connect and listen), epoll (level, edge, ONESHOT,
 # RDHUP), poll/select, FIONREAD, sendfile, SO_RCVBUF/SO_SNDBUF,
 # TCP_NODELAY, EINTR on a blocking read, threads on one socket, a
 # non-blocking connect, IPv6.  That SDP carried them: h1's service counts
@@ -53,6 +54,7 @@ wait_port h2 7503
 A=10.1.0.2
 run fork python3 "$PY" client fork $A 7500
 run dup python3 "$PY" client dup $A 7500
+run dup-early python3 "$PY" client dup-early $A 7500
 run epoll python3 "$PY" client epoll $A 7500
 run poll python3 "$PY" client poll $A 7500
 head -c 5000000 /dev/urandom >"$T/file"

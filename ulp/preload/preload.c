@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
@@ -242,14 +243,56 @@ static void addr_out(struct sockaddr *out, socklen_t *len, const void *a,
 	*len = alen;
 }
 
-/*
- * newfd replaces fd, keeping fd's FD_CLOEXEC and O_NONBLOCK.  The flags
- * are read before, since dup3 closes the old socket.
- */
-static int replace_fd(int fd, int newfd, int fl, int fdfl)
-{
-	int e;
+#define ALIASES_MAX	64
 
+/*
+ * The duplicates the program made of fd while it was a fresh TCP socket
+ * (dup before connect or listen): the same socket for it, so they become
+ * the stream or listener that replaced fd, each keeping its FD_CLOEXEC
+ * (O_NONBLOCK is the open file's, which they share); an alias closed or
+ * reused since (another inode) is left alone.  stream: they are SDP
+ * streams.  Only this process's: a child forked before connect keeps
+ * the TCP socket.
+ */
+static void replace_aliases(int fd, const struct stat *old, bool stream)
+{
+	int a[ALIASES_MAX], n, i, fdfl;
+	struct stat st;
+
+	n = preload_fresh_aliases(fd, a, ALIASES_MAX);
+	for (i = 0; i < n; i++) {
+		if (fstat(a[i], &st) < 0 || st.st_ino != old->st_ino ||
+		    st.st_dev != old->st_dev)
+			continue;
+		fdfl = fcntl(a[i], F_GETFD);
+		if (fdfl < 0 || preload_real.dup3(fd, a[i], (fdfl & FD_CLOEXEC) ?
+						  O_CLOEXEC : 0) < 0) {
+			preload_log(PRELOAD_LOG_WARN, "fd %d, a duplicate of %d:"
+				    " stays the TCP socket: %s", a[i], fd,
+				    strerror(errno));
+			continue;
+		}
+		preload_epoll_moved(a[i]);
+		if (stream)
+			preload_fd_sdp(a[i]);
+		else
+			preload_epoll_fresh(a[i], false);
+		preload_log(PRELOAD_LOG_DEBUG, "fd %d, a duplicate of %d made "
+			    "before, follows it", a[i], fd);
+	}
+}
+
+/*
+ * newfd replaces fd (and the duplicates made of it before), keeping fd's
+ * FD_CLOEXEC and O_NONBLOCK.  The flags are read before, since dup3
+ * closes the old socket.
+ */
+static int replace_fd(int fd, int newfd, int fl, int fdfl, bool stream)
+{
+	struct stat old;
+	int e, aliased;
+
+	aliased = fstat(fd, &old) == 0;
 	if (preload_real.dup3(newfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
 		e = errno;
 		preload_real.close(newfd);
@@ -259,6 +302,8 @@ static int replace_fd(int fd, int newfd, int fl, int fdfl)
 	preload_real.close(newfd);
 	if ((fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		return -1;
+	if (aliased)
+		replace_aliases(fd, &old, stream);
 	return 0;
 }
 
@@ -539,7 +584,7 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 	}
 	*pending = !!(rep.flags & SDP_CTL_R_PENDING);
 	carry_opts(fd, nfd, bufs, *pending, linger0, &nodelay, &keepidle);
-	if (replace_fd(fd, nfd, fl, fdfl) < 0)
+	if (replace_fd(fd, nfd, fl, fdfl, true) < 0)
 		return -1;
 	preload_epoll_moved(fd);
 	preload_fd_sdp(fd);
@@ -733,7 +778,7 @@ static int listen_sdp(int fd, const struct sockaddr *local, int backlog,
 		errno = rep.err ? rep.err : EPROTO;
 		return -1;
 	}
-	if (replace_fd(fd, nfd, fl, fdfl) < 0)
+	if (replace_fd(fd, nfd, fl, fdfl, false) < 0)
 		return -1;
 	preload_epoll_moved(fd);
 	preload_cache_put(fd, rep.local.family ? &rep.local : &req.local,

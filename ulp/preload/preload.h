@@ -73,6 +73,9 @@ struct preload_real {
 	ssize_t (*readv)(int, const struct iovec *, int);
 	ssize_t (*writev)(int, const struct iovec *, int);
 	int (*epoll_ctl)(int, int, int, struct epoll_event *);
+	int (*dup)(int);
+	int (*fcntl)(int, int, ...);
+	int (*fcntl64)(int, int, ...);
 };
 extern struct preload_real preload_real;
 void preload_real_init(void);
@@ -180,5 +183,12 @@ int preload_rds_setsockopt(int fd, int level, int name, const void *val,
  * made again for it. */
 void preload_epoll_fresh(int fd, bool on);
 void preload_epoll_moved(int fd);
+/* nfd was made a duplicate of old (dup, dup2, dup3, F_DUPFD): if old is
+ * a fresh TCP socket, both are marked as having aliases. */
+void preload_fresh_dup(int old, int nfd);
+/* The other fds marked as aliases when fd is one of them: up
+ * to max into out; their count.  Whether each is still the same socket
+ * is the caller's to check. */
+int preload_fresh_aliases(int fd, int *out, int max);
 
 #endif

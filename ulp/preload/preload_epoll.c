@@ -9,6 +9,11 @@
  * epoll_ctl on a TCP socket fresh from socket() -- and only there: other
  * fds pay one load -- is remembered, and once the fd is replaced the same
  * registrations are made again for the stream.
+ *
+ * The same table knows which fresh sockets were duplicated (dup, dup2,
+ * dup3, F_DUPFD) before connect or listen: such a duplicate is the same
+ * socket for the program, so it must become the stream too
+ * (preload.c's replace_fd).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +26,8 @@
 
 #define EP_FDS		65536
 #define EP_REGS		4	/* epoll sets one socket is in */
+#define FRESH		0x1	/* a TCP socket fresh from socket() */
+#define ALIASED		0x2	/* ... with duplicates */
 
 struct ep_regs {
 	unsigned int n;
@@ -60,7 +67,7 @@ void preload_epoll_fresh(int fd, bool on)
 	if (!on && !atomic_load_explicit(&fresh[fd], memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&ep_lock);
-	atomic_store(&fresh[fd], on);
+	atomic_store(&fresh[fd], on ? FRESH : 0);
 	r = regs[fd];
 	regs[fd] = NULL;
 	pthread_mutex_unlock(&ep_lock);
@@ -122,6 +129,35 @@ void preload_epoll_moved(int fd)
 	pthread_mutex_unlock(&ep_lock);
 	free(r);
 	errno = e;
+}
+
+void preload_fresh_dup(int old, int nfd)
+{
+	if (old < 0 || old >= EP_FDS || nfd < 0 || nfd >= EP_FDS ||
+	    !atomic_load_explicit(&fresh[old], memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&ep_lock);
+	if (atomic_load(&fresh[old])) {
+		atomic_store(&fresh[old], FRESH | ALIASED);
+		atomic_store(&fresh[nfd], FRESH | ALIASED);
+	}
+	pthread_mutex_unlock(&ep_lock);
+}
+
+int preload_fresh_aliases(int fd, int *out, int max)
+{
+	int i, n = 0;
+
+	if (fd < 0 || fd >= EP_FDS ||
+	    !(atomic_load_explicit(&fresh[fd], memory_order_relaxed) &
+	      ALIASED))
+		return 0;
+	for (i = 0; i < EP_FDS && n < max; i++)
+		if (i != fd && (atomic_load_explicit(&fresh[i],
+						     memory_order_relaxed) &
+				ALIASED))
+			out[n++] = i;
+	return n;
 }
 
 __attribute__((visibility("default")))

@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,25 +310,68 @@ EXPORT int close(int fd)
 	return preload_real.close(fd);
 }
 
+/* r, a new duplicate of old: nothing known of what r was before; a
+ * duplicate of a fresh TCP socket goes with it at connect or listen. */
+static int duped(int old, int r)
+{
+	if (r >= 0 && r != old) {
+		fd_forget(r);
+		preload_fresh_dup(old, r);
+	}
+	return r;
+}
+
+EXPORT int dup(int old)
+{
+	init();
+	return duped(old, preload_real.dup(old));
+}
+
 EXPORT int dup2(int old, int nfd)
 {
-	int r;
-
 	init();
-	r = preload_real.dup2(old, nfd);
-	if (r >= 0 && r != old)
-		fd_forget(r);
-	return r;
+	return duped(old, preload_real.dup2(old, nfd));
 }
 
 EXPORT int dup3(int old, int nfd, int flags)
 {
+	init();
+	return duped(old, preload_real.dup3(old, nfd, flags));
+}
+
+/* fcntl's third argument, whatever its type, is one register wide
+ * (glibc's own fcntl reads it as a pointer). */
+static int fcntl_any(int (*real)(int, int, ...), int fd, int cmd,
+		     va_list ap)
+{
+	void *arg = va_arg(ap, void *);
+
+	if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
+		return duped(fd, real(fd, cmd, arg));
+	return real(fd, cmd, arg);
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
 	int r;
 
 	init();
-	r = preload_real.dup3(old, nfd, flags);
-	if (r >= 0)
-		fd_forget(r);
+	va_start(ap, cmd);
+	r = fcntl_any(preload_real.fcntl, fd, cmd, ap);
+	va_end(ap);
+	return r;
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	int r;
+
+	init();
+	va_start(ap, cmd);
+	r = fcntl_any(preload_real.fcntl64, fd, cmd, ap);
+	va_end(ap);
 	return r;
 }
 

@@ -40,6 +40,11 @@ static void real_resolve(void)
 	*(void **)&r->readv = dlsym(RTLD_NEXT, "readv");
 	*(void **)&r->writev = dlsym(RTLD_NEXT, "writev");
 	*(void **)&r->epoll_ctl = dlsym(RTLD_NEXT, "epoll_ctl");
+	*(void **)&r->dup = dlsym(RTLD_NEXT, "dup");
+	*(void **)&r->fcntl = dlsym(RTLD_NEXT, "fcntl");
+	*(void **)&r->fcntl64 = dlsym(RTLD_NEXT, "fcntl64");
+	if (!r->fcntl64)	/* glibc before 2.28 */
+		r->fcntl64 = r->fcntl;
 }
 
 void preload_real_init(void)
