@@ -57,3 +57,56 @@ gid_index() {
 rxe_counter() {
 	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0
 }
+
+# wait_active DEV: until DEV's port 1 is ACTIVE (10 s at most)
+wait_active() {
+	local i
+	for i in $(seq 1 50); do
+		grep -q ACTIVE /sys/class/infiniband/$1/ports/1/state 2>/dev/null &&
+			return 0
+		sleep 0.2
+	done
+	gfail "$1 port 1 never became ACTIVE"
+}
+
+# wait_file FILE [PID]: until FILE exists and is not empty (30 s at most,
+# less if the program PID that writes it dies); else its FILE.err's last
+# lines (FILE without .ready) and the kernel's word on a crash
+wait_file() {
+	local i
+	for i in $(seq 1 300); do
+		[ -s "$1" ] && return 0
+		[ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null && break
+		sleep 0.1
+	done
+	tail -n 20 "${1%.ready}.err" 2>/dev/null | sed 's/^/  err| /'
+	dmesg | grep -E 'segfault|general protection|trap' | tail -n 5 |
+		sed 's/^/  dmesg| /'
+	gfail "no $1"
+}
+
+# serve PORT FILE: let the peer fetch FILE once, over TCP (background)
+serve() {
+	socat -u "OPEN:$2" "TCP-LISTEN:$1,reuseaddr" >/dev/null 2>&1 &
+}
+
+# tell PORT WORD: let the peer fetch WORD once (background)
+tell() {
+	local f
+	f=$(mktemp)
+	echo "$2" >"$f"
+	serve "$1" "$f"
+}
+
+# fetch PEER PORT [TRIES]: what the peer serves on PORT (retried, 0.5 s
+# apart, TRIES times ($FETCH_TRIES, else 120, unless told) while it is not
+# listening yet)
+fetch() {
+	local i out
+	for i in $(seq 1 "${3:-${FETCH_TRIES:-120}}"); do
+		out=$(socat -u "TCP:$1:$2" STDOUT 2>/dev/null) && [ -n "$out" ] &&
+			{ echo "$out"; return 0; }
+		sleep 0.5
+	done
+	gfail "nothing from $1:$2"
+}

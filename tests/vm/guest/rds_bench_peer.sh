@@ -24,6 +24,7 @@
 # step's CPU time from /proc/stat (user, system, softirq, idle).
 #   rds_bench_peer.sh a|b PEER BIN COUNT SIZE RTTS RUNS [WAYS [PROFILE]]
 . "$(dirname "$0")/../guest.bash"
+FETCH_TRIES=600
 role=$1 peer=$2 BIN=$3 count=$4 size=$5 rtts=$6 runs=$7
 all=$(echo "${8:-ours,kernel,ksock,psock}" | tr , " ") profile=${9:-0}
 KP="python3 $G_TOP/tests/vm/guest/rds_kpeer.py"
@@ -35,23 +36,7 @@ PRE=$BIN/libibgw_preload.so
 T=$(mktemp -d)
 A=10.77.0.1 B=10.77.0.2
 wait_peer "$peer"
-for i in $(seq 1 50); do
-	grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null && break
-	sleep 0.2
-done
-serve() {	# PORT WORD
-	echo "$2" >$T/serve.$1
-	socat -u "OPEN:$T/serve.$1" "TCP-LISTEN:$1,reuseaddr" >/dev/null 2>&1 &
-}
-fetch() {	# PEER PORT
-	local i out
-	for i in $(seq 1 600); do
-		out=$(socat -u "TCP:$1:$2" STDOUT 2>/dev/null) && [ -n "$out" ] &&
-			{ echo "$out"; return 0; }
-		sleep 0.5
-	done
-	gfail "nothing from $1:$2"
-}
+wait_active rxe0
 kernel_rds() {	# on|off
 	if [ "$1" = on ]; then
 		modprobe rds_rdma || gfail "modprobe rds_rdma"
@@ -149,7 +134,7 @@ for r in $(seq 1 "$runs"); do
 			$W $SB -t $tmo echo $B 5002 >$T/b$step.echo 2>&1 &
 			pid2=$!
 			sleep 1
-			serve $p ready
+			tell $p ready
 			wait $pid || { cat $T/b$step.out; gfail "$w run $r: the sink failed"; }
 			wait $pid2 || { cat $T/b$step.echo; gfail "$w run $r: the echo failed"; }
 			sed 's/^/  | /' $T/b$step.out $T/b$step.echo
@@ -157,7 +142,7 @@ for r in $(seq 1 "$runs"); do
 			fetch $A $((p + 1)) >/dev/null
 			[ $w = ksock ] && kernel_rds off
 			[ $w = psock ] && ipoibd_off
-			serve $((p + 2)) done
+			tell $((p + 2)) done
 			continue
 		fi
 		if [ "$role" = b ]; then
@@ -175,7 +160,7 @@ for r in $(seq 1 "$runs"); do
 				pid=$!
 				sleep 1
 			fi
-			serve $p ready
+			tell $p ready
 			wait $pid || { cat $T/b$step.out; gfail "$w run $r: the receiver failed"; }
 			cpu_off
 			# the kernel stays until a's sender is through: gone
@@ -183,7 +168,7 @@ for r in $(seq 1 "$runs"); do
 			# tail to resend to whatever listens next
 			fetch $A $((p + 1)) >/dev/null
 			[ $w = kernel ] && kernel_rds off
-			serve $((p + 2)) done
+			tell $((p + 2)) done
 			continue
 		fi
 		fetch $B $p >/dev/null
@@ -216,7 +201,7 @@ for r in $(seq 1 "$runs"); do
 		sed 's/^/  | /' $T/a$step.out
 		cpu_off
 		gok "m $w $r $rate $rtt $p99"
-		serve $((p + 1)) done
+		tell $((p + 1)) done
 		case $w in
 		kernel|ksock) kernel_rds off ;;
 		psock) ipoibd_off ;;
@@ -224,6 +209,6 @@ for r in $(seq 1 "$runs"); do
 		fetch $B $((p + 2)) >/dev/null
 	done
 done
-[ "$role" = a ] && serve 7099 finished && sleep 2
+[ "$role" = a ] && tell 7099 finished && sleep 2
 [ "$role" = b ] && fetch $A 7099 >/dev/null
 exit 0

@@ -16,38 +16,14 @@
 # rule to a table with "local 10.2.0.0/24 dev lo").
 # b captures eth0 (UDP 4791) into /ibgw-run/gw.pcap.  Lines "ok(x): ...".
 . "$(dirname "$0")/../guest.bash"
+FETCH_TRIES=400
 role=$1 peer=$2 BIN=$3
 T=$(mktemp -d)
 GUEST=$G_TOP/tests/vm/guest
 sysctl -qw net.core.wmem_max=8388608 net.core.rmem_max=8388608
 wait_peer "$peer"
-for i in $(seq 1 50); do
-	grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null && break
-	sleep 0.2
-done
+wait_active rxe0
 
-serve() {	# PORT WORD: let the peer fetch WORD once
-	echo "$2" >$T/serve.$1
-	socat -u "OPEN:$T/serve.$1" "TCP-LISTEN:$1,reuseaddr" >/dev/null 2>&1 &
-}
-fetch() {	# PEER PORT: wait for the peer's word
-	local i out
-	for i in $(seq 1 400); do
-		out=$(socat -u "TCP:$1:$2" STDOUT 2>/dev/null) && [ -n "$out" ] &&
-			{ echo "$out"; return 0; }
-		sleep 0.5
-	done
-	gfail "nothing from $1:$2"
-}
-wait_file() {	# FILE PID
-	local i
-	for i in $(seq 1 300); do
-		[ -s "$1" ] && return 0
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.1
-	done
-	gfail "no $1"
-}
 
 # what a failure leaves to look at
 diag() {
@@ -84,7 +60,7 @@ if [ "$role" = a ]; then
 		--ready $T/ib.ready --timeout 200 >$T/ib.out 2>&1 &
 	IB=$!
 	wait_file $T/ib.ready $IB
-	serve 7002 bound
+	tell 7002 bound
 	wait $IB
 	rc=$?
 	sed 's/^/  ib| /' $T/ib.out
@@ -98,7 +74,7 @@ if [ "$role" = a ]; then
 	# for a's 4000): not the LAN's, dropped (drop_not_lan)
 	python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("'$A'", 4999)); s.sendto(b"not from the LAN", ("'$B'", 4000))' ||
 		gfail "UDP to the gateway's mapping port"
-	serve 7004 sent
+	tell 7004 sent
 	gok "rxe0 sent_pkts $(rxe_counter rxe0 sent_pkts) rcvd_pkts $(rxe_counter rxe0 rcvd_pkts)"
 	fetch "$B" 7003 >/dev/null	# b has its counters
 	exit 0
@@ -184,7 +160,7 @@ ip netns exec lan socat -b 65536 -T 200 UDP4-LISTEN:5001,bind=10.2.0.2 PIPE \
 	>/dev/null 2>$T/socat.err &
 SOCAT=$!
 wait_file $T/lan.ready $LAN
-serve 7001 ready
+tell 7001 ready
 fetch "$A" 7002 >/dev/null	# a's export socket is bound
 touch $T/go
 # socat as the export's client too: 10 datagrams one by one (up to 60
@@ -229,6 +205,6 @@ wait $GW
 sed 's/^/  gw| /' $T/gw.log | grep -v ' stats ' | tail -40
 kill $SOCAT 2>/dev/null
 gok "capture: $(grep -o '[0-9]* packets captured' $T/tcpdump.err)"
-serve 7003 done
+tell 7003 done
 sleep 3
 exit 0

@@ -21,6 +21,7 @@
 # b captures eth0 (UDP 4791) into /ibgw-run/rds.pcap; each side prints
 # its peer's output and counters, lines "ok(x): ...".
 . "$(dirname "$0")/../guest.bash"
+FETCH_TRIES=400
 role=$1 peer=$2 BIN=$3 mode=$4
 KP="python3 $G_TOP/tests/vm/guest/rds_kpeer.py"
 T=$(mktemp -d)
@@ -36,37 +37,8 @@ count() {
 	if [ "$1" -lt 2 ]; then echo 10000; else echo 100; fi
 }
 wait_peer "$peer"
-for i in $(seq 1 50); do
-	grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null && break
-	sleep 0.2
-done
+wait_active rxe0
 
-serve() {	# PORT WORD: let the peer fetch WORD once
-	echo "$2" >$T/serve.$1
-	socat -u "OPEN:$T/serve.$1" "TCP-LISTEN:$1,reuseaddr" >/dev/null 2>&1 &
-}
-fetch() {	# PEER PORT: wait for the peer's word
-	local i out
-	for i in $(seq 1 400); do
-		out=$(socat -u "TCP:$1:$2" STDOUT 2>/dev/null) && [ -n "$out" ] &&
-			{ echo "$out"; return 0; }
-		sleep 0.5
-	done
-	gfail "nothing from $1:$2"
-}
-wait_file() {	# FILE PID
-	local i
-	for i in $(seq 1 300); do
-		[ -s "$1" ] && return 0
-		kill -0 "$2" 2>/dev/null || break
-		sleep 0.1
-	done
-	# the program's last words, and the kernel's if it crashed
-	tail -n 20 "${1%.ready}.err" 2>/dev/null | sed 's/^/  err| /'
-	dmesg | grep -E 'segfault|general protection|trap' | tail -n 5 |
-		sed 's/^/  dmesg| /'
-	gfail "no $1"
-}
 rds_loaded() {
 	grep -Eq '^rds(_rdma)? ' /proc/modules
 }
@@ -163,7 +135,7 @@ if [ "$role" = a ]; then
 		$PEER "$@" --ready $T/$n.ready >$T/$n.out 2>$T/$n.err &
 		pid=$!
 		wait_file $T/$n.ready $pid
-		serve "$port" ready
+		tell "$port" ready
 		# b sends once it has this and its pings are answered
 		[ -n "${STALL:-}" ] && [ "$mode" = preload ] && stall $IPID
 		wait $pid
@@ -196,7 +168,7 @@ if [ "$role" = a ]; then
 		sed 's/^/ok(a): p1 counters /; s/ $/\n/'
 	# b's next peer starts once this one is gone: lingering, it would
 	# answer b's pings and drop b's messages to ports it has not bound
-	serve 7006 p1-gone
+	tell 7006 p1-gone
 	fetch "$B" 7003 >/dev/null
 	run_a p3 7005 --addr $A --send $B:7001:7000:500:16-9000 \
 		--expect $B:7101:7100:500 --expect $B:7102:7100:500 \
@@ -213,7 +185,7 @@ if [ "$role" = a ]; then
 		gok "still no rds module on a"
 	fi
 	fetch "$B" 7004 >/dev/null	# b is done with us
-	serve 7007 bye		# and b may go
+	tell 7007 bye		# and b may go
 	sleep 3
 	exit 0
 fi
@@ -251,7 +223,7 @@ $KP --addr $B --expect $A:5300:5301:1000 --rcvbuf 16384 --hold 3 \
 K2=$!
 wait_file $T/k1.ready $K1
 wait_file $T/k2.ready $K2
-serve 7001 ready1
+tell 7001 ready1
 wait $K1
 rc1=$?
 wait $K2
@@ -277,7 +249,7 @@ $KP --addr $B --expect $A:7000:7001:500 --send $A:7100:7101:500:16-9000 \
 K3=$!
 go 7005 $T/go3
 wait_file $T/k3.ready $K3
-serve 7003 ready3
+tell 7003 ready3
 wait $K3 || { cat $T/k3.out $T/k3.err; gfail "phase 3: rds_kpeer.py before the restart"; }
 gok "before the restart: $(grep ': ok ' $T/k3.out)"
 for i in $(seq 1 20); do
@@ -298,7 +270,7 @@ tail -n 20 $T/k4.err | sed 's/^/  k4 err| /'
 [ $rc -eq 0 ] || gfail "phase 3: rds_kpeer.py after the restart exited $rc"
 gok "after the restart: $(grep ': ok ' $T/k4.out)"
 gok "$(grep ': rtt ' $T/k4.out)"
-serve 7004 done
+tell 7004 done
 # tcpdump may lag behind the link (what it has not read when stopped is
 # lost: "received by filter" above "captured"): stop it once the file
 # has stopped growing for 2 s

@@ -33,26 +33,7 @@ veth_pair() {
 	wait_active rxe2
 }
 
-# wait_active DEV: until DEV's port 1 is ACTIVE (10 s at most)
-wait_active() {
-	local i
-	for i in $(seq 1 50); do
-		grep -q ACTIVE /sys/class/infiniband/$1/ports/1/state 2>/dev/null &&
-			return 0
-		sleep 0.2
-	done
-	gfail "$1 port 1 never became ACTIVE"
-}
 
-# wait_file F: until F exists and is not empty (20 s at most)
-wait_file() {
-	local i
-	for i in $(seq 1 100); do
-		[ -s "$1" ] && return 0
-		sleep 0.2
-	done
-	gfail "no $1"
-}
 
 # qpn_of F: the QPN a fabtest --qpn-file left
 qpn_of() {
@@ -64,22 +45,7 @@ expect() {
 	grep -Eq -- "$2" "$1" || { sed 's/^/    | /' "$1"; gfail "$3"; }
 }
 
-# serve PORT FILE: let the peer fetch FILE once, over TCP (background)
-serve() {
-	socat -u "OPEN:$2" "TCP-LISTEN:$1,reuseaddr" >/dev/null 2>&1 &
-}
 
-# fetch PEER PORT [TRIES]: what the peer serves on PORT (retried, 0.5 s
-# apart, TRIES times (120 unless told) while it is not listening yet)
-fetch() {
-	local i out
-	for i in $(seq 1 "${3:-120}"); do
-		out=$(socat -u "TCP:$1:$2" STDOUT 2>/dev/null) && [ -n "$out" ] &&
-			{ echo "$out"; return 0; }
-		sleep 0.5
-	done
-	gfail "nothing from $1:$2"
-}
 
 # sdp_service DIR: start ipoibd --sdp-only on verbs:rxe0 (log DIR/ipoibd.log,
 # pid in IPID), fail unless its SDP service came up
