@@ -76,7 +76,6 @@ static struct cache_entry *cache_find(const struct stat *st)
 static struct cache_entry *cache_slot(const struct stat *st)
 {
 	struct cache_entry *e = cache_find(st);
-
 	unsigned int tries = 0;
 
 	while (!e) {
