@@ -31,20 +31,10 @@ has "$B" '^ok\(b\): 3: 57 bytes of REQ private data: EINVAL$'
 has "$B" '^ok\(b\): 4: established with REP private data'
 ok "rc over rxe: REJ with private data, no listener -> $(echo "$B" | sed -n 's/^ok(b): 2: port nobody listens on: //p'), no host -> $(echo "$B" | sed -n 's/^ok(b): 2b: no such host: //p'), 57 bytes EINVAL, sends/write+imm/read verified, disconnect both sides"
 
-P=$VM_DIR/b/rc.pcap
-[ -s "$P" ] || fail "no capture at $P"
-# The RC payloads are rctest's bytes, no protocol: two of tshark's
-# heuristics on InfiniBand payloads take short ones for theirs and then
-# call them malformed (RPC-over-RDMA any 1-byte SEND, Ethernet-over-IB a
-# SEND starting 0x81 0x00: "VLAN").  Off for this capture; the IB headers
-# are dissected all the same.
-ts() {
-	tshark --disable-heuristic rpcrdma_infiniband \
-		--disable-heuristic eth_over_ib -r "$P" "$@" 2>/dev/null
-}
-cnt() { ts -Y "$1" | wc -l; }
-bad=$(cnt '_ws.malformed || _ws.expert.severity == error')
-[ "$bad" -eq 0 ] || { ts -Y '_ws.malformed || _ws.expert.severity == error' | head; fail "capture: $bad malformed or erroneous packets"; }
+capture $VM_DIR/b/rc.pcap
+# The RC payloads are rctest's bytes, no protocol (ts turns off the
+# heuristics that would take short ones for theirs)
+no_malformed '_ws.malformed || _ws.expert.severity == error'
 # CM MADs (class 0x07 on QP1): REQ 0x10, REJ 0x12, REP 0x13, RTU 0x14,
 # DREQ 0x15, DREP 0x16
 cm() { cnt "infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == $1"; }

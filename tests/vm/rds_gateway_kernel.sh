@@ -98,15 +98,8 @@ ok "a UDP datagram from the IB side (10.77.0.1) to the mapping's port 4000: drop
 has "$A" '^ok\(a\): dmesg: ' "a: no RDS/IB connections in dmesg"
 ok "a's dmesg: $(echo "$A" | sed -n 's/^ok(a): dmesg: //p')"
 
-P=$VM_DIR/b/gw.pcap
-[ -s "$P" ] || fail "no capture at $P"
-ts() {
-	tshark --disable-heuristic rpcrdma_infiniband \
-		--disable-heuristic eth_over_ib -r "$P" "$@" 2>/dev/null
-}
-cnt() { ts -Y "$1" | wc -l; }
-bad=$(cnt '_ws.malformed')
-[ "$bad" -eq 0 ] || { ts -Y '_ws.malformed' | head; fail "capture: $bad malformed packets"; }
+capture $VM_DIR/b/gw.pcap
+no_malformed
 q='infiniband.mad.mgmtclass == 0x07 && infiniband.mad.attributeid == 0x0010 && infiniband.cm.req.serviceid.dport == 18634'
 echo "capture: CM REQs to port 18634 (IP source, destination, RDS private data):"
 ts -Y "$q" -T fields -e ip.src -e ip.dst -e infiniband.cm.req.ip_cm.dip4 \

@@ -89,16 +89,9 @@ ok "the kernel restarted (rmmod rds_rdma rds; modprobe rds_rdma) under one peer 
 has "$B" '^ok\(b\): dmesg: [0-9]+ RDS/IB conn connected' "b: no RDS/IB connection in dmesg"
 ok "b's dmesg: $(echo "$B" | sed -n 's/^ok(b): dmesg: //p')"
 
-P=$VM_DIR/b/rds.pcap
-[ -s "$P" ] || fail "no capture at $P"
-ts() {
-	tshark --disable-heuristic rpcrdma_infiniband \
-		--disable-heuristic eth_over_ib -r "$P" "$@" 2>/dev/null
-}
-cnt() { ts -Y "$1" | wc -l; }
+capture $VM_DIR/b/rds.pcap
 echo "capture: $(cnt 'udp.dstport == 4791') RoCE v2 packets"
-bad=$(cnt '_ws.malformed')
-[ "$bad" -eq 0 ] || { ts -Y '_ws.malformed' | head; fail "capture: $bad malformed packets"; }
+no_malformed
 # CM REQs to rdma_cm's TCP port space, port 18634 (RDS_PORT), rdma_cm's
 # header, then the RDS/IB private data (IPv4, 32 bytes big-endian):
 # 0 dp_saddr, 4 dp_daddr, 8 major 3, 9 minor 1, 10 minor_mask, 12 tos,

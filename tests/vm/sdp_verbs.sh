@@ -71,16 +71,9 @@ rx=$(c "$ca" sdp.rx_bytes)
 [ "$rx" -ge $((bytes + 4000000)) ] || fail "a's SDP received $rx bytes; b sent $bytes by iperf3 and 4000000 by socat"
 ok "iperf3 b -> a under the preload: $bytes bytes at $((bps / 1000000)) Mb/s; SDP counters: b tx +$dtx during it, a rx $rx in all, $(c "$cb" sdp.conns_active) connections, none by TCP"
 
-P=$VM_DIR/b/sdp.pcap
-[ -s "$P" ] || fail "no capture at $P"
-ts() {
-	tshark --disable-heuristic rpcrdma_infiniband \
-		--disable-heuristic eth_over_ib -r "$P" "$@" 2>/dev/null
-}
-cnt() { ts -Y "$1" | wc -l; }
+capture $VM_DIR/b/sdp.pcap
 echo "capture: $(cnt 'udp.dstport == 4791') RoCE v2 packets"
-bad=$(cnt '_ws.malformed')
-[ "$bad" -eq 0 ] || { ts -Y '_ws.malformed' | head; fail "capture: $bad malformed packets"; }
+no_malformed
 # the REQs: rdma_cm's TCP port space (service ID 0x0000000001060000 |
 # port), its IP header with the addresses, then our 56-byte Hello (MID 0,
 # BSDH len 56, version 0x22, IPv4)
