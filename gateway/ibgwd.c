@@ -304,6 +304,19 @@ static void link_rx_done(void *arg)
 	tap_flush(arg);
 }
 
+static void link_tx_ready(void *arg)
+{
+	struct part *p = arg;
+
+	if (!p->tap_stopped)
+		return;
+	p->tap_stopped = 0;
+	if (p->tap_err || !p->tap_ev)
+		return;
+	event_add(p->tap_ev, NULL);
+	event_active(p->tap_ev, EV_READ, 0);
+}
+
 static void link_carrier(void *arg, int up, unsigned int mtu)
 {
 	struct part *p = arg;
@@ -512,6 +525,13 @@ static void tap_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	ipoib_link_tx_hold(p->link, 1);
 	for (i = 0; i < TAP_BATCH; i++) {
+		if (ipoib_link_tx_stopped(p->link)) {
+			/* a connected-mode connection's queue is full:
+			 * frames wait in the tap's queue, not lost here */
+			p->tap_stopped = 1;
+			event_del(p->tap_ev);
+			break;
+		}
 		n = read(fd, buf, sizeof(p->tapbuf));
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			/* the tap was deleted under us (EBADFD): readable,
@@ -786,7 +806,8 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 				       .rx_done = link_rx_done,
 				       .carrier = link_carrier,
 				       .nexthop = link_nexthop,
-				       .proxy = link_proxy };
+				       .proxy = link_proxy,
+				       .tx_ready = link_tx_ready };
 	struct gw_bridge_ops bops = { .eth_send = br_eth_send,
 				      .eth_sendv = br_eth_sendv,
 				      .ib_xmit = br_ib_xmit,

@@ -40,6 +40,7 @@ struct part {
 	int tap_fd, tap_ifindex;
 	int tap_vnet;			/* the tap has a virtio-net header */
 	int tap_err;			/* errno that stopped its reads, or 0 */
+	int tap_stopped;		/* reads wait for the link's tx_ready */
 	struct event *tap_ev;
 	uint64_t eth_tx_errors, tap_offload_bad;
 	struct gw_sdp *sdp;		/* sdp = on: gateway/gw_sdp.c */

@@ -96,6 +96,23 @@ bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]
 [ "$bps" -gt 0 ] || fail "iperf3: nothing received"
 ok "iperf3 ib1 -> lan1 through the connected-mode gateway: $((bps / 1000000)) Mbit/s"
 
+# lan1 -> ib1 in 1400-byte segments: the gateway reads them from its tap
+# faster than one connection's window takes them; what waits beyond it
+# stops the tap's reads (the frames wait in the kernel) and none is dropped
+# at the link (drop.cm_queue_full), where a fixed queue of 64 dropped them
+p1_counter() { gwctl show stats | sed -n "s/^p1 \\+ib \\+$1 \\+\\([0-9]*\\)$/\\1/p" | head -n1; }
+q0=$(p1_counter drop.cm_queue_full) st0=$(p1_counter cm_tx_stops)
+[ -n "$q0" ] && [ -n "$st0" ] || { gwctl show stats | grep '^p1 '; fail "no drop.cm_queue_full or cm_tx_stops for p1 in ibgwctl show stats"; }
+ns_bg S2 lan1 iperf3 -s -1 -p 5202 >"$T/iperf2_s.log" 2>&1
+sleep 0.5
+ns ib1 iperf3 -c 10.41.0.50 -p 5202 -t 2 -R -M 1400 -J >"$T/iperf2.json" 2>"$T/iperf2.err" ||
+	{ tail -20 "$T/iperf2.json" "$T/iperf2.err"; fail "iperf3 -R lan1 -> ib1"; }
+bps=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"]))' "$T/iperf2.json")
+[ "$bps" -gt 0 ] || fail "iperf3 -R: nothing received"
+expect_eq "frames the gateway's link dropped for a full connection queue (lan1 -> ib1)" \
+	"$(( $(p1_counter drop.cm_queue_full) - q0 ))" 0
+ok "iperf3 lan1 -> ib1 (-M 1400) through the connected-mode gateway: $((bps / 1000000)) Mbit/s, tap reads stopped $(( $(p1_counter cm_tx_stops) - st0 )) times"
+
 ns ib2 ping -c 3 -W 3 10.41.0.50 >"$T/p3" || { cat "$T/p3"; fail "ib2 (datagram) -> lan1"; }
 ns lan1 ping -c 1 -W 3 -s 3000 -M do 10.41.0.2 >"$T/p4" 2>&1
 ns lan1 ping -c 2 -W 3 -s 3000 -M do 10.41.0.2 >"$T/p4" 2>&1 &&

@@ -83,6 +83,22 @@ bytes=$(stats c1 cm_tx_bytes)
 [ "${bytes:-0}" -gt 10000000 ] || fail "iperf3's data did not go over RC ($bytes bytes)"
 ok "iperf3 c1 -> c2 in connected mode: $((bps / 1000000)) Mbit/s, $bytes bytes on RC"
 
+# 2b: small segments (the MSS a LAN host would announce): many frames per
+# super-packet the host hands over, more than a connection's window takes.
+# What waits beyond the window stops c1's reads of its TUN (as Linux stops
+# its queue); none may be dropped at the link (drop.cm_queue_full), where
+# they were when the queue was a fixed 64 frames
+q0=$(stats c1 drop.cm_queue_full) st0=$(stats c1 cm_tx_stops)
+ns_bg S2 c2 iperf3 -s -1 -p 5202 >"$T/iperf2_s.log" 2>&1
+sleep 0.5
+ns c1 iperf3 -c 10.1.0.2 -p 5202 -t 3 -M 1400 -J >"$T/iperf2.json" 2>"$T/iperf2.err" ||
+	{ cat "$T/iperf2.err" "$T/iperf2.json" | tail -20; fail "iperf3 -M 1400 over connected mode"; }
+read -r bps rtx < <(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["end"]; print(int(e["sum_received"]["bits_per_second"]), e["sum_sent"].get("retransmits", -1))' "$T/iperf2.json")
+q=$(stats c1 drop.cm_queue_full) st=$(stats c1 cm_tx_stops)
+[ "$bps" -gt 0 ] || fail "iperf3 -M 1400: no throughput"
+expect_eq "2b: frames c1's link dropped for a full connection queue" "$((q - q0))" 0
+ok "iperf3 -M 1400 c1 -> c2: $((bps / 1000000)) Mbit/s, no frame dropped at the link; TUN reads stopped $((st - st0)) times, TCP retransmits $rtx"
+
 # 3: a datagram-mode peer
 ns c1 ping -c 2 -W 3 10.1.0.3 >"$T/p3" || { cat "$T/p3"; fail "c1 -> d3"; }
 ns d3 ping -c 2 -W 3 10.1.0.1 >"$T/p4" || { cat "$T/p4"; fail "d3 -> c1"; }

@@ -65,6 +65,14 @@ static void conn_free(struct cm_conn *c)
 		l->ntx_conns--;
 	else
 		l->nrx_conns--;
+	if (c->stopping) {
+		/* its queue goes with it: the host may send again (not
+		 * while the link itself is going) */
+		c->stopping = 0;
+		if (--l->cm_stopping == 0 && !l->cm_closing &&
+		    l->ops.tx_ready)
+			l->ops.tx_ready(l->arg);
+	}
 	if (c->ev)
 		event_free(c->ev);
 	/* the id takes its QP with it, and tells the peer (DREQ) */
@@ -216,14 +224,21 @@ static void frame_out(struct cm_conn *c)
 
 static void tx_push(struct cm_conn *c)
 {
+	struct ipoib_link *l = c->l;
 	struct frame *f;
 
 	while (c->st == CM_UP && c->inflight < c->depth &&
 	       (f = fq_pop(&c->q))) {
+		c->qbytes -= f->len;
 		post_frame(c, 0, f->data, f->len);
 		free(f);
 	}
 	batch_post(c);
+	if (c->stopping && c->qbytes <= CM_QUEUE_STOP / 2) {
+		c->stopping = 0;
+		if (--l->cm_stopping == 0 && l->ops.tx_ready)
+			l->ops.tx_ready(l->arg);
+	}
 }
 
 static void conn_cb(evutil_socket_t fd, short what, void *arg)
@@ -513,7 +528,11 @@ int ipoib_cm_send(struct ipoib_link *l, const struct ipoib_addr *peer,
 		frame_out(c);
 		return 0;
 	}
-	if (c->q.n >= CM_QUEUE_MAX) {
+	/* while it is made, a few frames wait (as Linux keeps a few skbs
+	 * per neighbour); once it is up, what its window cannot take yet,
+	 * the host stopped at CM_QUEUE_STOP */
+	if (c->st == CM_UP ? c->qbytes + len > CM_QUEUE_LIMIT :
+	    c->q.n >= CM_QUEUE_MAX) {
 		drop(l, IPOIB_DROP_CM_QUEUE);
 		return 0;
 	}
@@ -532,6 +551,12 @@ int ipoib_cm_send(struct ipoib_link *l, const struct ipoib_addr *peer,
 		return 0;
 	}
 	fq_push(&c->q, f);
+	c->qbytes += f->len;
+	if (c->st == CM_UP && !c->stopping && c->qbytes >= CM_QUEUE_STOP) {
+		c->stopping = 1;
+		l->cm_stopping++;
+		l->st.cm_tx_stops++;
+	}
 	return 0;
 }
 
@@ -580,8 +605,10 @@ void ipoib_cm_stop(struct ipoib_link *l)
 	struct ipoib_link **pp;
 	struct cm_hold *h;
 
+	l->cm_closing = 1;
 	while (l->conns)
 		conn_free(l->conns);
+	l->cm_closing = 0;
 	for (pp = &cm_links; *pp; pp = &(*pp)->cm_next)
 		if (*pp == l) {
 			*pp = l->cm_next;

@@ -116,6 +116,11 @@ void ipoib_link_tx_hold(struct ipoib_link *l, int hold)
 	}
 }
 
+int ipoib_link_tx_stopped(const struct ipoib_link *l)
+{
+	return l->cm_stopping > 0;
+}
+
 const struct inet_addr *ipoib_link_local_addr(struct ipoib_link *l, int family)
 {
 	unsigned int i;
@@ -951,6 +956,8 @@ const struct counter_desc ipoib_link_counters[] = {
 		"Peers' connection requests this link refused."),
 	COUNTER("cm_reaped", struct ipoib_link_stats, cm_reaped,
 		"Idle connected-mode connections closed."),
+	COUNTER("cm_tx_stops", struct ipoib_link_stats, cm_tx_stops,
+		"Times a connected-mode connection's full queue stopped the host's input."),
 	COUNTER_ARRAY("drop", struct ipoib_link_stats, drop,
 		      link_drop_reason,
 		      "Packets the IPoIB link dropped, by reason."),

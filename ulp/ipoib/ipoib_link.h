@@ -69,6 +69,9 @@ struct ipoib_link_ops {
 	 * answer to duplicate address detection). */
 	void (*conflict)(void *arg, const struct inet_addr *a,
 			 const struct ipoib_addr *hw);
+	/* (optional) The link takes packets again after
+	 * ipoib_link_tx_stopped() said it was full. */
+	void (*tx_ready)(void *arg);
 };
 
 /* Counters; the drop reasons are also the names printed by ipoibd. */
@@ -86,7 +89,8 @@ enum ipoib_drop {
 	IPOIB_DROP_SEND,		/* the queue pair refused it */
 	IPOIB_DROP_RX_MALFORMED,	/* received: bad header/ARP/ND */
 	IPOIB_DROP_RX_OWN,		/* received our own multicast */
-	IPOIB_DROP_CM_QUEUE,		/* >64 waiting for a connection */
+	IPOIB_DROP_CM_QUEUE,		/* >64 waiting for a connection, or
+					 * its queue over CM_QUEUE_LIMIT */
 	IPOIB_DROP_CM_FAILED,		/* waited for one that failed */
 	IPOIB_DROP_MAX
 };
@@ -103,6 +107,8 @@ struct ipoib_link_stats {
 	uint64_t cm_failures;		/* ours refused or broken: datagrams */
 	uint64_t cm_rejected;		/* peers' we refused */
 	uint64_t cm_reaped;		/* idle ones closed */
+	uint64_t cm_tx_stops;		/* the host's input stopped: a
+					 * connection's queue was full */
 	uint64_t drop[IPOIB_DROP_MAX];
 };
 
@@ -167,6 +173,12 @@ void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct inet_addr *ip);
  * datagrams, hold 0 sends what was collected in one batch.  Address
  * handles stay valid in between as long as the event loop does not run. */
 void ipoib_link_tx_hold(struct ipoib_link *l, int hold);
+/* 1 while a connected-mode connection has more queued than its window
+ * takes (CM_QUEUE_STOP bytes): the host should stop handing the link
+ * packets, as the Linux driver stops its queue when a connection's send
+ * ring is full, until ops->tx_ready.  A host that goes on anyway loses
+ * packets beyond CM_QUEUE_LIMIT (counted as drop.cm_queue_full). */
+int ipoib_link_tx_stopped(const struct ipoib_link *l);
 
 /* Port events (fab_get_event): CLIENT_REREGISTER / GID change rejoin all
  * groups and re-resolve paths; PORT_ERR drops the carrier; PORT_ACTIVE,

@@ -87,9 +87,15 @@ struct neigh {
 #define IPOIB_CM_MTU		65520	/* the link MTU in connected mode */
 #define IPOIB_CM_BUF		(IPOIB_CM_MTU + IPOIB_HDR_LEN)	/* 65524 */
 #define IPOIB_CM_SID		0x1000000000000000ull	/* | UD QPN */
-#define CM_TX_DEPTH		32	/* sends in flight per connection */
-#define CM_RX_DEPTH		32	/* receives posted per connection */
+#define CM_TX_DEPTH		512	/* sends in flight per connection */
+#define CM_RX_DEPTH		512	/* receives posted per connection */
 #define CM_QUEUE_MAX		64	/* frames waiting for a connection */
+/* Bytes queued on a connection that is up, beyond its window: from
+ * CM_QUEUE_STOP the host's input stops (ipoib_link_tx_stopped) until half
+ * of it is left; beyond CM_QUEUE_LIMIT frames are dropped.  The gap takes
+ * what the host already read: a 64 KB super-packet cut into segments. */
+#define CM_QUEUE_STOP		(256u * 1024)
+#define CM_QUEUE_LIMIT		(1024u * 1024)
 #define CM_FAIL_HOLD_S		10	/* datagrams to a peer whose connection
 					 * failed, this long */
 #define CM_CONNS_MAX		256	/* each way */
@@ -123,6 +129,8 @@ struct cm_conn {
 	struct cm_conn *batch_next;	/* on ipoib_link.cm_batched */
 	int batched;
 	struct fqueue q;	/* tx: waiting for the connection or a slot */
+	size_t qbytes;		/* in q */
+	int stopping;		/* qbytes reached CM_QUEUE_STOP */
 	time_t used;
 };
 
@@ -171,6 +179,8 @@ struct ipoib_link {
 	unsigned int ntx_conns, nrx_conns;
 	struct cm_hold *holds;
 	struct cm_conn *cm_batched;	/* connections with frames to post */
+	unsigned int cm_stopping;	/* connections stopping the input */
+	int cm_closing;			/* in ipoib_cm_stop */
 	/* sends held while the host hands us a burst (ipoib_link_tx_hold) */
 	int tx_hold;
 	unsigned int ntx;

@@ -47,6 +47,7 @@ struct ipoib_tun {
 	int no_nh_cache;	/* no route monitor: look up every time */
 	struct event *tun_ev;
 	int rd_err;		/* errno that stopped the reads, or 0 */
+	int rd_stopped;		/* reads wait for the link (tx_ready) */
 	struct nh_entry nh[NH_CACHE];
 	int vnet;		/* the TUN has a virtio-net header */
 	struct ipoib_tun_stats st;
@@ -226,6 +227,19 @@ static void rx_done(void *arg)
 		gso_gro_flush(&d->gro, tun_write, d);
 }
 
+static void tx_ready(void *arg)
+{
+	struct ipoib_tun *d = arg;
+
+	if (!d->rd_stopped)
+		return;
+	d->rd_stopped = 0;
+	if (d->rd_err)
+		return;
+	event_add(d->tun_ev, NULL);
+	event_active(d->tun_ev, EV_READ, 0);
+}
+
 /* A packet from the host for the link (cut and checksummed). */
 static void xmit(void *arg, const uint8_t *pkt, size_t len)
 {
@@ -249,6 +263,14 @@ static void tun_cb(evutil_socket_t fd, short what, void *arg)
 	for (i = 0; i < TUN_BATCH; i++) {
 		uint8_t *p = d->buf + (d->vnet ? TUN_HEADROOM : 0);
 
+		if (ipoib_link_tx_stopped(d->link)) {
+			/* a connection's queue is full: what the host
+			 * sends waits in the kernel (its TCP backs off)
+			 * instead of being lost here */
+			d->rd_stopped = 1;
+			event_del(d->tun_ev);
+			break;
+		}
 		n = read(fd, p, sizeof(d->buf) - TUN_HEADROOM);
 		if (n < 0 && errno != EAGAIN && errno != EINTR) {
 			/* the interface was deleted under us (EBADFD): the
@@ -446,7 +468,8 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 	struct ipoib_link_ops lops = { .rx = rx, .rx_done = rx_done,
 				       .carrier = carrier,
 				       .conflict = conflict,
-				       .nexthop = nexthop };
+				       .nexthop = nexthop,
+				       .tx_ready = tx_ready };
 	struct ipoib_tun *d;
 	char why[FAB_ERRLEN], off[NL_ERRLEN + 32];
 	unsigned int i;
