@@ -138,6 +138,51 @@ rej=$(stats c1 cm_rejected)
 ns c2 ping -c 2 -W 3 -s 30000 -M do 10.1.0.1 >"$T/p7" 2>&1 || { cat "$T/p7"; ctl cm; fail "4b: c1 unusable after a bad REQ"; }
 ok "4b: a REQ to c1's IPoIB service with private data {0, 0}: rejected (reason 28), counted"
 
+# 4c: a peer that takes the connection and then no frame: rctest on node
+# "sink" listens on the IPoIB service ID of a made-up UD QPN and posts no
+# receive (RNR NAK for ever, which rnr_retry 7 never gives up on); a
+# spoofed ARP gives 10.1.0.9 its GID, that QPN and the RC flag.  What c1
+# sends to 10.1.0.9 fills the connection's window and then stops c1's
+# TUN; after 5 s with no send completed the connection fails (cm_stalls)
+# and c1's other traffic flows again
+sink_qpn=123456
+sink_gid=$(fabtest info sink | sed -n 's/^sgid //p')
+sink_hw="80:12:34:56:$(python3 -c 'import ipaddress,sys; print(":".join("%02x" % b for b in ipaddress.IPv6Address(sys.argv[1]).packed))' "$sink_gid")"
+ns_bg SINK_PID c1 "$BIN/tests/rctest" -F "soft:$SOCK" --node sink stream-server \
+	--sid "0x1000000000$sink_qpn" --recv-delay 600000 >"$T/sink.out" 2>&1
+for i in $(seq 1 50); do grep -q '^listening' "$T/sink.out" && break; sleep 0.1; done
+grep -q '^listening' "$T/sink.out" || { cat "$T/sink.out"; fail "4c: rctest did not listen"; }
+python3 "$MK" arp "$T/arp9.pcap" --slid "$d3_lid" --dlid "$c1_lid" \
+	--dqpn "$c1_qpn" --srcqp "0x$sink_qpn" --sha "$sink_hw" \
+	--spa 10.1.0.9 --tpa 10.1.0.1 --op 1 || fail "mkpcap arp"
+ctl replay "$T/arp9.pcap" d3 >/dev/null || fail "replay"
+sleep 0.3
+st0=$(stats c1 cm_stalls) stops0=$(stats c1 cm_tx_stops)
+# 700 datagrams of 60000 bytes (42 MB): more than a window of 512 frames
+# and the 256 KiB that stop the TUN after it
+ns c1 timeout 20 python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setblocking(False)
+for i in range(700):
+    try:
+        s.sendto(b"x" * 60000, ("10.1.0.9", 9))
+    except OSError:
+        time.sleep(0.005)
+' || fail "4c: the datagrams to 10.1.0.9"
+t0=$(date +%s)
+ok4c=
+for i in $(seq 1 30); do
+	if ns c1 ping -c 1 -W 1 10.1.0.2 >/dev/null 2>&1; then ok4c=1; break; fi
+done
+t1=$(date +%s)
+kill "$SINK_PID" 2>/dev/null
+[ -n "$ok4c" ] || { ctl cm; fail "4c: c1 -> c2 still dead 30 s after a peer stopped taking frames"; }
+st=$(stats c1 cm_stalls) stops=$(stats c1 cm_tx_stops)
+[ "$((stops - stops0))" -ge 1 ] || fail "4c: the TUN was never stopped (the test did not fill the window)"
+[ "$((st - st0))" -ge 1 ] || fail "4c: no stalled connection counted"
+ok "4c: a peer that takes no frame: c1's TUN stopped, the connection failed after $((t1 - t0)) s (cm_stalls $((st - st0))), c1 -> c2 flows again"
+
 # 5: idle connections are reaped, by either side; the next frame
 # connects again at once (a peer's close is no failure)
 fails0=$(stats c1 cm_failures)

@@ -57,7 +57,8 @@
  *
  * --node N: the soft provider's node name (default "rctest").
  * --sid SID: the client connects to this service ID instead of port P's
- * (to knock on other services, such as IPoIB connected mode's).
+ * (to knock on other services, such as IPoIB connected mode's), and the
+ * stream-server listens on it (to stand in for one).
  *
  * Private data travels as [length byte][text], since rdma_cm zero-pads
  * what it delivers to the CM message's field size.
@@ -101,7 +102,7 @@ struct rt {
 	const char *in, *out;
 	int recv_delay_ms;
 	int sizes_set;
-	uint64_t sid;		/* --sid: the client's service ID as given */
+	uint64_t sid;		/* --sid: the service ID as given (client, stream-server) */
 	uint16_t port;
 	unsigned int conns, count, nsizes;
 	uint32_t sizes[RT_MAXSIZES];
@@ -581,7 +582,9 @@ static void rt_stream_fail(struct rt *t, const struct fab_wc *wc)
 
 static int rt_stream_server(struct rt *t)
 {
-	struct fab_cm_addr a = { .service_id = FAB_CM_SID_TCP(t->port) };
+	struct fab_cm_addr a = {
+		.service_id = t->sid ? t->sid : FAB_CM_SID_TCP(t->port),
+	};
 	struct timespec t0, now;
 	uint64_t bytes = 0, msgs = 0;
 	char err[FAB_ERRLEN];
@@ -1214,7 +1217,7 @@ static void rt_usage(void)
 		"[--port P] [--conns K] "
 		"[--count N] [--sizes LIST] [--dst GID] [--pdata TEXT] "
 		"[--pdata-len L] [--timeout MS] [--in FILE] [--out FILE] "
-		"[--recv-delay MS]\n");
+		"[--recv-delay MS] [--sid SID]\n");
 	exit(1);
 }
 

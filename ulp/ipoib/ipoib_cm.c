@@ -270,6 +270,7 @@ static void conn_cb(evutil_socket_t fd, short what, void *arg)
 			c->used = now_s();
 			if (!wc[i].recv) {
 				c->inflight--;
+				c->progress = c->used;
 				continue;
 			}
 			if (wc[i].byte_len > IPOIB_CM_BUF ||
@@ -554,6 +555,7 @@ int ipoib_cm_send(struct ipoib_link *l, const struct ipoib_addr *peer,
 	c->qbytes += f->len;
 	if (c->st == CM_UP && !c->stopping && c->qbytes >= CM_QUEUE_STOP) {
 		c->stopping = 1;
+		c->progress = now_s();
 		l->cm_stopping++;
 		l->st.cm_tx_stops++;
 	}
@@ -635,6 +637,11 @@ void ipoib_cm_tick(struct ipoib_link *l, time_t t)
 
 	for (c = l->conns; c; c = next) {
 		next = c->next;
+		if (c->stopping && t - c->progress >= CM_STALL_S) {
+			l->st.cm_stalls++;
+			conn_fail(c);
+			continue;
+		}
 		if (t - c->used >= (time_t)idle && !c->inflight && !c->q.n) {
 			l->st.cm_reaped++;
 			conn_free(c);

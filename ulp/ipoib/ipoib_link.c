@@ -958,6 +958,8 @@ const struct counter_desc ipoib_link_counters[] = {
 		"Idle connected-mode connections closed."),
 	COUNTER("cm_tx_stops", struct ipoib_link_stats, cm_tx_stops,
 		"Times a connected-mode connection's full queue stopped the host's input."),
+	COUNTER("cm_stalls", struct ipoib_link_stats, cm_stalls,
+		"Connections failed for completing nothing while they stopped the host's input."),
 	COUNTER_ARRAY("drop", struct ipoib_link_stats, drop,
 		      link_drop_reason,
 		      "Packets the IPoIB link dropped, by reason."),

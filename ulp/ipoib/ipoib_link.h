@@ -109,6 +109,8 @@ struct ipoib_link_stats {
 	uint64_t cm_reaped;		/* idle ones closed */
 	uint64_t cm_tx_stops;		/* the host's input stopped: a
 					 * connection's queue was full */
+	uint64_t cm_stalls;		/* ... and nothing it sent completed
+					 * for CM_STALL_S: failed */
 	uint64_t drop[IPOIB_DROP_MAX];
 };
 

@@ -96,6 +96,11 @@ struct neigh {
  * what the host already read: a 64 KB super-packet cut into segments. */
 #define CM_QUEUE_STOP		(256u * 1024)
 #define CM_QUEUE_LIMIT		(1024u * 1024)
+/* A connection that stops the host's input and completes no send for
+ * this long fails (datagrams to its peer for CM_FAIL_HOLD_S): a peer
+ * that answers RNR NAK for ever (it posts no receive; rnr_retry 7 never
+ * runs out) would otherwise stop the host's input for good. */
+#define CM_STALL_S		5
 #define CM_FAIL_HOLD_S		10	/* datagrams to a peer whose connection
 					 * failed, this long */
 #define CM_CONNS_MAX		256	/* each way */
@@ -131,6 +136,7 @@ struct cm_conn {
 	struct fqueue q;	/* tx: waiting for the connection or a slot */
 	size_t qbytes;		/* in q */
 	int stopping;		/* qbytes reached CM_QUEUE_STOP */
+	time_t progress;	/* tx: a send completed, or stopping began */
 	time_t used;
 };
 
