@@ -11,7 +11,8 @@
 # after it, the REP's HelloAck, nothing malformed.  Then, in the same
 # run, the compatibility table (issue 14, item 6): unmodified programs
 # (socat, iperf3, curl against python3's http.server, a python3 asyncio
-# server and client, a forking server with a threaded client) under
+# server and client, a forking server with a threaded client, lighttpd
+# with wget, node's http server and client) under
 # rdma-core's librspreload (rsockets) and under ours; ours must work in
 # every row, over RDMA (rxe0's packet counters during the row; our
 # clients are SDP-only by libsdp.conf, rsockets may fall back to TCP).
@@ -115,5 +116,5 @@ while read -r prog rsr our; do
 	rows=$((rows + 1))
 	case $our in ok,RDMA:*) ;; *) fail "compat: $prog under libibgw_preload.so: $our" ;; esac
 done < <(echo "$B" | sed -n 's/^ok(b): compat \([a-z0-9]*\) rsockets \(.*\) ours \(.*\)$/\1 \2 \3/p')
-[ "$rows" -eq 5 ] || fail "compat: $rows rows, expected 5"
+[ "$rows" -eq 7 ] || fail "compat: $rows rows, expected 7"
 ok "compatibility table: ours works in all $rows rows; rsockets in $(echo "$B" | grep -c '^ok(b): compat [a-z0-9]* rsockets ok,RDMA') over RDMA, $(echo "$B" | grep -c '^ok(b): compat [a-z0-9]* rsockets ok,TCP') by its TCP fallback"

@@ -63,7 +63,7 @@ rs() {
 }
 # the rows' ports: ours 7601.., rsockets' 7701.. (both preloads listen in
 # rdma_cm's TCP port space: they must not share one)
-ROWS="socat iperf3 curl asyncio forking"
+ROWS="socat iperf3 curl asyncio forking lighttpd node"
 row_port() {	# ROW BASE
 	local i=0 r
 	for r in $ROWS; do
@@ -87,6 +87,21 @@ compat_servers() {	# WRAPPER BASE
 		>$T/cs-asyncio-$b.log 2>&1 &
 	$w python3 "$PY" fork-server $(row_port forking $b) \
 		>$T/cs-forking-$b.log 2>&1 &
+	# lighttpd (its own event loop on epoll, sendfile) for wget
+	cat >$T/lighttpd-$b.conf <<-CONF
+		server.document-root = "$D"
+		server.port = $(row_port lighttpd $b)
+		server.bind = "0.0.0.0"
+		server.modules = ()
+	CONF
+	$w lighttpd -D -f $T/lighttpd-$b.conf >$T/cs-lighttpd-$b.log 2>&1 &
+	# node's http (libuv on epoll), server and client
+	cat >$T/node-srv-$b.js <<-JS
+		const fs = require('fs');
+		require('http').createServer((q, r) => fs.createReadStream('$D/seq.txt').pipe(r))
+			.listen($(row_port node $b), '0.0.0.0');
+	JS
+	$w node $T/node-srv-$b.js >$T/cs-node-$b.log 2>&1 &
 }
 # compat_client WRAPPER BASE ROW: ok, or what went wrong
 compat_client() {
@@ -113,6 +128,17 @@ compat_client() {
 		out=$($w timeout 30 python3 "$PY" thread-client $peer $p 4 20 2>&1)
 		rc=$?
 		[ $rc -eq 0 ] && echo "$out" | grep -q '^threads ok' && { echo ok; return; } ;;
+	lighttpd)
+		out=$($w timeout 30 wget -q -T 25 -t 1 -O $T/got-$p http://$peer:$p/seq.txt 2>&1)
+		rc=$?
+		[ $rc -eq 0 ] && cmp -s $T/got-$p $T/seq.txt && { echo ok; return; } ;;
+	node)
+		out=$($w timeout 30 node -e "
+			const f = require('fs').createWriteStream('$T/got-$p');
+			require('http').get('http://$peer:$p/', r => { r.pipe(f); f.on('finish', () => process.exit(0)); })
+				.on('error', e => { console.log(String(e)); process.exit(1); });" 2>&1)
+		rc=$?
+		[ $rc -eq 0 ] && cmp -s $T/got-$p $T/seq.txt && { echo ok; return; } ;;
 	esac
 	case $rc in
 	124) echo "timeout" ;;
