@@ -110,3 +110,46 @@ fetch() {
 	done
 	gfail "nothing from $1:$2"
 }
+
+# sdp_only BIN LOG [IPOIBD-ARGS...]: BIN/ipoibd --sdp-only -f with ARGS
+# (--fabric verbs:rxe0 when none) in the background, its log in LOG, its
+# PID in IPID; returns once it says it is ready, or has exited, or after
+# 20 s (the caller checks LOG for the services it wants)
+sdp_only() {
+	local bin=$1 log=$2 i
+	shift 2
+	[ $# -gt 0 ] || set -- --fabric verbs:rxe0
+	"$bin/ipoibd" --sdp-only -f "$@" >"$log" 2>&1 &
+	IPID=$!
+	for i in $(seq 1 100); do
+		grep -q 'ready: SDP only' "$log" && return 0
+		kill -0 $IPID 2>/dev/null || return 0
+		sleep 0.2
+	done
+}
+
+# rds_service_up LOG: gfail unless ipoibd's log in LOG says its RDS service
+# runs over rdma_cm (then say where)
+rds_service_up() {
+	grep -q 'RDS service on .*over rdma_cm on RoCE' "$1" ||
+		{ sed 's/^/  ipoibd| /' "$1"; gfail "ipoibd: no RDS service"; }
+	gok "ipoibd: $(grep -o 'RDS service on .*' "$1" | head -n1)"
+}
+
+# cap_stop PID FILE ERR: stop tcpdump PID, writing FILE, once FILE has not
+# grown for 2 s (what tcpdump has not read when stopped is lost:
+# "received by filter" above "captured"), 2 minutes at most; then say
+# what it captured (its stderr is in ERR)
+cap_stop() {
+	local last=-1 sz i
+	for i in $(seq 1 60); do
+		sz=$(stat -c %s "$2" 2>/dev/null || echo 0)
+		[ "$sz" = "$last" ] && break
+		last=$sz
+		sleep 2
+	done
+	kill -INT "$1"
+	wait "$1"
+	cat "$3"
+	gok "capture: $(grep -o '[0-9]* packets captured' "$3")"
+}

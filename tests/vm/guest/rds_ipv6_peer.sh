@@ -49,16 +49,8 @@ if [ "$role" = a ]; then
 	grep -Eq '^rds(_rdma)? ' /proc/modules && gfail "rds is loaded on a"
 	# the service's one local address is the port's GID that the
 	# fabric spec picks: the global IPv6 one
-	"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0:1:ipv6 -f >$T/ipoibd.log 2>&1 &
-	IPID=$!
-	for i in $(seq 1 100); do
-		grep -q 'ready: SDP only' $T/ipoibd.log && break
-		kill -0 $IPID 2>/dev/null || break
-		sleep 0.2
-	done
-	grep -q 'RDS service on .*over rdma_cm on RoCE' $T/ipoibd.log ||
-		{ sed 's/^/  ipoibd| /' $T/ipoibd.log; gfail "ipoibd: no RDS service"; }
-	gok "ipoibd: $(grep -o 'RDS service on .*' $T/ipoibd.log | head -n1)"
+	sdp_only "$BIN" $T/ipoibd.log --fabric verbs:rxe0:1:ipv6
+	rds_service_up $T/ipoibd.log
 else
 	modprobe rds_rdma || gfail "modprobe rds_rdma"
 	tcpdump -i eth0 -s 512 -B 65536 -U -w /ibgw-run/rds6.pcap udp port 4791 2>$T/tcpdump.err &
@@ -129,16 +121,7 @@ if [ -n "$IPID" ]; then
 	exit 0
 fi
 fetch "$A4" 7020 >/dev/null
-last=-1
-for i in $(seq 1 60); do
-	sz=$(stat -c %s /ibgw-run/rds6.pcap 2>/dev/null || echo 0)
-	[ "$sz" = "$last" ] && break
-	last=$sz
-	sleep 2
-done
-kill -INT $TPID
-wait $TPID
-gok "capture: $(grep -o '[0-9]* packets captured' $T/tcpdump.err)"
+cap_stop $TPID /ibgw-run/rds6.pcap $T/tcpdump.err
 dmesg | grep 'RDS/IB' | sed 's/^/  dmesg| /'
 v=$(dmesg | sed -n "s/.*RDS\/IB: \(Active\|Passive\) conn connected <$B6,$A6,0> version \([0-9.]*\).*/\2/p" | head -n1)
 [ -n "$v" ] || gfail "dmesg: no RDS/IB connection <$B6,$A6,0>"

@@ -61,16 +61,8 @@ if [ "$role" = a ]; then
 		PEER="$RP --fabric verbs:rxe0"
 	elif [ "$mode" = preload ]; then
 		[ -f "$BIN/libibgw_preload.so" ] || gfail "no $BIN/libibgw_preload.so"
-		"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0 -f >$T/ipoibd.log 2>&1 &
-		IPID=$!
-		for i in $(seq 1 100); do
-			grep -q 'ready: SDP only' $T/ipoibd.log && break
-			kill -0 $IPID 2>/dev/null || break
-			sleep 0.2
-		done
-		grep -q 'RDS service on .*over rdma_cm on RoCE' $T/ipoibd.log ||
-			{ sed 's/^/  ipoibd| /' $T/ipoibd.log; gfail "ipoibd: no RDS service"; }
-		gok "ipoibd: $(grep -o 'RDS service on .*' $T/ipoibd.log | head -n1)"
+		sdp_only "$BIN" $T/ipoibd.log
+		rds_service_up $T/ipoibd.log
 		# no --wait-acked, no --stats: RDS_INFO is the kernel's only
 		# (docs/rds.md); --linger gives the service the time instead.
 		# --rcvbuf: python3 reads slower than b's kernel sends, and a
@@ -271,20 +263,7 @@ tail -n 20 $T/k4.err | sed 's/^/  k4 err| /'
 gok "after the restart: $(grep ': ok ' $T/k4.out)"
 gok "$(grep ': rtt ' $T/k4.out)"
 tell 7004 done
-# tcpdump may lag behind the link (what it has not read when stopped is
-# lost: "received by filter" above "captured"): stop it once the file
-# has stopped growing for 2 s
-last=-1
-for i in $(seq 1 60); do
-	sz=$(stat -c %s /ibgw-run/rds.pcap 2>/dev/null || echo 0)
-	[ "$sz" = "$last" ] && break
-	last=$sz
-	sleep 2
-done
-kill -INT $TPID
-wait $TPID
-cat $T/tcpdump.err
-gok "capture: $(grep -o '[0-9]* packets captured' $T/tcpdump.err)"
+cap_stop $TPID /ibgw-run/rds.pcap $T/tcpdump.err
 dmesg | grep 'RDS/IB' | sed 's/^/  dmesg| /'
 n=$(dmesg | grep -Ec "RDS/IB: (Active|Passive) conn connected <::ffff:$B,::ffff:$A,0> version 3\.1")
 [ "$n" -ge 2 ] || gfail "dmesg: $n RDS/IB connections $B <-> $A version 3.1 (2 expected: before and after the restart)"

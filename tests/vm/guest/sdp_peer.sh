@@ -28,13 +28,7 @@ T=$(mktemp -d)
 wait_peer "$peer"
 wait_active rxe0
 
-"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0 --sdp-keepalive 1 -f >$T/ipoibd.log 2>&1 &
-IPID=$!
-for i in $(seq 1 100); do
-	grep -q 'ready: SDP only' $T/ipoibd.log && break
-	kill -0 $IPID 2>/dev/null || break
-	sleep 0.2
-done
+sdp_only "$BIN" $T/ipoibd.log --fabric verbs:rxe0 --sdp-keepalive 1
 expect $T/ipoibd.log 'SDP service on @ibgw-sdp, over rdma_cm on RoCE from 10\.77\.0\.[12] ' \
 	"ipoibd --sdp-only did not start its service"
 gok "service: $(sed -n 's/.*\(SDP service on .*\)/\1/p' $T/ipoibd.log)"

@@ -50,14 +50,7 @@ expect() {
 # sdp_service DIR: start ipoibd --sdp-only on verbs:rxe0 (log DIR/ipoibd.log,
 # pid in IPID), fail unless its SDP service came up
 sdp_service() {
-	local i
-	"$IBGW_BIN/ipoibd" --sdp-only --fabric verbs:rxe0 -f >"$1/ipoibd.log" 2>&1 &
-	IPID=$!
-	for i in $(seq 1 100); do
-		grep -q 'ready: SDP only' "$1/ipoibd.log" && break
-		kill -0 $IPID 2>/dev/null || break
-		sleep 0.2
-	done
+	sdp_only "$IBGW_BIN" "$1/ipoibd.log"
 	expect "$1/ipoibd.log" 'SDP service on @ibgw-sdp, over rdma_cm on RoCE from ' \
 		"ipoibd --sdp-only did not start its service"
 }
