@@ -12,7 +12,12 @@
 #     sender is held back, the stream completes intact, and the sender's
 #     SDP service (its ipoibd) did not buffer it (VmRSS < start + 64 MB);
 #  d) the server's port down for 150 ms (under the RC retry budget of
-#     8 x 67 ms) and up again mid-stream: the stream completes intact.
+#     8 x 67 ms) and up again mid-stream: the stream completes intact;
+#  e) a connect (libsdp.conf 'use sdp': no TCP to fall back on) made
+#     while the server's port is down for 400 ms: it waits, as TCP's SYN
+#     is sent again, and connects over SDP once the port is back (the
+#     service's connect_retries counted), where it used to fail at once
+#     with EHOSTUNREACH (no path to a port that is down).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -174,6 +179,27 @@ sink_done d
 expect_eq "d: bytes received" "$(cat "$T/d.len")" "$DB"
 expect_eq "d: sha256 end to end" "$(cat "$T/d.sha")" "$(cat "$T/d.in")"
 ok "d: h2's port down 150 ms and up mid-stream: $DB bytes intact"
+
+# e) a connect while the server's port is down
+printf 'use sdp client * 10.1.0.2:7500\n' >"$T/e.conf"
+sink S5 h2 7500 e
+e_r0=$(stat_of h1 sdp_service.connect_retries)
+e_c0=$(stat_of h1 sdp_service.connects)
+ctl port h2 down >/dev/null || fail "e: port h2 down"
+( sleep 0.4; ctl port h2 up >/dev/null ) &
+UP=$!
+t0=$(date +%s%N)
+LIBSDP_CONFIG_FILE=$T/e.conf source_ h1 10.1.0.2 7500 1000000 e 2>"$T/e.cli" ||
+	{ cat "$T/e.cli"; fail "e: the connect during the port's 400 ms down failed"; }
+ms=$((($(date +%s%N) - t0) / 1000000))
+wait "$UP"
+wait "$S5" || { cat "$T/e.err"; fail "e: the server failed"; }
+sink_done e
+expect_eq "e: sha256 end to end" "$(cat "$T/e.sha")" "$(cat "$T/e.in")"
+retries=$(delta h1 sdp_service.connect_retries "$e_r0")
+[ "$retries" -ge 1 ] || fail "e: no connect_retries counted: the port was up before the connect?"
+expect_eq "e: SDP connections made" "$(delta h1 sdp_service.connects "$e_c0")" 1
+ok "e: connect with h2's port down 400 ms: over SDP after $retries retries, $ms ms"
 kill -0 "$h1_PID" && kill -0 "$h2_PID" || fail "an ipoibd died"
 stop_fabric
 echo PASS

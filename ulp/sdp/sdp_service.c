@@ -27,6 +27,8 @@
 #include "ulp/sdp/sdp_service.h"
 
 #define RESOLVE_RETRY_MS	20
+#define PATH_RETRY_MS		50	/* first retry of an unreachable port */
+#define PATH_RETRY_MAX_MS	800
 #define DEF_TIMEOUT_MS		10000
 #define MAX_REQS		256
 #define MAX_LISTENERS		256
@@ -64,6 +66,7 @@ struct svc_conn {
 	unsigned int id;
 	int passive;			/* a record of a taken connection */
 	struct timeval deadline;
+	unsigned int path_retry_ms;	/* next wait for a port that is down */
 	int family;			/* the program's socket's */
 	/* a non-blocking connect (SDP_CTL_F_ASYNC) */
 	int async;
@@ -117,6 +120,8 @@ const struct counter_desc sdp_service_counters[] = {
 	COUNTER("connect_failures", struct sdp_service_stats,
 		connect_failures,
 		"SDP connections for programs that failed."),
+	COUNTER("connect_retries", struct sdp_service_stats, connect_retries,
+		"Connects tried again: a port (ours or the peer's) was down."),
 	COUNTER("listens", struct sdp_service_stats, listens,
 		"SDP listeners made for programs."),
 	COUNTER("listen_failures", struct sdp_service_stats, listen_failures,
@@ -711,6 +716,34 @@ static void connect_fail(struct svc_conn *c, int e)
 		async_failed(c, te);
 }
 
+/*
+ * A port on the way down (ours: ENETDOWN; the peer's: no path,
+ * EHOSTUNREACH) while the neighbour is known: TCP would send its SYN
+ * again, so the connect is tried again, waits doubling from 50 ms, until
+ * its deadline ('both': 2 s, then TCP).  1: a retry is scheduled.
+ */
+static int retry_later(struct svc_conn *c, int e)
+{
+	struct timeval tv;
+
+	if ((e != EHOSTUNREACH && e != ENETDOWN) || past(&c->deadline))
+		return 0;
+	if (c->tmo_ev)
+		event_free(c->tmo_ev);
+	c->tmo_ev = evtimer_new(c->sv->base, retry_cb, c);
+	if (!c->tmo_ev)
+		return 0;
+	if (!c->path_retry_ms)
+		c->path_retry_ms = PATH_RETRY_MS;
+	tv.tv_sec = c->path_retry_ms / 1000;
+	tv.tv_usec = (c->path_retry_ms % 1000) * 1000;
+	if (c->path_retry_ms < PATH_RETRY_MAX_MS)
+		c->path_retry_ms *= 2;
+	evtimer_add(c->tmo_ev, &tv);
+	c->sv->st.connect_retries++;
+	return 1;
+}
+
 static void conn_timeout_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct svc_conn *c = arg;
@@ -736,18 +769,21 @@ static void connect_go(struct svc_conn *c)
 
 	if (sv->ops.resolve(sv->arg, &c->dst, &gid, &src) < 0) {
 		e = errno;
-		if (e == EAGAIN && !past(&c->deadline)) {
+		if ((e == EAGAIN || e == ENETDOWN) && !past(&c->deadline)) {
 			/* a non-blocking connect need not wait for ARP */
 			if (c->async && !c->handed) {
-				e = pending_start(c);
-				if (e) {
-					connect_fail(c, e);
+				int pe = pending_start(c);
+
+				if (pe) {
+					connect_fail(c, pe);
 					return;
 				}
 			}
-			if (!c->tmo_ev)
+			if (e == ENETDOWN && retry_later(c, e))
+				return;
+			if (e == EAGAIN && !c->tmo_ev)
 				c->tmo_ev = evtimer_new(sv->base, retry_cb, c);
-			if (c->tmo_ev) {
+			if (e == EAGAIN && c->tmo_ev) {
 				evtimer_add(c->tmo_ev, &tv);
 				return;
 			}
@@ -778,6 +814,8 @@ static void connect_go(struct svc_conn *c)
 				 sizeof(err));
 	if (!c->sock) {
 		e = errno;
+		if (retry_later(c, e))
+			return;
 		connect_fail(c, e ? e : ECONNREFUSED);
 		return;
 	}
@@ -1234,6 +1272,8 @@ static void ep_connected(void *arg, struct sdp_sock *s, void *ctx, int err)
 		return;
 	if (err) {
 		c->sock = NULL;	/* gone with this callback */
+		if (retry_later(c, err))
+			return;
 		connect_fail(c, err);
 		return;
 	}

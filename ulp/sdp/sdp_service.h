@@ -54,6 +54,7 @@ struct sdp_service_stats {
 	uint64_t bad_requests;		/* malformed, dropped */
 	uint64_t connects;		/* CONNECT requests that connected */
 	uint64_t connect_failures;	/* ... refused, unreachable ... */
+	uint64_t connect_retries;	/* tried again: a port was down */
 	uint64_t listens;		/* LISTEN requests granted */
 	uint64_t listen_failures;
 	uint64_t accepted_sdp;		/* SDP connections handed over */
