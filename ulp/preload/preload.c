@@ -405,7 +405,7 @@ static void linger_tell(int fd, const struct linger *lg);
  * itself, the cache TCP_NODELAY and TCP_KEEPIDLE (-1: never set).
  */
 struct listen_opts {
-	int keepalive, nodelay, keepidle, bufs[2];
+	int keepalive, nodelay, keepidle, bufs[2], v6only, reuseport;
 	struct linger lg;
 };
 
@@ -432,6 +432,10 @@ static void listen_opts_read(int fd, struct listen_opts *o)
 		o->lg = (struct linger){ 0, 0 };
 	opt_get(fd, IPPROTO_TCP, TCP_NODELAY, &o->nodelay);
 	opt_get(fd, IPPROTO_TCP, TCP_KEEPIDLE, &o->keepidle);
+	if (opt_get(fd, IPPROTO_IPV6, IPV6_V6ONLY, &o->v6only) < 0)
+		o->v6only = -1;		/* not AF_INET6 */
+	if (opt_get(fd, SOL_SOCKET, SO_REUSEPORT, &o->reuseport) < 0)
+		o->reuseport = 0;
 }
 
 /* A unix stream socket's default buffer sizes {SO_RCVBUF, SO_SNDBUF},
@@ -474,6 +478,12 @@ static void listen_opts_keep(int fd, const struct listen_opts *o)
 	if (o->keepidle > 0)
 		preload_cache_setopt(fd, IPPROTO_TCP, TCP_KEEPIDLE,
 				     &o->keepidle, sizeof(int));
+	if (o->v6only >= 0)
+		preload_cache_setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
+				     &o->v6only, sizeof(int));
+	if (o->reuseport > 0)
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_REUSEPORT,
+					&o->reuseport, sizeof(int));
 	preload_cache_mark(fd, PRELOAD_MARK_PIN, 1);
 }
 
@@ -671,6 +681,8 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	int family, e, pending;
 
 	init();
+	if (preload_off())
+		return preload_real.connect(fd, sa, len);
 	if (preload_rds_is(fd))
 		return preload_rds_connect(fd, sa, len);
 	if (!sa || len < sizeof(struct sockaddr_in) ||
@@ -729,6 +741,8 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	int r, e;
 
 	init();
+	if (preload_off())
+		return preload_real.bind(fd, sa, len);
 	if (preload_rds_is(fd))
 		return preload_rds_bind(fd, sa, len);
 	r = preload_real.bind(fd, sa, len);
@@ -771,6 +785,10 @@ static int listen_sdp(int fd, const struct sockaddr *local, int backlog,
 	req.backlog = backlog;
 	if (use == SDP_USE_BOTH)
 		req.flags = SDP_CTL_F_BOTH;
+	if (o.v6only > 0)
+		req.flags |= SDP_CTL_F_V6ONLY;
+	if (o.reuseport > 0)
+		req.flags |= SDP_CTL_F_REUSEPORT;
 	if (preload_ctl_call(&req, use == SDP_USE_BOTH ? fd : -1, &rep,
 			     &nfd) < 0)
 		return -1;
@@ -796,6 +814,8 @@ EXPORT int listen(int fd, int backlog)
 	int family, e;
 
 	init();
+	if (preload_off())
+		return preload_real.listen(fd, backlog);
 	family = sock_tcp_family(fd);
 	if (!family ||
 	    preload_real.getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
@@ -966,6 +986,8 @@ EXPORT int accept4(int fd, struct sockaddr *out, socklen_t *outlen,
 	int s;
 
 	init();
+	if (preload_off())
+		return preload_real.accept4(fd, out, outlen, flags);
 	for (;;) {
 		len = sizeof(ss);
 		s = preload_real.accept4(fd, (struct sockaddr *)&ss, &len,
@@ -1023,6 +1045,8 @@ static int name_call(int fd, struct sockaddr *out, socklen_t *outlen,
 
 	init();
 	real = peer ? preload_real.getpeername : preload_real.getsockname;
+	if (preload_off())
+		return real(fd, out, outlen);
 	if (!out || !outlen)
 		return real(fd, out, outlen);
 	rc = real(fd, (struct sockaddr *)&ss, &len);
@@ -1081,12 +1105,30 @@ static void opt_int(void *val, socklen_t *len, int v)
 	}
 }
 
+/*
+ * Options whose value is a byte string of variable length, empty on a
+ * TCP socket where none was set (OpenSSH's sshd refuses a connection
+ * whose IP_OPTIONS are not empty).
+ */
+static int opt_varlen(int level, int name)
+{
+	if (level == IPPROTO_IP)
+		return name == IP_OPTIONS || name == IP_PKTOPTIONS;
+	if (level == IPPROTO_IPV6)
+		return name == IPV6_HOPOPTS || name == IPV6_RTHDR ||
+		       name == IPV6_DSTOPTS || name == IPV6_RTHDRDSTOPTS ||
+		       name == IPV6_2292PKTOPTIONS;
+	return 0;
+}
+
 EXPORT int getsockopt(int fd, int level, int name, void *val,
 		      socklen_t *len)
 {
 	int rc, e, v, family;
 
 	init();
+	if (preload_off())
+		return preload_real.getsockopt(fd, level, name, val, len);
 	if ((level == SOL_RDS || level == SOL_SOCKET) && preload_rds_is(fd))
 		return preload_rds_getsockopt(fd, level, name, val, len);
 	rc = preload_real.getsockopt(fd, level, name, val, len);
@@ -1123,6 +1165,10 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 		if (*len > sizeof(ti))
 			*len = sizeof(ti);
 		memcpy(val, &ti, *len);
+		return 0;
+	}
+	if (opt_varlen(level, name)) {
+		*len = 0;	/* no IP options, no extension headers set */
 		return 0;
 	}
 	if (*len < sizeof(int)) {
@@ -1198,6 +1244,8 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val,
 	int e;
 
 	init();
+	if (preload_off())
+		return preload_real.setsockopt(fd, level, name, val, len);
 	if (level == SOL_RDS || (level == SOL_SOCKET &&
 				 (name == SO_SNDBUF || name == SO_RCVBUF ||
 				  name == SO_SNDBUFFORCE ||

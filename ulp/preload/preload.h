@@ -29,6 +29,7 @@
 #ifndef IBGW_PRELOAD_H
 #define IBGW_PRELOAD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/epoll.h>
@@ -76,9 +77,23 @@ struct preload_real {
 	int (*dup)(int);
 	int (*fcntl)(int, int, ...);
 	int (*fcntl64)(int, int, ...);
+	int (*prctl)(int, ...);
 };
 extern struct preload_real preload_real;
 void preload_real_init(void);
+/*
+ * Set once the program installs a seccomp filter (prctl PR_SET_SECCOMP):
+ * from then on every interposed call goes to libc as it is, since the
+ * filter may forbid the system calls the preload would add (OpenSSH's
+ * sandboxed pre-auth child allows write and writev but not sendto or
+ * getsockname).
+ */
+extern atomic_int preload_sandboxed;
+static inline bool preload_off(void)
+{
+	return atomic_load_explicit(&preload_sandboxed,
+				    memory_order_relaxed) != 0;
+}
 
 /* preload_policy.c: libsdp.conf, read once, and the preload's log. */
 enum sdp_use preload_policy(enum sdp_role role, const struct sockaddr *sa);

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -114,6 +115,13 @@ static enum fd_kind fd_kind(int fd)
 
 	if (fd < 0)
 		return FD_NOT_RDS;
+	if (preload_off()) {
+		/* no probe; an SDP stream as the plain stream it is */
+		k = fd < FDTAB_SIZE ?
+		    atomic_load_explicit(&fdtab[fd], memory_order_relaxed) :
+		    FD_NOT_RDS;
+		return k == FD_RDS ? FD_RDS : FD_NOT_RDS;
+	}
 	if (fd >= FDTAB_SIZE)
 		return fd_probe(fd);
 	k = atomic_load_explicit(&fdtab[fd], memory_order_relaxed);
@@ -266,6 +274,8 @@ EXPORT int socket(int domain, int type, int protocol)
 	int fd;
 
 	init();
+	if (preload_off())
+		return preload_real.socket(domain, type, protocol);
 	if (domain == AF_RDS) {
 		if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_SEQPACKET ||
 		    protocol) {
@@ -289,6 +299,33 @@ EXPORT int socket(int domain, int type, int protocol)
 	return fd;
 }
 
+/*
+ * A seccomp filter: the preload steps aside for good (preload_off)
+ * before the filter can forbid its calls.  Streams already SDP go on as
+ * the plain unix streams they are: data both ways and end of file at
+ * the end, but a reset reads as end of file, the first write after it
+ * raises SIGPIPE, and new connections are TCP.
+ */
+EXPORT int prctl(int option, ...)
+{
+	unsigned long a[4];
+	va_list ap;
+	int i, r;
+
+	init();
+	va_start(ap, option);
+	for (i = 0; i < 4; i++)	/* as glibc's own prctl reads them */
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (option == PR_SET_SECCOMP && !preload_off()) {
+		preload_log(PRELOAD_LOG_INFO, "seccomp filter: every call "
+			    "passes through from now on");
+		atomic_store(&preload_sandboxed, 1);
+	}
+	r = preload_real.prctl(option, a[0], a[1], a[2], a[3]);
+	return r;
+}
+
 /* --- close and dup ------------------------------------------------------------ */
 
 bool preload_sdp_known(int fd)
@@ -303,7 +340,7 @@ EXPORT int close(int fd)
 	bool sdp;
 
 	init();
-	sdp = preload_sdp_known(fd);
+	sdp = preload_sdp_known(fd) && !preload_off();
 	fd_forget(fd);
 	if (sdp)
 		return preload_stream_close(fd);

@@ -10,6 +10,7 @@
 #include "ulp/preload/preload.h"
 
 struct preload_real preload_real;
+atomic_int preload_sandboxed;
 static pthread_once_t real_once = PTHREAD_ONCE_INIT;
 
 static void real_resolve(void)
@@ -43,6 +44,7 @@ static void real_resolve(void)
 	*(void **)&r->dup = dlsym(RTLD_NEXT, "dup");
 	*(void **)&r->fcntl = dlsym(RTLD_NEXT, "fcntl");
 	*(void **)&r->fcntl64 = dlsym(RTLD_NEXT, "fcntl64");
+	*(void **)&r->prctl = dlsym(RTLD_NEXT, "prctl");
 	if (!r->fcntl64)	/* glibc before 2.28 */
 		r->fcntl64 = r->fcntl;
 }

@@ -55,7 +55,11 @@
  *           the program the same way.  Reply: err, local (the port
  *           bound) and a listening SOCK_STREAM unix socket as
  *           SCM_RIGHTS.  EADDRINUSE when a live SDP listener has the
- *           port.
+ *           port, unless both have SDP_CTL_F_REUSEPORT and one user
+ *           (they then take connections in turn), or one is AF_INET and
+ *           the other AF_INET6 with SDP_CTL_F_V6ONLY.  A listener takes
+ *           the connections TCP's would: AF_INET IPv4 ones, AF_INET6
+ *           IPv6 ones and, without SDP_CTL_F_V6ONLY, IPv4 ones.
  *  RELEASE  req.local: a bind to it failed with EADDRINUSE.  The
  *           service holds the TCP listener of a 'both' listen after the
  *           program closed its end (it learns that lazily): it checks
@@ -65,7 +69,9 @@
  *  INFO     req.ino: the inode of an fd (fstat) that may be one of the
  *           service's stream ends handed over by CONNECT; with
  *           SDP_CTL_F_BYID the N of its peer's name instead (accepted
- *           streams).
+ *           streams), or of a listening socket handed over by LISTEN
+ *           (the program's by another route: inherited across exec,
+ *           passed as SCM_RIGHTS), answered with its local address.
  *           Reply err 0 with local/remote, or ENOENT; flags
  *           SDP_CTL_R_PENDING (an SDP_CTL_F_ASYNC connect still under
  *           way), SDP_CTL_R_FAILED (it failed: err is then its errno, 0
@@ -146,6 +152,11 @@ enum sdp_ctl_op {
 #define SDP_CTL_F_ABORT		0x10	/* CONNECT, LINGER: SO_LINGER {1,0} */
 #define SDP_CTL_F_TAKE_RESET	0x20	/* INFO: take a reset's record (not
 					 * a failed connect's so_error) */
+#define SDP_CTL_F_V6ONLY	0x40	/* LISTEN: an AF_INET6 socket with
+					 * IPV6_V6ONLY: no IPv4 connections */
+#define SDP_CTL_F_REUSEPORT	0x80	/* LISTEN: SO_REUSEPORT: shares the
+					 * port with others of the same user
+					 * that have it, in turn */
 
 /* Reply flags. */
 #define SDP_CTL_R_PENDING	0x1

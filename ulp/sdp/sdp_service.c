@@ -47,6 +47,9 @@ struct svc_listener {
 	int tcp_fd;			/* 'both': the program's TCP listener */
 	struct event *tcp_ev;
 	ino_t ino;			/* of the unix listener we passed */
+	int v6only;			/* AF_INET6 with IPV6_V6ONLY */
+	int reuseport;			/* SO_REUSEPORT: may share the port */
+	uid_t uid;			/* the program's (SO_REUSEPORT) */
 };
 
 /* A request being served, and then the connection it made. */
@@ -1083,6 +1086,30 @@ static void tcp_accept_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* Which connections a listener takes, as TCP's: an AF_INET one IPv4,
+ * an AF_INET6 one IPv6 and, unless IPV6_V6ONLY, IPv4 (v4-mapped). */
+static int takes_v4(int family, int v6only)
+{
+	return family == AF_INET || (family == AF_INET6 && !v6only);
+}
+
+static int takes_family(const struct svc_listener *l, int af)
+{
+	return af == AF_INET6 ? l->family == AF_INET6 :
+	       takes_v4(l->family, l->v6only);
+}
+
+static uid_t req_uid(const struct svc_conn *c)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (c->req_fd < 0 ||
+	    getsockopt(c->req_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+		return (uid_t)-1;
+	return cr.uid;
+}
+
 static void do_listen(struct svc_conn *c, int tcp_fd)
 {
 	struct sdp_service *sv = c->sv;
@@ -1091,6 +1118,10 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	uint16_t port = 0;
 	char err[160];
 	int fd = -1, e;
+	int v6only = c->family == AF_INET6 &&
+		     (c->req.flags & SDP_CTL_F_V6ONLY);
+	int reuse = !!(c->req.flags & SDP_CTL_F_REUSEPORT);
+	uid_t uid = req_uid(c);
 
 	if (from_ctl(&c->req.local, &a, &port) < 0 || !port) {
 		e = EINVAL;
@@ -1102,6 +1133,15 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 			continue;
 		if (!addr_any(&o->addr) && !addr_any(&a) &&
 		    !inet_addr_equal(&o->addr, &a))
+			continue;
+		/* an IPv4 listener beside an IPv6-only one */
+		if (!(takes_v4(o->family, o->v6only) &&
+		      takes_v4(c->family, v6only)) &&
+		    !(o->family == AF_INET6 && c->family == AF_INET6))
+			continue;
+		/* SO_REUSEPORT on both, one user: the port is shared */
+		if (reuse && o->reuseport && o->uid == uid &&
+		    uid != (uid_t)-1 && listener_alive(o))
 			continue;
 		if (listener_alive(o)) {
 			e = EADDRINUSE;
@@ -1124,6 +1164,9 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	l->family = c->family;
 	l->port = port;
 	l->tcp_fd = -1;
+	l->v6only = v6only;
+	l->reuseport = reuse;
+	l->uid = uid;
 	/*
 	 * Not the program's backlog: a full unix queue makes ep_accept
 	 * refuse the SDP connection (a REJ, and a 'both' client's TCP
@@ -1207,6 +1250,23 @@ static void do_release(struct svc_conn *c)
 
 /* ---- the endpoint's callbacks -------------------------------------------- */
 
+/* Listeners sharing a port (SO_REUSEPORT) take connections in turn:
+ * the one that took one goes to the end of the list. */
+static void listener_to_tail(struct sdp_service *sv, struct svc_listener *l)
+{
+	struct svc_listener **pp;
+
+	for (pp = &sv->listeners; *pp && *pp != l; pp = &(*pp)->next)
+		;
+	if (!*pp || !l->next)
+		return;
+	*pp = l->next;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = l;
+	l->next = NULL;
+}
+
 static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
 {
 	struct sdp_service *sv = arg;
@@ -1222,6 +1282,8 @@ static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
 			continue;
 		if (!addr_any(&l->addr) && !inet_addr_equal(&l->addr,
 							    &info->local))
+			continue;
+		if (!takes_family(l, info->local.family))
 			continue;
 		id = sv->next_id++;
 		fd = listener_connect(l, id);
@@ -1255,6 +1317,8 @@ static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
 			*ctx = c;
 		}
 		sv->st.accepted_sdp++;
+		if (l->reuseport)
+			listener_to_tail(sv, l);
 		return fd;
 	}
 	sv->st.refused++;
@@ -1368,10 +1432,21 @@ static struct svc_conn *find_stream(struct svc_conn *c)
 static void do_info(struct svc_conn *c)
 {
 	struct svc_conn *o = find_stream(c);
+	struct svc_listener *l;
 	int e;
 
 	if (!o) {
-		reply(c, ENOENT, NULL, 0, NULL, 0, -1);
+		/* a listener the program has by another route than our
+		 * LISTEN reply (inherited across exec, passed as
+		 * SCM_RIGHTS): its address, as getsockname wants it */
+		for (l = c->sv->listeners;
+		     l && !(c->req.flags & SDP_CTL_F_BYID); l = l->next)
+			if (l->ino && (uint64_t)l->ino == c->req.ino)
+				break;
+		if (l)
+			c->family = l->family;
+		reply(c, l ? 0 : ENOENT, l ? &l->addr : NULL, l ? l->port : 0,
+		      NULL, 0, -1);
 		conn_free(c);
 		return;
 	}

@@ -1,0 +1,230 @@
+#!/bin/bash
+# Server programs under LD_PRELOAD=libibgw_preload.so that use more than
+# plain sockets (issue 14, items 3 and 5), between two IB hosts of the
+# software subnet (ipoibd with its SDP service on h1 and h2):
+#  a) OpenSSH's sshd on h2, ssh from h1 running sha256sum on 4 MB of
+#     stdin: sshd reads IP_OPTIONS (must be empty, or it drops the
+#     connection) and runs its pre-auth child under a seccomp filter that
+#     allows write but not sendto or getsockname (the preload steps aside
+#     at prctl(PR_SET_SECCOMP)); SDP carried it (the services' counters);
+#  b) a listener inherited across exec: getsockname in the exec'd child
+#     gives the TCP address (AF_INET, the port), not the unix socket's;
+#  c) nginx's binary upgrade (USR2: the new master execs with the
+#     listener inherited, then the old one quits): the new one finds its
+#     inherited socket by its address and serves over SDP;
+#  d) SO_REUSEPORT: two processes listening on one port both get SDP
+#     connections (in turn), none over TCP;
+#  e) IPV6_V6ONLY: an IPv6-only listener and an IPv4 one on the same
+#     port, an IPv4 client lands on the IPv4 one, and IPV6_V6ONLY reads 1
+#     after listen.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
+for t in /usr/sbin/sshd ssh ssh-keygen /usr/sbin/nginx curl python3 socat sha256sum; do
+	command -v $t >/dev/null || fail "$t not installed (make deps)"
+done
+start_fabric
+sdp_host h1 --address 10.1.0.1/24
+sdp_host h2 --address 10.1.0.2/24
+
+# a) sshd and ssh
+mkdir -p /run/sshd	# its privilege separation directory
+ssh-keygen -q -t ed25519 -N '' -f "$T/hostkey" || fail "ssh-keygen"
+ssh-keygen -q -t ed25519 -N '' -f "$T/userkey" || fail "ssh-keygen"
+cp "$T/userkey.pub" "$T/authorized_keys"
+cat >"$T/sshd_config" <<EOF
+Port 2222
+ListenAddress 0.0.0.0
+HostKey $T/hostkey
+PidFile $T/sshd.pid
+AuthorizedKeysFile $T/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PermitRootLogin yes
+StrictModes no
+UseDNS no
+LogLevel VERBOSE
+EOF
+cat >"$T/ssh_config" <<EOF
+Host *
+  IdentityFile $T/userkey
+  StrictHostKeyChecking no
+  UserKnownHostsFile /dev/null
+  LogLevel ERROR
+  Port 2222
+  User root
+  BatchMode yes
+EOF
+pre_bg SSHD h2 /usr/sbin/sshd -D -e -f "$T/sshd_config" 2>"$T/sshd.log"
+wait_port h2 2222
+c0=$(stat_of h1 sdp_service.connects)
+r0=$(stat_of h2 sdp.rx_bytes)
+head -c 4000000 /dev/urandom >"$T/a.in"
+pre h1 ssh -F "$T/ssh_config" 10.1.0.2 sha256sum <"$T/a.in" >"$T/a.out" 2>"$T/a.err" ||
+	{ cat "$T/a.err" "$T/sshd.log"; fail "a: ssh under the preload to sshd under the preload failed"; }
+expect_eq "a: sha256 through ssh" "$(cut -d' ' -f1 "$T/a.out")" "$(sha256sum <"$T/a.in" | cut -d' ' -f1)"
+grep -q "IP opts" "$T/sshd.log" && fail "a: sshd saw IP options"
+expect_eq "a: SDP connections from h1" "$(delta h1 sdp_service.connects "$c0")" 1
+rx=$(delta h2 sdp.rx_bytes "$r0")
+[ "$rx" -ge 4000000 ] || fail "a: h2's SDP took $rx bytes, not the 4 MB"
+ok "a: sshd (seccomp sandbox) and ssh both preloaded: 4 MB over SDP, $rx bytes"
+
+# b) a listener inherited across exec
+cat >"$T/inherit.py" <<'EOF'
+import os, socket, sys
+if sys.argv[1] == "child":
+    s = socket.socket(fileno=int(sys.argv[2]))
+    print(s.family == socket.AF_INET, s.getsockname()[1])
+    sys.exit(0)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[2])))
+s.listen()
+os.set_inheritable(s.fileno(), True)
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.executable, [sys.executable, __file__, "child", str(s.fileno())])
+os.waitpid(pid, 0)
+EOF
+expect_eq "b: the exec'd child's getsockname" "$(pre h2 python3 "$T/inherit.py" parent 7100)" "True 7100"
+
+# c) nginx's binary upgrade
+mkdir -p "$T/nginx/www" "$T/nginx/tmp"
+head -c 2000000 /dev/urandom >"$T/nginx/www/f.bin"
+cat >"$T/nginx.conf" <<EOF
+daemon on;
+user root;
+env LD_PRELOAD;
+env LIBSDP_CONFIG_FILE;
+worker_processes 2;
+pid $T/nginx.pid;
+error_log $T/nginx-error.log info;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path $T/nginx/tmp/body;
+  proxy_temp_path $T/nginx/tmp/proxy;
+  fastcgi_temp_path $T/nginx/tmp/fcgi;
+  uwsgi_temp_path $T/nginx/tmp/uwsgi;
+  scgi_temp_path $T/nginx/tmp/scgi;
+  server { listen 8080; root $T/nginx/www; }
+}
+EOF
+nginx_stop() {
+	local p
+	for p in "$T/nginx.pid" "$T/nginx.pid.oldbin"; do
+		[ -s "$p" ] && kill -QUIT "$(cat "$p")" 2>/dev/null
+	done
+}
+trap "nginx_stop; $(trap -p EXIT | sed "s/^trap -- '\(.*\)' EXIT$/\1/")" EXIT
+pre h2 /usr/sbin/nginx -c "$T/nginx.conf" -p "$T/nginx/" || fail "c: nginx did not start"
+wait_port h2 8080
+want=$(sha256sum <"$T/nginx/www/f.bin" | cut -d' ' -f1)
+get() {
+	pre h1 curl -sf "http://10.1.0.2:8080/f.bin" | sha256sum | cut -d' ' -f1
+}
+expect_eq "c: before the upgrade" "$(get)" "$want"
+old=$(cat "$T/nginx.pid")
+kill -USR2 "$old"
+for i in $(seq 1 100); do
+	[ -s "$T/nginx.pid.oldbin" ] && [ -s "$T/nginx.pid" ] &&
+		[ "$(cat "$T/nginx.pid")" != "$old" ] && break
+	sleep 0.1
+done
+new=$(cat "$T/nginx.pid")
+[ "$new" != "$old" ] || { cat "$T/nginx-error.log"; fail "c: no new nginx master after USR2"; }
+kill -QUIT "$old"
+for i in $(seq 1 100); do
+	kill -0 "$old" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$old" 2>/dev/null && fail "c: the old master did not quit"
+grep -q "using inherited sockets" "$T/nginx-error.log" ||
+	{ cat "$T/nginx-error.log"; fail "c: the new master did not take the inherited socket"; }
+grep -E "bind\(\).*failed|emerg" "$T/nginx-error.log" &&
+	fail "c: the new master tried to bind anew"
+a0=$(stat_of h2 sdp_service.accepted_sdp)
+for i in 1 2 3; do
+	expect_eq "c: after the upgrade, GET $i" "$(get)" "$want"
+done
+expect_eq "c: SDP connections the new master took" "$(delta h2 sdp_service.accepted_sdp "$a0")" 3
+kill -0 "$new" || fail "c: the new master is gone"
+ok "c: nginx upgraded its binary with the inherited SDP listener: pid $old -> $new"
+nginx_stop
+
+# d) SO_REUSEPORT
+cat >"$T/reuse.py" <<'EOF'
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+s.listen()
+open(sys.argv[2] + ".up", "w").close()
+s.settimeout(8)
+n = 0
+try:
+    while True:
+        c, a = s.accept()
+        c.recv(10)
+        c.close()
+        n += 1
+        open(sys.argv[2], "w").write(str(n))
+except socket.timeout:
+    pass
+EOF
+pre_bg RA h2 python3 "$T/reuse.py" 7400 "$T/ra"
+pre_bg RB h2 python3 "$T/reuse.py" 7400 "$T/rb"
+for i in $(seq 1 100); do
+	[ -e "$T/ra.up" ] && [ -e "$T/rb.up" ] && break
+	sleep 0.1
+done
+[ -e "$T/ra.up" ] && [ -e "$T/rb.up" ] || fail "d: the listeners did not start"
+a0=$(stat_of h2 sdp_service.accepted_sdp)
+t0=$(stat_of h2 sdp_service.accepted_tcp)
+for i in $(seq 1 8); do
+	echo "x$i" | pre h1 socat -u STDIN TCP:10.1.0.2:7400 || fail "d: connect $i failed"
+done
+sleep 0.5
+na=$(cat "$T/ra" 2>/dev/null || echo 0)
+nb=$(cat "$T/rb" 2>/dev/null || echo 0)
+expect_eq "d: connections taken by the two listeners" $((na + nb)) 8
+[ "$na" -ge 1 ] && [ "$nb" -ge 1 ] || fail "d: one listener took all ($na, $nb)"
+expect_eq "d: over SDP" "$(delta h2 sdp_service.accepted_sdp "$a0")" 8
+expect_eq "d: over TCP" "$(delta h2 sdp_service.accepted_tcp "$t0")" 0
+ok "d: SO_REUSEPORT: $na and $nb of 8 SDP connections"
+kill "$RA" "$RB" 2>/dev/null
+
+# e) IPV6_V6ONLY
+cat >"$T/v6only.py" <<'EOF'
+import select, socket, sys
+p = int(sys.argv[1])
+b = socket.socket(socket.AF_INET6)
+b.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+b.bind(("::", p))
+b.listen()
+print("v6only", b.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY), flush=True)
+a = socket.socket()
+a.bind(("0.0.0.0", p))
+a.listen()
+open(sys.argv[2], "w").close()
+r, _, _ = select.select([a, b], [], [], 10)
+for s in r:
+    c, addr = s.accept()
+    print("v4" if s is a else "v6only", addr[0], flush=True)
+EOF
+pre_bg V6 h2 python3 "$T/v6only.py" 7500 "$T/v6.up" >"$T/v6.out"
+for i in $(seq 1 100); do
+	[ -e "$T/v6.up" ] && break
+	sleep 0.1
+done
+[ -e "$T/v6.up" ] || { cat "$T/v6.out"; fail "e: the listeners did not start"; }
+a0=$(stat_of h2 sdp_service.accepted_sdp)
+echo hello | pre h1 socat -u STDIN TCP:10.1.0.2:7500 || fail "e: connect failed"
+wait "$V6"
+expect_eq "e: IPV6_V6ONLY after listen" "$(sed -n 1p "$T/v6.out")" "v6only 1"
+expect_eq "e: the IPv4 client's listener" "$(sed -n 2p "$T/v6.out")" "v4 10.1.0.1"
+expect_eq "e: over SDP" "$(delta h2 sdp_service.accepted_sdp "$a0")" 1
+ok "e: an IPv4 SDP client reached the IPv4 listener, not the IPv6-only one"
+stop_fabric
+echo PASS
