@@ -16,7 +16,11 @@
 #     connections (in turn), none over TCP;
 #  e) IPV6_V6ONLY: an IPv6-only listener and an IPv4 one on the same
 #     port, an IPv4 client lands on the IPv4 one, and IPV6_V6ONLY reads 1
-#     after listen.
+#     after listen;
+#  f) a seccomp filter loaded as libseccomp loads it (syscall(SYS_seccomp))
+#     and one through prctl, each killing getsockname and getpeername: a
+#     python3 client's SDP stream (a dup the preload has not seen) goes on
+#     working after it.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -226,5 +230,43 @@ expect_eq "e: IPV6_V6ONLY after listen" "$(sed -n 1p "$T/v6.out")" "v6only 1"
 expect_eq "e: the IPv4 client's listener" "$(sed -n 2p "$T/v6.out")" "v4 10.1.0.1"
 expect_eq "e: over SDP" "$(delta h2 sdp_service.accepted_sdp "$a0")" 1
 ok "e: an IPv4 SDP client reached the IPv4 listener, not the IPv6-only one"
+
+# f) seccomp filters the preload learns of
+cat >"$T/seccomp.py" <<'EOF'
+import ctypes, os, socket, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+d = os.dup(s.fileno())		# never used through the preload yet
+# kill getsockname (51) and getpeername (52) on x86-64, allow the rest
+ins = [(0x20, 0, 0, 0), (0x15, 2, 0, 51), (0x15, 1, 0, 52),
+       (0x06, 0, 0, 0x7fff0000), (0x06, 0, 0, 0x80000000)]
+code = b"".join(struct.pack("HBBI", *i) for i in ins)
+buf = ctypes.create_string_buffer(code)
+class Fprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+prog = Fprog(len(ins), ctypes.cast(buf, ctypes.c_void_p))
+libc.prctl(38, 1, 0, 0, 0)	# PR_SET_NO_NEW_PRIVS
+if sys.argv[3] == "syscall":	# SYS_seccomp, SECCOMP_SET_MODE_FILTER
+    r = libc.syscall(ctypes.c_long(317), ctypes.c_long(1), ctypes.c_long(0),
+                     ctypes.byref(prog))
+else:				# PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+    r = libc.prctl(22, 2, ctypes.byref(prog), 0, 0)
+if r != 0:
+    sys.exit("seccomp: %s" % os.strerror(ctypes.get_errno()))
+os.write(d, b"ping")
+print(os.read(d, 4).decode(), flush=True)
+os._exit(0)	# before the interpreter's own getsockname at exit
+EOF
+pre_bg ECHO h2 socat TCP-LISTEN:7600,reuseaddr,fork EXEC:cat
+wait_port h2 7600
+c0=$(stat_of h1 sdp_service.connects)
+for how in syscall prctl; do
+	out=$(pre h1 python3 "$T/seccomp.py" 10.1.0.2 7600 "$how" 2>"$T/f.err")
+	rc=$?
+	[ "$rc" = 0 ] || { cat "$T/f.err"; fail "f: the client under a filter loaded by $how exited with $rc (159: SIGSYS)"; }
+	expect_eq "f: the echo through a filter loaded by $how" "$out" ping
+done
+expect_eq "f: SDP connections" "$(delta h1 sdp_service.connects "$c0")" 2
+ok "f: seccomp filters loaded by syscall(SYS_seccomp) and by prctl: the SDP streams go on"
 stop_fabric
 echo PASS

@@ -78,6 +78,7 @@ struct preload_real {
 	int (*fcntl)(int, int, ...);
 	int (*fcntl64)(int, int, ...);
 	int (*prctl)(int, ...);
+	long (*syscall)(long, ...);
 };
 extern struct preload_real preload_real;
 void preload_real_init(void);

@@ -33,7 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -300,12 +302,23 @@ EXPORT int socket(int domain, int type, int protocol)
 }
 
 /*
- * A seccomp filter: the preload steps aside for good (preload_off)
+ * A seccomp filter (prctl PR_SET_SECCOMP, or the seccomp system call through
+ * syscall() as libseccomp makes it): the preload steps aside for good
+ * (preload_off)
  * before the filter can forbid its calls.  Streams already SDP go on as
  * the plain unix streams they are: data both ways and end of file at
  * the end, but a reset reads as end of file, the first write after it
  * raises SIGPIPE, and new connections are TCP.
  */
+static void sandbox_on(void)
+{
+	if (preload_off())
+		return;
+	preload_log(PRELOAD_LOG_INFO, "seccomp filter: every call passes "
+		    "through from now on");
+	atomic_store(&preload_sandboxed, 1);
+}
+
 EXPORT int prctl(int option, ...)
 {
 	unsigned long a[4];
@@ -317,13 +330,27 @@ EXPORT int prctl(int option, ...)
 	for (i = 0; i < 4; i++)	/* as glibc's own prctl reads them */
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
-	if (option == PR_SET_SECCOMP && !preload_off()) {
-		preload_log(PRELOAD_LOG_INFO, "seccomp filter: every call "
-			    "passes through from now on");
-		atomic_store(&preload_sandboxed, 1);
-	}
+	if (option == PR_SET_SECCOMP)
+		sandbox_on();
 	r = preload_real.prctl(option, a[0], a[1], a[2], a[3]);
 	return r;
+}
+
+/* libseccomp loads its filters with syscall(SYS_seccomp, ...). */
+EXPORT long syscall(long n, ...)
+{
+	long a[6];
+	va_list ap;
+	int i;
+
+	init();
+	va_start(ap, n);
+	for (i = 0; i < 6; i++)	/* as glibc's syscall passes them on */
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (n == SYS_seccomp && a[0] == SECCOMP_SET_MODE_FILTER)
+		sandbox_on();
+	return preload_real.syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* --- close and dup ------------------------------------------------------------ */

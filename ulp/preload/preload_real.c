@@ -45,6 +45,7 @@ static void real_resolve(void)
 	*(void **)&r->fcntl = dlsym(RTLD_NEXT, "fcntl");
 	*(void **)&r->fcntl64 = dlsym(RTLD_NEXT, "fcntl64");
 	*(void **)&r->prctl = dlsym(RTLD_NEXT, "prctl");
+	*(void **)&r->syscall = dlsym(RTLD_NEXT, "syscall");
 	if (!r->fcntl64)	/* glibc before 2.28 */
 		r->fcntl64 = r->fcntl;
 }
