@@ -17,6 +17,8 @@
 #   iperf3 h1 -> h2: SDP (client and server under libibgw_preload.so) vs
 #     TCP over IPoIB (no preload);
 #   tcp_rr h1 -> h2 (64-byte messages, one at a time): the same two ways;
+#   tcp_rr -C h1 -> h2 (a connection per 64-byte message: connect, the
+#     message and its echo, close): the same two ways;
 #   iperf3 h1 -> l: SDP to the gateway, TCP from it to l (the client under
 #     the preload, l's server plain) vs TCP over IPoIB routed by the gateway;
 #   tcp_rr h1 -> l: the same two ways.
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift 2 ;;
 	--seconds) secs=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
-	-h|--help) sed -n '2,29s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,31s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "sdp_bench.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -198,18 +200,22 @@ print(int(e["bits_per_second"]), int(e["bytes"]))' "$D/$name.json" ||
 		{ cat "$D/$name.json" "$D/$name-srv.log" >&2; die "no rate in $D/$name.json"; }
 }
 # rr NAME SRV_NS CLI_NS DST MODE [SRV_MODE]: "median_us p90 p99 tps bytes"
+# (CRR=1: a connection per message, tcp_rr -C)
 rr() {
-	local name=$1 srv=$2 cli=$3 dst=$4 m=$5 sm=${6:-$5} p out
-	local run=ns srun=ns
+	local name=$1 srv=$2 cli=$3 dst=$4 m=$5 sm=${6:-$5} p out sp
+	local run=ns srun=ns once=-1 crr=""
 	[ "$m" = sdp ] && run=pre
 	[ "$sm" = sdp ] && srun=pre
+	[ -n "${CRR:-}" ] && once="" crr=-C
 	p=$(next_port)
-	$srun "$srv" "$RR" -s -1 -p "$p" >"$D/$name-srv.log" 2>&1 &
+	$srun "$srv" "$RR" -s $once -p "$p" >"$D/$name-srv.log" 2>&1 &
+	sp=$!
 	wait_port "$srv" "$p"
 	sleep 0.2
 	out=$($run "$cli" timeout $((secs + 30)) "$RR" -c "$dst" -p "$p" -n 10000000 \
-		-S 64 -t "$secs" 2>"$D/$name.err") ||
+		-S 64 -t "$secs" $crr 2>"$D/$name.err") ||
 		{ cat "$D/$name.err" "$D/$name-srv.log" >&2; die "tcp_rr $name failed"; }
+	[ -n "$crr" ] && kill "$sp" 2>/dev/null
 	wait
 	echo "$out" >"$D/$name.rr"
 	set -- $out
@@ -224,6 +230,8 @@ measure() {
 	before=$(snap)
 	if [ "$kind" = iperf ]; then
 		v=$(iperf "$name" "$@") || exit 1
+	elif [ "$kind" = crr ]; then
+		v=$(CRR=1 rr "$name" "$@") || exit 1
 	else
 		v=$(rr "$name" "$@") || exit 1
 	fi
@@ -251,6 +259,10 @@ for r in $(seq 1 "$runs"); do
 	for m in $order; do
 		v=$(measure rr "ib_rr_$m" h2 h1 10.90.0.2 "$m") || exit 1
 		line="$line IB-IB tcp_rr $m ${v%% *} us;"
+	done
+	for m in $order; do
+		v=$(measure crr "ib_crr_$m" h2 h1 10.90.0.2 "$m") || exit 1
+		line="$line IB-IB tcp_rr -C $m ${v%% *} us;"
 	done
 	for m in $order; do
 		v=$(measure iperf "gw_iperf_$m" l h1 10.91.0.1 "$m" tcp) || exit 1
@@ -289,6 +301,8 @@ g = lambda x: x / 1e9
 r1 = table("IB <-> IB throughput, iperf3 h1 -> h2", "Gb/s", g, "ib_iperf_sdp", "ib_iperf_tcp", 0, False)
 r2 = table("IB <-> IB round trip, tcp_rr h1 -> h2, 64 bytes", "us, median RTT", ident, "ib_rr_sdp", "ib_rr_tcp", 0, True,
            [("p90 RTT", 1, ident, "us"), ("p99 RTT", 2, ident, "us"), ("transactions/s", 3, ident, "/s")])
+table("IB <-> IB connections, tcp_rr -C h1 -> h2: connect, 64 bytes and back, close", "us, median", ident, "ib_crr_sdp", "ib_crr_tcp", 0, True,
+      [("p90", 1, ident, "us"), ("p99", 2, ident, "us"), ("connections/s", 3, ident, "/s")])
 r3 = table("IB -> LAN through the gateway, iperf3 h1 -> l (SDP to ibgwd, TCP on)", "Gb/s", g, "gw_iperf_sdp", "gw_iperf_tcp", 0, False)
 r4 = table("IB -> LAN round trip through the gateway, tcp_rr h1 -> l, 64 bytes", "us, median RTT", ident, "gw_rr_sdp", "gw_rr_tcp", 0, True,
            [("p90 RTT", 1, ident, "us"), ("p99 RTT", 2, ident, "us"), ("transactions/s", 3, ident, "/s")])
@@ -301,7 +315,7 @@ aim("SDP throughput >= 2x TCP over IPoIB", r3 >= 2, r3, "IB -> LAN through the g
 aim("SDP latency <= 0.5x", r4 <= 0.5, r4, "IB -> LAN through the gateway")
 print("== what carried the runs (sums over the runs, bytes: the programs', then the counters' change)")
 print("  %-14s %-12s %-12s %-12s %-12s %-14s %s" % ("measurement", "program", "h1 sdp.tx", "h2 sdp.rx", "h1 IPoIB tx", "gateway sdp rx", "fabric packets"))
-for n in ("ib_iperf_sdp", "ib_iperf_tcp", "ib_rr_sdp", "ib_rr_tcp", "gw_iperf_sdp", "gw_iperf_tcp", "gw_rr_sdp", "gw_rr_tcp"):
+for n in ("ib_iperf_sdp", "ib_iperf_tcp", "ib_rr_sdp", "ib_rr_tcp", "ib_crr_sdp", "ib_crr_tcp", "gw_iperf_sdp", "gw_iperf_tcp", "gw_rr_sdp", "gw_rr_tcp"):
     rows = [[int(x) for x in l.split()] for l in open(os.path.join(d, n + ".ev")) if l.strip()]
     s = [sum(c) for c in zip(*rows)]
     per = ""

@@ -5,7 +5,7 @@
  * libibgw_preload.so as well as over plain TCP.
  *
  *   tcp_rr -s [-p PORT] [-1]
- *   tcp_rr -c HOST [-p PORT] [-n COUNT] [-S SIZE] [-w WARMUP] [-t SECS]
+ *   tcp_rr -c HOST [-p PORT] [-n COUNT] [-S SIZE] [-w WARMUP] [-t SECS] [-C]
  *
  * The server listens on the IPv4 wildcard, accepts one connection at a
  * time and echoes what it reads until end of file (-1: one connection,
@@ -19,8 +19,10 @@
  *
  * (round-trip times in microseconds; transactions per second over the
  * measured messages).  -t stops the measurement after SECS seconds even
- * if fewer than COUNT messages went (n says how many).  Exit 0 on
- * success, 1 on any error.
+ * if fewer than COUNT messages went (n says how many).  -C: each
+ * transaction on a connection of its own (connect, TCP_NODELAY, one
+ * message and its echo, close: netperf's TCP_CRR), timed from the
+ * connect.  Exit 0 on success, 1 on any error.
  */
 #include <errno.h>
 #include <arpa/inet.h>
@@ -48,7 +50,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: tcp_rr -s [-p PORT] [-1]\n"
-		"       tcp_rr -c HOST [-p PORT] [-n COUNT] [-S SIZE] [-w WARMUP] [-t SECS]\n");
+		"       tcp_rr -c HOST [-p PORT] [-n COUNT] [-S SIZE] [-w WARMUP] [-t SECS] [-C]\n");
 	exit(2);
 }
 
@@ -160,21 +162,12 @@ static double pct_us(const uint64_t *v, long n, double q)
 	return (double)v[i] / 1000.0;
 }
 
-static int client(const char *host, const char *port, long count, long size,
-		  long warmup, double secs)
+/* A connected socket with TCP_NODELAY, or -1 (said on stderr). */
+static int dial(const struct addrinfo *ai, const char *host, const char *port)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai, *a;
-	uint64_t *rtt, t0 = 0, t1, tend = UINT64_MAX, sum = 0;
-	char *out, *in;
+	const struct addrinfo *a;
 	int fd = -1, e;
-	long i, n = 0;
 
-	e = getaddrinfo(host, port, &hints, &ai);
-	if (e) {
-		fprintf(stderr, "tcp_rr: %s:%s: %s\n", host, port, gai_strerror(e));
-		return 1;
-	}
 	for (a = ai; a; a = a->ai_next) {
 		fd = socket(a->ai_family, SOCK_STREAM, 0);
 		if (fd < 0)
@@ -186,12 +179,31 @@ static int client(const char *host, const char *port, long count, long size,
 		fd = -1;
 		errno = e;
 	}
-	freeaddrinfo(ai);
 	if (fd < 0) {
 		fprintf(stderr, "tcp_rr: connect %s:%s: %s\n", host, port, strerror(errno));
-		return 1;
+		return -1;
 	}
 	nodelay(fd);
+	return fd;
+}
+
+static int client(const char *host, const char *port, long count, long size,
+		  long warmup, double secs, int crr)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	uint64_t *rtt, t0 = 0, t1, tend = UINT64_MAX, sum = 0;
+	char *out, *in;
+	int fd = -1, e;
+	long i, n = 0;
+
+	e = getaddrinfo(host, port, &hints, &ai);
+	if (e) {
+		fprintf(stderr, "tcp_rr: %s:%s: %s\n", host, port, gai_strerror(e));
+		return 1;
+	}
+	if (!crr && (fd = dial(ai, host, port)) < 0)
+		return 1;
 	out = malloc((size_t)size);
 	in = malloc((size_t)size);
 	rtt = calloc((size_t)count, sizeof(*rtt));
@@ -204,6 +216,8 @@ static int client(const char *host, const char *port, long count, long size,
 	for (i = 0; i < warmup + count; i++) {
 		uint64_t s = now_ns();
 
+		if (crr && (fd = dial(ai, host, port)) < 0)
+			return 1;
 		if (write_all(fd, out, (size_t)size) < 0) {
 			perror("tcp_rr: write");
 			return 1;
@@ -213,6 +227,8 @@ static int client(const char *host, const char *port, long count, long size,
 			fprintf(stderr, "tcp_rr: read: %s\n", e > 0 ? "end of file" : strerror(errno));
 			return 1;
 		}
+		if (crr)
+			close(fd);
 		if (i == warmup)
 			t0 = s;
 		if (i >= warmup) {
@@ -230,7 +246,9 @@ static int client(const char *host, const char *port, long count, long size,
 		fprintf(stderr, "tcp_rr: the echo differs from what was sent\n");
 		return 1;
 	}
-	close(fd);
+	freeaddrinfo(ai);
+	if (!crr)
+		close(fd);
 	if (n == 0) {
 		fprintf(stderr, "tcp_rr: nothing measured\n");
 		return 1;
@@ -248,9 +266,9 @@ int main(int argc, char **argv)
 	const char *host = NULL, *port = "7100";
 	long count = 10000, size = 64, warmup = 100;
 	double secs = 0;
-	int srv = 0, once = 0, c;
+	int srv = 0, once = 0, crr = 0, c;
 
-	while ((c = getopt(argc, argv, "sc:p:n:S:w:t:1h")) != -1) {
+	while ((c = getopt(argc, argv, "sc:p:n:S:w:t:1Ch")) != -1) {
 		switch (c) {
 		case 's': srv = 1; break;
 		case 'c': host = optarg; break;
@@ -260,6 +278,7 @@ int main(int argc, char **argv)
 		case 'w': warmup = atol(optarg); break;
 		case 't': secs = atof(optarg); break;
 		case '1': once = 1; break;
+		case 'C': crr = 1; break;
 		default: usage();
 		}
 	}
@@ -267,5 +286,6 @@ int main(int argc, char **argv)
 	    size > (1L << 24))
 		usage();
 	signal(SIGPIPE, SIG_IGN);
-	return srv ? serve(port, once) : client(host, port, count, size, warmup, secs);
+	return srv ? serve(port, once) :
+	       client(host, port, count, size, warmup, secs, crr);
 }
