@@ -20,7 +20,13 @@
 #  f) a seccomp filter loaded as libseccomp loads it (syscall(SYS_seccomp))
 #     and one through prctl, each killing getsockname and getpeername: a
 #     python3 client's SDP stream (a dup the preload has not seen) goes on
-#     working after it.
+#     working after it;
+#  g) what sockperf and lftp tripped on: sendto with the peer's address on
+#     a connected stream (TCP ignores it; a unix stream says EISCONN),
+#     recvfrom's address (none on TCP), and blocking connects under a
+#     200 us timer whose handler has SA_RESTART (restarted, as TCP's; the
+#     control socket's timeout made every signal EINTR) and non-blocking
+#     ones under one without (TCP's never say EINTR).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -268,5 +274,43 @@ for how in syscall prctl; do
 done
 expect_eq "f: SDP connections" "$(delta h1 sdp_service.connects "$c0")" 2
 ok "f: seccomp filters loaded by syscall(SYS_seccomp) and by prctl: the SDP streams go on"
+
+# g) what sockperf and lftp tripped on
+cat >"$T/calls.py" <<'EOF'
+import ctypes, errno, os, signal, socket, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+host, port, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if mode == "sendto":
+    # an address on a connected stream is ignored, as TCP ignores it
+    s = socket.create_connection((host, port))
+    n = s.sendto(b"ping", (host, port))
+    d, a = s.recvfrom(16)
+    print(n, d.decode(), a)
+    sys.exit(0)
+# connects under a 200 us SIGALRM (SA_RESTART for "restart", not for
+# "nonblock"), made through libc so that no EINTR is retried by python
+signal.signal(signal.SIGALRM, lambda *a: None)
+signal.siginterrupt(signal.SIGALRM, mode != "restart")
+sa = struct.pack("!HH4s8x", socket.AF_INET, port, socket.inet_aton(host))
+sa = bytes([sa[1], sa[0]]) + sa[2:]	# sin_family in host order
+signal.setitimer(signal.ITIMER_REAL, 0.0002, 0.0002)
+res = {}
+for i in range(int(sys.argv[4])):
+    s = socket.socket()
+    if mode == "nonblock":
+        s.setblocking(False)
+    r = libc.connect(s.fileno(), sa, len(sa))
+    e = 0 if r == 0 else ctypes.get_errno()
+    res[errno.errorcode.get(e, "0")] = res.get(errno.errorcode.get(e, "0"), 0) + 1
+    s.close()
+signal.setitimer(signal.ITIMER_REAL, 0)
+print(" ".join("%s=%d" % kv for kv in sorted(res.items())))
+EOF
+out=$(pre h1 python3 "$T/calls.py" 10.1.0.2 7600 sendto 2>&1)
+expect_eq "g: sendto with an address on a connected stream, recvfrom's address" "$out" "4 ping None"
+expect_eq "g: blocking connects under a SA_RESTART timer" "$(pre h1 python3 "$T/calls.py" 10.1.0.2 7600 restart 100 2>&1)" "0=100"
+out=$(pre h1 python3 "$T/calls.py" 10.1.0.2 7600 nonblock 100 2>&1)
+case "$out" in *EINTR*|*Traceback*) fail "g: non-blocking connects under a timer: $out" ;; esac
+ok "g: sendto's address ignored, recvfrom names no sender, no EINTR from SA_RESTART or non-blocking connects ($out)"
 stop_fabric
 echo PASS

@@ -586,7 +586,10 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 			req.flags |= SDP_CTL_F_BOTH;
 		req.sndbuf = (uint32_t)bufs[1];
 	}
-	if (preload_ctl_call(&req, -1, &rep, &nfd) < 0)
+	/* a non-blocking connect's answer comes at once and is waited
+	 * through signals (TCP's never says EINTR) */
+	if (preload_ctl_call2(&req, (fl & O_NONBLOCK) ? 0 : PRELOAD_CTL_INTR,
+			      -1, &rep, &nfd) < 0)
 		return -1;
 	if (rep.err || nfd < 0) {
 		errno = rep.err ? rep.err : EPROTO;

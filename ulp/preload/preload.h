@@ -112,15 +112,23 @@ const char *preload_sa_str(const struct sockaddr *sa, char *buf, size_t len);
 /* preload_ctl.c: one request to the service on a fresh SEQPACKET
  * connection.  send_fd (-1: none) goes as SCM_RIGHTS; *recv_fd gets the
  * reply's fd (-1 if none; recv_fd may be NULL).  0 with *rep filled (its
- * err may be non-zero), or -1 with errno (EINTR when a signal interrupted
- * the wait; the service cancels when the socket closes). */
+ * err may be non-zero), or -1 with errno.  Signals are waited through;
+ * with PRELOAD_CTL_INTR (a blocking connect) the wait is the kernel's to
+ * restart after a handler with SA_RESTART, and EINTR after one without
+ * (the service cancels when the socket closes). */
+#define PRELOAD_CTL_INTR	0x1
 int preload_ctl_call(struct sdp_ctl_req *req, int send_fd,
 		     struct sdp_ctl_reply *rep, int *recv_fd);
+int preload_ctl_call2(struct sdp_ctl_req *req, unsigned int flags,
+		      int send_fd, struct sdp_ctl_reply *rep, int *recv_fd);
 /* The same for any service: env overrides name (see sdp_ctl.h); *fd
  * the first fd the reply carried, or -1. */
 int preload_ctl_raw(const char *env, const char *name, uint32_t timeout_ms,
 		    const void *req, size_t reqlen, int send_fd, void *rep,
 		    size_t replen, int *fd);
+int preload_ctl_raw2(const char *env, const char *name, uint32_t timeout_ms,
+		     unsigned int flags, const void *req, size_t reqlen,
+		     int send_fd, void *rep, size_t replen, int *fd);
 
 /* preload_cache.c: what the kernel cannot tell about our sockets, keyed
  * by the socket's inode, so that dup and fork share it. */

@@ -3,8 +3,12 @@
  * The preload's side of ulp/sdp/sdp_ctl.h and ulp/rds/rds_ctl.h: one
  * request, one reply, on a SEQPACKET connection of its own (so threads and
  * forked children never share one), closed at once.  A signal
- * interrupting the wait returns EINTR; closing the socket is what tells
- * the service to cancel.
+ * interrupting the wait is waited through, but for a blocking connect's
+ * (PRELOAD_CTL_INTR): that wait has no timeout of its own, so that the
+ * kernel restarts it after a handler with SA_RESTART and says EINTR
+ * after one without, as it does for TCP's connect (a socket timeout
+ * would make every signal EINTR); closing the socket is what tells the
+ * service to cancel.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -44,7 +48,8 @@ static socklen_t ctl_addr(struct sockaddr_un *sun, const char *envname,
 			   n + !abstract);
 }
 
-static int ctl_open(uint32_t timeout_ms, const char *env, const char *name)
+static int ctl_open(uint32_t timeout_ms, int intr, const char *env,
+		    const char *name)
 {
 	struct sockaddr_un sun;
 	socklen_t len = ctl_addr(&sun, env, name);
@@ -56,8 +61,8 @@ static int ctl_open(uint32_t timeout_ms, const char *env, const char *name)
 	s = preload_real.socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -1;
-	if (preload_real.setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv,
-				    sizeof(tv)) < 0 ||
+	if ((!intr && preload_real.setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv,
+					      sizeof(tv)) < 0) ||
 	    preload_real.connect(s, (struct sockaddr *)&sun, len) < 0) {
 		e = errno;
 		preload_real.close(s);
@@ -113,7 +118,7 @@ static void ctl_take_fds(struct msghdr *mh, int *fd)
 	}
 }
 
-static int ctl_recv(int s, void *rep, size_t replen, int *fd)
+static int ctl_recv(int s, void *rep, size_t replen, int *fd, int intr)
 {
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];
@@ -126,7 +131,9 @@ static int ctl_recv(int s, void *rep, size_t replen, int *fd)
 	ssize_t n;
 
 	*fd = -1;
-	n = preload_real.recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
+	do
+		n = preload_real.recvmsg(s, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR && !intr);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			errno = ETIMEDOUT;
@@ -149,14 +156,22 @@ int preload_ctl_raw(const char *env, const char *name, uint32_t timeout_ms,
 		    const void *req, size_t reqlen, int send_fd, void *rep,
 		    size_t replen, int *fd)
 {
-	int s, e;
+	return preload_ctl_raw2(env, name, timeout_ms, 0, req, reqlen,
+				send_fd, rep, replen, fd);
+}
+
+int preload_ctl_raw2(const char *env, const char *name, uint32_t timeout_ms,
+		     unsigned int flags, const void *req, size_t reqlen,
+		     int send_fd, void *rep, size_t replen, int *fd)
+{
+	int intr = !!(flags & PRELOAD_CTL_INTR), s, e;
 
 	*fd = -1;
-	s = ctl_open(timeout_ms, env, name);
+	s = ctl_open(timeout_ms, intr, env, name);
 	if (s < 0)
 		return -1;
 	if (ctl_send(s, req, reqlen, send_fd) < 0 ||
-	    ctl_recv(s, rep, replen, fd) < 0) {
+	    ctl_recv(s, rep, replen, fd, intr) < 0) {
 		e = errno;
 		preload_real.close(s);
 		errno = e;
@@ -169,14 +184,21 @@ int preload_ctl_raw(const char *env, const char *name, uint32_t timeout_ms,
 int preload_ctl_call(struct sdp_ctl_req *req, int send_fd,
 		     struct sdp_ctl_reply *rep, int *recv_fd)
 {
+	return preload_ctl_call2(req, 0, send_fd, rep, recv_fd);
+}
+
+int preload_ctl_call2(struct sdp_ctl_req *req, unsigned int flags,
+		      int send_fd, struct sdp_ctl_reply *rep, int *recv_fd)
+{
 	int fd = -1;
 
 	req->magic = SDP_CTL_MAGIC;
 	req->id = atomic_fetch_add(&ctl_next_id, 1) + 1;
 	strncpy(req->program, program_invocation_short_name,
 		sizeof(req->program) - 1);
-	if (preload_ctl_raw(SDP_CTL_ENV, SDP_CTL_NAME, req->timeout_ms, req,
-			    sizeof(*req), send_fd, rep, sizeof(*rep), &fd) < 0)
+	if (preload_ctl_raw2(SDP_CTL_ENV, SDP_CTL_NAME, req->timeout_ms, flags,
+			     req, sizeof(*req), send_fd, rep, sizeof(*rep),
+			     &fd) < 0)
 		return -1;
 	if (rep->magic != SDP_CTL_MAGIC || rep->id != req->id) {
 		if (fd >= 0)

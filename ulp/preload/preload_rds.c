@@ -1108,9 +1108,16 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 	k = fd_kind(fd);
 	if (k == FD_RDS && m)
 		return rds_send(fd, m, flags);
-	if (k == FD_SDP)
-		return sdp_sent(fd, preload_real.sendmsg(fd, m, flags |
+	if (k == FD_SDP && m) {
+		/* TCP ignores an address on a connected stream; a unix
+		 * one says EISCONN */
+		struct msghdr mm = *m;
+
+		mm.msg_name = NULL;
+		mm.msg_namelen = 0;
+		return sdp_sent(fd, preload_real.sendmsg(fd, &mm, flags |
 							 MSG_NOSIGNAL), flags);
+	}
 	return preload_real.sendmsg(fd, m, flags);
 }
 
@@ -1123,9 +1130,9 @@ EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 	k = fd_kind(fd);
 	if (k == FD_RDS)
 		return send_buf(fd, buf, len, flags, to, tolen);
-	if (k == FD_SDP)
+	if (k == FD_SDP)	/* the address ignored, as TCP ignores it */
 		return sdp_sent(fd, preload_real.sendto(fd, buf, len,
-			flags | MSG_NOSIGNAL, to, tolen), flags);
+			flags | MSG_NOSIGNAL, NULL, 0), flags);
 	return preload_real.sendto(fd, buf, len, flags, to, tolen);
 }
 
@@ -1191,9 +1198,14 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *m, int flags)
 	k = fd_kind(fd);
 	if (k == FD_RDS && m)
 		return rds_recv(fd, m, flags);
-	if (k == FD_SDP && m)
-		return sdp_eof(fd, preload_real.recvmsg(fd, m, flags),
-			       iov_len(m->msg_iov, m->msg_iovlen));
+	if (k == FD_SDP && m) {
+		ssize_t n = sdp_eof(fd, preload_real.recvmsg(fd, m, flags),
+				    iov_len(m->msg_iov, m->msg_iovlen));
+
+		if (n >= 0)
+			m->msg_namelen = 0;	/* TCP names no sender */
+		return n;
+	}
 	return preload_real.recvmsg(fd, m, flags);
 }
 
@@ -1206,9 +1218,15 @@ EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
 	k = fd_kind(fd);
 	if (k == FD_RDS)
 		return recv_buf(fd, buf, len, flags, from, fromlen);
-	if (k == FD_SDP)
-		return sdp_eof(fd, preload_real.recvfrom(fd, buf, len, flags,
-							 from, fromlen), len);
+	if (k == FD_SDP) {
+		ssize_t n = sdp_eof(fd, preload_real.recvfrom(fd, buf, len,
+							      flags, NULL,
+							      NULL), len);
+
+		if (n >= 0 && from && fromlen)
+			*fromlen = 0;	/* TCP names no sender */
+		return n;
+	}
 	return preload_real.recvfrom(fd, buf, len, flags, from, fromlen);
 }
 
