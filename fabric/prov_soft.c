@@ -213,6 +213,9 @@ static void arm_timer(struct soft_dev *d, unsigned int ms)
 }
 
 static void qp_drop_sock(struct soft_qp *q);
+static void pool_free(struct soft_dev *d);
+static struct soft_qp *pool_take(struct soft_dev *d,
+				 const struct fab_qp_init *init);
 
 /* Every socket closed, nothing mapped: so nothing polls readable. */
 static void drop_sockets(struct soft_dev *d)
@@ -220,6 +223,7 @@ static void drop_sockets(struct soft_dev *d)
 	struct soft_qp *q;
 	struct soft_mad *m;
 
+	pool_free(d);	/* their QPs went with ibfabricd */
 	close_sock(d->epfd, &d->fd);
 	for (q = d->qps; q; q = q->next)
 		qp_drop_sock(q);
@@ -365,6 +369,24 @@ static struct fab_dev *soft_open(const char *arg, const char *node,
 	 * of shared rings; for comparisons and for tests of that path */
 	env = getenv("IBGW_SOFT_RINGS");
 	d->rings = !(env && !strcmp(env, "0"));
+	d->pool_max = SOFT_QP_POOL;
+	env = getenv("IBGW_SOFT_QP_POOL");
+	if (env) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(env, &end, 10);
+		if (!*env || *end || errno || v > SOFT_QP_POOL_MAX ||
+		    *env == '-') {
+			fab_fail(err, errlen, EINVAL, "soft: IBGW_SOFT_QP_POOL "
+				 "'%s' is not a number of QPs up to %u", env,
+				 SOFT_QP_POOL_MAX);
+			free(d);
+			return NULL;
+		}
+		d->pool_max = (unsigned int)v;
+	}
 	d->ack_delay_us = SOFT_ACK_DELAY_US;
 	env = getenv("IBGW_SOFT_ACK_DELAY_US");
 	if (env) {
@@ -417,6 +439,7 @@ static void soft_close(struct fab_dev *dev)
 {
 	struct soft_dev *d = to_sdev(dev);
 
+	pool_free(d);
 	soft_rc_dev_free(d);
 	if (d->fd >= 0)
 		close(d->fd);
@@ -574,6 +597,8 @@ struct fab_qp *soft_qp_create(struct fab_dev *dev,
 			 "the port's table", init->pkey_index);
 		return NULL;
 	}
+	if (init->type == FAB_QPT_RC && (q = pool_take(d, init)))
+		return &q->base;
 	q = calloc(1, sizeof(*q));
 	if (!q || !(q->rxbuf = malloc(FSP_BURST_MAX))) {
 		free(q);
@@ -607,6 +632,105 @@ fail:
 	return NULL;
 }
 
+/* Everything of a QP that is ours: ibfabricd's side is gone or going. */
+static void qp_free(struct soft_qp *q)
+{
+	qp_drop_sock(q);
+	soft_rc_qp_free(q);
+	close(q->epfd);
+	free(q->att);
+	free(q->rxbuf);
+	free(q);
+}
+
+static void pool_free(struct soft_dev *d)
+{
+	struct soft_qp *q;
+
+	while ((q = d->pool)) {
+		d->pool = q->next;
+		qp_free(q);
+	}
+	d->npool = 0;
+}
+
+/* What ibfabricd delivered to the old QPN before the recycle: dropped,
+ * as an HCA drops packets for a QP that is gone. */
+static void rx_ring_flush(struct soft_qp *q)
+{
+	const uint8_t *pkt;
+	size_t plen;
+	int r;
+
+	if (soft_qp_take_kicks(q) < 0)
+		return;
+	for (;;) {
+		r = soft_ring_peek(&q->rx, &pkt, &plen);
+		if (r < 0) {
+			soft_ring_skip(&q->rx);
+			break;
+		}
+		if (r == 0) {
+			if (soft_ring_arm(&q->rx))
+				continue;
+			break;
+		}
+		soft_ring_next(&q->rx, plen);
+	}
+	soft_ring_release(&q->rx);
+	q->armed = 1;
+}
+
+/*
+ * Keep a destroyed RC QP for the next soft_qp_create: ibfabricd renews it
+ * in place (FSP_QP_RECYCLE: a new QPN behind the same socket and rings),
+ * so the next connection neither waits for a QP_CREATE nor pays for the
+ * memfd, the mappings and the sockets (munmap alone was a tenth of the
+ * CPU of a benchmark making SDP connections).  0 when kept.
+ */
+static int pool_put(struct soft_dev *d, struct soft_qp *q)
+{
+	struct fsp_qp_recycle rq = {
+		.qpn = q->base.qpn, .pkey_index = q->base.pkey_index,
+	};
+	struct fsp_qp_ref ref;
+
+	if (q->base.type != FAB_QPT_RC || !q->shm || q->fd < 0 || !d->up ||
+	    d->npool >= d->pool_max || q->natt)
+		return -1;
+	if (soft_call(d, FSP_QP_RECYCLE, &rq, sizeof(rq), &ref, sizeof(ref),
+		      NULL, NULL, 0) != (ssize_t)sizeof(ref) || q->fd < 0)
+		return -1;
+	soft_rc_qp_park(q);
+	q->base.qpn = ref.qpn;
+	q->base.cm = NULL;
+	rx_ring_flush(q);
+	q->next = d->pool;
+	d->pool = q;
+	d->npool++;
+	return 0;
+}
+
+/* A kept QP for this P_Key index, now the caller's; NULL: none. */
+static struct soft_qp *pool_take(struct soft_dev *d,
+				 const struct fab_qp_init *init)
+{
+	struct soft_qp *q, **pp;
+
+	for (pp = &d->pool; (q = *pp); pp = &q->next) {
+		if (q->base.pkey_index != init->pkey_index)
+			continue;
+		*pp = q->next;
+		d->npool--;
+		q->base.qkey = init->qkey;
+		q->pkey = d->attr.pkeys[q->base.pkey_index];
+		q->next = d->qps;
+		d->qps = q;
+		return q;
+	}
+	return NULL;
+}
+
 void soft_qp_destroy(struct fab_qp *qp)
 {
 	struct soft_qp *q = to_sqp(qp), **pp;
@@ -618,17 +742,14 @@ void soft_qp_destroy(struct fab_qp *qp)
 			*pp = q->next;
 			break;
 		}
+	if (pool_put(d, q) == 0)
+		return;
 	/* closing the socketpair alone is enough; the request makes the
 	 * release synchronous for the caller */
 	if (q->fd >= 0)
 		soft_call(d, FSP_QP_DESTROY, &ref, sizeof(ref), NULL, 0, NULL,
 			  NULL, 0);
-	qp_drop_sock(q);
-	soft_rc_qp_free(q);
-	close(q->epfd);
-	free(q->att);
-	free(q->rxbuf);
-	free(q);
+	qp_free(q);
 }
 
 static int soft_qp_fd(struct fab_qp *qp)

@@ -35,6 +35,10 @@ struct soft_cm_id;
  * armed and fires every round trip and costs more than it saves. */
 #define SOFT_ACK_DELAY_US	500
 #define SOFT_ACK_DELAY_MAX_US	1000000
+/* RC QPs kept for reuse (FSP_QP_RECYCLE) per device; IBGW_SOFT_QP_POOL
+ * sets it, 0 turns it off */
+#define SOFT_QP_POOL		4
+#define SOFT_QP_POOL_MAX	64
 
 /*
  * ibfabricd going away is a port going down, not the end of the device:
@@ -66,6 +70,8 @@ struct soft_dev {
 	enum fab_event_type held[SOFT_EVQ];
 	unsigned int nheld;
 	struct soft_qp *qps;
+	struct soft_qp *pool;	/* destroyed RC QPs, renewed, for reuse */
+	unsigned int npool, pool_max;
 	struct soft_mad *mads;
 	uint64_t tx_lost;	/* sends dropped while the port was down */
 	/* RC and CM (prov_soft_rc.c) */
@@ -176,6 +182,7 @@ void soft_cm_destroy(struct fab_cm_id *id);
 /* an RC QP's part of soft_qp_destroy; the device's of soft_close; the
  * CM's part of losing ibfabricd */
 void soft_rc_qp_free(struct soft_qp *q);
+void soft_rc_qp_park(struct soft_qp *q);
 void soft_rc_dev_free(struct soft_dev *d);
 void soft_cm_lost(struct soft_dev *d);
 

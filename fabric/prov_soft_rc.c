@@ -360,6 +360,24 @@ void soft_rc_qp_free(struct soft_qp *q)
 	q->tfd = -1;
 }
 
+/* Into the pool: the transport freed, the timer kept and quiet. */
+void soft_rc_qp_park(struct soft_qp *q)
+{
+	struct itimerspec off = { { 0, 0 }, { 0, 0 } };
+	uint64_t exp;
+
+	soft_rc_free(q->rc);
+	q->rc = NULL;
+	if (q->tfd >= 0) {
+		timerfd_settime(q->tfd, 0, &off, NULL);
+		if (read(q->tfd, &exp, sizeof(exp)) < 0)
+			exp = 0;
+	}
+	q->tdl = UINT64_MAX;
+	q->rc_more = 0;
+	q->tx_unkicked = 0;
+}
+
 /* The connection manager. */
 
 static struct soft_cm_id *to_sid(struct fab_cm_id *id)
@@ -750,14 +768,17 @@ struct fab_qp *soft_cm_qp_create(struct fab_cm_id *id,
 			 "limits)" : "");
 		goto fail;
 	}
-	q->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (q->tfd < 0) {
-		fab_fail(err, errlen, errno, "soft: timerfd: %s",
-			 strerror(errno));
-		goto fail;
+	if (q->tfd < 0) {	/* a QP from the pool has its timer */
+		q->tfd = timerfd_create(CLOCK_MONOTONIC,
+					TFD_NONBLOCK | TFD_CLOEXEC);
+		if (q->tfd < 0) {
+			fab_fail(err, errlen, errno, "soft: timerfd: %s",
+				 strerror(errno));
+			goto fail;
+		}
+		ev.data.fd = q->tfd;
+		epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->tfd, &ev);
 	}
-	ev.data.fd = q->tfd;
-	epoll_ctl(q->epfd, EPOLL_CTL_ADD, q->tfd, &ev);
 	qp->cm = id;
 	id->qp = qp;
 	return qp;

@@ -43,6 +43,7 @@ enum fsp_type {
 	FSP_CM_DISCONNECT,	/* c->s fsp_cm_ref; reply empty */
 	FSP_CM_DESTROY,		/* c->s fsp_cm_ref; reply empty */
 	FSP_CM_EVENT,		/* s->c on the CM event socket: fsp_cm_event */
+	FSP_QP_RECYCLE,		/* c->s fsp_qp_recycle; reply fsp_qp_ref */
 	FSP_TYPE_MAX
 };
 
@@ -115,6 +116,22 @@ struct fsp_qp_create_qpn {
 
 struct fsp_qp_ref {
 	uint32_t qpn;
+};
+
+/*
+ * FSP_QP_RECYCLE: the RC QP qpn (made with FSP_QP_SHM) is destroyed as
+ * by FSP_QP_DESTROY -- what it posted is switched, its number is gone,
+ * packets to it are dropped -- and a new RC QP on pkey_index takes over
+ * its socket and rings; the reply gives the new QPN.  No descriptors
+ * pass, nothing is mapped or unmapped: a process keeps destroyed QPs
+ * this way and hands them out again without asking (the provider's pool
+ * of spare QPs, fabric/prov_soft.c).  Deliveries to the old QPN that
+ * were already in the RX ring stay there; the process drops them.
+ */
+struct fsp_qp_recycle {
+	uint32_t qpn;
+	uint16_t pkey_index;
+	uint16_t resv;
 };
 
 struct fsp_mcast {

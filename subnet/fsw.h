@@ -73,6 +73,7 @@ struct fsw_stats {
 	uint64_t rc_packets;	/* RC packets delivered */
 	uint64_t cm_mads_sent;	/* MADs the nodes' CMs sent */
 	uint64_t cm_mads_rcvd;	/* CM MADs handed to a node's CM */
+	uint64_t qps_recycled;	/* RC QPs renewed in place (QP_RECYCLE) */
 	uint64_t drop[FSW_DROP_MAX];
 };
 
@@ -116,6 +117,7 @@ int fsw_set_port_mtu(struct fsw *sw, uint8_t mtu_code);
 void fsw_set_faults(struct fsw *sw, const struct fsw_fault_cfg *cfg);
 const struct fsw_stats *fsw_stats(const struct fsw *sw);
 void fsw_count_ctl_malformed(struct fsw *sw);
+void fsw_count_qp_recycled(struct fsw *sw);
 /* Count a packet ibfabricd itself dropped before the switch saw it. */
 void fsw_drop(struct fsw *sw, enum fsw_drop why);
 const char *fsw_drop_name(enum fsw_drop d);

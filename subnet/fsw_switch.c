@@ -511,6 +511,11 @@ const struct fsw_stats *fsw_stats(const struct fsw *sw)
 	return &sw->stats;
 }
 
+void fsw_count_qp_recycled(struct fsw *sw)
+{
+	sw->stats.qps_recycled++;
+}
+
 void fsw_count_ctl_malformed(struct fsw *sw)
 {
 	sw->stats.ctl_malformed++;
@@ -1595,6 +1600,8 @@ static const struct counter_desc fsw_counters[] = {
 		"CM MADs the nodes' connection managers sent."),
 	COUNTER("cm_mads_rcvd", struct stats_view, s.cm_mads_rcvd,
 		"CM MADs handed to a node's connection manager."),
+	COUNTER("qps_recycled", struct stats_view, s.qps_recycled,
+		"RC queue pairs renewed in place for a node's pool."),
 	COUNTER_ARRAY("drop", struct stats_view, s.drop, stats_drop_reason,
 		      "Packets the switch dropped, by reason."),
 	COUNTERS_END

@@ -858,6 +858,65 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 	return 0;
 }
 
+/* FSP_QP_RECYCLE: a new RC QP behind an old one's socket and rings. */
+static int handle_qp_recycle(struct conn *c, const struct fsp_hdr *h,
+			     const void *body)
+{
+	struct fabd *d = c->d;
+	struct fsp_qp_recycle rq;
+	struct fsp_qp_ref ref;
+	struct fsw_qp *qp;
+	struct qpio *io, **pp;
+	char err[256];
+	uint32_t old;
+
+	if (h->len != sizeof(rq)) {
+		reply_err(c, h->seq, EBADMSG, "QP_RECYCLE of %u bytes",
+			  h->len);
+		return -1;
+	}
+	memcpy(&rq, body, sizeof(rq));
+	io = conn_qp(c, rq.qpn);
+	if (!io) {
+		reply_err(c, h->seq, ENOENT, "no QP 0x%06x", rq.qpn);
+		return 0;
+	}
+	if (!io->shm || !fsw_qp_is_rc(io->qp)) {
+		reply_err(c, h->seq, EINVAL, "QP 0x%06x: only RC QPs with "
+			  "rings are recycled", rq.qpn);
+		return 0;
+	}
+	qp = fsw_rc_qp_create(d->sw, c->node, io, rq.pkey_index, err,
+			      sizeof(err));
+	if (!qp) {
+		reply_err(c, h->seq, EINVAL, "%s", err);
+		return 0;
+	}
+	/* as for a destroy: what was posted is on the wire; what we were
+	 * delivering is published for the process to drop */
+	qp_drain_all(io);
+	if (io->dirty) {
+		for (pp = &d->dirty; *pp; pp = &(*pp)->dirty_next) {
+			if (*pp == io) {
+				*pp = io->dirty_next;
+				break;
+			}
+		}
+		io->dirty = 0;
+		out_send(d, io);
+	}
+	old = io->qpn;
+	fsw_qp_destroy(d->sw, io->qp);
+	io->qp = qp;
+	io->qpn = fsw_qp_qpn(qp);
+	fsw_count_qp_recycled(d->sw);
+	ref.qpn = io->qpn;
+	fsp_send(c->fd, FSP_REPLY, h->seq, 0, &ref, sizeof(ref), -1);
+	log_debug("node %s: QP 0x%06x recycled as 0x%06x P_Key 0x%04x",
+		  fsw_node_name(c->node), old, ref.qpn, fsw_qp_pkey(qp));
+	return 0;
+}
+
 static int handle_qp_msg(struct conn *c, const struct fsp_hdr *h,
 			 const void *body)
 {
@@ -1143,6 +1202,8 @@ static int conn_handle(struct conn *c, const struct fsp_hdr *h,
 	}
 	case FSP_QP_CREATE:
 		return handle_qp_create(c, h, body);
+	case FSP_QP_RECYCLE:
+		return handle_qp_recycle(c, h, body);
 	case FSP_QP_DESTROY:
 	case FSP_MCAST_ATTACH:
 	case FSP_MCAST_DETACH:
