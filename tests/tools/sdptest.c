@@ -340,8 +340,12 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cs, "credit-lie")) {
 		/* make the victim send (a credit update, after we used more
 		 * than half its buffers), then claim 0 buffers while acking
-		 * none of it: a peer cannot take posted buffers back */
-		for (i = 0; i < 12; i++) {
+		 * none of it: a peer cannot take posted buffers back.
+		 * Three quarters of what it posted: more than half, and
+		 * within the credits it gave us */
+		unsigned int most = s.peer_bufs * 3 / 4;
+
+		for (i = 0; i < most; i++) {
 			send_ok(&s, SDP_MID_DATA, "g", 1);
 			pump(&s, 0.02);
 		}

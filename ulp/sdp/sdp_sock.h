@@ -64,8 +64,8 @@ struct sdp_ep_cfg {
 	enum sdp_profile profile;	/* 0: the soft profile */
 	uint16_t pkey_index;		/* the partition of every QP */
 	uint32_t buf_size;		/* our receive buffers; 0: 64 KiB */
-	uint32_t rx_bufs;		/* posted per connection; 0: 16 */
-	uint32_t tx_bufs;		/* send slots per connection; 0: 16 */
+	uint32_t rx_bufs;		/* posted per connection; 0: 32 */
+	uint32_t tx_bufs;		/* send slots per connection; 0: 32 */
 	unsigned int max_conns;		/* 0: 1024; more are refused */
 	unsigned int connect_timeout_ms;	/* 0: the CM's own */
 	/* Keepalive: a connection with no completion for this long gets a
