@@ -8,7 +8,9 @@
 #     request of the wrong size closes the connection (ctl_malformed);
 #  2. SDP connections made and closed back to back (tcp_rr -C under the
 #     preload) take recycled QPs: every transaction echoed, qps_recycled
-#     rises with them, and the spare QPs a host keeps stay within the pool;
+#     rises with them, the spare QPs a host keeps stay within the pool,
+#     and a second round leaves the service's descriptors where the first
+#     did;
 #  3. the same with IBGW_SOFT_QP_POOL=0 recycles nothing; a bad value is
 #     refused at start with the variable named.
 . "$(dirname "$0")/lib.bash"
@@ -118,7 +120,14 @@ rc_qps() { ctl qps | awk -v n="$1" '$1 == n && $3 == "0x00000000"' | wc -l; }
 # once every connection is torn down a host keeps at most the pool (4)
 idle() { [ "$(rc_qps h1)" -le 4 ] && [ "$(rc_qps h2)" -le 4 ]; }
 eventually idle || { ctl qps; fail "2: more RC QPs kept than the pool holds"; }
-ok "2: 60 SDP connections back to back, $(($(counter qps_recycled) - r0)) QPs recycled, $(rc_qps h1) and $(rc_qps h2) kept"
+fds1=$(ls /proc/"$h1_PID"/fd | wc -l)
+# a second round: with the pool full, every descriptor comes back
+out=$(pre h1 "$RR" -c 10.7.0.2 -p 7300 -n 60 -w 0 -C 2>&1) ||
+	{ echo "$out"; fail "2: the second tcp_rr -C failed"; }
+eventually idle || { ctl qps; fail "2: more RC QPs kept than the pool holds"; }
+same_fds() { [ "$(ls /proc/"$h1_PID"/fd | wc -l)" -le "$fds1" ]; }
+eventually same_fds || fail "2: h1's ipoibd had $fds1 descriptors after 60 connections, $(ls /proc/"$h1_PID"/fd | wc -l) after 120"
+ok "2: 60 SDP connections back to back, $(($(counter qps_recycled) - r0)) QPs recycled over 120, $(rc_qps h1) and $(rc_qps h2) kept, h1's descriptors steady at $fds1"
 
 # --- 3: no pool ------------------------------------------------------------------
 IBGW_SOFT_QP_POOL=0 sdp_host h3 --address 10.7.0.3/24
