@@ -315,6 +315,7 @@ static void soft_reattach(struct soft_dev *d)
 	for (m = d->mads; m; m = m->next)
 		if (mad_connect(d, m, NULL, 0) < 0)
 			goto fail;
+	soft_cm_reattach(d);
 	ep_add(d->epfd, d->fd);
 	d->up = 1;
 	d->reattaching = 0;

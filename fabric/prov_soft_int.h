@@ -183,6 +183,7 @@ void soft_cm_destroy(struct fab_cm_id *id);
  * CM's part of losing ibfabricd */
 void soft_rc_qp_free(struct soft_qp *q);
 void soft_rc_qp_park(struct soft_qp *q);
+void soft_cm_reattach(struct soft_dev *d);
 void soft_rc_dev_free(struct soft_dev *d);
 void soft_cm_lost(struct soft_dev *d);
 

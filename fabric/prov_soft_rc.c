@@ -58,6 +58,8 @@ struct soft_cm_id {
 	uint32_t psn;			/* our QP's first PSN */
 	struct fsp_cm_event req;	/* a CONNECT_REQUEST's (passive) */
 	int connected;			/* the QP is in RTS */
+	struct fsp_cm_listen lreq;	/* a listener's, made again after an
+					 * ibfabricd restart */
 };
 
 static uint64_t now_us(void)
@@ -505,8 +507,9 @@ static void cm_own_push(struct soft_dev *d, const struct fab_cm_event *ev)
 /*
  * ibfabricd went away: so did the node's CM and everything it knew.
  * Connections in progress fail (CONNECT_ERROR ECONNRESET), live ones are
- * DISCONNECTED (their QPs move to the error state), listeners are gone;
- * the data path of a QP would survive, the connection does not.
+ * DISCONNECTED (their QPs move to the error state), listeners are gone
+ * until it is back (soft_cm_reattach); the data path of a QP would
+ * survive, the connection does not.
  */
 void soft_cm_lost(struct soft_dev *d)
 {
@@ -730,7 +733,34 @@ struct fab_cm_id *soft_cm_listen(struct fab_dev *dev,
 		return NULL;
 	}
 	s->handle = ref.handle;
+	s->lreq = l;
 	return &s->base;
+}
+
+/*
+ * Back from an ibfabricd restart (soft_reattach, before PORT_ACTIVE): the
+ * listeners listen again, as a host's CM keeps its listeners while its
+ * subnet manager restarts; the caller's ids never knew.  One that cannot
+ * (its service ID taken meanwhile) stays without a handle and is given
+ * nothing.
+ */
+void soft_cm_reattach(struct soft_dev *d)
+{
+	struct soft_cm_id *s;
+	struct fsp_cm_ref ref;
+	int open = 0;
+
+	for (s = d->ids; s; s = s->next) {
+		if (!s->base.listener || s->handle)
+			continue;
+		if (!open && cm_open(d, NULL, 0) < 0)
+			return;
+		open = 1;
+		if (soft_call(d, FSP_CM_LISTEN, &s->lreq, sizeof(s->lreq), &ref,
+			      sizeof(ref), NULL, NULL, 0) ==
+		    (ssize_t)sizeof(ref))
+			s->handle = ref.handle;
+	}
 }
 
 struct fab_cm_id *soft_cm_create_id(struct fab_dev *dev, char *err,

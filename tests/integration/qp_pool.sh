@@ -12,7 +12,10 @@
 #     and a second round leaves the service's descriptors where the first
 #     did;
 #  3. the same with IBGW_SOFT_QP_POOL=0 recycles nothing; a bad value is
-#     refused at start with the variable named.
+#     refused at start with the variable named;
+#  4. ibfabricd restarted while hosts keep spare QPs: they are let go, the
+#     SDP listeners listen again, and the next connections are SDP and
+#     recycle again.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -150,4 +153,27 @@ if ns h5 env IBGW_SOFT_QP_POOL=lots timeout 10 "$BIN/ipoibd" -f -F "soft:$SOCK" 
 fi
 grep -q "IBGW_SOFT_QP_POOL 'lots'" "$T/h5.log" || { cat "$T/h5.log"; fail "3: no reason given"; }
 ok "3: IBGW_SOFT_QP_POOL=0 recycles nothing and keeps no QP; a bad value is refused: $(grep -o "IBGW_SOFT_QP_POOL.*" "$T/h5.log" | head -n1)"
+
+# --- 4: ibfabricd restarted under a full pool -----------------------------------------
+# h1 and h2 keep spare QPs (part 2); they went with the old ibfabricd, and
+# the hosts' next connections take new ones, then recycle them again
+[ "$(rc_qps h1)" -ge 1 ] || { ctl qps; fail "4: h1 keeps no spare QP to lose"; }
+stop_fabric
+start_fabric
+reattached() { ns h1 ping -c 1 -W 1 10.7.0.2 >/dev/null 2>&1; }
+eventually reattached || fail "4: h1 cannot reach h2 after the restart"
+for h in h1 h2; do
+	kill -0 "$(eval echo \$${h}_PID)" 2>/dev/null || fail "4: ipoibd $h died"
+done
+# the services' listeners came back with the port (soft_cm_reattach):
+# h2 takes every connection over SDP, none falls back to TCP
+p0=$(stat_of h2 sdp.conns_passive)
+out=$(pre h1 "$RR" -c 10.7.0.2 -p 7300 -n 30 -w 0 -C 2>&1)
+echo "$out" | grep -q "^tcp_rr: n 30 " || { echo "$out"; fail "4: tcp_rr -C failed after the restart"; }
+got=$(delta h2 sdp.conns_passive "$p0")
+[ "$got" -eq 30 ] || fail "4: h2 took $got of 30 connections over SDP after the restart (its listener gone?)"
+eventually test "$(counter qps_recycled)" -ge 50 || {
+	ctl qps; echo "h1 active $(stat_of h1 sdp.conns_active) h2 passive $(stat_of h2 sdp.conns_passive)"
+	fail "4: qps_recycled $(counter qps_recycled) after 30 connections"; }
+ok "4: ibfabricd restarted: the pools were let go, 30 more connections recycled $(counter qps_recycled) QPs"
 echo PASS
