@@ -663,8 +663,9 @@ static void rx_ring_flush(struct soft_qp *q)
 	size_t plen;
 	int r;
 
-	if (soft_qp_take_kicks(q) < 0)
-		return;
+	/* kicks waiting on the socket are read by the next receive (armed
+	 * below); reading them here could find ibfabricd gone, and that
+	 * frees the pool under pool_put */
 	for (;;) {
 		r = soft_ring_peek(&q->rx, &pkt, &plen);
 		if (r < 0) {

@@ -305,7 +305,9 @@ static void sock_free(struct sdp_sock *s)
 		event_free(s->tmo_ev);
 	if (s->id)
 		fab_cm_destroy(s->id);	/* its QP, and with it our buffers' use */
-	if (s->mr && ep->nspare < SPARE_REGIONS) {
+	/* kept only when no QP of ours is left to use it (a failed
+	 * sock_new leaves its id, and the QP, to the caller) */
+	if (s->mr && (s->id || !s->qp) && ep->nspare < SPARE_REGIONS) {
 		ep->spare[ep->nspare].mem = s->mem;
 		ep->spare[ep->nspare++].mr = s->mr;
 		s->mem = NULL;
