@@ -334,6 +334,27 @@ fail:
 	arm_timer(d, d->backoff_ms);
 }
 
+/* A count from the environment: def when unset, at most max; 0, or -1
+ * with the variable named in err. */
+static int env_uint(const char *name, const char *what, unsigned int def,
+		    unsigned int max, uint32_t *out, char *err, size_t errlen)
+{
+	const char *env = getenv(name);
+	char *end;
+	unsigned long v;
+
+	*out = def;
+	if (!env)
+		return 0;
+	errno = 0;
+	v = strtoul(env, &end, 10);
+	if (!*env || *end || errno || v > max || *env == '-')
+		return fab_fail(err, errlen, EINVAL, "soft: %s '%s' is not a "
+				"number of %s up to %u", name, env, what, max);
+	*out = (uint32_t)v;
+	return 0;
+}
+
 static struct fab_dev *soft_open(const char *arg, const char *node,
 				 char *err, size_t errlen)
 {
@@ -370,42 +391,13 @@ static struct fab_dev *soft_open(const char *arg, const char *node,
 	 * of shared rings; for comparisons and for tests of that path */
 	env = getenv("IBGW_SOFT_RINGS");
 	d->rings = !(env && !strcmp(env, "0"));
-	d->pool_max = SOFT_QP_POOL;
-	env = getenv("IBGW_SOFT_QP_POOL");
-	if (env) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(env, &end, 10);
-		if (!*env || *end || errno || v > SOFT_QP_POOL_MAX ||
-		    *env == '-') {
-			fab_fail(err, errlen, EINVAL, "soft: IBGW_SOFT_QP_POOL "
-				 "'%s' is not a number of QPs up to %u", env,
-				 SOFT_QP_POOL_MAX);
-			free(d);
-			return NULL;
-		}
-		d->pool_max = (unsigned int)v;
-	}
-	d->ack_delay_us = SOFT_ACK_DELAY_US;
-	env = getenv("IBGW_SOFT_ACK_DELAY_US");
-	if (env) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		v = strtoul(env, &end, 10);
-		if (!*env || *end || errno || v > SOFT_ACK_DELAY_MAX_US ||
-		    *env == '-') {
-			fab_fail(err, errlen, EINVAL, "soft: "
-				 "IBGW_SOFT_ACK_DELAY_US '%s' is not a number "
-				 "of microseconds up to %u", env,
-				 SOFT_ACK_DELAY_MAX_US);
-			free(d);
-			return NULL;
-		}
-		d->ack_delay_us = (uint32_t)v;
+	if (env_uint("IBGW_SOFT_QP_POOL", "QPs", SOFT_QP_POOL,
+		     SOFT_QP_POOL_MAX, &d->pool_max, err, errlen) < 0 ||
+	    env_uint("IBGW_SOFT_ACK_DELAY_US", "microseconds",
+		     SOFT_ACK_DELAY_US, SOFT_ACK_DELAY_MAX_US,
+		     &d->ack_delay_us, err, errlen) < 0) {
+		free(d);
+		return NULL;
 	}
 	if (!strcmp(node, FAB_SOFT_OBSERVER))
 		d->hello_flags |= FSP_HELLO_OBSERVER;

@@ -71,7 +71,8 @@ struct soft_dev {
 	unsigned int nheld;
 	struct soft_qp *qps;
 	struct soft_qp *pool;	/* destroyed RC QPs, renewed, for reuse */
-	unsigned int npool, pool_max;
+	unsigned int npool;
+	uint32_t pool_max;
 	struct soft_mad *mads;
 	uint64_t tx_lost;	/* sends dropped while the port was down */
 	/* RC and CM (prov_soft_rc.c) */

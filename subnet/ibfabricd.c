@@ -285,20 +285,29 @@ static void pcap_flush_cb(evutil_socket_t fd, short what, void *arg)
 		log_warn("pcap flush");
 }
 
+/* Off the dirty list, what it had for the QP sent or published. */
+static void out_flush_one(struct fabd *d, struct qpio *io)
+{
+	struct qpio **pp;
+
+	if (!io->dirty)
+		return;
+	for (pp = &d->dirty; *pp; pp = &(*pp)->dirty_next) {
+		if (*pp == io) {
+			*pp = io->dirty_next;
+			break;
+		}
+	}
+	io->dirty = 0;
+	out_send(d, io);
+}
+
 static void qpio_free(struct qpio *io)
 {
 	struct fabd *d = io->conn->d;
 	struct qpio **pp;
 
-	if (io->dirty) {
-		for (pp = &d->dirty; *pp; pp = &(*pp)->dirty_next) {
-			if (*pp == io) {
-				*pp = io->dirty_next;
-				break;
-			}
-		}
-		out_send(d, io);
-	}
+	out_flush_one(d, io);
 	if (io->busy) {
 		for (pp = &d->busy; *pp; pp = &(*pp)->busy_next) {
 			if (*pp == io) {
@@ -866,7 +875,7 @@ static int handle_qp_recycle(struct conn *c, const struct fsp_hdr *h,
 	struct fsp_qp_recycle rq;
 	struct fsp_qp_ref ref;
 	struct fsw_qp *qp;
-	struct qpio *io, **pp;
+	struct qpio *io;
 	char err[256];
 	uint32_t old;
 
@@ -895,16 +904,7 @@ static int handle_qp_recycle(struct conn *c, const struct fsp_hdr *h,
 	/* as for a destroy: what was posted is on the wire; what we were
 	 * delivering is published for the process to drop */
 	qp_drain_all(io);
-	if (io->dirty) {
-		for (pp = &d->dirty; *pp; pp = &(*pp)->dirty_next) {
-			if (*pp == io) {
-				*pp = io->dirty_next;
-				break;
-			}
-		}
-		io->dirty = 0;
-		out_send(d, io);
-	}
+	out_flush_one(d, io);
 	old = io->qpn;
 	fsw_qp_destroy(d->sw, io->qp);
 	io->qp = qp;
