@@ -72,7 +72,8 @@ IPOIB_SRCS  := ulp/ipoib/ipoib_wire.c ulp/ipoib/ipoib_link.c ulp/ipoib/ipoib_nei
 SDP_SRCS    := $(sort $(wildcard ulp/sdp/*.c))
 # RDS (ulp/rds/): every .c there is the layer (the kernel's RDS/IB wire).
 RDS_SRCS    := $(sort $(wildcard ulp/rds/*.c))
-GW_SRCS     := gateway/eth_wire.c gateway/gw_bridge.c gateway/gw_conf.c
+GW_SRCS     := gateway/eth_wire.c gateway/gw_bridge.c gateway/gw_conf.c \
+               gateway/gw_gids.c
 NETLINK_SRCS := netlink/nl_link.c
 
 LAYERS := CONF INET FABRIC SUBNET IPOIB SDP RDS GW NETLINK

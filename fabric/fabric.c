@@ -79,6 +79,7 @@ void fab_close(struct fab_dev *dev)
 int fab_query_port(struct fab_dev *dev, struct fab_port_attr *attr,
 		   char *err, size_t errlen)
 {
+	memset(attr, 0, sizeof(*attr));	/* what a provider leaves is 0 */
 	return dev->prov->query_port(dev, attr, err, errlen);
 }
 

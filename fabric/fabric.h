@@ -113,6 +113,9 @@ struct fab_port_attr {
 	uint8_t sgid_index;
 	enum fab_gid_type sgid_type;
 	union fab_gid sgid;
+	/* RoCE: the ifindex of the netdev sgid is an address of (the
+	 * kernel's GID attribute); 0 on InfiniBand and the soft fabric */
+	unsigned int sgid_ifindex;
 };
 
 enum fab_event_type {

@@ -399,6 +399,7 @@ static int pv_query_port(struct fab_dev *base, struct fab_port_attr *attr,
 	attr->sgid_index = dev->sgid_index;
 	attr->sgid_type = dev->sgid_type;
 	attr->sgid = dev->sgid;
+	attr->sgid_ifindex = dev->sgid_ifindex;
 
 	/*
 	 * Entries keep their hardware index, because a P_Key's position in

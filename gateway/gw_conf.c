@@ -48,6 +48,7 @@ static const struct conf_key_desc partition_keys[] = {
 	{ .name = "rds_max_peers", .type = CONF_UINT, .def = "1024",
 	  .umin = 1, .umax = 65536 },
 	{ .name = "rds_exports", .type = CONF_STRING },
+	{ .name = "rds_gids", .type = CONF_STRING },
 	{ .name = NULL },
 };
 
@@ -237,13 +238,114 @@ static void check_sdp(struct ctx *c, const struct conf_inst *in,
 			      &p->nsdp_exports, GW_SDP_EXPORTS_MAX);
 }
 
+unsigned int gw_gid_count(const struct inet_prefix *p)
+{
+	unsigned int bits = (p->addr.family == AF_INET ? 32u : 128u) -
+			    p->plen;
+
+	return bits > 8 ? GW_RDS_GID_ADDRS_MAX + 1 : 1u << bits;
+}
+
+/* Host bits of p all zero. */
+static int prefix_clean(const struct inet_prefix *p)
+{
+	size_t n = inet_addr_len(p->addr.family);
+	unsigned int i;
+
+	for (i = p->plen; i < n * 8; i++)
+		if (p->addr.raw[i / 8] & (0x80 >> (i % 8)))
+			return 0;
+	return 1;
+}
+
+/* rds_gids = ADDR[/LEN][, ...]: LAN addresses, alone or as a prefix of
+ * at most GW_RDS_GID_ADDRS_MAX addresses, all of them together too */
+static void check_gids(struct ctx *c, const struct conf_value *v,
+		       struct gw_part_conf *p)
+{
+	char buf[4096], *tok, *save = NULL, *end;
+	struct inet_prefix x;
+	const char *why;
+	char e[128];
+	unsigned int i, total = 0;
+
+	snprintf(buf, sizeof(buf), "%s", v->text);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		for (end = tok + strlen(tok);
+		     end > tok && (end[-1] == ' ' || end[-1] == '\t');)
+			*--end = '\0';
+		memset(&x, 0, sizeof(x));
+		if (strchr(tok, '/')) {
+			if (inet_prefix_scan(tok, &x, &why) < 0) {
+				perr(c, v->line, p->name, "rds_gids",
+				     "'%s': %s", tok, why);
+				continue;
+			}
+			if (!prefix_clean(&x)) {
+				perr(c, v->line, p->name, "rds_gids",
+				     "'%s': host bits set (a prefix, or one "
+				     "address without /LEN)", tok);
+				continue;
+			}
+		} else if (inet_addr_parse(tok, &x.addr, e, sizeof(e)) < 0) {
+			perr(c, v->line, p->name, "rds_gids",
+			     "'%s': an address or ADDR/LEN wanted", tok);
+			continue;
+		} else {
+			x.plen = x.addr.family == AF_INET ? 32 : 128;
+		}
+		if (x.addr.family == AF_INET ?
+		    (x.addr.raw[0] == 0 || x.addr.raw[0] == 127 ||
+		     x.addr.raw[0] >= 224) :
+		    (x.addr.raw[0] == 0xff || (x.addr.raw[0] == 0xfe &&
+		     (x.addr.raw[1] & 0xc0) == 0x80) ||
+		     (x.plen == 128 && !memcmp(x.addr.raw,
+		      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 15) &&
+		      x.addr.raw[15] <= 1))) {
+			perr(c, v->line, p->name, "rds_gids",
+			     "'%s': not a LAN host's address (unspecified, "
+			     "loopback, multicast%s)", tok,
+			     x.addr.family == AF_INET6 ? " or link-local" : "");
+			continue;
+		}
+		for (i = 0; i < p->nrds_gids; i++)
+			if (p->rds_gids[i].addr.family == x.addr.family &&
+			    (inet_prefix_contains(&p->rds_gids[i], &x.addr) ||
+			     inet_prefix_contains(&x, &p->rds_gids[i].addr)))
+				break;
+		if (i < p->nrds_gids) {
+			perr(c, v->line, p->name, "rds_gids",
+			     "'%s' overlaps an earlier entry", tok);
+			continue;
+		}
+		total += gw_gid_count(&x);
+		if (total > GW_RDS_GID_ADDRS_MAX) {
+			perr(c, v->line, p->name, "rds_gids",
+			     "more than %u addresses", GW_RDS_GID_ADDRS_MAX);
+			return;
+		}
+		if (p->nrds_gids == GW_RDS_GIDS_MAX) {
+			perr(c, v->line, p->name, "rds_gids",
+			     "more than %u entries", GW_RDS_GIDS_MAX);
+			return;
+		}
+		p->rds_gids[p->nrds_gids++] = x;
+	}
+	if (!p->nrds_gids)
+		perr(c, v->line, p->name, "rds_gids", "no address in '%s'",
+		     v->text);
+}
+
 /* rds = on and its keys, as SDP's */
 static void check_rds(struct ctx *c, const struct conf_inst *in,
 		      struct gw_part_conf *p)
 {
 	struct gw_sdp_export x[GW_RDS_EXPORTS_MAX];
 	static const char *const rkeys[] = { "rds_max_peers",
-					     "rds_exports" };
+					     "rds_exports", "rds_gids" };
 	const struct conf_value *v;
 	unsigned int i;
 
@@ -252,12 +354,14 @@ static void check_rds(struct ctx *c, const struct conf_inst *in,
 	v = conf_inst_get(in, "rds_max_peers");
 	p->rds_max_peers = v ? (unsigned int)v->v.u : 1024;
 	if (!p->rds) {
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < 3; i++)
 			if ((v = conf_inst_get(in, rkeys[i])) && v->line)
 				perr(c, v->line, p->name, rkeys[i],
 				     "only with rds = on");
 		return;
 	}
+	if ((v = conf_inst_get(in, "rds_gids")))
+		check_gids(c, v, p);
 	if (!(v = conf_inst_get(in, "rds_exports")))
 		return;
 	check_exports(c, v, p, "rds_exports", x, &p->nrds_exports,
@@ -537,6 +641,17 @@ static void gw_conf_write_rds(FILE *f, const struct gw_part_conf *p)
 			x->ib_addr.family == AF_INET6 ? "]" : "", x->ib_port);
 	}
 	if (p->nrds_exports)
+		fputc('\n', f);
+	for (i = 0; i < p->nrds_gids; i++) {
+		const struct inet_prefix *g = &p->rds_gids[i];
+		char b[INET_PREFIX_STRLEN];
+
+		fprintf(f, "%s%s", i ? ", " : "rds_gids = ",
+			gw_gid_count(g) == 1 ?
+			inet_addr_str(&g->addr, b, sizeof(b)) :
+			inet_prefix_str(g, b, sizeof(b)));
+	}
+	if (p->nrds_gids)
 		fputc('\n', f);
 }
 

@@ -18,6 +18,9 @@
 #define GW_NAME_MAX	64
 #define GW_SDP_EXPORTS_MAX	16
 #define GW_RDS_EXPORTS_MAX	16
+/* rds_gids: at most this many entries, and addresses in all */
+#define GW_RDS_GIDS_MAX		16
+#define GW_RDS_GID_ADDRS_MAX	256
 
 /* sdp_exports: TCP from the LAN on lan_port, continued as SDP to an IB
  * host. */
@@ -60,7 +63,14 @@ struct gw_part_conf {
 	unsigned int rds_max_peers;	/* RDS<->UDP mappings at once */
 	struct gw_rds_export rds_exports[GW_RDS_EXPORTS_MAX];
 	unsigned int nrds_exports;
+	/* RoCE: LAN addresses the port gets GIDs for (host routes as /32
+	 * or /128) */
+	struct inet_prefix rds_gids[GW_RDS_GIDS_MAX];
+	unsigned int nrds_gids;
 };
+
+/* How many addresses rds_gids entry p stands for. */
+unsigned int gw_gid_count(const struct inet_prefix *p);
 
 struct gw_conf {
 	char path[4096];

@@ -40,6 +40,7 @@
 #include "fabric/fabric.h"
 #include "gateway/gw_bridge.h"
 #include "gateway/gw_conf.h"
+#include "gateway/gw_gids.h"
 #include "gateway/gw_rds.h"
 #include "gateway/gw_sdp.h"
 #include "netlink/nl_link.h"
@@ -727,11 +728,34 @@ static void drop_caps(int verbs)
  */
 static int start_roce(struct part *p, char *err, size_t errlen)
 {
+	char why[NL_ERRLEN];
+	int n;
+
 	if (p->pc->mode != GW_MODE_ROUTER || p->pc->sdp || !p->pc->rds) {
 		snprintf(err, errlen, "the port is RoCE (no IPoIB): only "
 			 "mode = router with rds = on and sdp = off runs on "
 			 "it");
 		return -1;
+	}
+	if (p->pc->nrds_gids) {
+		if (!p->d->pa.sgid_ifindex) {
+			snprintf(err, errlen, "rds_gids: the port's GID has "
+				 "no netdev");
+			return -1;
+		}
+		/* before the endpoint: the GIDs are there once it is */
+		p->gids = 1;
+		n = gw_gids_add(p->d->nl, (int)p->d->pa.sgid_ifindex,
+				p->pc->rds_gids, p->pc->nrds_gids, why,
+				sizeof(why));
+		if (n < 0) {
+			snprintf(err, errlen, "rds_gids: %s", why);
+			return -1;
+		}
+		log_info("partition %s: rds_gids: %d LAN address(es) are GIDs "
+			 "of the port's netdev (ifindex %u), RoCE v2 for them "
+			 "delivered here by rule %u, table %u", p->pc->name, n,
+			 p->d->pa.sgid_ifindex, GW_GIDS_PREF, GW_GIDS_TABLE);
 	}
 	p->up = 1;
 	return 0;
@@ -1001,6 +1025,16 @@ static void part_stop(struct part *p, unsigned int ms)
 	p->sdp = NULL;
 	gw_rds_free(p->rds);	/* its mappings closed */
 	p->rds = NULL;
+	if (p->gids) {
+		char why[NL_ERRLEN];
+
+		if (gw_gids_del(p->d->nl, (int)p->d->pa.sgid_ifindex,
+				p->pc->rds_gids, p->pc->nrds_gids, why,
+				sizeof(why)) < 0)
+			log_warnx("partition %s: rds_gids: %s", p->pc->name,
+				  why);
+		p->gids = 0;
+	}
 	if (p->tun)
 		ipoib_tun_free(p->tun, ms);
 	if (p->link)
@@ -1086,7 +1120,12 @@ static struct part *part_new(struct ibgwd *d, const struct gw_part_conf *pc,
 	p->used = 1;
 	if (i >= d->nparts)
 		d->nparts = i + 1;
-	if (d->pa.link_layer == FAB_LINK_ETHERNET)
+	if (pc->nrds_gids && d->pa.link_layer != FAB_LINK_ETHERNET) {
+		/* InfiniBand: the DGID is the gateway's own GID */
+		snprintf(err, errlen, "rds_gids is for a RoCE port only; "
+			 "this one is InfiniBand");
+		n = -1;
+	} else if (d->pa.link_layer == FAB_LINK_ETHERNET)
 		n = start_roce(p, err, errlen);
 	else if (pc->mode == GW_MODE_ROUTER)
 		n = start_router(p, err, errlen);

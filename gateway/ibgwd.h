@@ -45,6 +45,8 @@ struct part {
 	uint64_t eth_tx_errors, tap_offload_bad;
 	struct gw_sdp *sdp;		/* sdp = on: gateway/gw_sdp.c */
 	struct gw_rds *rds;		/* rds = on: gateway/gw_rds.c */
+	int gids;			/* rds_gids given to the port's netdev
+					 * (gateway/gw_gids.c) */
 	/* TCP segments for the tap coalesced, behind one Ethernet header */
 	struct gso_gro *gro;
 	uint8_t gro_eth[ETH_HDR_LEN];

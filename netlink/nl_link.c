@@ -38,6 +38,7 @@
 #include <netlink/route/link.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
+#include <linux/fib_rules.h>
 #include <linux/if_tun.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -794,6 +795,79 @@ const char *nl_route_type_str(uint8_t type, char *buf, size_t len)
 	else
 		snprintf(buf, len, "type %u", type);
 	return buf;
+}
+
+/* --- local routes and rules ---------------------------------------------- */
+
+int nl_route_local(struct nl_sock_ctx *nl, int add, uint32_t table,
+		   const struct inet_addr *dst, int oif, char *err,
+		   size_t errlen)
+{
+	char s[INET_ADDR_STRLEN];
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	size_t alen = inet_addr_len(dst->family);
+
+	if (!alen || oif <= 0)
+		return errbuf_fail(err, errlen, EINVAL,
+				   "%s local route: family %d, ifindex %d",
+				   add ? "add" : "delete", dst->family, oif);
+	nlh = mnl_nlmsg_put_header(nl->buf);
+	nlh->nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
+	if (add)
+		nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = (uint8_t)dst->family;
+	rtm->rtm_dst_len = (uint8_t)(alen * 8);
+	rtm->rtm_table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
+	rtm->rtm_protocol = add ? RTPROT_STATIC : RTPROT_UNSPEC;
+	rtm->rtm_scope = add ? RT_SCOPE_HOST : RT_SCOPE_NOWHERE;
+	rtm->rtm_type = RTN_LOCAL;
+	mnl_attr_put(nlh, RTA_DST, alen, dst->raw);
+	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)oif);
+	mnl_attr_put_u32(nlh, RTA_TABLE, table);
+	if (nl_talk(nl, nlh, NULL, NULL) < 0)
+		return nl_fail(err, errlen, errno, nl->ext,
+			       "%s local route %s ifindex %d table %u",
+			       add ? "add" : "delete",
+			       inet_addr_str(dst, s, sizeof(s)), oif, table);
+	return 0;
+}
+
+int nl_rule_udp_dport(struct nl_sock_ctx *nl, int add, int family,
+		      uint32_t pref, const char *iif, uint16_t dport,
+		      uint32_t table, char *err, size_t errlen)
+{
+	struct fib_rule_port_range r = { dport, dport };
+	struct fib_rule_hdr *frh;
+	struct nlmsghdr *nlh;
+
+	if ((family != AF_INET && family != AF_INET6) || !iif ||
+	    !*iif || strlen(iif) >= IFNAMSIZ)
+		return errbuf_fail(err, errlen, EINVAL,
+				   "%s rule: family %d, iif '%s'",
+				   add ? "add" : "delete", family,
+				   iif ? iif : "");
+	nlh = mnl_nlmsg_put_header(nl->buf);
+	nlh->nlmsg_type = add ? RTM_NEWRULE : RTM_DELRULE;
+	if (add)
+		nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	frh = mnl_nlmsg_put_extra_header(nlh, sizeof(*frh));
+	frh->family = (uint8_t)family;
+	frh->action = FR_ACT_TO_TBL;
+	frh->table = table < 256 ? (uint8_t)table : RT_TABLE_UNSPEC;
+	mnl_attr_put_u32(nlh, FRA_PRIORITY, pref);
+	mnl_attr_put_strz(nlh, FRA_IIFNAME, iif);
+	mnl_attr_put_u8(nlh, FRA_IP_PROTO, IPPROTO_UDP);
+	mnl_attr_put(nlh, FRA_DPORT_RANGE, sizeof(r), &r);
+	mnl_attr_put_u32(nlh, FRA_TABLE, table);
+	if (nl_talk(nl, nlh, NULL, NULL) < 0)
+		return nl_fail(err, errlen, errno, nl->ext,
+			       "%s rule pref %u iif %s udp dport %u table %u "
+			       "(%s)", add ? "add" : "delete", pref, iif,
+			       dport, table,
+			       family == AF_INET ? "IPv4" : "IPv6");
+	return 0;
 }
 
 /* --- change notifications ------------------------------------------------- */

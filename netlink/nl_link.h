@@ -143,6 +143,26 @@ int nl_route_get(struct nl_sock_ctx *nl, const struct inet_addr *dst,
 /* "unicast", "local", "blackhole"... or "type N". */
 const char *nl_route_type_str(uint8_t type, char *buf, size_t len);
 
+/*
+ * A host route of type local (delivered to this host) to DST alone (/32 or
+ * /128) in TABLE through OIF, as "ip route add|del local DST dev OIF table
+ * TABLE".  ADD 1 adds (EEXIST if it is there), 0 deletes (ESRCH if it is
+ * not).  TABLE 255 is the kernel's local table, where it keeps one such
+ * route for each address of the host.
+ */
+int nl_route_local(struct nl_sock_ctx *nl, int add, uint32_t table,
+		   const struct inet_addr *dst, int oif, char *err,
+		   size_t errlen);
+
+/*
+ * A policy rule "pref PREF iif IIF ipproto udp dport DPORT lookup TABLE"
+ * for FAMILY (AF_INET or AF_INET6).  ADD 1 adds (EEXIST if an identical
+ * one is there), 0 deletes (ENOENT if there is none).
+ */
+int nl_rule_udp_dport(struct nl_sock_ctx *nl, int add, int family,
+		      uint32_t pref, const char *iif, uint16_t dport,
+		      uint32_t table, char *err, size_t errlen);
+
 /* --- change notifications ------------------------------------------------- */
 
 #define NL_CHG_ROUTE	0x01	/* IPv4/IPv6 routes, rules, nexthop objects */

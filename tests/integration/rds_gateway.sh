@@ -89,6 +89,27 @@ conf | grep -v '^rds = on' >"$T/bad2.conf"
 "$BIN/ibgwd" -n -c "$T/bad2.conf" >"$T/bad2.out" 2>&1 && fail "rds_max_peers without rds taken"
 grep -q "rds_max_peers: only with rds = on" "$T/bad2.out" || { cat "$T/bad2.out"; fail "rds_max_peers without rds"; }
 ok "ibgwd -n: RDS keys checked (file:line, one RDS partition)"
+# rds_gids (RoCE ports only): entries checked, then refused on this port
+for bad in "10.2.0.1/24|host bits set" "10.2.0.0/23|more than 256 addresses" \
+	"224.0.0.5|not a LAN host's address" "fe80::1|not a LAN host's address" \
+	"10.2.0.4/30, 10.2.0.5|overlaps an earlier entry" "x.y|an address or ADDR/LEN wanted" \
+	"10.2.0.1/33|'10.2.0.1/33'"; do
+	{ conf; echo "rds_gids = ${bad%%|*}"; } >"$T/gids.conf"
+	"$BIN/ibgwd" -n -c "$T/gids.conf" >"$T/gids.out" 2>&1 && fail "ibgwd -n took rds_gids = ${bad%%|*}"
+	grep -q "gids.conf:[0-9]*: \[partition p3\] rds_gids: .*${bad#*|}" "$T/gids.out" ||
+		{ cat "$T/gids.out"; fail "rds_gids = ${bad%%|*}: not '${bad#*|}'"; }
+done
+{ conf | grep -v '^rds'; echo "rds_gids = 10.2.0.2"; } >"$T/gids.conf"
+"$BIN/ibgwd" -n -c "$T/gids.conf" >"$T/gids.out" 2>&1 && fail "rds_gids without rds taken"
+grep -q "rds_gids: only with rds = on" "$T/gids.out" || { cat "$T/gids.out"; fail "rds_gids without rds: $(cat "$T/gids.out")"; }
+{ conf; echo "rds_gids = 10.2.0.2, 10.2.0.8/29, fd02::/124"; } >"$T/gids.conf"
+"$BIN/ibgwd" -n -c "$T/gids.conf" >"$T/gids.out" 2>&1 || { cat "$T/gids.out"; fail "ibgwd -n: good rds_gids refused"; }
+ns_add gidgw
+timeout 20 ip netns exec "$NS_NAME" "$BIN/ibgwd" -f -c "$T/gids.conf" >"$T/gids.log" 2>&1 &&
+	fail "ibgwd ran with rds_gids on the soft fabric (InfiniBand)"
+grep -q "rds_gids is for a RoCE port only; this one is InfiniBand" "$T/gids.log" ||
+	{ cat "$T/gids.log"; fail "rds_gids on InfiniBand: not refused clearly"; }
+ok "rds_gids: bad entries reported with file:line, and refused on an InfiniBand port"
 
 ns_bg GW_PID gw "$BIN/ibgwd" -f -v -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
 gw_ready() { grep -q "ready: 1 partition" "$T/gw.log"; }

@@ -20,6 +20,10 @@
  *   nltest route-get ADDR [--oif NAME]
  *        "route dst=... type=... gateway=ADDR|none oif=N dev=NAME
  *         prefsrc=ADDR|none table=N"
+ *   nltest gids-add NAME PREFIX... | nltest gids-del NAME PREFIX...
+ *        gateway/gw_gids.c (ibgwd's rds_gids) on NAME: PREFIXes are
+ *        CIDRs (ADDR/32 for one address); prints "gids-add n=N" or
+ *        "gids-del"
  *   nltest monitor [--watch route,addr,link] [--until route|addr|link]
  *                  [--timeout SECONDS]
  *        "ready", then "changed route|addr|link" and "overrun" lines; with
@@ -45,6 +49,8 @@
 #include <unistd.h>
 
 #include "netlink/nl_link.h"	/* <net/if.h> before <linux/if.h> */
+#include "gateway/gw_conf.h"
+#include "gateway/gw_gids.h"
 
 #include <linux/if.h>
 #include <linux/if_tun.h>
@@ -669,6 +675,41 @@ static int cmd_monitor(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_gids(const char *cmd, int argc, char **argv)
+{
+	struct inet_prefix p[GW_RDS_GIDS_MAX];
+	struct nl_sock_ctx *nl;
+	struct nl_link_info li;
+	char err[NL_ERRLEN];
+	int i, n;
+
+	if (argc < 3 || argc - 2 > GW_RDS_GIDS_MAX)
+		usage_err("%s: usage: %s NAME PREFIX... (up to %d)", cmd, cmd,
+			  GW_RDS_GIDS_MAX);
+	check_name(argv[1]);
+	for (i = 2; i < argc; i++) {
+		check_prefix(argv[i], &p[i - 2]);
+		if (gw_gid_count(&p[i - 2]) > GW_RDS_GID_ADDRS_MAX)
+			usage_err("%s: '%s': more than %d addresses", cmd,
+				  argv[i], GW_RDS_GID_ADDRS_MAX);
+	}
+	if (!(nl = nl_get()) || resolve(nl, argv[1], &li))
+		return 1;
+	if (!strcmp(cmd, "gids-add")) {
+		n = gw_gids_add(nl, li.ifindex, p, (unsigned int)argc - 2, err,
+				sizeof(err));
+		if (n < 0)
+			return run_err(err);
+		printf("gids-add n=%d\n", n);
+		return 0;
+	}
+	if (gw_gids_del(nl, li.ifindex, p, (unsigned int)argc - 2, err,
+			sizeof(err)) < 0)
+		return run_err(err);
+	printf("gids-del\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
@@ -677,7 +718,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
 		usage_err("missing command (tun, link, link-del, mtu, up, down, "
-			  "addr-add, addr-del, route-get, monitor; --help)");
+			  "addr-add, addr-del, route-get, gids-add, gids-del, "
+			  "monitor; --help)");
 	cmd = argv[1];
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage();
@@ -689,6 +731,8 @@ int main(int argc, char **argv)
 		rc = cmd_route_get(argc - 1, argv + 1);
 	else if (!strcmp(cmd, "monitor"))
 		rc = cmd_monitor(argc - 1, argv + 1);
+	else if (!strcmp(cmd, "gids-add") || !strcmp(cmd, "gids-del"))
+		rc = cmd_gids(cmd, argc - 1, argv + 1);
 	else if (!strcmp(cmd, "link") || !strcmp(cmd, "link-del") ||
 		 !strcmp(cmd, "mtu") || !strcmp(cmd, "up") ||
 		 !strcmp(cmd, "down") || !strcmp(cmd, "addr-add") ||

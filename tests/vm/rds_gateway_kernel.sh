@@ -46,7 +46,8 @@ A=$(vm_output a) B=$(vm_output b)
 has() {	# OUTPUT REGEXP WHAT
 	echo "$1" | grep -Eq -- "$2" || fail "$3"
 }
-has "$B" '^ok\(b\): 10\.2\.0\.2 and 10\.2\.0\.3: GIDs of rxe0' "b: the LAN addresses' GIDs"
+has "$B" '^ok\(b\): rds_gids: 10\.2\.0\.2 and 10\.2\.0\.3 are GIDs of rxe0 \(ibgwd made them\)' "b: the LAN addresses' GIDs (rds_gids)"
+has "$B" '^ok\(b\): ibgwd stopped: the GIDs, addresses, rule and routes of rds_gids are gone' "b: rds_gids undone at stop"
 has "$B" '^ok\(b\): ibgwd: partition p1: RoCE port' "b: ibgwd's RoCE partition"
 has "$A" '^ok\(a\): flow 10\.77\.0\.1:4000 -> 10\.2\.0\.2:5000: 300 datagrams .* from 10\.2\.0\.2:5000, 2 oversize sent' "a: the flow to python3's echo"
 has "$A" '^ok\(a\): flow 10\.77\.0\.1:4001 -> 10\.2\.0\.2:5001: 40 datagrams' "a: the flow to socat's echo"

@@ -10,10 +10,11 @@
 # On RoCE rdma_cm on a puts the destination's IP in the DGID (and the IP
 # header) and only the next hop's MAC is b's: b must own those GIDs
 # without taking the LAN addresses for its own (docs/ibgwd.8, "RDS on
-# RoCE"): each LAN address on eth0 as a /32 (rxe makes its GID), its
-# entry in the local table deleted (b still routes it to the LAN), and UDP
-# 4791 that arrives on eth0 for 10.2.0.0/24 delivered locally (a policy
-# rule to a table with "local 10.2.0.0/24 dev lo").
+# RoCE"): ibgwd does it for rds_gids = 10.2.0.2, 10.2.0.3 (each LAN
+# address on eth0 as a /32, rxe makes its GID; its entry in the local
+# table deleted, b still routes it to the LAN; UDP 4791 that arrives on
+# eth0 for them delivered locally by a policy rule), and undoes it when it
+# stops.
 # b captures eth0 (UDP 4791) into /ibgw-run/gw.pcap.  Lines "ok(x): ...".
 . "$(dirname "$0")/../guest.bash"
 FETCH_TRIES=400
@@ -92,26 +93,14 @@ ip -n lan addr add 10.2.0.2/24 dev lan0
 ip -n lan addr add 10.2.0.3/24 dev lan0
 ip -n lan link set lan0 up
 ip -n lan route add default via 10.2.0.1
-# RoCE: the LAN addresses' GIDs on rxe0, not b's own addresses
+gid_of() {
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $(echo $1 | tr . ' ')
+}
 for x in 10.2.0.2 10.2.0.3; do
-	ip addr add $x/32 dev eth0 noprefixroute || gfail "ip addr add $x/32 dev eth0"
-	ip route del local $x dev eth0 table local || gfail "ip route del local $x"
-done
-ip rule add pref 100 iif eth0 ipproto udp dport 4791 lookup 100 || gfail "ip rule"
-ip route add local 10.2.0.0/24 dev lo table 100 || gfail "ip route table 100"
-for i in $(seq 1 50); do
-	grep -rqx '0000:0000:0000:0000:0000:ffff:0a02:0003' \
-		/sys/class/infiniband/rxe0/ports/1/gids/ 2>/dev/null && break
-	sleep 0.1
-done
-gok "rxe0 GIDs: $(cat /sys/class/infiniband/rxe0/ports/1/gids/* | grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$' | sort -u | tr '\n' ' ')"
-for x in 10.2.0.2 10.2.0.3; do
-	g=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $(echo $x | tr . ' '))
-	grep -rqx "$g" /sys/class/infiniband/rxe0/ports/1/gids/ || gfail "no GID $g ($x) on rxe0"
-	ip route get $x | grep -q 'dev veth0' || gfail "b routes $x elsewhere than the LAN: $(ip route get $x)"
+	grep -rqx "$(gid_of $x)" /sys/class/infiniband/rxe0/ports/1/gids/ &&
+		gfail "GID of $x on rxe0 before ibgwd"
 done
 ping -c1 -W2 10.2.0.2 >/dev/null || gfail "b cannot reach the LAN host"
-gok "10.2.0.2 and 10.2.0.3: GIDs of rxe0, routed to veth0 (the LAN), not local"
 
 tcpdump -i eth0 -s 512 -B 65536 -U -w /ibgw-run/gw.pcap udp port 4791 2>$T/tcpdump.err &
 TPID=$!
@@ -132,6 +121,7 @@ mode = router
 address = 10.77.0.2/24
 rds = on
 rds_exports = 9000=$A:7000
+rds_gids = 10.2.0.2, 10.2.0.3
 CONF
 $BIN/ibgwd -n -c $T/ibgw.conf >$T/check.out 2>&1 || { cat $T/check.out; gfail "ibgwd -n"; }
 $BIN/ibgwd -f -v -c $T/ibgw.conf >$T/gw.log 2>&1 &
@@ -144,6 +134,21 @@ done
 grep -q 'ready: 1 partition' $T/gw.log || { sed 's/^/  gw| /' $T/gw.log; gfail "ibgwd not ready"; }
 grep -q 'partition p1: RDS on, up to .* 1 export' $T/gw.log || { sed 's/^/  gw| /' $T/gw.log; gfail "no RDS on p1"; }
 gok "ibgwd: $(grep -o 'partition p1: RoCE port.*' $T/gw.log)"
+grep -q 'partition p1: rds_gids: 2 LAN address(es) are GIDs' $T/gw.log ||
+	{ sed 's/^/  gw| /' $T/gw.log; gfail "ibgwd: no rds_gids line"; }
+# RoCE: the LAN addresses' GIDs on rxe0 (ibgwd's rds_gids), not b's own
+# addresses
+for i in $(seq 1 50); do
+	grep -rqx "$(gid_of 10.2.0.3)" /sys/class/infiniband/rxe0/ports/1/gids/ 2>/dev/null && break
+	sleep 0.1
+done
+gok "rxe0 GIDs: $(cat /sys/class/infiniband/rxe0/ports/1/gids/* | grep -v '^0000:0000:0000:0000:0000:0000:0000:0000$' | sort -u | tr '\n' ' ')"
+for x in 10.2.0.2 10.2.0.3; do
+	grep -rqx "$(gid_of $x)" /sys/class/infiniband/rxe0/ports/1/gids/ || gfail "no GID $(gid_of $x) ($x) on rxe0"
+	ip route get $x | grep -q 'dev veth0' || gfail "b routes $x elsewhere than the LAN: $(ip route get $x)"
+done
+ping -c1 -W2 10.2.0.2 >/dev/null || gfail "b cannot reach the LAN host with the GIDs"
+gok "rds_gids: 10.2.0.2 and 10.2.0.3 are GIDs of rxe0 (ibgwd made them), routed to veth0 (the LAN), not local"
 C() { $BIN/ibgwctl -s $T/ibgwd.sock "$@"; }
 
 # the LAN host: python3's echo on 5000 (from the gateway's LAN address and
@@ -203,6 +208,14 @@ sleep 1
 kill $GW
 wait $GW
 sed 's/^/  gw| /' $T/gw.log | grep -v ' stats ' | tail -40
+for x in 10.2.0.2 10.2.0.3; do
+	grep -rqx "$(gid_of $x)" /sys/class/infiniband/rxe0/ports/1/gids/ &&
+		gfail "GID of $x still on rxe0 after ibgwd stopped"
+	ip -o addr show dev eth0 | grep -q " $x/" && gfail "$x still on eth0 after ibgwd stopped"
+done
+ip rule | grep -q 18634 && gfail "ibgwd's rule left: $(ip rule | grep 18634)"
+[ -z "$(ip route show table 18634)" ] || gfail "routes left in table 18634"
+gok "ibgwd stopped: the GIDs, addresses, rule and routes of rds_gids are gone"
 kill $SOCAT 2>/dev/null
 gok "capture: $(grep -o '[0-9]* packets captured' $T/tcpdump.err)"
 tell 7003 done
