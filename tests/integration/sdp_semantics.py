@@ -479,7 +479,72 @@ def m_slowread(addr, port, size=2000000):
     print("OK a slow reader got all %d bytes after the close" % size)
 
 
-MODES = {"slowread": m_slowread, "fork": m_fork, "dup": m_dup,
+def m_timeouts(addr, port, own):
+    """SO_RCVTIMEO and SO_SNDTIMEO set before connect, and before or
+    after listen, hold as on TCP: a recv on a silent connection and an
+    accept on an idle listener give EAGAIN once the time passes, and an
+    accepted socket has its listener's timeouts (the kernel's accept
+    copies them).  OWN: this host's address, for a listener here."""
+    tv = struct.pack("ll", 0, 400000)
+    tv2 = struct.pack("ll", 1, 250000)
+
+    def timed(what, fn):
+        t0 = time.monotonic()
+        try:
+            fn()
+            die("%s: no timeout" % what)
+        except BlockingIOError:
+            pass
+        dt = time.monotonic() - t0
+        if not 0.3 <= dt <= 3.0:
+            die("%s: EAGAIN after %.2f s, want 0.4" % (what, dt))
+        return dt
+
+    c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv2)
+    # as the kernel keeps them (in clock ticks): what TCP reads back
+    tv, tv2 = (c.getsockopt(socket.SOL_SOCKET, n, len(tv))
+               for n in (socket.SO_RCVTIMEO, socket.SO_SNDTIMEO))
+    c.connect((addr, int(port)))
+    c.sendall(b"script w5\n")      # nothing for 5 s
+    for name, want in ((socket.SO_RCVTIMEO, tv), (socket.SO_SNDTIMEO, tv2)):
+        got = c.getsockopt(socket.SOL_SOCKET, name, len(want))
+        if got != want:
+            die("option %d after connect: %r, set %r" % (name, got, want))
+    d1 = timed("recv on a silent connection", lambda: c.recv(100))
+    c.close()
+
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
+    ls.bind((own, 0))
+    ls.listen(4)
+    d2 = timed("accept on an idle listener", ls.accept)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv2)
+    k = socket.create_connection(ls.getsockname())
+    a, _ = ls.accept()
+    for name, want in ((socket.SO_RCVTIMEO, tv), (socket.SO_SNDTIMEO, tv2)):
+        got = a.getsockopt(socket.SOL_SOCKET, name, len(want))
+        if got != want:
+            die("accepted socket's option %d: %r, the listener's %r" %
+                (name, got, want))
+    d3 = timed("recv on an accepted socket", lambda: a.recv(100))
+    # the peer's credentials are TCP's (none), not the SDP service's
+    for x in (k, a):
+        cred = struct.unpack("iII", x.getsockopt(
+            socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        if cred != (0, 0xffffffff, 0xffffffff):
+            die("SO_PEERCRED %r, TCP gives (0, -1, -1)" % (cred,))
+    k.close()
+    a.close()
+    ls.close()
+    print("OK timeouts: recv EAGAIN after %.2f s, accept after %.2f s, "
+          "accepted socket inherits both (recv after %.2f s); "
+          "SO_PEERCRED none" %
+          (d1, d2, d3))
+
+
+MODES = {"timeouts": m_timeouts, "slowread": m_slowread, "fork": m_fork, "dup": m_dup,
          "dup-early": m_dupearly, "epoll": m_epoll, "poll": m_poll,
          "sendfile": m_sendfile, "opts": m_opts, "eintr": m_eintr,
          "threads": m_threads, "names6": m_names6}

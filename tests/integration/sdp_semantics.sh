@@ -9,7 +9,8 @@
 # server.  Clients: fork, exec, dup/dup2 (after connect, and before
 # connect and listen), epoll (level, edge, ONESHOT,
 # RDHUP), poll/select, FIONREAD, sendfile, SO_RCVBUF/SO_SNDBUF,
-# TCP_NODELAY, EINTR on a blocking read, threads on one socket, a
+# TCP_NODELAY, SO_RCVTIMEO/SO_SNDTIMEO (set before connect, before and
+# after listen), EINTR on a blocking read, threads on one socket, a
 # non-blocking connect, IPv6.  That SDP carried them: h1's service counts
 # a connection for each, and no failed SDP attempt (no TCP fallback).
 . "$(dirname "$0")/lib.bash"
@@ -69,6 +70,7 @@ run forking-server python3 "$PP" threaded-client $A 7503 4 4 50000
 run ipv6 python3 "$PY" client names6 fd00:1b::2 7501
 run ipv6-options python3 "$PY" client opts fd00:1b::2 7501
 run slow-reader python3 "$PY" client slowread $A 7500 2000000
+run timeouts python3 "$PY" client timeouts $A 7500 10.1.0.1
 
 # an accepted socket handed to an exec'd program: the new image has no
 # cache and asks the service (INFO by the N of the service's end's name);

@@ -358,6 +358,66 @@ static void prog_bufs(int tcp, int out[2])
 	preload_real.close(fresh);
 }
 
+/*
+ * Socket-level options a unix stream socket honours as TCP does, carried
+ * from one socket to the one that replaces it (the TCP socket to the SDP
+ * stream or listener, a listener to what it accepts, as the kernel's
+ * accept copies them): the receive and send timeouts (recv, send, accept
+ * and connect give EAGAIN, as TCP's, once they pass), the receive low
+ * water mark and the priority.  Only what differs from the defaults.
+ */
+struct sock_opts {
+	struct timeval rcvto, sndto;
+	int lowat, prio;
+};
+
+static void sock_opts_read(int fd, struct sock_opts *o)
+{
+	socklen_t len;
+
+	memset(o, 0, sizeof(*o));
+	len = sizeof(o->rcvto);
+	if (preload_real.getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &o->rcvto,
+				    &len) < 0)
+		memset(&o->rcvto, 0, sizeof(o->rcvto));
+	len = sizeof(o->sndto);
+	if (preload_real.getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &o->sndto,
+				    &len) < 0)
+		memset(&o->sndto, 0, sizeof(o->sndto));
+	len = sizeof(int);
+	if (preload_real.getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &o->lowat,
+				    &len) < 0)
+		o->lowat = 1;
+	len = sizeof(int);
+	if (preload_real.getsockopt(fd, SOL_SOCKET, SO_PRIORITY, &o->prio,
+				    &len) < 0)
+		o->prio = 0;
+}
+
+static void sock_opts_set(int fd, const struct sock_opts *o)
+{
+	if (o->rcvto.tv_sec || o->rcvto.tv_usec)
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &o->rcvto,
+					sizeof(o->rcvto));
+	if (o->sndto.tv_sec || o->sndto.tv_usec)
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &o->sndto,
+					sizeof(o->sndto));
+	if (o->lowat > 1)
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &o->lowat,
+					sizeof(int));
+	if (o->prio > 0)
+		preload_real.setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &o->prio,
+					sizeof(int));
+}
+
+static void sock_opts_carry(int from, int to)
+{
+	struct sock_opts o;
+
+	sock_opts_read(from, &o);
+	sock_opts_set(to, &o);
+}
+
 /* bufs: prog_bufs'; the SO_SNDBUF of a pending stream is the service's
  * to set (it must stay unwritable until the outcome). */
 static void carry_opts(int tcp, int nfd, const int bufs[2], int pending,
@@ -376,6 +436,7 @@ static void carry_opts(int tcp, int nfd, const int bufs[2], int pending,
 	if (linger0)
 		preload_real.setsockopt(nfd, SOL_SOCKET, SO_LINGER, &lg,
 					sizeof(lg));
+	sock_opts_carry(tcp, nfd);
 	*nodelay = 0;
 	if (preload_real.getsockopt(tcp, IPPROTO_TCP, TCP_NODELAY, nodelay,
 				    &len) < 0)
@@ -407,6 +468,7 @@ static void linger_tell(int fd, const struct linger *lg);
 struct listen_opts {
 	int keepalive, nodelay, keepidle, bufs[2], v6only, reuseport;
 	struct linger lg;
+	struct sock_opts so;
 };
 
 static int opt_get(int fd, int level, int name, int *v)
@@ -436,6 +498,7 @@ static void listen_opts_read(int fd, struct listen_opts *o)
 		o->v6only = -1;		/* not AF_INET6 */
 	if (opt_get(fd, SOL_SOCKET, SO_REUSEPORT, &o->reuseport) < 0)
 		o->reuseport = 0;
+	sock_opts_read(fd, &o->so);
 }
 
 /* A unix stream socket's default buffer sizes {SO_RCVBUF, SO_SNDBUF},
@@ -484,6 +547,7 @@ static void listen_opts_keep(int fd, const struct listen_opts *o)
 	if (o->reuseport > 0)
 		preload_real.setsockopt(fd, SOL_SOCKET, SO_REUSEPORT,
 					&o->reuseport, sizeof(int));
+	sock_opts_set(fd, &o->so);
 	preload_cache_mark(fd, PRELOAD_MARK_PIN, 1);
 }
 
@@ -502,6 +566,7 @@ static void listen_opts_inherit(int lfd, int s, int sdp)
 	socklen_t len;
 
 	listen_opts_read(lfd, &o);
+	sock_opts_set(s, &o.so);	/* a unix accept copies none */
 	pthread_once(&unix_bufs_once, unix_bufs_read);
 	for (i = 0; i < 2; i++) {
 		len = sizeof(int);
@@ -1134,6 +1199,24 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 		return preload_real.getsockopt(fd, level, name, val, len);
 	if ((level == SOL_RDS || level == SOL_SOCKET) && preload_rds_is(fd))
 		return preload_rds_getsockopt(fd, level, name, val, len);
+	if (level == SOL_SOCKET && name == SO_PEERCRED && val && len &&
+	    ours_family(fd)) {
+		/* the unix socket's peer is the host's SDP service, not the
+		 * remote program: TCP's answer, no process, no credentials
+		 * (a program trusting SO_PEERCRED would take the remote
+		 * peer for root) */
+		struct ucred uc = { 0, (uid_t)-1, (gid_t)-1 };
+
+		if (*len > sizeof(uc))
+			*len = sizeof(uc);
+		memcpy(val, &uc, *len);
+		return 0;
+	}
+	if (level == SOL_SOCKET && (name == SO_PEERSEC ||
+				    name == SO_PEERGROUPS) && ours_family(fd)) {
+		errno = name == SO_PEERGROUPS ? ENODATA : ENOPROTOOPT;
+		return -1;	/* as TCP answers */
+	}
 	rc = preload_real.getsockopt(fd, level, name, val, len);
 	if (rc == 0) {
 		if (level != SOL_SOCKET || !val || !len ||
