@@ -72,6 +72,33 @@ run ipv6-options python3 "$PY" client opts fd00:1b::2 7501
 run slow-reader python3 "$PY" client slowread $A 7500 2000000
 run timeouts python3 "$PY" client timeouts $A 7500 10.1.0.1
 
+# a link-local peer: TCP's semantics (the client's fe80:: address as the
+# source, with its scope) on TCP itself, since SDP cannot give them
+pre_bg SRVLL h2 python3 "$PP" echo-server :: 7504 >"$T/ll.log" 2>&1
+wait_port h2 7504
+LL=$(ns h2 ip -6 -o addr show dev ib0 scope link | sed -n 's/.*inet6 \(fe80::[0-9a-f:]*\)\/.*/\1/p' | head -n1)
+[ -n "$LL" ] || fail "h2 has no link-local address on ib0"
+cat >"$T/ll.py" <<'PY'
+import socket, sys
+c = socket.create_connection((sys.argv[1] + "%ib0", 7504), timeout=20)
+c.sendall(b"link-local\n")
+got = c.recv(100)
+me = c.getsockname()
+if got != b"link-local\n" or not me[0].startswith("fe80::") or not me[3]:
+    print("BAD: echo %r from %r" % (got, me))
+    sys.exit(1)
+print("OK echo from %s%%%d" % (me[0], me[3]))
+PY
+c0=$(stat_of h1 sdp_service.connects)
+out=$(pre h1 timeout 60 python3 "$T/ll.py" "$LL" 2>&1) || fail "link-local ('both'): $out"
+[ "$(stat_of h1 sdp_service.connects)" = "$c0" ] || fail "link-local: an SDP connection was made (its source would not be link-local)"
+ok "link-local $LL ('both'): $out, over TCP"
+printf 'use sdp client * *:7504\n' >"$T/sdp7504.conf"
+out=$(ns h1 env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/sdp7504.conf" timeout 60 python3 "$T/ll.py" "$LL" 2>&1) &&
+	fail "link-local with an 'sdp' rule connected: $out"
+echo "$out" | grep -q "Cannot assign requested address" || fail "link-local, 'sdp' rule: $out"
+ok "link-local, 'use sdp': EADDRNOTAVAIL (no link-local source for SDP)"
+
 # an accepted socket handed to an exec'd program: the new image has no
 # cache and asks the service (INFO by the N of the service's end's name);
 # on h2, to itself, SDP only so that TCP cannot stand in

@@ -240,6 +240,15 @@ static int sdp_resolve(void *arg, const struct inet_addr *dst,
 		errno = EADDRNOTAVAIL;
 		return -1;
 	}
+	/* A link-local peer must see a link-local source, as TCP's would
+	 * (the kernel's own fe80:: address, which is not ours to use, and
+	 * SDP's names carry no scope): not over SDP.  A 'both' socket goes
+	 * on over TCP. */
+	if (dst->family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&dst->v6) &&
+	    !IN6_IS_ADDR_LINKLOCAL(&src->v6)) {
+		errno = EADDRNOTAVAIL;
+		return -1;
+	}
 	if (ipoib_tun_is_own(d->tun, &nh)) {
 		ipoib_link_hwaddr(l, &hw);	/* ourselves */
 		*gid = hw.gid;
