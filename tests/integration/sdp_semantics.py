@@ -544,7 +544,37 @@ def m_timeouts(addr, port, own):
           (d1, d2, d3))
 
 
-MODES = {"timeouts": m_timeouts, "slowread": m_slowread, "fork": m_fork, "dup": m_dup,
+def m_oobtrunc(addr, port):
+    """send(MSG_OOB) fails (EOPNOTSUPP) instead of losing the byte, and
+    recv(NULL, n, MSG_TRUNC) discards n bytes as TCP's does."""
+    c = conn(addr, port, "script 10 w1")
+    try:
+        c.send(b"!", socket.MSG_OOB)
+        die("send(MSG_OOB) succeeded: the byte would be lost")
+    except OSError as e:
+        if e.errno != 95:
+            die("send(MSG_OOB): %s, want EOPNOTSUPP" % e)
+    r, _, _ = select.select([c], [], [], 10)
+    if not r:
+        die("no data")
+    time.sleep(0.2)         # all 10 there
+    n = libc.recv(c.fileno(), None, 4, socket.MSG_TRUNC)
+    if n != 4:
+        die("recv(NULL, 4, MSG_TRUNC) = %d (errno %d), want 4" %
+            (n, ctypes.get_errno()))
+    rest = b""
+    while len(rest) < 6:
+        b = c.recv(100)
+        if not b:
+            break
+        rest += b
+    if rest != b"d" * 6:
+        die("after discarding 4 of 10: %r" % rest)
+    c.close()
+    print("OK MSG_OOB refused (EOPNOTSUPP), MSG_TRUNC discarded 4, 6 left")
+
+
+MODES = {"oob-trunc": m_oobtrunc, "timeouts": m_timeouts, "slowread": m_slowread, "fork": m_fork, "dup": m_dup,
          "dup-early": m_dupearly, "epoll": m_epoll, "poll": m_poll,
          "sendfile": m_sendfile, "opts": m_opts, "eintr": m_eintr,
          "threads": m_threads, "names6": m_names6}

@@ -71,6 +71,7 @@ run ipv6 python3 "$PY" client names6 fd00:1b::2 7501
 run ipv6-options python3 "$PY" client opts fd00:1b::2 7501
 run slow-reader python3 "$PY" client slowread $A 7500 2000000
 run timeouts python3 "$PY" client timeouts $A 7500 10.1.0.1
+run oob-trunc python3 "$PY" client oob-trunc $A 7500
 
 # a link-local peer: TCP's semantics (the client's fe80:: address as the
 # source, with its scope) on TCP itself, since SDP cannot give them

@@ -1091,6 +1091,30 @@ static ssize_t sdp_sent(int fd, ssize_t n, int flags)
 	return -1;
 }
 
+/*
+ * Urgent data (MSG_OOB) is not carried over SDP here: a unix stream
+ * would take the byte out of band and the service, reading in band, would
+ * lose it.  Refused, so that the program knows (TCP's recv(MSG_OOB) with
+ * none pending says EINVAL, which the unix socket says too).
+ */
+static int sdp_oob(int flags)
+{
+	if (!(flags & MSG_OOB))
+		return 0;
+	errno = EOPNOTSUPP;
+	return 1;
+}
+
+/* recv(MSG_TRUNC) on TCP discards what it would have read (buf may be
+ * NULL); a unix stream would copy it.  Read it into a scratch buffer. */
+static ssize_t sdp_discard(int fd, size_t len, int flags)
+{
+	char scratch[16384];
+
+	return preload_real.recv(fd, scratch, len < sizeof(scratch) ? len :
+				 sizeof(scratch), flags & ~MSG_TRUNC);
+}
+
 static size_t iov_len(const struct iovec *iov, size_t n)
 {
 	size_t i, len = 0;
@@ -1113,6 +1137,9 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 		 * one says EISCONN */
 		struct msghdr mm = *m;
 
+		if (sdp_oob(flags))
+			return -1;
+
 		mm.msg_name = NULL;
 		mm.msg_namelen = 0;
 		return sdp_sent(fd, preload_real.sendmsg(fd, &mm, flags |
@@ -1130,6 +1157,8 @@ EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 	k = fd_kind(fd);
 	if (k == FD_RDS)
 		return send_buf(fd, buf, len, flags, to, tolen);
+	if (k == FD_SDP && sdp_oob(flags))
+		return -1;
 	if (k == FD_SDP)	/* the address ignored, as TCP ignores it */
 		return sdp_sent(fd, preload_real.sendto(fd, buf, len,
 			flags | MSG_NOSIGNAL, NULL, 0), flags);
@@ -1144,6 +1173,8 @@ EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 	k = fd_kind(fd);
 	if (k == FD_RDS)
 		return send_buf(fd, buf, len, flags, NULL, 0);
+	if (k == FD_SDP && sdp_oob(flags))
+		return -1;
 	if (k == FD_SDP)
 		return sdp_sent(fd, preload_real.send(fd, buf, len,
 			flags | MSG_NOSIGNAL), flags);
@@ -1219,9 +1250,11 @@ EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
 	if (k == FD_RDS)
 		return recv_buf(fd, buf, len, flags, from, fromlen);
 	if (k == FD_SDP) {
-		ssize_t n = sdp_eof(fd, preload_real.recvfrom(fd, buf, len,
-							      flags, NULL,
-							      NULL), len);
+		ssize_t n = sdp_eof(fd, (flags & MSG_TRUNC) ?
+				    sdp_discard(fd, len, flags) :
+				    preload_real.recvfrom(fd, buf, len,
+							  flags, NULL,
+							  NULL), len);
 
 		if (n >= 0 && from && fromlen)
 			*fromlen = 0;	/* TCP names no sender */
@@ -1239,8 +1272,9 @@ EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 	if (k == FD_RDS)
 		return recv_buf(fd, buf, len, flags, NULL, NULL);
 	if (k == FD_SDP)
-		return sdp_eof(fd, preload_real.recv(fd, buf, len, flags),
-			       len);
+		return sdp_eof(fd, (flags & MSG_TRUNC) ?
+			       sdp_discard(fd, len, flags) :
+			       preload_real.recv(fd, buf, len, flags), len);
 	return preload_real.recv(fd, buf, len, flags);
 }
 
