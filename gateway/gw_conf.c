@@ -300,11 +300,10 @@ static void check_gids(struct ctx *c, const struct conf_value *v,
 		if (x.addr.family == AF_INET ?
 		    (x.addr.raw[0] == 0 || x.addr.raw[0] == 127 ||
 		     x.addr.raw[0] >= 224) :
-		    (x.addr.raw[0] == 0xff || (x.addr.raw[0] == 0xfe &&
-		     (x.addr.raw[1] & 0xc0) == 0x80) ||
-		     (x.plen == 128 && !memcmp(x.addr.raw,
-		      "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 15) &&
-		      x.addr.raw[15] <= 1))) {
+		    (IN6_IS_ADDR_MULTICAST(&x.addr.v6) ||
+		     IN6_IS_ADDR_LINKLOCAL(&x.addr.v6) ||
+		     IN6_IS_ADDR_UNSPECIFIED(&x.addr.v6) ||
+		     IN6_IS_ADDR_LOOPBACK(&x.addr.v6))) {
 			perr(c, v->line, p->name, "rds_gids",
 			     "'%s': not a LAN host's address (unspecified, "
 			     "loopback, multicast%s)", tok,

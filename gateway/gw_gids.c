@@ -56,7 +56,7 @@ int gw_gids_add(struct nl_sock_ctx *nl, int ifindex,
 	struct inet_prefix h;
 	char ifname[IF_NAMESIZE];
 	unsigned int i, k, total = 0, round;
-	int fam[2] = { 0, 0 }, pending;
+	int fam[2] = { 0, 0 }, pending, lo = (int)if_nametoindex("lo");
 
 	if (!if_indextoname((unsigned int)ifindex, ifname))
 		return errbuf_fail(err, errlen, errno, "rds_gids: ifindex %d: "
@@ -70,8 +70,7 @@ int gw_gids_add(struct nl_sock_ctx *nl, int ifindex,
 					  NL_ADDR_NOPREFIXROUTE, err,
 					  errlen) < 0 && errno != EEXIST)
 				return -1;
-			if (nl_route_local(nl, 1, GW_GIDS_TABLE, &a,
-					   (int)if_nametoindex("lo"), err,
+			if (nl_route_local(nl, 1, GW_GIDS_TABLE, &a, lo, err,
 					   errlen) < 0 && errno != EEXIST)
 				return -1;
 			total++;
