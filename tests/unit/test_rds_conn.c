@@ -183,6 +183,108 @@ static void test_ack_required_policy(void **state)
 	}
 }
 
+/* Request and answer: each message goes out alone after the answer's
+ * h_ack released the one before; only the kernel's every 9th asks for
+ * an ACK-only frame, and a second message queued behind an unacknowledged
+ * one (a burst's end) does. */
+static void test_ack_required_lone(void **state)
+{
+	uint64_t s[4];
+	uint8_t fl[4];
+	unsigned int i;
+
+	(void)state;
+	c.cong_pending = false;
+	for (i = 0; i < 20; i++) {
+		bool want = i % 9 == 0;
+
+		queue(1, 2, 64, NULL);
+		assert_int_equal(drain(s, fl, 4), 1);
+		assert_int_equal(!!(fl[0] & RDS_FLAG_ACK_REQUIRED), want);
+		assert_int_equal(rds_conn_ack(&c, s[0]), 0);
+		assert_null(c.head);
+	}
+	/* 21st (unflagged) not acknowledged yet, then a 22nd behind it */
+	queue(1, 2, 64, NULL);
+	assert_int_equal(drain(s, fl, 4), 1);
+	assert_false(fl[0] & RDS_FLAG_ACK_REQUIRED);
+	queue(1, 2, 64, NULL);
+	assert_int_equal(drain(s, fl, 4), 1);
+	assert_true(fl[0] & RDS_FLAG_ACK_REQUIRED);
+}
+
+/* No more than RDS_CONN_WINDOW data fragments unacknowledged; the
+ * window reopens with the peer's h_ack; ACK-only frames still go, also
+ * between the fragments of a stalled message; big messages ask for ACKs
+ * often enough that an unflagged tail cannot fill the window. */
+static void test_window(void **state)
+{
+	struct rds_tx tx;
+	struct rds_in in;
+	uint64_t s[700];
+	uint8_t fl[700];
+	unsigned int i, n, since = 0, maxsince = 0;
+
+	(void)state;
+	c.cong_pending = false;
+	for (i = 0; i < 600; i++)
+		queue(1, 2, 100, NULL);
+	n = drain(s, fl, 700);
+	assert_int_equal(n, RDS_CONN_WINDOW);
+	assert_int_equal(c.inflight, RDS_CONN_WINDOW);
+	assert_false(rds_conn_ready(&c));
+	assert_true(rds_conn_busy(&c));
+	/* an ACK owed still goes while the window is shut */
+	rds_conn_rx_msg(&c, 7, true);
+	assert_true(rds_conn_ready(&c));
+	assert_int_equal(step(&tx, &in), RDS_TX_ACK);
+	assert_int_equal(step(&tx, &in), RDS_TX_NONE);
+	/* the first 100 acknowledged: 100 more go, no more */
+	assert_int_equal(rds_conn_ack(&c, s[99]), 0);
+	assert_int_equal(c.inflight, RDS_CONN_WINDOW - 100);
+	assert_int_equal(drain(s, fl, 700), 88);
+	assert_int_equal(rds_conn_ack(&c, 600), 0);
+	assert_int_equal(c.inflight, 0);
+	assert_null(c.head);
+
+	/* 64 KiB messages (16 fragments): flagged at least every 128 */
+	for (i = 0; i < 40; i++)
+		queue(1, 2, 65536, NULL);
+	n = drain(s, fl, 700);
+	assert_int_equal(n, 32);	/* 512 fragments */
+	for (i = 0; i < n; i++) {
+		if (fl[i] & RDS_FLAG_ACK_REQUIRED) {
+			since = 0;
+			continue;
+		}
+		since += 16;
+		if (since > maxsince)
+			maxsince = since;
+	}
+	assert_true(maxsince < RDS_CONN_WINDOW / 4);
+	assert_int_equal(rds_conn_ack(&c, s[n - 1]), 0);
+	assert_int_equal(drain(s, fl, 700), 8);
+	assert_int_equal(rds_conn_ack(&c, s[7]), 0);
+	assert_null(c.head);
+
+	/* a 1 MiB message stalls in its middle behind 300 small ones; an
+	 * owed ACK goes between its fragments, the peer's reassembly
+	 * carries on after it */
+	for (i = 0; i < 300; i++)
+		queue(1, 2, 10, NULL);
+	queue(1, 2, RDS_MAX_MSG_SIZE, NULL);
+	assert_int_equal(drain(s, fl, 700), 300);
+	assert_true(c.cur_busy);
+	assert_int_equal(c.inflight, RDS_CONN_WINDOW);
+	rds_conn_rx_msg(&c, 8, true);
+	assert_int_equal(step(&tx, &in), RDS_TX_ACK);
+	assert_int_equal(in.kind, RDS_IN_ACK);
+	assert_int_equal(rds_conn_ack(&c, s[299]), 0);
+	assert_int_equal(drain(s, fl, 700), 1);
+	assert_true(fl[0] & RDS_FLAG_ACK_REQUIRED);
+	assert_int_equal(c.inflight, 256);
+}
+
 static void test_release_on_ack(void **state)
 {
 	uint64_t s[16];
@@ -436,6 +538,8 @@ int main(void)
 		T(test_map_first_then_seq),
 		T(test_fragments),
 		T(test_ack_required_policy),
+		T(test_ack_required_lone),
+		T(test_window),
 		T(test_release_on_ack),
 		T(test_reset_retransmits),
 		T(test_ack_not_freeing_partial),

@@ -80,7 +80,10 @@ int rds_conn_queue(struct rds_conn *c, uint16_t sport, uint16_t dport,
 
 bool rds_conn_ready(const struct rds_conn *c)
 {
-	return c->cur || c->cong_pending || c->cong_busy || c->ack_pending;
+	bool room = c->inflight < RDS_CONN_WINDOW;
+
+	return (c->cur && room) || (c->cong_pending && !c->cur_busy) ||
+	       c->cong_busy || c->ack_pending;
 }
 
 bool rds_conn_busy(const struct rds_conn *c)
@@ -115,6 +118,7 @@ static void unlink_msg(struct rds_conn *c, struct rds_cmsg *prev,
 		c->cur = m->next;
 	c->nmsgs--;
 	c->bytes -= m->len;
+	c->inflight -= m->frags_out < c->inflight ? m->frags_out : c->inflight;
 	if (m->sent)
 		c->sent_bytes -= m->len;
 }
@@ -187,6 +191,11 @@ static enum rds_tx_kind tx_cong(struct rds_conn *c, uint8_t *buf,
 	return tx->kind;
 }
 
+static unsigned int msg_frags(const struct rds_cmsg *m)
+{
+	return m->len ? (m->len + RDS_FRAG_SIZE - 1) / RDS_FRAG_SIZE : 1;
+}
+
 /* The flags of m's (re)transmission, decided at its first fragment. */
 static void decide_flags(struct rds_conn *c, struct rds_cmsg *m,
 			 struct rds_tx *tx)
@@ -195,6 +204,7 @@ static void decide_flags(struct rds_conn *c, struct rds_cmsg *m,
 		m->flags |= RDS_FLAG_RETRANSMITTED | RDS_FLAG_ACK_REQUIRED;
 		m->resend = false;
 		c->retransmits++;
+		c->since_flag = 0;
 		tx->retransmit = true;
 		return;
 	}
@@ -207,10 +217,20 @@ static void decide_flags(struct rds_conn *c, struct rds_cmsg *m,
 		c->unacked_pkts--;
 		c->unacked_bytes -= m->len;
 	}
-	if (!m->next)
+	/* the end of a burst, not a lone message: in a request and answer
+	 * exchange the answer carries the ACK (h_ack), and an ACK-only
+	 * frame each way per exchange would double the frames and wake
+	 * both hosts once more for nothing */
+	if (!m->next && c->head != m)
 		m->flags |= RDS_FLAG_ACK_REQUIRED;
 	if (c->sent_bytes > RDS_CONN_ACKREQ_BYTES)
 		m->flags |= RDS_FLAG_ACK_REQUIRED;
+	if (c->since_flag + msg_frags(m) >= RDS_CONN_WINDOW / 4)
+		m->flags |= RDS_FLAG_ACK_REQUIRED;
+	if (m->flags & RDS_FLAG_ACK_REQUIRED)
+		c->since_flag = 0;
+	else
+		c->since_flag += msg_frags(m);
 }
 
 static enum rds_tx_kind tx_data(struct rds_conn *c, uint8_t *buf,
@@ -239,6 +259,8 @@ static enum rds_tx_kind tx_data(struct rds_conn *c, uint8_t *buf,
 	if (n)
 		memcpy(buf + RDS_HDR_LEN, m->data + c->cur_off, n);
 	c->cur_off += n;
+	m->frags_out++;
+	c->inflight++;
 	tx->kind = RDS_TX_DATA;
 	tx->len = RDS_HDR_LEN + n;
 	tx->msg = m;
@@ -261,14 +283,16 @@ static enum rds_tx_kind tx_data(struct rds_conn *c, uint8_t *buf,
 enum rds_tx_kind rds_conn_next(struct rds_conn *c, uint8_t *buf,
 			       const uint8_t *cong, struct rds_tx *tx)
 {
+	bool room = c->inflight < RDS_CONN_WINDOW;
+
 	memset(tx, 0, sizeof(*tx));
 	if (c->cong_busy)
 		return tx_cong(c, buf, cong, tx);
-	if (c->cur_busy)
+	if (c->cur_busy && room)
 		return tx_data(c, buf, tx);
-	if (c->cong_pending)
+	if (c->cong_pending && !c->cur_busy)
 		return tx_cong(c, buf, cong, tx);
-	if (c->cur)
+	if (c->cur && !c->cur_busy && room)
 		return tx_data(c, buf, tx);
 	if (c->ack_pending) {
 		rds_ack_put(buf, tx_ack(c));
@@ -284,9 +308,13 @@ void rds_conn_reset(struct rds_conn *c)
 {
 	struct rds_cmsg *m;
 
-	for (m = c->head; m; m = m->next)
+	for (m = c->head; m; m = m->next) {
 		if (m->sent)
 			m->resend = true;
+		m->frags_out = 0;
+	}
+	c->inflight = 0;
+	c->since_flag = 0;
 	c->cur = c->head;
 	c->cur_off = 0;
 	c->cur_busy = false;

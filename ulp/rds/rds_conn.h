@@ -8,11 +8,18 @@
  *    (rds_send_drop_acked()), then released with err 0;
  *  - each cut into SENDs of the 48-byte header and up to 4096 bytes,
  *    built one at a time by rds_conn_next() into the caller's buffer;
+ *  - at most RDS_CONN_WINDOW data fragments unacknowledged (ACK-only
+ *    frames go even then, between a message's fragments too, as the
+ *    kernel's receiver takes them: both ends stalled mid-message would
+ *    otherwise wait for each other);
  *  - ACK_REQUIRED on the first message, then every 9th (8 unflagged
  *    between, rds_sysctl_max_unacked_packets) or when 16 MiB went out
- *    unflagged, and ours besides: on the last message queued (so that
- *    a burst's end is acknowledged and released) and while more than
- *    RDS_CONN_ACKREQ_BYTES are unacknowledged;
+ *    unflagged, and ours besides: on the last message queued when
+ *    earlier ones are still unacknowledged (so that a burst's end is
+ *    acknowledged and released; a lone message is left to the answer's
+ *    h_ack or the receiver's delayed ACK) and while more than
+ *    RDS_CONN_ACKREQ_BYTES are unacknowledged, and at least every
+ *    RDS_CONN_WINDOW / 4 fragments;
  *  - after a drop (rds_conn_reset()) every message sent before is sent
  *    again first, flagged RETRANSMITTED | ACK_REQUIRED
  *    (rds_send_path_reset()), and the congestion map first of all;
@@ -36,6 +43,19 @@
 #define RDS_CONN_UNACKED_PKTS	8		/* kernel's default */
 #define RDS_CONN_UNACKED_BYTES	(16u << 20)	/* kernel's default */
 #define RDS_CONN_ACKREQ_BYTES	(2u << 20)	/* ours: "half sndbuf" */
+/*
+ * Ours: at most this many data fragments sent and not yet covered by the
+ * peer's h_ack, half the kernel's receive ring (RDS_IB_DEFAULT_RECV_WR,
+ * 1024).  The peer reposts a receive as it takes each fragment and
+ * acknowledges after, so a sender within the window never finds the
+ * peer's ring empty: no RNR NAK, whose retry resends every packet after
+ * it (seen: half as many packets again when a service fell behind).
+ * Every RDS_CONN_WINDOW / 4 fragments one message asks for an ACK, so
+ * that an unflagged tail can never fill the window (a kernel peer
+ * acknowledges flagged messages only): the tail stays under a quarter,
+ * and a message of 1 MiB (256 fragments) fits what is left.
+ */
+#define RDS_CONN_WINDOW		512u
 
 struct rds_cmsg {
 	struct rds_cmsg *next;
@@ -47,6 +67,7 @@ struct rds_cmsg {
 	bool resend;		/* to go out again after a reconnect */
 	bool flagged;		/* flags decided (first fragment built) */
 	bool forgotten;		/* no release callback for ctx */
+	uint16_t frags_out;	/* fragments sent on the current link */
 	void *ctx;
 	uint8_t data[];
 };
@@ -83,6 +104,8 @@ struct rds_conn {
 	uint64_t sent_bytes;	/* of those, sent and unacknowledged */
 	unsigned int unacked_pkts;
 	uint64_t unacked_bytes;
+	unsigned int inflight;	/* data fragments sent, not acknowledged */
+	unsigned int since_flag;	/* fragments since an ACK_REQUIRED */
 	/* congestion map */
 	bool cong_pending;	/* send ours at the next message boundary */
 	bool cong_busy;		/* its second fragment is owed */
