@@ -1201,22 +1201,26 @@ static int pv_qp_recv(struct fab_qp *base, struct fab_recv *rc, int n)
 	if (n <= 0)
 		return 0;
 	got = pv_recv_poll(qp, rc, n);
-	if (got != 0)
+	if (got < 0 || got == n)
 		return got;
 
 	/*
-	 * The CQ is empty: consume the channel event (if any) so the fd
-	 * stops being readable, re-arm, and poll once more, because a
-	 * completion that arrived before the re-arm raises no event.
+	 * Drained (as pv_rc_poll): no event on the channel, the CQ is
+	 * still armed; an event: consume it so the fd stops being
+	 * readable, re-arm, and poll once more, because a completion that
+	 * arrived before the re-arm raises no event.
 	 */
-	if (ibv_get_cq_event(qp->channel, &ev_cq, &ev_ctx) == 0)
-		ibv_ack_cq_events(ev_cq, 1);
-	else if (errno != EAGAIN && errno != EWOULDBLOCK)
-		return pv_fail_null(NULL, 0, "ibv_get_cq_event");
+	if (ibv_get_cq_event(qp->channel, &ev_cq, &ev_ctx) != 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return pv_fail_null(NULL, 0, "ibv_get_cq_event");
+		return got;
+	}
+	ibv_ack_cq_events(ev_cq, 1);
 	ret = ibv_req_notify_cq(qp->recv_cq, 0);
 	if (ret)
 		return pv_fail(NULL, 0, "ibv_req_notify_cq", ret);
-	return pv_recv_poll(qp, rc, n);
+	ret = pv_recv_poll(qp, rc + got, n - got);
+	return ret < 0 ? (got ? got : ret) : got + ret;
 }
 
 /*

@@ -426,17 +426,29 @@ int pv_rc_poll(struct fab_qp *base, struct fab_wc *wc, int n)
 	if (n <= 0)
 		return 0;
 	got = pvc_poll_once(qp, wc, n);
-	if (got != 0)
+	if (got < 0 || got == n)
+		return got;	/* full: the caller comes back for more */
+	/*
+	 * Drained.  No event on the channel: the CQ is still armed (an
+	 * event disarms it), nothing to do.  An event: consume it (the fd
+	 * stops being readable), re-arm, and poll once more, because a
+	 * completion that arrived before the re-arm raises no event.
+	 * Doing this when the CQ is drained, not only when a poll finds
+	 * it empty, spares the event loop a second wake-up per event
+	 * only to find the CQ empty (on rxe a wake-up, a read and an ioctl
+	 * are each a system call).
+	 */
+	if (ibv_get_cq_event(qp->ch, &ev_cq, &ev_ctx) != 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return pv_fail_null(NULL, 0, "ibv_get_cq_event");
 		return got;
-	/* Empty: consume the channel's event, re-arm, poll once more. */
-	if (ibv_get_cq_event(qp->ch, &ev_cq, &ev_ctx) == 0)
-		ibv_ack_cq_events(ev_cq, 1);
-	else if (errno != EAGAIN && errno != EWOULDBLOCK)
-		return pv_fail_null(NULL, 0, "ibv_get_cq_event");
+	}
+	ibv_ack_cq_events(ev_cq, 1);
 	ret = ibv_req_notify_cq(qp->cq, 0);
 	if (ret)
 		return pv_fail(NULL, 0, "ibv_req_notify_cq", ret);
-	return pvc_poll_once(qp, wc, n);
+	ret = pvc_poll_once(qp, wc + got, n - got);
+	return ret < 0 ? (got ? got : ret) : got + ret;
 }
 
 int pv_rc_set_error(struct fab_qp *base)
