@@ -12,6 +12,10 @@
 #                               by user, system, softirq and idle, from
 #                               /proc/stat, in --verbose; perf cannot
 #                               sample under QEMU's software emulation)
+#                               [--trace]  (psock: ipoibd on both guests
+#                               and a's round-trip program under
+#                               strace -f -tt -T, every line in --verbose:
+#                               use small --count and --rtts)
 #
 # Two guests over Soft-RoCE as tests/vm/rds_kernel.sh boots them (a
 # 10.77.0.1, b 10.77.0.2, rxe0 on each one's eth0, one virtio link).  a
@@ -51,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--ways) ways=$2; shift 2 ;;
 	--profile) profile=1; shift ;;
 	--cpu) profile=2; shift ;;
+	--trace) profile=3; shift ;;
 	--seconds) shift 2 ;;	# tests/bench/run's; counts here
 	-h|--help) sed -n '2,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "rds_vm_bench.sh: unknown argument '$1'" >&2; exit 2 ;;

@@ -19,7 +19,8 @@
 #  7. IPv6 RDS addresses: port 16385, 56-byte private data (before 4);
 #  8. messages to an unreachable peer wait, connects retried with backoff
 #     until it comes (before 4).
-# Counters asserted: ACKs, congestion maps, retransmits, reconnects.
+# Counters asserted: ACKs, congestion maps, retransmits, reconnects, the
+# send window filling (RDS_CONN_WINDOW) and everything arriving after.
 . "$(dirname "$0")/lib.bash"
 command -v tshark >/dev/null || fail "no tshark (run 'make deps')"
 RP=$BIN/tests/rdspeer
@@ -101,7 +102,11 @@ for h in h1 h2; do
 done
 acks=$(( $(cnt h1.out acks_rx) + $(cnt h2.out acks_rx) ))
 [ "$acks" -gt 0 ] || fail "1: no ACK-only frames either way"
-ok "1: both ways, 11,022 messages each (up to 1 MiB, 11 port pairs), pings; $(grep '^rdspeer: sent' "$T/h1.out"); ACK frames $acks, races h1 $(cnt h1.out races) h2 $(cnt h2.out races)"
+# 20 messages of 1 MiB (256 fragments each) queued at once: the window of
+# 512 unacknowledged fragments (RDS_CONN_WINDOW) shuts, and opens again
+win=$(( $(cnt h1.out window_full) + $(cnt h2.out window_full) ))
+[ "$win" -gt 0 ] || fail "1: the window of unacknowledged fragments never filled"
+ok "1: both ways, 11,022 messages each (up to 1 MiB, 11 port pairs), pings; $(grep '^rdspeer: sent' "$T/h1.out"); ACK frames $acks, races h1 $(cnt h1.out races) h2 $(cnt h2.out races), window full h1 $(cnt h1.out window_full) h2 $(cnt h2.out window_full)"
 
 # 2: simultaneous first sends
 races=0

@@ -99,6 +99,7 @@ struct rconn {
 	unsigned int backoff_ms;
 	bool dropped;		/* went down once: next attempts count */
 	bool kick;		/* messages queued since the last link_tx */
+	bool win_full;		/* link_tx stopped at the window */
 };
 
 struct rds_ep {
@@ -171,6 +172,9 @@ const struct counter_desc rds_ep_counters[] = {
 		"RDS connections whose queue pair failed."),
 	COUNTER("disconnects", struct rds_ep_stats, disconnects,
 		"RDS connections the peer disconnected (DREQ)."),
+	COUNTER("window_full", struct rds_ep_stats, window_full,
+		"Times sending stopped at the window of unacknowledged "
+		"fragments (the peer slow to acknowledge)."),
 	COUNTER_ARRAY("drop", struct rds_ep_stats, drops, drop_reason,
 		      "RDS connections dropped for a bad SEND, by reason."),
 	COUNTERS_END
@@ -449,6 +453,13 @@ static void link_tx(struct link *l)
 		l->tx_inflight += n;
 		if (n < TX_BATCH)
 			break;
+	}
+	if (rc && rc->c.cur && rc->c.inflight >= RDS_CONN_WINDOW) {
+		if (!rc->win_full)
+			ep->st.window_full++;
+		rc->win_full = true;
+	} else if (rc) {
+		rc->win_full = false;
 	}
 }
 

@@ -98,6 +98,8 @@ struct rds_ep_stats {
 	uint64_t qp_errors;		/* a completion with an error status */
 	uint64_t drops[RDS_DROP_MAX];	/* connections dropped, by reason */
 	uint64_t disconnects;		/* the peer's DREQ while up */
+	uint64_t window_full;		/* sending stopped at RDS_CONN_WINDOW
+					 * unacknowledged fragments */
 };
 
 extern const struct counter_desc rds_ep_counters[];

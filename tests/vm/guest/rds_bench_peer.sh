@@ -21,7 +21,9 @@
 #   "ok(a): m WAY RUN MSGS_PER_S RTT_US P99_US" (P99 "-" where not measured).
 # WAYS (default all four, comma-separated) is the subset to run; PROFILE 1 runs ipoibd
 # under strace -c -f in psock steps and prints its table; 2 records every
-# step's CPU time from /proc/stat (user, system, softirq, idle).
+# step's CPU time from /proc/stat (user, system, softirq, idle); 3 runs
+# ipoibd and a's round-trip program under strace -f -tt -T and prints
+# every line.
 #   rds_bench_peer.sh a|b PEER BIN COUNT SIZE RTTS RUNS [WAYS [PROFILE]]
 . "$(dirname "$0")/../guest.bash"
 FETCH_TRIES=600
@@ -56,11 +58,14 @@ ipoibd_on() {
 	if [ "$profile" = 1 ]; then
 		strace -c -f -o $T/strace.$step $BIN/ipoibd --sdp-only \
 			--fabric verbs:rxe0 -f >$T/ipoibd.$step.log 2>&1 &
+	elif [ "$profile" = 3 ]; then
+		strace -f -tt -T -o $T/trace.$step $BIN/ipoibd --sdp-only \
+			--fabric verbs:rxe0 -f >$T/ipoibd.$step.log 2>&1 &
 	else
 		"$BIN/ipoibd" --sdp-only --fabric verbs:rxe0 -f >$T/ipoibd.$step.log 2>&1 &
 	fi
 	IPID=$! SPID=
-	if [ "$profile" = 1 ]; then	# signals go to ipoibd, not strace
+	if [ "$profile" = 1 ] || [ "$profile" = 3 ]; then	# signals go to ipoibd, not strace
 		SPID=$IPID
 		for i in $(seq 1 50); do
 			IPID=$(pgrep -n -x ipoibd) && break
@@ -85,6 +90,7 @@ ipoibd_off() {
 	[ -n "$SPID" ] && wait $SPID 2>/dev/null
 	IPID=
 	[ -f $T/strace.$step ] && sed "s/^/  | strace($role): /" $T/strace.$step | head -n 30
+	[ -f $T/trace.$step ] && sed "s/^/  | trace($role): /" $T/trace.$step
 }
 pre() {
 	env LD_PRELOAD="$PRE" "$@"
@@ -174,7 +180,8 @@ for r in $(seq 1 "$runs"); do
 		fetch $B $p >/dev/null
 		p99=-
 		if [ $w = ksock ] || [ $w = psock ]; then
-			$W $SB -t $tmo rr $A $B 5002 $rtts 64 >$T/a$step.out 2>&1 ||
+			ST=; [ "$profile" = 3 ] && ST="strace -f -tt -T -o $T/prog.$step"
+			$W $ST $SB -t $tmo rr $A $B 5002 $rtts 64 >$T/a$step.out 2>&1 ||
 				{ cat $T/a$step.out; gfail "$w run $r: round trips failed"; }
 			rtt=$(sed -n 's/.* median_us \([0-9]*\).*/\1/p' $T/a$step.out)
 			p99=$(sed -n 's/.* p99_us \([0-9]*\).*/\1/p' $T/a$step.out)
@@ -199,6 +206,7 @@ for r in $(seq 1 "$runs"); do
 		rate=$(sed -n 's/.*: sent \([0-9]*\) msgs [0-9]* bytes in \([0-9.]*\) s.*/\1 \2/p' $T/a$step.out |
 			awk '{ printf "%d", $1 / $2 }')
 		sed 's/^/  | /' $T/a$step.out
+		[ -f $T/prog.$step ] && sed "s/^/  | prog(a): /" $T/prog.$step
 		cpu_off
 		gok "m $w $r $rate $rtt $p99"
 		tell $((p + 1)) done
