@@ -9,7 +9,8 @@
 #                               [--profile]  (psock: ipoibd under strace -c
 #                               on both guests, the table in --verbose)
 #                               [--cpu]  (every step: each guest's CPU time
-#                               by user, system, softirq and idle, from
+#                               by user, system, softirq and idle, and
+#                               its context switches, from
 #                               /proc/stat, in --verbose; perf cannot
 #                               sample under QEMU's software emulation)
 #                               [--trace]  (psock: ipoibd on both guests

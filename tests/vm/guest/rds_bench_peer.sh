@@ -21,7 +21,8 @@
 #   "ok(a): m WAY RUN MSGS_PER_S RTT_US P99_US" (P99 "-" where not measured).
 # WAYS (default all four, comma-separated) is the subset to run; PROFILE 1 runs ipoibd
 # under strace -c -f in psock steps and prints its table; 2 records every
-# step's CPU time from /proc/stat (user, system, softirq, idle); 3 runs
+# step's CPU time and context switches from /proc/stat (user, system,
+# softirq, idle); 3 runs
 # ipoibd and a's round-trip program under strace -f -tt -T and prints
 # every line.
 #   rds_bench_peer.sh a|b PEER BIN COUNT SIZE RTTS RUNS [WAYS [PROFILE]]
@@ -102,6 +103,7 @@ HWC=/sys/class/infiniband/rxe0/ports/1/hw_counters
 cpu_on() {
 	[ "$profile" = 2 ] || return 0
 	CPU0=$(sed -n 's/^cpu  //p' /proc/stat)
+	CTXT0=$(sed -n 's/^ctxt //p' /proc/stat)
 	grep -H . $HWC/* 2>/dev/null | sed 's|.*/||' >$T/hwc0
 }
 cpu_off() {
@@ -110,9 +112,10 @@ cpu_off() {
 		n = 7; for (i = 1; i <= n; i++) d[i] = $(i + 10) - $i
 		t = 0; for (i = 1; i <= n; i++) t += d[i]
 		if (t <= 0) t = 1
-		printf "  | cpu(%s, %s): user %.0f%% system %.0f%% softirq %.0f%% idle %.0f%%\n",
+		printf "  | cpu(%s, %s): user %.0f%% system %.0f%% softirq %.0f%% idle %.0f%%",
 			r, w, 100 * (d[1] + d[2]) / t, 100 * (d[3] + d[6]) / t,
 			100 * d[7] / t, 100 * (d[4] + d[5]) / t }'
+	echo ", $(( $(sed -n 's/^ctxt //p' /proc/stat) - CTXT0 )) context switches"
 	grep -H . $HWC/* 2>/dev/null | sed 's|.*/||' >$T/hwc1
 	echo "  | rxe0($role, $w): $(awk -F: 'NR == FNR { v[$1] = $2; next }
 		$2 - v[$1] != 0 { printf "%s %d ", $1, $2 - v[$1] }' $T/hwc0 $T/hwc1)"
