@@ -567,12 +567,35 @@ static void test_deliver(void **state)
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(st->rx_no_socket, 1);
 	assert_int_equal(ep.ops.deliver(ep.arg, &me, &from, data, 5), 0);
+	/* small ones wait for the end of the endpoint's batch */
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), -1);
+	spin(1);
 	r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	assert_int_equal(r, (ssize_t)(sizeof(h) + 5));
 	memcpy(&h, buf, sizeof(h));
 	assert_int_equal(h.magic, RDS_HDR_MAGIC);
 	assert_int_equal(h.peer.v4.sin_family, AF_INET);
 	assert_int_equal(ntohs(h.peer.v4.sin_port), 777);
+	/* a batch of 100 small ones and a big one after them: all in
+	 * order, the big one not before the batch */
+	for (i = 0; i < 101; i++) {
+		size_t len = i < 100 ? 100 + i : 20000;
+
+		data[0] = (uint8_t)i;
+		assert_int_equal(ep.ops.deliver(ep.arg, &me, &from, data, len),
+				 0);
+	}
+	spin(1);
+	for (i = 0; i < 101; i++) {
+		r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		assert_int_equal(r, (ssize_t)(sizeof(h) +
+					      (i < 100 ? 100 + i : 20000)));
+		assert_int_equal(buf[sizeof(h)], (uint8_t)i);
+	}
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), -1);
+	assert_int_equal(st->rx_msgs, 102);
+	assert_int_equal(st->rx_held, 0);
+	data[0] = 0;
 	/* a reader that does not read: held, congested, then dropped */
 	for (i = 0; i < 400; i++)
 		assert_int_equal(ep.ops.deliver(ep.arg, &me, &from, data,
@@ -593,7 +616,53 @@ static void test_deliver(void **state)
 	assert_int_equal(ep.cong, 0);
 	assert_int_equal(st->cong_cleared, 1);
 	assert_int_equal(n + st->rx_dropped, 400);
-	assert_int_equal(st->rx_msgs, 1 + n);
+	assert_int_equal(st->rx_msgs, 102 + n);
+	close(fd);
+	spin(5);
+}
+
+/* Small datagrams for a reader that does not read: the batch meets a
+ * full end, waits for room with the port congested, then every one
+ * arrives in order and the port clears. */
+static void test_deliver_batch_full(void **state)
+{
+	static uint8_t data[8000], buf[10000];
+	struct rds_name me = name_of(LOCAL, 44), from = name_of(PEER, 9);
+	const struct rds_service_stats *st = rds_service_stats(sv);
+	unsigned int i, n = 0;
+	int fd;
+	ssize_t r;
+
+	(void)state;
+	fd = new_sock();
+	assert_int_equal(bind_to(fd, LOCAL, 44), 0);
+	for (i = 0; i < 600; i++) {
+		data[0] = (uint8_t)i;
+		data[1] = (uint8_t)(i >> 8);
+		assert_int_equal(ep.ops.deliver(ep.arg, &me, &from, data,
+						sizeof(data)), 0);
+		if (i % 50 == 49)
+			spin(1);	/* batches of 50 */
+	}
+	spin(1);
+	assert_true(st->rx_held > 0);
+	assert_int_equal(ep.cong, 1);
+	for (i = 0; i < 5000 && n < 600; i++) {
+		spin(1);
+		while ((r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+			assert_int_equal(r, (ssize_t)(sizeof(struct rds_ctl_hdr) +
+						      sizeof(data)));
+			assert_int_equal(buf[sizeof(struct rds_ctl_hdr)] |
+					 buf[sizeof(struct rds_ctl_hdr) + 1] << 8,
+					 n);
+			n++;
+		}
+	}
+	assert_int_equal(n, 600);
+	spin(1);
+	assert_int_equal(ep.cong, 0);
+	assert_int_equal(st->rx_dropped, 0);
+	assert_int_equal(st->rx_msgs, 600);
 	close(fd);
 	spin(5);
 }
@@ -609,6 +678,7 @@ int main(void)
 		T(test_board),
 		T(test_sndbuf),
 		T(test_deliver),
+		T(test_deliver_batch_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

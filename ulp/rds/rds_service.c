@@ -27,6 +27,17 @@
 #define MAX_SOCKS	4096
 #define HASH_SIZE	256
 #define READS_PER_WAKE	32	/* messages taken from one end at a time */
+/*
+ * Datagrams up to RX_BATCH_MAX bytes from the endpoint wait for the end of
+ * its receive batch and go to each program's end together, up to
+ * RX_BATCH_MSGS per sendmmsg.  One sendmsg each woke the program at the
+ * first, and the scheduler gave it the CPU before the second: a switch to
+ * it and back per datagram.  In a guest under QEMU's emulation a pair
+ * written one datagram at a time carried about 4,000 per second to a
+ * waiting reader, 14,000 written 16 at a time.
+ */
+#define RX_BATCH_MAX	16384
+#define RX_BATCH_MSGS	32
 #define HELD_RETRY_MS	200	/* a held send tried again without news */
 #define RX_HOLD_MIN	(16u << 20)	/* held for a slow reader, at least:
 					 * a sender's backlog taken before
@@ -68,6 +79,9 @@ struct rsock {
 	/* datagrams the program's end could not take yet */
 	struct rx_held *rxq, **rxq_tail;
 	size_t rxq_bytes;
+	int rx_blocked;			/* rxq waits for the end's room */
+	struct rsock *fnext;		/* on the service's flush list */
+	int on_flush;
 	int cong;			/* our port marked congested */
 };
 
@@ -94,6 +108,8 @@ struct rds_service {
 	int force_warned;
 	uint8_t *buf;			/* one message read from a program */
 	size_t buflen;
+	struct event *flush_ev;		/* the receive batch's end */
+	struct rsock *flush_head;	/* sockets with a batch to write */
 	struct rds_board *board;	/* the peers' congestion maps */
 	int board_ro;			/* ... read-only, for BOARD */
 	unsigned int board_next;	/* the slot a new peer takes */
@@ -289,6 +305,12 @@ static void sock_free(struct rsock *s)
 	for (pp = &sv->socks; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
 			*pp = s->next;
+			break;
+		}
+	}
+	for (pp = &sv->flush_head; s->on_flush && *pp; pp = &(*pp)->fnext) {
+		if (*pp == s) {
+			*pp = s->fnext;
 			break;
 		}
 	}
@@ -499,38 +521,90 @@ static void rd_cb(evutil_socket_t fd, short what, void *arg)
 	sock_pump(arg);
 }
 
-/* Write what was held, in order; the port's congestion clears once all
- * of it is written. */
+/*
+ * Write rxq to the program's end, in order, RX_BATCH_MSGS per system
+ * call.  When the end is full: wait for room (wr_ev), the port marked
+ * congested; once all is written, the congestion clears.
+ */
+static void rxq_flush(struct rsock *s)
+{
+	struct rds_service *sv = s->sv;
+	struct mmsghdr mm[RX_BATCH_MSGS];
+	struct iovec iov[RX_BATCH_MSGS][2];
+	struct rx_held *h;
+	int k, n, i;
+
+	while (s->rxq) {
+		for (k = 0, h = s->rxq; h && k < RX_BATCH_MSGS;
+		     h = h->next, k++) {
+			iov[k][0].iov_base = &h->h;
+			iov[k][0].iov_len = sizeof(h->h);
+			iov[k][1].iov_base = h->data;
+			iov[k][1].iov_len = h->len;
+			memset(&mm[k], 0, sizeof(mm[k]));
+			mm[k].msg_hdr.msg_iov = iov[k];
+			mm[k].msg_hdr.msg_iovlen = 2;
+		}
+		n = sendmmsg(s->fd, mm, (unsigned int)k,
+			     MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n < 0 && errno == EAGAIN) {
+			if (!s->rx_blocked) {
+				for (h = s->rxq; h; h = h->next)
+					sv->st.rx_held++;
+				s->rx_blocked = 1;
+				event_add(s->wr_ev, NULL);
+				sock_set_cong(s, 1);
+			}
+			return;
+		}
+		if (n < 0) {
+			/* gone (EOF comes next): the first one is lost,
+			 * the next call says the same of the next one */
+			sv->st.rx_dropped++;
+			n = 1;
+		} else {
+			for (i = 0, h = s->rxq; i < n; i++, h = h->next) {
+				sv->st.rx_msgs++;
+				sv->st.rx_bytes += h->len;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			h = s->rxq;
+			s->rxq = h->next;
+			s->rxq_bytes -= h->len;
+			free(h);
+		}
+	}
+	s->rxq_tail = &s->rxq;
+	if (s->rx_blocked) {
+		s->rx_blocked = 0;
+		event_del(s->wr_ev);
+		sock_set_cong(s, 0);
+	}
+}
+
 static void wr_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct rsock *s = arg;
-	struct rds_service *sv = s->sv;
-	struct rx_held *h;
-	ssize_t n;
+	(void)fd;
+	(void)what;
+	rxq_flush(arg);
+}
+
+/* The endpoint's receive batch is over: write what it delivered. */
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct rds_service *sv = arg;
+	struct rsock *s;
 
 	(void)fd;
 	(void)what;
-	while ((h = s->rxq)) {
-		struct iovec iov[2] = { { &h->h, sizeof(h->h) },
-					{ h->data, h->len } };
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
-
-		n = sendmsg(s->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0 && errno == EAGAIN)
-			return;
-		if (n >= 0) {
-			sv->st.rx_msgs++;
-			sv->st.rx_bytes += h->len;
-		} else {
-			sv->st.rx_dropped++;
-		}
-		s->rxq = h->next;
-		s->rxq_bytes -= h->len;
-		free(h);
+	while ((s = sv->flush_head)) {
+		sv->flush_head = s->fnext;
+		s->fnext = NULL;
+		s->on_flush = 0;
+		if (!s->rx_blocked)
+			rxq_flush(s);
 	}
-	s->rxq_tail = &s->rxq;
-	event_del(s->wr_ev);
-	sock_set_cong(s, 0);
 }
 
 static void sock_bufs(struct rsock *s, int app_fd)
@@ -602,7 +676,10 @@ static int ep_deliver(void *arg, const struct rds_name *dst,
 	memset(&h, 0, sizeof(h));
 	h.magic = RDS_HDR_MAGIC;
 	to_ctl(src, &h.peer);
-	if (!s->rxq) {
+	/* a big one after a batch: the batch first, in order */
+	if (s->rxq && !s->rx_blocked && len > RX_BATCH_MAX)
+		rxq_flush(s);
+	if (!s->rxq && len > RX_BATCH_MAX) {
 		struct iovec iov[2] = { { &h, sizeof(h) },
 					{ (void *)data, len } };
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
@@ -617,6 +694,9 @@ static int ep_deliver(void *arg, const struct rds_name *dst,
 			sv->st.rx_dropped++;	/* gone: EOF comes next */
 			return 0;
 		}
+		s->rx_blocked = 1;
+		event_add(s->wr_ev, NULL);
+		sock_set_cong(s, 1);
 	}
 	if (s->rxq_bytes + len > rx_hold_limit(s) ||
 	    !(q = malloc(sizeof(*q) + len))) {
@@ -630,9 +710,14 @@ static int ep_deliver(void *arg, const struct rds_name *dst,
 	*s->rxq_tail = q;
 	s->rxq_tail = &q->next;
 	s->rxq_bytes += len;
-	sv->st.rx_held++;
-	event_add(s->wr_ev, NULL);
-	sock_set_cong(s, 1);
+	if (s->rx_blocked) {
+		sv->st.rx_held++;
+	} else if (!s->on_flush) {	/* a batch: written at its end */
+		s->on_flush = 1;
+		s->fnext = sv->flush_head;
+		sv->flush_head = s;
+		event_active(sv->flush_ev, EV_TIMEOUT, 0);
+	}
 	return 0;
 }
 
@@ -1194,6 +1279,11 @@ struct rds_service *rds_service_new(struct event_base *base,
 	if (bind(sv->ctl_fd, (struct sockaddr *)&sa, un_addr(name, &sa)) < 0 ||
 	    listen(sv->ctl_fd, 64) < 0)
 		goto fail_errno;
+	sv->flush_ev = event_new(base, -1, 0, flush_cb, sv);
+	if (!sv->flush_ev) {
+		errno = ENOMEM;
+		goto fail_errno;
+	}
 	sv->ep = rds_ep_new(base, dev, cfg, &eops, sv, err, errlen);
 	if (!sv->ep)
 		goto fail;
@@ -1213,6 +1303,8 @@ fail:
 	e = errno;
 	if (sv->ep)
 		rds_ep_free(sv->ep);
+	if (sv->flush_ev)
+		event_free(sv->flush_ev);
 	if (sv->ctl_fd >= 0)
 		close(sv->ctl_fd);
 	board_close(sv);
@@ -1233,9 +1325,12 @@ void rds_service_free(struct rds_service *sv)
 		unlink(sv->name);
 	while (sv->reqs)
 		req_free(sv->reqs);
+	/* what the last receive batch delivered, to programs still there */
+	flush_cb(-1, 0, sv);
 	/* the endpoint first: no callbacks into freed sockets */
 	rds_ep_free(sv->ep);
 	sv->ep = NULL;
+	event_free(sv->flush_ev);
 	board_close(sv);
 	while (sv->socks) {
 		struct rsock *s = sv->socks;
