@@ -137,7 +137,22 @@ ratio() {	# A B: rate and rtt of A over B
 	case " $ways " in *" $1 "*) ;; *) echo "ratio $1/$2: -"; return ;; esac
 	case " $ways " in *" $2 "*) ;; *) echo "ratio $1/$2: -"; return ;; esac
 	awk -v a="$(med $1 3)" -v b="$(med $2 3)" -v c="$(med $1 4)" -v d="$(med $2 4)" \
-		-v n="$1/$2" 'BEGIN { printf "ratio %-13s rate %.2f, rtt %.2f\n", n, a / b, c / d }'
+		-v n="$1/$2" 'BEGIN { printf "ratio %-13s rate %.2f, rtt %.2f", n, a / b, c / d }'
+	# the same ratios run by run (each run measures both ways back to
+	# back; the machine's speed drifts between runs), and their medians
+	local per
+	per=$(echo "$M" | awk -v x="$1" -v y="$2" '
+		$1 == x { ra[$2] = $3; ta[$2] = $4 }
+		$1 == y { rb[$2] = $3; tb[$2] = $4 }
+		END { for (r in ra) if ((r in rb) && rb[r] > 0 && tb[r] > 0)
+			printf "%d %.2f %.2f\n", r, ra[r] / rb[r], ta[r] / tb[r] }' |
+		sort -n | cut -d' ' -f2-)
+	[ -n "$per" ] || { echo; return; }
+	printf '; run by run rate %s, rtt %s (medians %s, %s)\n' \
+		"$(echo "$per" | awk '{ print $1 }' | tr '\n' ' ' | sed 's/ $//')" \
+		"$(echo "$per" | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')" \
+		"$(echo "$per" | awk '{ print $1 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')" \
+		"$(echo "$per" | awk '{ print $2 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')"
 }
 ratio ours kernel
 ratio psock ksock
