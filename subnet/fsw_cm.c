@@ -97,6 +97,7 @@ struct fsw_cm {
 	struct cm_listener *listeners;
 	struct cm_conn *conns;
 	unsigned int nconns, nlisteners;
+	unsigned int ntimewait;		/* of nconns, in CS_TIMEWAIT */
 	uint32_t next_handle;
 	uint32_t next_comm_id;
 	uint64_t next_tid;
@@ -273,13 +274,14 @@ static unsigned int port_conns(const struct fsw_cm *cm, uint16_t lid)
 	unsigned int n = 0;
 
 	for (c = cm->conns; c; c = c->next)
-		n += c->lid == lid;
+		n += c->lid == lid && c->state != CS_TIMEWAIT;
 	return n;
 }
 
+/* timewaits are bounded apart (FSW_CM_MAX_TIMEWAIT) */
 static int room(const struct fsw_cm *cm, uint16_t lid)
 {
-	return cm->nconns < FSW_CM_MAX_CONNS &&
+	return cm->nconns - cm->ntimewait < FSW_CM_MAX_CONNS &&
 	       port_conns(cm, lid) < FSW_CM_MAX_PORT_CONNS;
 }
 
@@ -305,6 +307,8 @@ static void conn_free(struct fsw_cm *cm, struct cm_conn *c)
 		if (*pp == c) {
 			*pp = c->next;
 			cm->nconns--;
+			if (c->state == CS_TIMEWAIT)
+				cm->ntimewait--;
 			free(c);
 			return;
 		}
@@ -451,8 +455,28 @@ static void send_dreq(struct fsw_cm *cm, struct cm_conn *c)
 	send_conn(cm, c, mad, 1);
 }
 
+static void finish(struct fsw_cm *cm, struct cm_conn *c, uint32_t type,
+		   int status, const uint8_t *priv, size_t plen);
+
 static void enter_timewait(struct fsw_cm *cm, struct cm_conn *c)
 {
+	struct cm_conn *o, *old = NULL;
+
+	if (c->state != CS_TIMEWAIT) {
+		if (cm->ntimewait >= FSW_CM_MAX_TIMEWAIT) {
+			/* the bound: the oldest ends now */
+			for (o = cm->conns; o; o = o->next)
+				if (o != c && o->state == CS_TIMEWAIT &&
+				    (!old || o->deadline < old->deadline))
+					old = o;
+			if (old) {
+				cm->st.timewait_cut++;
+				finish(cm, old, FAB_CM_EV_TIMEWAIT_EXIT, 0,
+				       NULL, 0);
+			}
+		}
+		cm->ntimewait++;
+	}
 	c->state = CS_TIMEWAIT;
 	c->deadline = now(cm) + FSW_CM_TIMEWAIT_MS;
 }
@@ -460,6 +484,8 @@ static void enter_timewait(struct fsw_cm *cm, struct cm_conn *c)
 /* The connection is over for its owner: IDLE, or gone if it has none. */
 static void to_idle(struct fsw_cm *cm, struct cm_conn *c)
 {
+	if (c->state == CS_TIMEWAIT)
+		cm->ntimewait--;
 	c->state = CS_IDLE;
 	c->deadline = 0;
 	c->has_mad = 0;
@@ -1399,7 +1425,7 @@ size_t fsw_cm_report(const struct fsw_cm *cm, char *buf, size_t cap)
 				  (unsigned long long)s->sent[i],
 				  (unsigned long long)s->rcvd[i]);
 	fsw_report_printf(&cb,
-			  " retransmits %llu timeouts %llu duplicates %llu stale %llu bad_mad %llu unknown %llu bad_state %llu established %llu\n",
+			  " retransmits %llu timeouts %llu duplicates %llu stale %llu bad_mad %llu unknown %llu bad_state %llu established %llu timewait %u timewait_cut %llu\n",
 			  (unsigned long long)s->retransmits,
 			  (unsigned long long)s->timeouts,
 			  (unsigned long long)s->duplicates,
@@ -1407,6 +1433,8 @@ size_t fsw_cm_report(const struct fsw_cm *cm, char *buf, size_t cap)
 			  (unsigned long long)s->bad_mad,
 			  (unsigned long long)s->unknown,
 			  (unsigned long long)s->bad_state,
-			  (unsigned long long)s->established);
+			  (unsigned long long)s->established,
+			  cm->ntimewait,
+			  (unsigned long long)s->timewait_cut);
 	return cb.len;
 }

@@ -69,10 +69,16 @@
 					 * timeout: 4.3 s more */
 #define FSW_CM_PACKET_RATE	3	/* REQ path rate: 10 Gb/s, as the
 					 * SA's PathRecords say */
-/* Bounds: past them a REQ gets REJ reason 3, a connect/listen ENOMEM. */
+/* Bounds: past them a REQ gets REJ reason 3, a connect/listen ENOMEM.
+ * Connections in timewait do not count: at 2,000 connections a second a
+ * port has 1,000 of them at any time (they hold no QP), and counting
+ * them refused new ones.  They are bounded on their own: past
+ * FSW_CM_MAX_TIMEWAIT the oldest ends its timewait early, as Linux's TCP
+ * drops time-wait sockets past tcp_max_tw_buckets. */
 #define FSW_CM_MAX_CONNS	4096
 #define FSW_CM_MAX_PORT_CONNS	1024
 #define FSW_CM_MAX_LISTENERS	1024
+#define FSW_CM_MAX_TIMEWAIT	8192
 
 struct ib_ud;
 struct fsw_cm;
@@ -113,6 +119,7 @@ struct fsw_cm_stats {
 	uint64_t unknown;	/* no such comm ID or listener */
 	uint64_t bad_state;	/* a message the connection cannot take now */
 	uint64_t established;
+	uint64_t timewait_cut;	/* timewaits ended early (the bound) */
 };
 
 struct fsw_cm *fsw_cm_new(const struct fsw_cm_ops *ops, void *ctx);

@@ -68,6 +68,7 @@ struct h {
 	unsigned int rej_reason[64];	/* REJs seen, by reason */
 	/* accept from inside the CONNECT_REQUEST event */
 	int auto_accept;
+	uint32_t last_req;	/* the last CONNECT_REQUEST's handle */
 	void *gone;		/* an owner that must hear nothing */
 };
 
@@ -158,6 +159,8 @@ static void op_event(void *ctx, void *owner, const struct fsp_cm_event *ev)
 		    owner == OC);
 	assert_ptr_not_equal(owner, h->gone);
 	h->nev_all++;
+	if (ev->type == FAB_CM_EV_CONNECT_REQUEST)
+		h->last_req = ev->handle;
 	if (h->nev < EVMAX) {
 		h->ev[h->nev].owner = owner;
 		h->ev[h->nev].ev = *ev;
@@ -391,7 +394,7 @@ static uint32_t establish(struct h *h, uint32_t *active)
 
 static int report_has(struct h *h, const char *s)
 {
-	static char buf[16384];
+	static char buf[4 << 20];	/* a line per connection */
 
 	fsw_cm_report(h->cm, buf, sizeof(buf));
 	return strstr(buf, s) != NULL;
@@ -907,6 +910,52 @@ static void test_owner_gone(void **state)
 			 CM_REJ_INVALID_SERVICE_ID);
 }
 
+/* Connections made and closed faster than timewait ends: those in
+ * timewait do not count against a port's bound (FSW_CM_MAX_PORT_CONNS),
+ * and past FSW_CM_MAX_TIMEWAIT the oldest ends early. */
+static void churn(struct h *h, unsigned int from, unsigned int to)
+{
+	uint32_t ah, i;
+	char err[128];
+
+	for (i = from; i < to; i++) {
+		ah = do_connect(h, LID_A, OA, LID_B, SID, 0x1000 + i);
+		deliver(h);
+		assert_int_equal(fsw_cm_disconnect(h->cm, OA, ah, err,
+						   sizeof(err)), 0);
+		deliver(h);
+		assert_int_equal(fsw_cm_destroy(h->cm, OA, ah), 0);
+		assert_int_equal(fsw_cm_destroy(h->cm, OB, h->last_req), 0);
+	}
+}
+
+static void test_timewait_churn(void **state)
+{
+	struct h *h = *state;
+	char want[64];
+	unsigned int n = FSW_CM_MAX_PORT_CONNS + 200;
+
+	h->auto_accept = 1;
+	do_listen(h, LID_B, OB, SID, 0);
+	churn(h, 0, n);
+	assert_int_equal(fsw_cm_stats(h->cm)->established, 2 * n);
+	snprintf(want, sizeof(want), " timewait %u timewait_cut 0\n", 2 * n);
+	assert_true(report_has(h, want));
+	/* on to twice as many timewaits as the bound: the oldest go */
+	churn(h, n, FSW_CM_MAX_TIMEWAIT);
+	assert_int_equal(fsw_cm_stats(h->cm)->established,
+			 2 * FSW_CM_MAX_TIMEWAIT);
+	assert_int_equal(fsw_cm_stats(h->cm)->timewait_cut,
+			 FSW_CM_MAX_TIMEWAIT);
+	snprintf(want, sizeof(want), " timewait %u timewait_cut %u\n",
+		 FSW_CM_MAX_TIMEWAIT, FSW_CM_MAX_TIMEWAIT);
+	assert_true(report_has(h, want));
+	advance(h, FSW_CM_TIMEWAIT_MS);
+	assert_true(report_has(h, " timewait 0 timewait_cut "));
+	/* live connections still have their bound */
+	churn(h, 0, 1);
+}
+
 static void test_listen_in_use(void **state)
 {
 	struct h *h = *state;
@@ -1297,6 +1346,7 @@ int main(void)
 		T(test_dreq_timeout),
 		T(test_stale_connection),
 		T(test_owner_gone),
+		T(test_timewait_churn),
 		T(test_listen_in_use),
 		T(test_two_owners_one_port),
 		T(test_connect_errors),
