@@ -334,6 +334,8 @@ for h in h1 h2; do
 	done
 	echo
 done
+echo "== SDP connections h1 made (whole run; a failed one goes TCP under 'both')"
+echo "  ipoibd h1: sdp_service.connects $(hstat h1 sdp_service.connects) connect_failures $(hstat h1 sdp_service.connect_failures)"
 echo "== ibfabricd: what it delivered, what it dropped (non-zero)"
 "$build/ibfabricctl" -s "$SOCK" stats | grep -E '^(delivered|dropped|drop\.)' | awk '$2 != 0' | sed 's/^/  /'
 exit 0
