@@ -17,7 +17,12 @@
 #     while the server's port is down for 400 ms: it waits, as TCP's SYN
 #     is sent again, and connects over SDP once the port is back (the
 #     service's connect_retries counted), where it used to fail at once
-#     with EHOSTUNREACH (no path to a port that is down).
+#     with EHOSTUNREACH (no path to a port that is down);
+#  f) a burst of 40 non-blocking connects ('use sdp') to a server whose
+#     host is busy (its ipoibd stopped for a second): every one connects
+#     over SDP once it runs again, as SYNs wait in a TCP listener's
+#     queue; the fabric's CM used to keep 16 REQs per listener waiting
+#     and refuse the rest (a 'both' client went TCP unseen).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -200,6 +205,64 @@ retries=$(delta h1 sdp_service.connect_retries "$e_r0")
 [ "$retries" -ge 1 ] || fail "e: no connect_retries counted: the port was up before the connect?"
 expect_eq "e: SDP connections made" "$(delta h1 sdp_service.connects "$e_c0")" 1
 ok "e: connect with h2's port down 400 ms: over SDP after $retries retries, $ms ms"
+
+# f) a burst of connects while the server's host is busy
+printf 'use sdp client * 10.1.0.2:7600\n' >"$T/f.conf"
+cat >"$T/f_srv.py" <<'EOF2'
+import socket, sys
+n = int(sys.argv[1])
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 7600))
+s.listen(128)
+conns = [s.accept()[0] for _ in range(n)]
+print(len(conns), flush=True)
+EOF2
+cat >"$T/f_cli.py" <<'EOF2'
+import errno, select, socket, sys
+n = int(sys.argv[1])
+socks = []
+for _ in range(n):
+    c = socket.socket()
+    c.setblocking(False)
+    try:
+        c.connect(("10.1.0.2", 7600))
+    except BlockingIOError:
+        pass
+    socks.append(c)
+p = select.poll()
+left = {}
+for c in socks:
+    p.register(c, select.POLLOUT)
+    left[c.fileno()] = c
+res = {}
+while left:
+    ev = p.poll(30000)
+    if not ev:
+        res["stuck"] = len(left)
+        break
+    for fd, _ in ev:
+        c = left.pop(fd)
+        p.unregister(fd)
+        e = c.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        k = errno.errorcode.get(e, str(e)) if e else "ok"
+        res[k] = res.get(k, 0) + 1
+print(" ".join("%s=%d" % kv for kv in sorted(res.items())))
+EOF2
+pre_bg S6 h2 python3 "$T/f_srv.py" 40 >"$T/f.srv" 2>&1
+wait_port h2 7600
+sleep 0.3	# the 'both' listener's SDP side
+f_c0=$(stat_of h1 sdp_service.connects)
+kill -STOP "$h2_PID"
+( sleep 1; kill -CONT "$h2_PID" ) &
+CONT=$!
+LIBSDP_CONFIG_FILE=$T/f.conf pre h1 python3 "$T/f_cli.py" 40 >"$T/f.cli" 2>&1
+wait "$CONT"
+expect_eq "f: 40 connects in a burst at a busy host" "$(cat "$T/f.cli")" "ok=40"
+wait "$S6" || { cat "$T/f.srv"; fail "f: the server failed"; }
+expect_eq "f: connections the server accepted" "$(cat "$T/f.srv")" 40
+expect_eq "f: SDP connections made" "$(delta h1 sdp_service.connects "$f_c0")" 40
+ok "f: 40 connects while the server's ipoibd was stopped 1 s: all over SDP"
 kill -0 "$h1_PID" && kill -0 "$h2_PID" || fail "an ipoibd died"
 stop_fabric
 echo PASS

@@ -37,6 +37,10 @@
 #include "inet/byteorder.h"
 #include "ulp/ipoib/ipoib_priv.h"
 
+/* REQs waiting for our REP: Linux's ib_cm hands every REQ over at once,
+ * so peers coming up together (a rack booting) must not be refused. */
+#define CM_BACKLOG	1024
+
 static int same_peer(const struct ipoib_addr *a, const struct ipoib_addr *b)
 {
 	return a->qpn == b->qpn && !memcmp(a->gid.raw, b->gid.raw, 16);
@@ -578,7 +582,7 @@ void ipoib_cm_start(struct ipoib_link *l)
 		l->cm_err = errno;
 		return;
 	}
-	l->cm_listen = fab_cm_listen(l->dev, &a, 0, NULL, NULL, 0);
+	l->cm_listen = fab_cm_listen(l->dev, &a, CM_BACKLOG, NULL, NULL, 0);
 	if (!l->cm_listen) {
 		l->cm_err = errno;
 		return;

@@ -47,6 +47,7 @@
 #define RESOLVE_RETRY_MS 100u
 #define RTU_TIMEOUT_MS	10000u
 #define DREQ_LINGER_MS	2000u
+#define CM_BACKLOG	128		/* rds_rdma_listen_init_common()'s */
 #define DELAYED_ACK_MS	20u		/* ours: see ack_timer_cb */
 #define RETRY_COUNT	1		/* RDS_IB_DEFAULT_RETRY_COUNT */
 #define RNR_RETRY	7
@@ -1020,7 +1021,7 @@ static struct fab_cm_id *listen_on(struct rds_ep *ep, uint16_t port,
 		a.gid.raw[10] = a.gid.raw[11] = 0xff;
 	a.service_id = FAB_CM_SID_TCP(port);
 	a.service_mask = FAB_CM_SID_EXACT;
-	return fab_cm_listen(ep->dev, &a, 0, NULL, err, errlen);
+	return fab_cm_listen(ep->dev, &a, CM_BACKLOG, NULL, err, errlen);
 }
 
 struct rds_ep *rds_ep_new(struct event_base *base, struct fab_dev *dev,

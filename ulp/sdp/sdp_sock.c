@@ -40,6 +40,13 @@
 #define DEF_KEEPALIVE_MS 60000
 #define ABORT_LINGER_MS	500		/* wait for the AbortConn's ACK */
 #define MAX_LISTEN	64
+/* REQs the fabric's CM keeps waiting for our REP per listener: a burst
+ * of connects while this process is busy must wait, as SYNs wait in a
+ * TCP listener's queue (somaxconn), not be refused (a 'both' client
+ * would go TCP unseen, an 'sdp' one fail).  1024: rdma_cm's max_backlog
+ * and the soft CM's connections per port; the gateway's one listener
+ * takes every port's. */
+#define CM_BACKLOG	1024
 
 enum sock_state {
 	S_CONNECTING = 1,	/* REQ sent, no REP yet */
@@ -1429,7 +1436,7 @@ int sdp_ep_listen(struct sdp_ep *ep, uint16_t port, char *err,
 		a.service_mask = port ? FAB_CM_SID_EXACT : SDP_SID_MASK_PORT;
 	}
 	l = &ep->ls[ep->nls];
-	l->id = fab_cm_listen(ep->dev, &a, 0, NULL, err, errlen);
+	l->id = fab_cm_listen(ep->dev, &a, CM_BACKLOG, NULL, err, errlen);
 	if (!l->id)
 		return -1;
 	l->port = port;
