@@ -18,6 +18,9 @@
 #    both sides), nothing lost, nothing dropped; a non-blocking sender to
 #    a congested port gets ENOBUFS;
 #  - an RDS ping (port 0) answered by h2's endpoint;
+#  - to the host's own address (the kernel's loop transport): echoes of
+#    every size, a ping, a slow receiver fed from its own host (congested,
+#    nothing lost), and no RDS connection made for any of it;
 #  - IPv6: round trips and 2000 datagrams between [fd00:5::1] and
 #    [fd00:5::2] (sockaddr_in6, a C program);
 #  - a program without AF_RDS under the preload: one getsockname per
@@ -146,6 +149,29 @@ done
 [ "$k" -ge "$o" ] || fail "a socket closed while held: $o opened, $k closed"
 wait "$SK"
 ok "$(tail -n1 "$T/nb.log"); $h held by the service; the socket's close freed it"
+
+# 6a: to h1's own address, as the kernel's loop transport takes it (it
+# used to open a connection to itself that never came up: lost unseen)
+ca0=$(stat_of h1 rds.conns_active)
+lp0=$(stat_of h1 rds.loop_msgs)
+lc0=$(stat_of h1 rds_service.cong_set)
+ld0=$(stat_of h1 rds_service.rx_dropped)
+py h1 echo-client $A1 $A1 5000 $sizes >"$T/el.log" 2>&1 ||
+	{ cat "$T/el.log" "$T/es1.log"; fail "h1 -> h1 echoes"; }
+py h1 ping $A1 $A1 >"$T/pl.log" 2>&1 || { cat "$T/pl.log"; fail "a ping of h1's own address"; }
+pre_bg LR h1 timeout 90 python3 "$PY" flood-recv $A1 6002 400 3 >"$T/lr.log" 2>&1
+for i in $(seq 1 50); do grep -q bound "$T/lr.log" && break; sleep 0.1; done
+py h1 flood-send $A1 $A1 6002 400 65536 >"$T/ls.log" 2>&1 ||
+	{ cat "$T/ls.log"; fail "h1 -> h1 slow receiver's sender"; }
+wait "$LR" || { cat "$T/lr.log"; fail "h1 -> h1 slow receiver"; }
+lp=$(( $(stat_of h1 rds.loop_msgs) - lp0 ))
+lc=$(( $(stat_of h1 rds_service.cong_set) - lc0 ))
+expect_eq "connections made for h1 -> h1" $(( $(stat_of h1 rds.conns_active) - ca0 )) 0
+expect_eq "h1 -> h1 datagrams dropped" $(( $(stat_of h1 rds_service.rx_dropped) - ld0 )) 0
+# 11 echoes each way, the ping, 400 to the slow receiver
+[ "$lp" -ge 423 ] || fail "h1's endpoint handed over $lp messages to its own address, not 423"
+[ "$lc" -ge 1 ] || fail "the slow receiver on h1 was never marked congested"
+ok "to h1's own address: $(tail -n1 "$T/el.log"); $(tail -n1 "$T/pl.log"); $(tail -n1 "$T/lr.log") (congested $lc times); $lp handed over, no connection"
 
 # 6: ping
 py h1 ping $A1 $A2 >"$T/ping.log" 2>&1 || { cat "$T/ping.log"; fail "RDS ping"; }

@@ -176,6 +176,8 @@ const struct counter_desc rds_ep_counters[] = {
 	COUNTER("window_full", struct rds_ep_stats, window_full,
 		"Times sending stopped at the window of unacknowledged "
 		"fragments (the peer slow to acknowledge)."),
+	COUNTER("loop_msgs", struct rds_ep_stats, loop_msgs,
+		"RDS messages to this host's own addresses (no connection)."),
 	COUNTER_ARRAY("drop", struct rds_ep_stats, drops, drop_reason,
 		      "RDS connections dropped for a bad SEND, by reason."),
 	COUNTERS_END
@@ -1126,6 +1128,57 @@ static bool addr_usable(const struct inet_addr *a)
 	return false;
 }
 
+/*
+ * To one of this host's addresses: the kernel makes such a connection
+ * loopback (rds_conn_create_outgoing: the loop transport) and hands each
+ * message to its receive path at once; so do we, without RC.  The
+ * address's own congestion map is the one a sender meets (the kernel's
+ * maps are per address), and a ping is answered from port 0.
+ */
+static int loop_send(struct rds_ep *ep, const struct rds_name *src,
+		     const struct rds_name *dst, const struct iovec *iov,
+		     int iovcnt, size_t len, void *ctx, unsigned int flags)
+{
+	static const uint8_t none[1];
+	const struct local_map *m = lmap_get(ep, &dst->addr, false);
+	struct rds_name from = *src;
+	const uint8_t *data = none;
+	uint8_t *buf = NULL;
+	size_t off = 0;
+	int i;
+
+	if (!dst->port) {
+		ep->st.pings_rx++;
+		ep->st.pongs_tx++;
+		from.addr = dst->addr;
+		from.port = 0;
+		dst = src;
+		len = 0;
+	} else if (!(flags & RDS_EP_SEND_ANYWAY) && m &&
+		   rds_cong_test(&m->map, dst->port)) {
+		errno = ENOBUFS;
+		return -1;
+	} else if (iovcnt == 1 && len) {
+		data = iov[0].iov_base;
+	} else if (len) {
+		buf = malloc(len);
+		if (!buf)
+			return -1;	/* ENOMEM */
+		for (i = 0; i < iovcnt; i++) {
+			memcpy(buf + off, iov[i].iov_base, iov[i].iov_len);
+			off += iov[i].iov_len;
+		}
+		data = buf;
+	}
+	ep->st.loop_msgs++;
+	if (ep->ops.deliver(ep->arg, dst, &from, data, len) < 0)
+		ep->st.no_socket++;
+	free(buf);
+	if (ep->ops.done)
+		ep->ops.done(ep->arg, ctx, len, 0);
+	return 0;
+}
+
 int rds_ep_send_flags(struct rds_ep *ep, const struct rds_name *src,
 		      const struct rds_name *dst, const struct iovec *iov,
 		      int iovcnt, void *ctx, unsigned int flags)
@@ -1146,6 +1199,8 @@ int rds_ep_send_flags(struct rds_ep *ep, const struct rds_name *src,
 		errno = EINVAL;
 		return -1;
 	}
+	if (ep->ops.is_local(ep->arg, &dst->addr))
+		return loop_send(ep, src, dst, iov, iovcnt, len, ctx, flags);
 	rc = conn_get(ep, &src->addr, &dst->addr);
 	if (!rc)
 		return -1;
@@ -1195,6 +1250,11 @@ void rds_ep_set_cong(struct rds_ep *ep, const struct inet_addr *laddr,
 		rds_cong_set(&m->map, port);
 	else
 		rds_cong_clear(&m->map, port);
+	/* senders on this host to laddr meet this map (loop_send) */
+	if (ep->ops.cong_map)
+		ep->ops.cong_map(ep->arg, laddr, m->map.bits);
+	if (!congested && ep->ops.uncongested)
+		ep->ops.uncongested(ep->arg, laddr);
 	for (rc = ep->conns; rc; rc = rc->next) {
 		if (rc->lmap != m)
 			continue;

@@ -100,6 +100,8 @@ struct rds_ep_stats {
 	uint64_t disconnects;		/* the peer's DREQ while up */
 	uint64_t window_full;		/* sending stopped at RDS_CONN_WINDOW
 					 * unacknowledged fragments */
+	uint64_t loop_msgs;		/* to one of this host's addresses:
+					 * handed over, no connection */
 };
 
 extern const struct counter_desc rds_ep_counters[];
