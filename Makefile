@@ -223,6 +223,13 @@ all: $(BUILD)/tests/rds_sock_bench
 $(BUILD)/tests/rds_sock_bench: $(BUILD)/plain/tests/bench/rds_sock_bench.o
 	$(CC) $(PLAIN_LDFLAGS) -o $@ $^
 
+# the kernel's AF_RDS semantics, one corner per run, under the preload
+# (tests/integration/rds_semantics.sh)
+TOOLS += $(BUILD)/tests/rds_semantics
+all: $(BUILD)/tests/rds_semantics
+$(BUILD)/tests/rds_semantics: $(BUILD)/plain/tests/integration/rds_semantics.o
+	$(CC) $(PLAIN_LDFLAGS) -o $@ $^
+
 # an ordinary TCP program (tests/bench/sdp_bench.sh runs it under the
 # preload)
 $(BUILD)/tests/tcp_rr: $(BUILD)/plain/tests/tools/tcp_rr.o

@@ -885,6 +885,10 @@ EXPORT int listen(int fd, int backlog)
 	if (preload_off())
 		return preload_real.listen(fd, backlog);
 	family = sock_tcp_family(fd);
+	if (!family && preload_rds_is(fd)) {
+		errno = EOPNOTSUPP;	/* sock_no_listen(); the pair: EINVAL */
+		return -1;
+	}
 	if (!family ||
 	    preload_real.getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
 	    is_loopback((struct sockaddr *)&ss))
@@ -1040,6 +1044,19 @@ static int accept_conn(int lfd, int s, pid_t svc, int flags,
 }
 
 /*
+ * An RDS socket is the connected end of a unix pair, which accept refuses
+ * with EINVAL; the kernel's RDS has sock_no_accept(): EOPNOTSUPP (after
+ * accept4's own check of the flags).  Only looked at after a failure.
+ */
+static int accept_failed(int fd, int flags)
+{
+	if (errno == EINVAL && !(flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK)) &&
+	    preload_rds_is(fd))
+		errno = EOPNOTSUPP;
+	return -1;
+}
+
+/*
  * The real accept4 first, with the caller's flags, so that a TCP
  * listener pays nothing; only a unix peer address makes us look at the
  * listener's name.  A probe or a bad header is skipped: accept again (a
@@ -1061,7 +1078,7 @@ EXPORT int accept4(int fd, struct sockaddr *out, socklen_t *outlen,
 		s = preload_real.accept4(fd, (struct sockaddr *)&ss, &len,
 					 flags);
 		if (s < 0)
-			return -1;
+			return accept_failed(fd, flags);
 		if (ss.ss_family == AF_UNIX && !svc)
 			svc = preload_listener_pid(fd);
 		if (ss.ss_family != AF_UNIX || svc < 0) {
@@ -1197,7 +1214,7 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 	init();
 	if (preload_off())
 		return preload_real.getsockopt(fd, level, name, val, len);
-	if ((level == SOL_RDS || level == SOL_SOCKET) && preload_rds_is(fd))
+	if (preload_rds_is(fd))	/* every level (others: ENOPROTOOPT) */
 		return preload_rds_getsockopt(fd, level, name, val, len);
 	if (level == SOL_SOCKET && name == SO_PEERCRED && val && len &&
 	    ours_family(fd)) {
@@ -1332,14 +1349,8 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val,
 	init();
 	if (preload_off())
 		return preload_real.setsockopt(fd, level, name, val, len);
-	if (level == SOL_RDS || (level == SOL_SOCKET &&
-				 (name == SO_SNDBUF || name == SO_RCVBUF ||
-				  name == SO_SNDBUFFORCE ||
-				  name == SO_RCVBUFFORCE))) {
-		if (preload_rds_is(fd))
-			return preload_rds_setsockopt(fd, level, name, val,
-						      len);
-	}
+	if (preload_rds_is(fd))	/* every level (others: ENOPROTOOPT) */
+		return preload_rds_setsockopt(fd, level, name, val, len);
 	if (preload_real.setsockopt(fd, level, name, val, len) == 0) {
 		if (level == SOL_SOCKET && name == SO_LINGER && val &&
 		    len >= sizeof(struct linger))

@@ -18,10 +18,12 @@
  *
  * AF_RDS sockets (preload_rds.c) are one end of a unix SOCK_SEQPACKET pair
  * whose other end the host's RDS service holds (ulp/rds/rds_ctl.h):
- * socket, bind, connect, the send and receive calls, get/setsockopt and
- * the names are interposed for them, to add and strip the header that
- * carries each datagram's address; close, dup2, dup3 and close_range
- * only forget what the per-fd table knew.
+ * socket, bind, connect, the send and receive calls (sendmmsg and
+ * recvmmsg too), get/setsockopt and the names are interposed for them,
+ * to add and strip the header that carries each datagram's address;
+ * shutdown, listen, accept and a few ioctls only to answer as the
+ * kernel's RDS does where the unix socket would not; close, dup2, dup3
+ * and close_range only forget what the per-fd table knew.
  *
  * Nothing here may call an interposed function through the PLT: the real
  * ones are in preload_real.
@@ -36,6 +38,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "ulp/rds/rds_ctl.h"
 #include "ulp/sdp/sdp_conf.h"
@@ -73,6 +76,11 @@ struct preload_real {
 	ssize_t (*write)(int, const void *, size_t);
 	ssize_t (*readv)(int, const struct iovec *, int);
 	ssize_t (*writev)(int, const struct iovec *, int);
+	int (*sendmmsg)(int, struct mmsghdr *, unsigned int, int);
+	int (*recvmmsg)(int, struct mmsghdr *, unsigned int, int,
+			struct timespec *);
+	int (*shutdown)(int, int);
+	int (*ioctl)(int, unsigned long, ...);
 	int (*epoll_ctl)(int, int, int, struct epoll_event *);
 	int (*dup)(int);
 	int (*fcntl)(int, int, ...);
@@ -158,7 +166,8 @@ int preload_cache_getopt(int fd, int level, int name, int *val);
  * previous state; set 0 only reads it. */
 int preload_cache_mark(int fd, unsigned int bit, int set);
 #define PRELOAD_MARK_EOF	0x1	/* end of file seen, no reset owed */
-#define PRELOAD_MARK_PIN	0x2	/* a listener's: not replaced by others */
+#define PRELOAD_MARK_PIN	0x2	/* a listener's, or an RDS socket's
+					 * options: not replaced by others */
 
 /* preload.c */
 enum preload_kind {

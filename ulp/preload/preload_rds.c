@@ -5,7 +5,9 @@
  * for one end of a unix SOCK_SEQPACKET pair; every datagram on it is
  * struct rds_ctl_hdr and the payload.  The send and receive calls add
  * and strip that header on RDS sockets only, with the kernel's RDS
- * checks and errors.  With no service to ask, socket() is the kernel's.
+ * checks and errors; shutdown and a few ioctls (listen and accept in
+ * preload.c) only answer as rds_proto_ops does where the pair would
+ * answer otherwise.  With no service to ask, socket() is the kernel's.
  *
  * What an fd is comes from a per-fd table (unknown / not RDS / RDS /
  * SDP stream), filled the first time an fd is used, by one getsockname
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
@@ -61,7 +64,6 @@ enum fd_kind {
 struct rds_fdinfo {
 	union rds_ctl_addr local, peer;	/* family 0: unbound, unconnected */
 	int sndbuf, rcvbuf;
-	int recverr;
 };
 
 static _Atomic unsigned char fdtab[FDTAB_SIZE];
@@ -627,6 +629,78 @@ static void int_out(void *val, socklen_t *len, int v)
 	*len = sizeof(v);
 }
 
+/* The kernel's numbers (asm-generic/socket.h, linux/rds.h). */
+#ifndef SO_TIMESTAMP_OLD
+#define SO_TIMESTAMP_OLD	29
+#define SO_TIMESTAMPNS_OLD	35
+#define SO_TIMESTAMP_NEW	63
+#define SO_TIMESTAMPNS_NEW	64
+#endif
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY		60
+#endif
+
+/*
+ * RDS_RECVERR and SO_ZEROCOPY are the socket's, not the descriptor's: the
+ * service does not keep them, so the cache does, by the unix end's inode
+ * (preload_cache.c), pinned; every dup and a forked child's copy of the
+ * cache see them, an exec()ed program starts with them off.
+ */
+static int sock_flag(int fd, int level, int name)
+{
+	int v;
+
+	if (preload_cache_getopt(fd, level, name, &v) < 0)
+		return 0;
+	return v;
+}
+
+static void sock_flag_set(int fd, int level, int name, int v)
+{
+	preload_cache_setopt(fd, level, name, &v, sizeof(v));
+	if (v)
+		preload_cache_mark(fd, PRELOAD_MARK_PIN, 1);
+}
+
+/* SOL_SOCKET on an RDS socket: what sock_getsockopt() says of PF_RDS
+ * where the unix socket would say otherwise; the rest is the pair's. */
+static int sol_socket_get(int fd, int name, void *val, socklen_t *len)
+{
+	struct rds_fdinfo *i;
+	int v;
+
+	switch (name) {
+	case SO_SNDBUF:
+	case SO_RCVBUF:
+		if (*len < sizeof(int))
+			break;
+		i = info_get(fd, 1);
+		if (!i)
+			return -1;
+		int_out(val, len, name == SO_SNDBUF ? i->sndbuf : i->rcvbuf);
+		return 0;
+	case SO_DOMAIN:
+		if (*len < sizeof(int))
+			break;
+		int_out(val, len, AF_RDS);
+		return 0;
+	case SO_ZEROCOPY:
+		v = sock_flag(fd, SOL_SOCKET, SO_ZEROCOPY);
+		if (*len > sizeof(v))
+			*len = sizeof(v);
+		memcpy(val, &v, *len);
+		return 0;
+	case SO_PEEK_OFF:
+		/* no set_peek_off in rds_proto_ops */
+		errno = EOPNOTSUPP;
+		return -1;
+	default:
+		return preload_real.getsockopt(fd, SOL_SOCKET, name, val, len);
+	}
+	errno = EINVAL;
+	return -1;
+}
+
 int preload_rds_getsockopt(int fd, int level, int name, void *val,
 			   socklen_t *len)
 {
@@ -636,66 +710,75 @@ int preload_rds_getsockopt(int fd, int level, int name, void *val,
 		errno = EFAULT;
 		return -1;
 	}
-	if (level == SOL_SOCKET && (name == SO_SNDBUF || name == SO_RCVBUF ||
-				    name == SO_DOMAIN)) {
-		if (*len < sizeof(int)) {
-			errno = EINVAL;
-			return -1;
-		}
-		if (name == SO_DOMAIN) {
-			int_out(val, len, AF_RDS);
-			return 0;
-		}
-		i = info_get(fd, 1);
-		if (!i)
-			return -1;
-		int_out(val, len, name == SO_SNDBUF ? i->sndbuf : i->rcvbuf);
-		return 0;
-	}
 	if (level == SOL_SOCKET)
-		return preload_real.getsockopt(fd, level, name, val, len);
-	if (level != SOL_RDS) {
+		return sol_socket_get(fd, name, val, len);
+	/* rds_getsockopt(): SOL_RDS alone; RDS_CONG_MONITOR and the
+	 * timestamps are set only */
+	if (level != SOL_RDS || (name != RDS_CTL_RECVERR &&
+				 name != RDS_CTL_SO_TRANSPORT)) {
 		errno = ENOPROTOOPT;
 		return -1;
 	}
-	if (name == RDS_CTL_RECVERR || name == RDS_CTL_SO_TRANSPORT) {
-		if (*len < sizeof(int)) {
-			errno = EINVAL;
-			return -1;
-		}
-		i = info_get(fd, 0);
-		if (!i)
-			return -1;
-		if (name == RDS_CTL_RECVERR)
-			int_out(val, len, i->recverr);
-		else	/* RDS_TRANS_NONE until bound */
-			int_out(val, len, i->local.family ? RDS_CTL_TRANS_IB :
-				~0);
+	if (*len < sizeof(int)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (name == RDS_CTL_RECVERR) {
+		int_out(val, len, sock_flag(fd, SOL_RDS, RDS_CTL_RECVERR));
 		return 0;
 	}
-	errno = ENOPROTOOPT;
-	return -1;
+	i = info_get(fd, 0);
+	if (!i)
+		return -1;
+	/* RDS_TRANS_NONE until bound */
+	int_out(val, len, i->local.family ? RDS_CTL_TRANS_IB : ~0);
+	return 0;
+}
+
+/* The SOL_SOCKET options sock_setsockopt() takes otherwise for PF_RDS
+ * than for the pair; the others are the pair's. */
+static int sol_socket_set(int fd, int name, const void *val, socklen_t len)
+{
+	int v;
+
+	switch (name) {
+	case SO_SNDBUF:
+	case SO_RCVBUF:
+	case SO_SNDBUFFORCE:
+	case SO_RCVBUFFORCE:
+	case SO_ZEROCOPY:
+		break;
+	case SO_PEEK_OFF:
+		/* no set_peek_off in rds_proto_ops; on the pair it would
+		 * also make MSG_PEEK skip our header */
+		errno = EOPNOTSUPP;
+		return -1;
+	default:
+		return preload_real.setsockopt(fd, SOL_SOCKET, name, val, len);
+	}
+	if (!val || len < sizeof(int)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(&v, val, sizeof(v));
+	if (name != SO_ZEROCOPY)
+		return ctl_op(fd, RDS_CTL_SETOPT, NULL, SOL_SOCKET, name, v);
+	if (v < 0 || v > 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	sock_flag_set(fd, SOL_SOCKET, SO_ZEROCOPY, v);
+	return 0;
 }
 
 int preload_rds_setsockopt(int fd, int level, int name, const void *val,
 			   socklen_t len)
 {
-	struct rds_fdinfo *i;
 	union rds_ctl_addr a;
 	int v;
 
-	if (level == SOL_SOCKET) {
-		if (name != SO_SNDBUF && name != SO_RCVBUF &&
-		    name != SO_SNDBUFFORCE && name != SO_RCVBUFFORCE)
-			return preload_real.setsockopt(fd, level, name, val,
-						       len);
-		if (!val || len < sizeof(int)) {
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(&v, val, sizeof(v));
-		return ctl_op(fd, RDS_CTL_SETOPT, NULL, level, name, v);
-	}
+	if (level == SOL_SOCKET)
+		return sol_socket_set(fd, name, val, len);
 	if (level != SOL_RDS) {
 		errno = ENOPROTOOPT;
 		return -1;
@@ -714,19 +797,26 @@ int preload_rds_setsockopt(int fd, int level, int name, const void *val,
 			errno = EINVAL;
 			return -1;
 		}
-		i = info_get(fd, 0);
-		if (!i)
-			return -1;
 		memcpy(&v, val, sizeof(v));
-		i->recverr = !!v;
+		sock_flag_set(fd, SOL_RDS, RDS_CTL_RECVERR, !!v);
 		return 0;
 	case RDS_CTL_CONG_MONITOR:
-		/* accepted, ignored: no RDS_CMSG_CONG_UPDATE is delivered */
-		if (!val || len != sizeof(uint64_t)) {
+		/* rds_set_bool_option(): an int; accepted, ignored: no
+		 * RDS_CMSG_CONG_UPDATE is delivered */
+		if (!val || len < sizeof(int)) {
 			errno = EINVAL;
 			return -1;
 		}
 		return 0;
+	case SO_TIMESTAMP_OLD:
+	case SO_TIMESTAMP_NEW:
+		/* rds_enable_recvtstamp(): the socket's SOCK_RCVTSTAMP, as
+		 * SOL_SOCKET sets it, so the pair's (rds_recv) */
+		if (!val || len != sizeof(int)) {
+			errno = EFAULT;
+			return -1;
+		}
+		return preload_real.setsockopt(fd, SOL_SOCKET, name, val, len);
 	case RDS_CTL_SO_TRANSPORT:
 		if (!val || len != sizeof(int)) {
 			errno = EINVAL;
@@ -879,35 +969,212 @@ static bool board_congested(const struct rds_board *b,
 	return false;
 }
 
+/* Is fd O_NONBLOCK?  One fcntl: the flag is the open file's, which
+ * another process may change, so it is not cached. */
+static bool fd_nonblock(int fd)
+{
+	int e = errno, fl = preload_real.fcntl(fd, F_GETFL);
+
+	errno = e;
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+/*
+ * An EAGAIN from the pair for a call that was to block (no MSG_DONTWAIT,
+ * fd not O_NONBLOCK): its SO_RCVTIMEO or SO_SNDTIMEO ran out, which the
+ * kernel's rds_recvmsg() and rds_sendmsg() say as ETIMEDOUT.  Looked at
+ * only after an EAGAIN.
+ */
+static bool timed_out(int fd, int e, int flags)
+{
+	return (e == EAGAIN || e == EWOULDBLOCK) && !(flags & MSG_DONTWAIT) &&
+	       !fd_nonblock(fd);
+}
+
+/*
+ * nanosleep says EINTR only when a handler of the program's ran.  The
+ * kernel's wait (wait_event_interruptible, ERESTARTSYS) restarts the send
+ * after a handler with SA_RESTART and fails with EINTR after one without.
+ * Which signal came is not known here: the wait goes on when every signal
+ * with a handler has SA_RESTART, else EINTR (a program that mixes the two
+ * gets EINTR for either).  One sigaction query per signal, on EINTR only.
+ */
+static bool restart_all(void)
+{
+	struct sigaction sa;
+	int sig;
+
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sigaction(sig, NULL, &sa) < 0)
+			continue;	/* the C library's own */
+		if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN &&
+		    !(sa.sa_flags & SA_RESTART))
+			return false;
+	}
+	return true;
+}
+
 /*
  * The kernel's rds_cong_wait(), on the board (NULL: none, nothing to
  * check): a non-blocking send to a congested port fails with ENOBUFS,
  * nothing queued (poll does not show it: the sender retries, or waits for
- * the map to clear); a blocking one waits until the port clears, EINTR
- * when a signal comes.  0 to go on, or -1 with errno.
+ * the map to clear); a blocking one waits until the port clears, without
+ * SO_SNDTIMEO (as the kernel's), EINTR when a handler without SA_RESTART
+ * ran (restart_all).  0 to go on, or -1 with errno.
  */
 static int cong_wait(const struct rds_board *b, int fd,
 		     const union rds_ctl_addr *dst, int flags)
 {
 	struct timespec ms = { 0, 1000000 };
-	int fl;
 
 	if (!b || (dst->family == AF_INET6 ? dst->v6.sin6_port :
 		   dst->v4.sin_port) == 0)	/* a ping */
 		return 0;
 	if (!board_congested(b, dst))
 		return 0;
-	if (!(flags & MSG_DONTWAIT)) {
-		fl = fcntl(fd, F_GETFL);
-		if (fl >= 0 && !(fl & O_NONBLOCK)) {
-			while (board_congested(b, dst))
-				if (nanosleep(&ms, NULL) < 0 && errno == EINTR)
-					return -1;
-			return 0;
-		}
+	if (flags & MSG_DONTWAIT || fd_nonblock(fd)) {
+		errno = ENOBUFS;
+		return -1;
 	}
-	errno = ENOBUFS;
+	while (board_congested(b, dst)) {
+		if (nanosleep(&ms, NULL) == 0 || errno != EINTR ||
+		    restart_all())
+			continue;
+		errno = EINTR;
+		return -1;
+	}
+	return 0;
+}
+
+/* linux/rds.h's control message types */
+#define RDS_CMSG_RDMA_ARGS		1
+#define RDS_CMSG_RDMA_DEST		2
+#define RDS_CMSG_RDMA_MAP		3
+#define RDS_CMSG_ATOMIC_FADD		6
+#define RDS_CMSG_ATOMIC_CSWP		7
+#define RDS_CMSG_MASKED_ATOMIC_FADD	8
+#define RDS_CMSG_MASKED_ATOMIC_CSWP	9
+#define RDS_CMSG_ZCOPY_COOKIE		12
+
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY	0x4000000
+#endif
+#ifndef MSG_BATCH
+#define MSG_BATCH	0x40000
+#endif
+
+/*
+ * What one SOL_RDS control message of a send would meet in the kernel
+ * (rds_cmsg_send()): there are no RDMA operations here, so RDMA_ARGS,
+ * RDMA_MAP and the atomics get EOPNOTSUPP, the kernel's answer on a
+ * transport without them (TCP's); RDMA_DEST names a memory region, and
+ * none exists here: EINVAL, as for a key the kernel does not know;
+ * ZCOPY_COOKIE outside a zero-copy send (there is none here) EINVAL.
+ * *group: rds_rm_size()'s (1: ARGS, atomics; 2: DEST, MAP, COOKIE);
+ * -1 for a type the kernel does not know.
+ */
+static int cmsg_op(int type, int *group)
+{
+	switch (type) {
+	case RDS_CMSG_RDMA_ARGS:
+	case RDS_CMSG_ATOMIC_FADD:
+	case RDS_CMSG_ATOMIC_CSWP:
+	case RDS_CMSG_MASKED_ATOMIC_FADD:
+	case RDS_CMSG_MASKED_ATOMIC_CSWP:
+		*group |= 1;
+		return EOPNOTSUPP;
+	case RDS_CMSG_RDMA_MAP:
+		*group |= 2;
+		return EOPNOTSUPP;
+	case RDS_CMSG_RDMA_DEST:
+	case RDS_CMSG_ZCOPY_COOKIE:
+		*group |= 2;
+		return EINVAL;
+	}
 	return -1;
+}
+
+/*
+ * The program's control messages, as rds_rm_size() and then
+ * rds_cmsg_send() walk them: a malformed one, an unknown SOL_RDS type,
+ * DEST or MAP with ARGS or an atomic, MSG_ZEROCOPY without a
+ * ZCOPY_COOKIE: EINVAL; else the first SOL_RDS one's answer (cmsg_op).
+ * Other levels are skipped, as the kernel skips them (nothing goes on to
+ * the pair: no SCM_RIGHTS reaches the service).  0, or an errno.
+ */
+static int cmsg_check(const struct msghdr *m, int flags)
+{
+	const char *p = m->msg_control;
+	size_t left = m->msg_controllen;
+	struct cmsghdr c;
+	int group = 0, first = 0, e, cookie = 0;
+
+	if (left && !p)
+		return EFAULT;
+	while (left >= sizeof(c)) {
+		memcpy(&c, p, sizeof(c));	/* may be unaligned */
+		if (c.cmsg_len < sizeof(c) || c.cmsg_len > left)
+			return EINVAL;		/* !CMSG_OK */
+		if (c.cmsg_level == SOL_RDS) {
+			e = cmsg_op(c.cmsg_type, &group);
+			if (e < 0)
+				return EINVAL;
+			cookie |= c.cmsg_type == RDS_CMSG_ZCOPY_COOKIE;
+			if (!first)
+				first = e;
+		}
+		if (CMSG_ALIGN(c.cmsg_len) >= left)
+			break;
+		p += CMSG_ALIGN(c.cmsg_len);
+		left -= CMSG_ALIGN(c.cmsg_len);
+	}
+	if (((flags & MSG_ZEROCOPY) && !cookie) || group == 3)
+		return EINVAL;
+	return first;
+}
+
+/*
+ * rds_sendmsg()'s checks, in its order, before anything reaches the
+ * pair: flags, destination, bound, v4/v6, sizes, zero copy, control
+ * messages.  MSG_ZEROCOPY passes the flags' check but never sends: with
+ * SO_ZEROCOPY the kernel allows it on its TCP transport alone
+ * (EOPNOTSUPP for IB), without it rds_rm_size() wants a ZCOPY_COOKIE,
+ * which rds_cmsg_zcopy() then refuses (EINVAL).  0, or an errno.
+ */
+static int send_check(int fd, const struct msghdr *m, int flags,
+		      struct rds_ctl_hdr *h)
+{
+	struct rds_fdinfo *i;
+	size_t len = 0, k;
+	int e;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_ZEROCOPY))
+		return EOPNOTSUPP;
+	if (m->msg_name && m->msg_namelen) {
+		e = dest_check(m->msg_name, m->msg_namelen, &h->peer);
+		if (e)
+			return e;
+	}
+	i = info_get(fd, 0);
+	if (i && (!i->local.family || (!h->peer.family && !i->peer.family)))
+		i = info_get(fd, 1);	/* bound or connected elsewhere? */
+	if (!i)
+		return errno ? errno : EPROTO;
+	if (!h->peer.family)
+		h->peer = i->peer;
+	if (!i->local.family || !h->peer.family)
+		return ENOTCONN;
+	if (addr_is_v4(&h->peer) != addr_is_v4(&i->local))
+		return EOPNOTSUPP;
+	for (k = 0; k < m->msg_iovlen; k++)
+		len += m->msg_iov[k].iov_len;
+	if (len > RDS_MAX_MSG_SIZE || len > (size_t)i->sndbuf / 2)
+		return EMSGSIZE;
+	if ((flags & MSG_ZEROCOPY) && sock_flag(fd, SOL_SOCKET, SO_ZEROCOPY))
+		return EOPNOTSUPP;
+	if (m->msg_controllen || (flags & MSG_ZEROCOPY))
+		return cmsg_check(m, flags);
+	return 0;
 }
 
 static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
@@ -915,50 +1182,15 @@ static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 	const struct rds_board *b;
 	struct iovec stack[IOV_STACK + 1], *iov;
 	struct rds_ctl_hdr h;
-	struct rds_fdinfo *i;
 	struct msghdr mh;
-	size_t len = 0, k;
 	ssize_t n;
 	int e;
 
-	if (flags & ~MSG_DONTWAIT) {
-		errno = EOPNOTSUPP;	/* as rds_sendmsg() */
-		return -1;
-	}
 	memset(&h, 0, sizeof(h));
 	h.magic = RDS_HDR_MAGIC;
-	if (m->msg_name && m->msg_namelen) {
-		e = dest_check(m->msg_name, m->msg_namelen, &h.peer);
-		if (e) {
-			errno = e;
-			return -1;
-		}
-	}
-	i = info_get(fd, 0);
-	if (!i)
-		return -1;
-	if (!i->local.family || (!h.peer.family && !i->peer.family))
-		i = info_get(fd, 1);	/* bound or connected elsewhere? */
-	if (!i)
-		return -1;
-	if (!h.peer.family)
-		h.peer = i->peer;
-	if (!i->local.family || !h.peer.family) {
-		errno = ENOTCONN;
-		return -1;
-	}
-	if (addr_is_v4(&h.peer) != addr_is_v4(&i->local)) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	for (k = 0; k < m->msg_iovlen; k++)
-		len += m->msg_iov[k].iov_len;
-	if (len > RDS_MAX_MSG_SIZE || len > (size_t)i->sndbuf / 2) {
-		errno = EMSGSIZE;
-		return -1;
-	}
-	if (m->msg_controllen) {
-		errno = EOPNOTSUPP;	/* RDMA and atomic cmsgs: none here */
+	e = send_check(fd, m, flags, &h);
+	if (e) {
+		errno = e;
 		return -1;
 	}
 	b = board_get();
@@ -969,13 +1201,16 @@ static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 	iov = iov_wrap(stack, m, &h, &mh);
 	if (!iov)
 		return -1;
-	n = preload_real.sendmsg(fd, &mh, flags | MSG_NOSIGNAL);
+	n = preload_real.sendmsg(fd, &mh, (flags & MSG_DONTWAIT) |
+				 MSG_NOSIGNAL);
 	e = errno;
 	if (iov != stack)
 		free(iov);
+	if (n < 0 && timed_out(fd, e, flags))
+		e = ETIMEDOUT;
 	/* full, and the port congested meanwhile: the kernel's ENOBUFS */
-	if (n < 0 && (e == EAGAIN || e == EWOULDBLOCK) && b &&
-	    board_congested(b, &h.peer))
+	else if (n < 0 && (e == EAGAIN || e == EWOULDBLOCK) && b &&
+		 board_congested(b, &h.peer))
 		e = ENOBUFS;
 	errno = e;
 	if (n < 0)
@@ -995,18 +1230,120 @@ static ssize_t send_buf(int fd, const void *buf, size_t len, int flags,
 
 /* --- receive ------------------------------------------------------------------ */
 
+/* Room for what the pair may attach to a datagram: a timestamp, and what
+ * the program's SO_PASSCRED or SO_PASSSEC would add (fds past it, which
+ * the service never sends, the kernel closes). */
+#define CTL_ROOM	512
+
+/* put_cmsg() on the program's buffer, *off bytes of it used: what does
+ * not fit is cut and MSG_CTRUNC set, as the kernel cuts it. */
+static void cmsg_put(struct msghdr *m, size_t *off, int type,
+		     const void *data, size_t len)
+{
+	struct cmsghdr c = { .cmsg_len = CMSG_LEN(len),
+			     .cmsg_level = SOL_SOCKET, .cmsg_type = type };
+	size_t room = m->msg_controllen - *off, n = CMSG_LEN(len);
+	char *p = (char *)m->msg_control + *off;
+
+	if (room < n)
+		m->msg_flags |= MSG_CTRUNC;
+	if (room < sizeof(c))
+		return;
+	if (room < n)
+		n = room;
+	memcpy(p, &c, sizeof(c));
+	memcpy(p + sizeof(c), data, n - sizeof(c));
+	*off += CMSG_SPACE(len) < room ? CMSG_SPACE(len) : room;
+}
+
+/* SO_TIMESTAMPNS's timespec as the timeval RDS gives (it looks at
+ * SOCK_RCVTSTAMP alone, which SO_TIMESTAMPNS sets too). */
+static void cmsg_put_ns(struct msghdr *m, size_t *off,
+			const struct cmsghdr *c)
+{
+	size_t dlen = c->cmsg_len - CMSG_LEN(0);
+	struct { long s, ns; } o;	/* __kernel_old_timespec */
+	struct { int64_t s, ns; } w;	/* __kernel_timespec */
+	long ov[2];			/* __kernel_old_timeval */
+	int64_t wv[2];			/* __kernel_sock_timeval */
+
+	if (c->cmsg_type == SO_TIMESTAMPNS_OLD && dlen >= sizeof(o)) {
+		memcpy(&o, CMSG_DATA(c), sizeof(o));
+		ov[0] = o.s;
+		ov[1] = o.ns / 1000;
+		cmsg_put(m, off, SO_TIMESTAMP_OLD, ov, sizeof(ov));
+	} else if (c->cmsg_type == SO_TIMESTAMPNS_NEW && dlen >= sizeof(w)) {
+		memcpy(&w, CMSG_DATA(c), sizeof(w));
+		wv[0] = w.s;
+		wv[1] = w.ns / 1000;
+		cmsg_put(m, off, SO_TIMESTAMP_NEW, wv, sizeof(wv));
+	}
+}
+
+static void cmsg_close_fds(const struct cmsghdr *c)
+{
+	size_t i, k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	int f;
+
+	for (i = 0; i < k; i++) {
+		memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(f));
+		preload_real.close(f);
+	}
+}
+
+/*
+ * What the pair attached to a datagram (mh), into the program's buffer
+ * as rds_cmsg_recv() gives it: the receive time alone (the time the
+ * service queued the datagram on the pair), a timeval as SO_TIMESTAMP
+ * (SO_TIMESTAMP_NEW's after SO_TIMESTAMP_NEW or SO_TIMESTAMPNS_NEW).  The
+ * unix socket's own (SO_PASSCRED's credentials, SO_PASSSEC's label,
+ * SO_TIMESTAMPING's times) are dropped, RDS has none; a passed fd is
+ * closed.
+ */
+static void cmsg_filter(struct msghdr *m, struct msghdr *mh)
+{
+	struct cmsghdr *c;
+	size_t off = 0;
+
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_RIGHTS)
+			cmsg_close_fds(c);
+		else if (c->cmsg_type == SO_TIMESTAMP_OLD ||
+			 c->cmsg_type == SO_TIMESTAMP_NEW)
+			cmsg_put(m, &off, c->cmsg_type, CMSG_DATA(c),
+				 c->cmsg_len - CMSG_LEN(0));
+		else
+			cmsg_put_ns(m, &off, c);
+	}
+	m->msg_controllen = off;
+}
+
+/* rds_recvmsg() with MSG_OOB: 0, nothing read, whatever is queued. */
+static ssize_t recv_oob(struct msghdr *m)
+{
+	m->msg_namelen = 0;
+	m->msg_controllen = 0;
+	m->msg_flags = 0;
+	return 0;
+}
+
 static ssize_t rds_recv(int fd, struct msghdr *m, int flags)
 {
+	union {
+		char buf[CTL_ROOM];
+		struct cmsghdr align;
+	} ctl;
 	struct iovec stack[IOV_STACK + 1], *iov;
+	bool want_ctl = m->msg_control && m->msg_controllen;
 	struct rds_ctl_hdr h;
 	struct msghdr mh;
 	ssize_t n;
 	int e;
 
-	if (flags & MSG_OOB) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
+	if (flags & MSG_OOB)
+		return recv_oob(m);
 	if (flags & MSG_ERRQUEUE) {
 		errno = EAGAIN;	/* nothing is ever queued there */
 		return -1;
@@ -1014,11 +1351,18 @@ static ssize_t rds_recv(int fd, struct msghdr *m, int flags)
 	iov = iov_wrap(stack, m, &h, &mh);
 	if (!iov)
 		return -1;
-	n = preload_real.recvmsg(fd, &mh, flags & (MSG_PEEK | MSG_DONTWAIT |
-						  MSG_TRUNC | MSG_WAITALL));
+	if (want_ctl) {
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+	}
+	n = preload_real.recvmsg(fd, &mh, (flags & (MSG_PEEK | MSG_DONTWAIT |
+						   MSG_TRUNC | MSG_WAITALL)) |
+				 (want_ctl ? MSG_CMSG_CLOEXEC : 0));
 	e = errno;
 	if (iov != stack)
 		free(iov);
+	if (n < 0 && timed_out(fd, e, flags))
+		e = ETIMEDOUT;
 	errno = e;
 	if (n < 0)
 		return n;
@@ -1033,7 +1377,10 @@ static ssize_t rds_recv(int fd, struct msghdr *m, int flags)
 		return -1;
 	}
 	m->msg_flags = mh.msg_flags & MSG_TRUNC;
-	m->msg_controllen = 0;
+	if (want_ctl)
+		cmsg_filter(m, &mh);
+	else
+		m->msg_controllen = 0;
 	if (m->msg_name)
 		addr_out(m->msg_name, &m->msg_namelen, &h.peer);
 	else
@@ -1289,6 +1636,8 @@ EXPORT ssize_t read(int fd, void *buf, size_t len)
 		return preload_real.read(fd, buf, len);
 	if (k == FD_SDP)
 		return sdp_eof(fd, preload_real.read(fd, buf, len), len);
+	if (!len)
+		return 0;	/* sock_read_iter(): nothing taken */
 	n = recv_buf(fd, buf, len, 0, NULL, NULL);
 	if (n < 0 && stale(fd))
 		return preload_real.read(fd, buf, len);
@@ -1309,10 +1658,200 @@ EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 	if (k == FD_SDP)
 		return sdp_eof(fd, preload_real.readv(fd, iov, cnt),
 			       iov_len(iov, (size_t)cnt));
+	if (!iov_len(iov, (size_t)cnt))
+		return 0;	/* sock_read_iter(): nothing taken */
 	n = rds_recv(fd, &m, 0);
 	if (n < 0 && stale(fd))
 		return preload_real.readv(fd, iov, cnt);
 	return n;
+}
+
+/*
+ * sendmmsg and recvmmsg: the kernel's __sys_sendmmsg() and do_recvmmsg()
+ * over rds_send and rds_recv, one message at a time: the count done, the
+ * error only when the first fails.  __sys_sendmmsg() adds MSG_BATCH to
+ * every message but the last (and MSG_EOR from a msg_flags), flags that
+ * rds_sendmsg() refuses: on the kernel's RDS a sendmmsg of more than one
+ * message fails with EOPNOTSUPP, nothing sent, and so it does here.
+ */
+#define MMSG_MAX	1024	/* UIO_MAXIOV, the kernel's cap on vlen */
+
+EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int vlen, int flags)
+{
+	unsigned int i;
+	ssize_t n = 0;
+	int f;
+
+	init();
+	if (fd_kind(fd) != FD_RDS || !v)
+		return preload_real.sendmmsg(fd, v, vlen, flags);
+	if (vlen > MMSG_MAX)
+		vlen = MMSG_MAX;
+	for (i = 0; i < vlen; i++) {
+		f = flags | (v[i].msg_hdr.msg_flags & MSG_EOR);
+		if (i < vlen - 1)
+			f |= MSG_BATCH;
+		n = rds_send(fd, &v[i].msg_hdr, f);
+		if (n < 0)
+			break;
+		v[i].msg_len = (unsigned int)n;
+	}
+	return i ? (int)i : (int)n;
+}
+
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/* do_recvmmsg()'s timeout: the time left written back after each
+ * message, and checked only then (a wait for one is not cut short);
+ * 1 when it is over. */
+static int mmsg_left(struct timespec *tmo, int64_t end)
+{
+	struct timespec now;
+	int64_t left;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	left = end - ts_ns(&now);
+	if (left < 0)
+		left = 0;
+	tmo->tv_sec = (time_t)(left / 1000000000);
+	tmo->tv_nsec = (long)(left % 1000000000);
+	return left == 0;
+}
+
+static int rds_recvmmsg(int fd, struct mmsghdr *v, unsigned int vlen,
+			int flags, struct timespec *tmo)
+{
+	struct timespec now;
+	int64_t end = 0;
+	unsigned int i;
+	ssize_t n = 0;
+	int f = flags & ~MSG_WAITFORONE;
+
+	if (tmo) {
+		if (tmo->tv_sec < 0 || tmo->tv_nsec < 0 ||
+		    tmo->tv_nsec >= 1000000000) {
+			errno = EINVAL;
+			return -1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		end = ts_ns(&now) + ts_ns(tmo);
+	}
+	for (i = 0; i < vlen; ) {
+		n = rds_recv(fd, &v[i].msg_hdr, f);
+		if (n < 0)
+			break;
+		v[i++].msg_len = (unsigned int)n;
+		if (flags & MSG_WAITFORONE)
+			f |= MSG_DONTWAIT;
+		if (tmo && mmsg_left(tmo, end))
+			break;
+	}
+	return i ? (int)i : (int)n;
+}
+
+EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned int vlen, int flags,
+		    struct timespec *tmo)
+{
+	init();
+	if (fd_kind(fd) != FD_RDS || !v)
+		return preload_real.recvmmsg(fd, v, vlen, flags, tmo);
+	return rds_recvmmsg(fd, v, vlen, flags, tmo);
+}
+
+/* sock_no_shutdown(): EOPNOTSUPP, the socket unaffected (on the pair it
+ * would end the socket for good).  SDP streams have the real one, whose
+ * half-close they need. */
+EXPORT int shutdown(int fd, int how)
+{
+	init();
+	if (fd_kind(fd) == FD_RDS) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return preload_real.shutdown(fd, how);
+}
+
+/* linux/rds.h: SIOCPROTOPRIVATE and the next; rds_tos_t is a __u8 */
+#define SIOCRDSSETTOS	0x89E0
+#define SIOCRDSGETTOS	0x89E1
+
+/*
+ * SIOCRDSSETTOS: the kernel takes a TOS before the socket's first
+ * connection (EINVAL after it, or over a TOS already set), and only once
+ * bound (no transport: ENOTTY).  The service's connections are all of TOS
+ * 0: 0 is taken, another TOS refused with EINVAL, the kernel's errno for
+ * a TOS it cannot take now, which a program setting one must handle.
+ */
+static int rds_settos(int fd, const uint8_t *arg)
+{
+	struct rds_fdinfo *i;
+	uint8_t tos;
+
+	if (!arg) {
+		errno = EFAULT;
+		return -1;
+	}
+	tos = *arg;
+	i = info_get(fd, 0);
+	if (i && !i->local.family)
+		i = info_get(fd, 1);	/* bound elsewhere? */
+	if (!i)
+		return -1;
+	if (!i->local.family) {
+		errno = ENOTTY;
+		return -1;
+	}
+	if (tos) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/* rds_ioctl() on an RDS socket: the TOS; the pair's own queue ioctls
+ * (FIONREAD counts our header too) are ENOTTY, as for any socket whose
+ * protocol lacks them. */
+static int rds_ioctl(int fd, unsigned long req, void *arg)
+{
+	switch (req) {
+	case SIOCRDSGETTOS:
+		if (!arg) {
+			errno = EFAULT;
+			return -1;
+		}
+		*(uint8_t *)arg = 0;
+		return 0;
+	case SIOCRDSSETTOS:
+		return rds_settos(fd, arg);
+	}
+	errno = ENOTTY;
+	return -1;
+}
+
+/* The requests rds_ioctl answers; every other goes to the real ioctl
+ * without a look at fd (FIONBIO, FIOASYNC, SIOCGIF*: the socket layer's
+ * own, the same for the pair as for RDS). */
+static bool ioctl_rds_req(unsigned long req)
+{
+	return req == FIONREAD || req == TIOCOUTQ || req == SIOCATMARK ||
+	       req == SIOCRDSSETTOS || req == SIOCRDSGETTOS;
+}
+
+EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);	/* one register, as glibc reads it */
+	va_end(ap);
+	init();
+	if (ioctl_rds_req(req) && fd_kind(fd) == FD_RDS)
+		return rds_ioctl(fd, req, arg);
+	return preload_real.ioctl(fd, req, arg);
 }
 
 /* _FORTIFY_SOURCE's forms, for programs built with it. */

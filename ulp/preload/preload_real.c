@@ -40,6 +40,10 @@ static void real_resolve(void)
 	*(void **)&r->write = dlsym(RTLD_NEXT, "write");
 	*(void **)&r->readv = dlsym(RTLD_NEXT, "readv");
 	*(void **)&r->writev = dlsym(RTLD_NEXT, "writev");
+	*(void **)&r->sendmmsg = dlsym(RTLD_NEXT, "sendmmsg");
+	*(void **)&r->recvmmsg = dlsym(RTLD_NEXT, "recvmmsg");
+	*(void **)&r->shutdown = dlsym(RTLD_NEXT, "shutdown");
+	*(void **)&r->ioctl = dlsym(RTLD_NEXT, "ioctl");
 	*(void **)&r->epoll_ctl = dlsym(RTLD_NEXT, "epoll_ctl");
 	*(void **)&r->dup = dlsym(RTLD_NEXT, "dup");
 	*(void **)&r->fcntl = dlsym(RTLD_NEXT, "fcntl");
