@@ -303,6 +303,36 @@ static void c_shutdown(struct ctx *c)
 	       "receives; a unix stream's half-close untouched\n");
 }
 
+/* rds_connect()'s IPv6 checks: not unicast (or a mapped any, broadcast or
+ * multicast) is EPROTOTYPE; rds_add_bound(): port 1 is the probe port */
+static void c_names(struct ctx *c)
+{
+	static const char *bad[] = { "::", "ff02::1", "::ffff:224.0.0.1",
+				     "::ffff:0.0.0.0" };
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6,
+				   .sin6_port = htons(4000) };
+	struct sockaddr_in l = sa(c->laddr, 1);
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	char what[64];
+	unsigned int i;
+
+	if (fd < 0)
+		fail("socket: %s", strerror(errno));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		inet_pton(AF_INET6, bad[i], &s6.sin6_addr);
+		snprintf(what, sizeof(what), "connect [%s]", bad[i]);
+		want_err(what, connect(fd, (struct sockaddr *)&s6,
+				       sizeof(s6)), EPROTOTYPE);
+	}
+	want_err("bind to port 1", bind(fd, (struct sockaddr *)&l,
+					 sizeof(l)), EINVAL);
+	l.sin_port = htons(2);
+	want_rc("bind to port 2", bind(fd, (struct sockaddr *)&l, sizeof(l)),
+		0);
+	printf("ok: names: IPv6 connects to non-unicast EPROTOTYPE; a bind "
+	       "to port 1 (the probe port) EINVAL\n");
+}
+
 /* 3: sock_no_listen, sock_no_accept */
 static void c_listen(struct ctx *c)
 {
@@ -738,6 +768,8 @@ int main(int argc, char **argv)
 		c_shutdown(&c);
 	else if (!strcmp(cname, "listen"))
 		c_listen(&c);
+	else if (!strcmp(cname, "names"))
+		c_names(&c);
 	else if (!strcmp(cname, "ioctl"))
 		c_ioctl(&c);
 	else if (!strcmp(cname, "rcvtimeo"))

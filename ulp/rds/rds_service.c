@@ -976,6 +976,8 @@ static int do_bind(struct rsock *s, const struct rds_ctl_req *q,
 		return EINVAL;
 	if (!sv->ops.is_local(sv->arg, &n.addr))
 		return EADDRNOTAVAIL;
+	if (n.port == RDS_PROBE_PORT)
+		return EINVAL;	/* rds_add_bound(): the probe port */
 	if (n.port ? sock_lookup(sv, &n) != NULL : pick_port(sv, &n) < 0)
 		return EADDRINUSE;
 	s->name = n;
@@ -994,8 +996,15 @@ static int do_connect(struct rsock *s, const struct rds_ctl_req *q,
 	struct rds_name n;
 	int family;
 
-	if (from_ctl(&q->addr, &n, &family, 1) < 0)
+	if (from_ctl(&q->addr, &n, &family, 1) < 0) {
+		/* rds_connect(): an IPv6 address that is not unicast (or
+		 * maps a v4 any, broadcast or multicast) is EPROTOTYPE;
+		 * ::1 is EINVAL here (no loopback transport) */
+		if (errno == EINVAL && q->addr.family == AF_INET6 &&
+		    !IN6_IS_ADDR_LOOPBACK(&q->addr.v6.sin6_addr))
+			return EPROTOTYPE;
 		return errno;
+	}
 	s->peer = n;
 	s->connected = 1;
 	reply_fill(s, r);
