@@ -333,6 +333,33 @@ static void c_names(struct ctx *c)
 	       "to port 1 (the probe port) EINVAL\n");
 }
 
+/* rds_cancel_sent_to(): unbound ENOTCONN before the length is looked
+ * at; under a sockaddr_in EINVAL; the address not checked */
+static void c_cancel(struct ctx *c)
+{
+	struct sockaddr_in any = sa("0.0.0.0", 0);
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	struct sockaddr_in l = sa(c->laddr, 0);
+
+	if (fd < 0)
+		fail("socket: %s", strerror(errno));
+	want_err("unbound, 8 bytes", setsockopt(fd, SOL_RDS_, 1, &c->to, 8),
+		 ENOTCONN);
+	want_err("unbound", setsockopt(fd, SOL_RDS_, 1, &c->to,
+				       sizeof(c->to)), ENOTCONN);
+	want_rc("bind", bind(fd, (struct sockaddr *)&l, sizeof(l)), 0);
+	want_err("bound, 8 bytes", setsockopt(fd, SOL_RDS_, 1, &c->to, 8),
+		 EINVAL);
+	want_rc("bound, 0.0.0.0", setsockopt(fd, SOL_RDS_, 1, &any,
+					     sizeof(any)), 0);
+	want_rc("bound, the echo", setsockopt(fd, SOL_RDS_, 1, &c->to,
+					      sizeof(c->to)), 0);
+	echo(fd, &c->to, "after");
+	take(fd, "after");
+	printf("ok: cancel: RDS_CANCEL_SENT_TO unbound ENOTCONN, short "
+	       "EINVAL, any address 0, the socket sends after it\n");
+}
+
 /* 3: sock_no_listen, sock_no_accept */
 static void c_listen(struct ctx *c)
 {
@@ -770,6 +797,8 @@ int main(int argc, char **argv)
 		c_listen(&c);
 	else if (!strcmp(cname, "names"))
 		c_names(&c);
+	else if (!strcmp(cname, "cancel"))
+		c_cancel(&c);
 	else if (!strcmp(cname, "ioctl"))
 		c_ioctl(&c);
 	else if (!strcmp(cname, "rcvtimeo"))

@@ -771,10 +771,47 @@ static int sol_socket_set(int fd, int name, const void *val, socklen_t len)
 	return 0;
 }
 
+/*
+ * rds_cancel_sent_to(): ENOTCONN unbound, before anything else; EINVAL
+ * under a sockaddr_in; a sockaddr_in below the size of a sockaddr_in6
+ * and a sockaddr_in6 from there, the family not looked at, the address
+ * not checked.  One nothing can be sent to has nothing to drop: 0.
+ */
+static int cancel_sent_to(int fd, const void *val, socklen_t len)
+{
+	const struct rds_fdinfo *i = info_get(fd, 1);
+	union rds_ctl_addr a;
+	struct sockaddr_in6 s6;
+	struct sockaddr_in s4;
+
+	if (!i)
+		return -1;
+	if (!i->local.family) {
+		errno = ENOTCONN;
+		return -1;
+	}
+	if (!val || len < sizeof(s4)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (len < sizeof(s6)) {
+		memcpy(&s4, val, sizeof(s4));
+		s4.sin_family = AF_INET;
+		if (dest_check((struct sockaddr *)&s4, sizeof(s4), &a))
+			return 0;
+	} else {
+		memcpy(&s6, val, sizeof(s6));
+		s6.sin6_family = AF_INET6;
+		if (dest_check((struct sockaddr *)&s6, sizeof(s6), &a))
+			return 0;
+	}
+	return ctl_op(fd, RDS_CTL_SETOPT, &a, SOL_RDS, RDS_CTL_CANCEL_SENT_TO,
+		      0);
+}
+
 int preload_rds_setsockopt(int fd, int level, int name, const void *val,
 			   socklen_t len)
 {
-	union rds_ctl_addr a;
 	int v;
 
 	if (level == SOL_SOCKET)
@@ -785,12 +822,7 @@ int preload_rds_setsockopt(int fd, int level, int name, const void *val,
 	}
 	switch (name) {
 	case RDS_CTL_CANCEL_SENT_TO:
-		if (!val || len < sizeof(struct sockaddr_in) ||
-		    dest_check(val, len, &a)) {
-			errno = EINVAL;
-			return -1;
-		}
-		return ctl_op(fd, RDS_CTL_SETOPT, &a, level, name, 0);
+		return cancel_sent_to(fd, val, len);
 	case RDS_CTL_RECVERR:
 		/* accepted: no RDMA operations, so no notifications */
 		if (!val || len < sizeof(int)) {
