@@ -360,6 +360,38 @@ static void c_cancel(struct ctx *c)
 	       "EINVAL, any address 0, the socket sends after it\n");
 }
 
+/* rds_set_transport(), rds_getsockopt(SO_RDS_TRANSPORT) */
+static void c_transport(struct ctx *c)
+{
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0), b, v;
+	socklen_t l = sizeof(v);
+
+	if (fd < 0)
+		fail("socket: %s", strerror(errno));
+	v = 0;
+	want_rc("get before", getsockopt(fd, SOL_RDS_, 8, &v, &l), 0);
+	want_rc("RDS_TRANS_NONE before", v, -1);
+	v = 5;
+	want_err("set 5", setsockopt(fd, SOL_RDS_, 8, &v, sizeof(v)), EINVAL);
+	v = 2;
+	want_err("set TCP", setsockopt(fd, SOL_RDS_, 8, &v, sizeof(v)),
+		 ENOPROTOOPT);
+	v = 0;
+	want_rc("set IB", setsockopt(fd, SOL_RDS_, 8, &v, sizeof(v)), 0);
+	v = 7;
+	want_rc("get after", getsockopt(fd, SOL_RDS_, 8, &v, &l), 0);
+	want_rc("IB after", v, 0);
+	v = 0;
+	want_err("set IB twice", setsockopt(fd, SOL_RDS_, 8, &v, sizeof(v)),
+		 EOPNOTSUPP);
+	b = rds_sock(c->laddr, 0);
+	want_err("set IB once bound", setsockopt(b, SOL_RDS_, 8, &v,
+						 sizeof(v)), EOPNOTSUPP);
+	printf("ok: transport: SO_RDS_TRANSPORT NONE, then IB once set; TCP "
+	       "ENOPROTOOPT, 5 EINVAL, a second set or one once bound "
+	       "EOPNOTSUPP\n");
+}
+
 /* 3: sock_no_listen, sock_no_accept */
 static void c_listen(struct ctx *c)
 {
@@ -799,6 +831,8 @@ int main(int argc, char **argv)
 		c_names(&c);
 	else if (!strcmp(cname, "cancel"))
 		c_cancel(&c);
+	else if (!strcmp(cname, "transport"))
+		c_transport(&c);
 	else if (!strcmp(cname, "ioctl"))
 		c_ioctl(&c);
 	else if (!strcmp(cname, "rcvtimeo"))

@@ -730,8 +730,10 @@ int preload_rds_getsockopt(int fd, int level, int name, void *val,
 	i = info_get(fd, 0);
 	if (!i)
 		return -1;
-	/* RDS_TRANS_NONE until bound */
-	int_out(val, len, i->local.family ? RDS_CTL_TRANS_IB : ~0);
+	/* RDS_TRANS_NONE until bound or set */
+	int_out(val, len, i->local.family ||
+		sock_flag(fd, SOL_RDS, RDS_CTL_SO_TRANSPORT) ?
+		RDS_CTL_TRANS_IB : ~0);
 	return 0;
 }
 
@@ -809,6 +811,40 @@ static int cancel_sent_to(int fd, const void *val, socklen_t len)
 		      0);
 }
 
+/*
+ * rds_set_transport(): once only, and not once bound (a bound socket has
+ * its transport): EOPNOTSUPP; an int, of a transport the kernel knows
+ * (IB, the old iWARP, TCP), else EINVAL; one not there ENOPROTOOPT: all but
+ * IB.
+ */
+static int set_transport(int fd, const void *val, socklen_t len)
+{
+	const struct rds_fdinfo *i = info_get(fd, 0);
+	int v;
+
+	if (!i)
+		return -1;
+	if (i->local.family || sock_flag(fd, SOL_RDS, RDS_CTL_SO_TRANSPORT)) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (!val || len != sizeof(int)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(&v, val, sizeof(v));
+	if (v < 0 || v >= RDS_CTL_TRANS_COUNT) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (v != RDS_CTL_TRANS_IB) {
+		errno = ENOPROTOOPT;	/* no TCP transport here */
+		return -1;
+	}
+	sock_flag_set(fd, SOL_RDS, RDS_CTL_SO_TRANSPORT, 1);
+	return 0;
+}
+
 int preload_rds_setsockopt(int fd, int level, int name, const void *val,
 			   socklen_t len)
 {
@@ -850,16 +886,7 @@ int preload_rds_setsockopt(int fd, int level, int name, const void *val,
 		}
 		return preload_real.setsockopt(fd, SOL_SOCKET, name, val, len);
 	case RDS_CTL_SO_TRANSPORT:
-		if (!val || len != sizeof(int)) {
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(&v, val, sizeof(v));
-		if (v != RDS_CTL_TRANS_IB) {
-			errno = ENOPROTOOPT;	/* no TCP transport here */
-			return -1;
-		}
-		return 0;
+		return set_transport(fd, val, len);
 	case RDS_CTL_GET_MR:
 	case RDS_CTL_FREE_MR:
 	case RDS_CTL_GET_MR_FOR_DEST:

@@ -68,6 +68,7 @@
 #define RDS_CTL_GET_MR_FOR_DEST	7
 #define RDS_CTL_SO_TRANSPORT	8
 #define RDS_CTL_TRANS_IB	0	/* SO_RDS_TRANSPORT's answer */
+#define RDS_CTL_TRANS_COUNT	3	/* the kernel's: IB, the old iWARP, TCP */
 
 enum rds_ctl_op {
 	RDS_CTL_SOCKET = 1,
