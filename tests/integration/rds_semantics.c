@@ -392,6 +392,26 @@ static void c_transport(struct ctx *c)
 	       "EOPNOTSUPP\n");
 }
 
+/* an RDS socket has no peer: SO_PEERCRED no process, no credentials */
+static void c_peercred(struct ctx *c)
+{
+	int fd = rds_sock(c->laddr, 0);
+	struct ucred uc = { 123, 0, 0 };
+	socklen_t l = sizeof(uc);
+	gid_t g[4];
+
+	want_rc("SO_PEERCRED", getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc,
+					  &l), 0);
+	if (uc.pid != 0 || uc.uid != (uid_t)-1 || uc.gid != (gid_t)-1)
+		fail("SO_PEERCRED: pid %d uid %d gid %d, want 0 -1 -1",
+		     (int)uc.pid, (int)uc.uid, (int)uc.gid);
+	l = sizeof(g);
+	want_err("SO_PEERGROUPS", getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS,
+					     g, &l), ENODATA);
+	printf("ok: peercred: SO_PEERCRED no process, no credentials; "
+	       "SO_PEERGROUPS ENODATA\n");
+}
+
 /* 3: sock_no_listen, sock_no_accept */
 static void c_listen(struct ctx *c)
 {
@@ -833,6 +853,8 @@ int main(int argc, char **argv)
 		c_cancel(&c);
 	else if (!strcmp(cname, "transport"))
 		c_transport(&c);
+	else if (!strcmp(cname, "peercred"))
+		c_peercred(&c);
 	else if (!strcmp(cname, "ioctl"))
 		c_ioctl(&c);
 	else if (!strcmp(cname, "rcvtimeo"))

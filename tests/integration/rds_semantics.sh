@@ -11,6 +11,7 @@
 #  listen      listen, accept EOPNOTSUPP
 #  cancel      RDS_CANCEL_SENT_TO: unbound ENOTCONN first, short EINVAL,
 #              the address unchecked
+#  peercred    SO_PEERCRED: no process, no credentials (not ipoibd's)
 #  transport   SO_RDS_TRANSPORT: once, not once bound, IB only
 #  names       IPv6 connects to non-unicast EPROTOTYPE, a bind to port 1
 #              (the probe port) EINVAL
@@ -72,7 +73,7 @@ case_run() {	# CASE PORT
 
 pre_bg EC h2 "$RS" echo $A2 7100 >"$T/echo.log" 2>&1
 bound "$T/echo.log"
-for c in mmsg shutdown listen names cancel transport ioctl rcvtimeo congmon tstamp tstamp-rds \
+for c in mmsg shutdown listen names cancel transport peercred ioctl rcvtimeo congmon tstamp tstamp-rds \
 	cmsg read0 oob levels zerocopy recverr; do
 	case_run $c 7100
 done

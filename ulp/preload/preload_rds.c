@@ -694,6 +694,22 @@ static int sol_socket_get(int fd, int name, void *val, socklen_t *len)
 		/* no set_peek_off in rds_proto_ops */
 		errno = EOPNOTSUPP;
 		return -1;
+	case SO_PEERCRED: {
+		/* the pair's peer is ipoibd (root), not a program: an RDS
+		 * socket has no peer, so no process, no credentials */
+		struct ucred uc = { 0, (uid_t)-1, (gid_t)-1 };
+
+		if (*len > sizeof(uc))
+			*len = sizeof(uc);
+		memcpy(val, &uc, *len);
+		return 0;
+	}
+	case SO_PEERGROUPS:
+		errno = ENODATA;	/* no peer credentials */
+		return -1;
+	case SO_PEERSEC:
+		errno = ENOPROTOOPT;	/* not a unix socket */
+		return -1;
 	default:
 		return preload_real.getsockopt(fd, SOL_SOCKET, name, val, len);
 	}
