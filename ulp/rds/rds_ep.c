@@ -1199,9 +1199,13 @@ int rds_ep_send_flags(struct rds_ep *ep, const struct rds_name *src,
 		errno = EINVAL;
 		return -1;
 	}
-	if (ep->ops.is_local(ep->arg, &dst->addr))
+	/* is_local() may cost system calls (the gateway's): asked only
+	 * when no connection to dst exists */
+	rc = conn_find(ep, &src->addr, &dst->addr);
+	if (!rc && ep->ops.is_local(ep->arg, &dst->addr))
 		return loop_send(ep, src, dst, iov, iovcnt, len, ctx, flags);
-	rc = conn_get(ep, &src->addr, &dst->addr);
+	if (!rc)
+		rc = conn_get(ep, &src->addr, &dst->addr);
 	if (!rc)
 		return -1;
 	if (dst->port && !(flags & RDS_EP_SEND_ANYWAY) && rc->peer_valid &&
