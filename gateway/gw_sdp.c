@@ -6,9 +6,13 @@
  * endpoint sees it).  The gateway terminates only what is on the Ethernet
  * side: a destination that is one of the gateway's own addresses, or a
  * host of the partition's IB side, is refused with a REJ (the IB host's
- * preload falls back to TCP).  The TCP connection is the gateway's own:
- * the kernel picks its source, the gateway's LAN address, so the LAN
- * server sees the gateway and the IB host's address nowhere.
+ * preload falls back to TCP).  The request waits for the TCP connect
+ * (the endpoint holds its REP, the CM sends MRAs): a failure is refused
+ * with a REJ that names the errno, so that the IB program's connect()
+ * fails as a TCP one to that server would (ECONNREFUSED, EHOSTUNREACH,
+ * ETIMEDOUT), never after it succeeded.  The TCP connection is the
+ * gateway's own: the kernel picks its source, the gateway's LAN address,
+ * so the LAN server sees the gateway and the IB host's address nowhere.
  *
  * TCP -> SDP (exports): the IB host's GID is its IPoIB neighbour's (the
  * next hop's in router mode), resolved if unknown, retried every 20 ms
@@ -39,13 +43,12 @@ struct gconn {
 	struct gconn *next;
 	enum conn_state st;
 	int fd;				/* the TCP side */
-	struct event *ev;		/* connect watch, or resolve timer */
+	struct event *ev;		/* an export's resolve timer */
 	struct sdp_sock *s;
 	const struct gw_sdp_export *x;	/* exports only */
 	struct inet_addr client;	/* the LAN end: an export's client, */
 	uint16_t cport;			/* a terminated connection's server */
 	unsigned int tries;
-	int tcp_seen;			/* the connect watch ran */
 };
 
 struct export_listener {
@@ -225,7 +228,10 @@ static int is_ib_side(struct gw_sdp *g, const struct inet_addr *a)
 	return ipoib_link_neigh_hw(p->link, a, &hw) == 0;
 }
 
-static int tcp_connect(const struct inet_addr *dst, uint16_t port)
+/* A non-blocking TCP connect to dst: the fd (*connecting 1 while it is
+ * in progress), or -1 with errno. */
+static int tcp_connect(const struct inet_addr *dst, uint16_t port,
+		       int *connecting)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = to_sockaddr(dst, port, &ss);
@@ -237,39 +243,40 @@ static int tcp_connect(const struct inet_addr *dst, uint16_t port)
 		return -1;
 	/* SDP hands over whole messages: no Nagle delay behind them */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(fd, (struct sockaddr *)&ss, sl) < 0 &&
-	    errno != EINPROGRESS) {
-		e = errno;
-		close(fd);
-		errno = e;
-		return -1;
+	*connecting = 0;
+	if (connect(fd, (struct sockaddr *)&ss, sl) < 0) {
+		if (errno != EINPROGRESS) {
+			e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		*connecting = 1;
 	}
 	return fd;
 }
 
-/* The TCP connect is over: a failure is counted.  Its state, not
- * SO_ERROR: reading that would clear the error the endpoint must see on
- * the fd (it aborts the SDP side then; without it, only an end of file). */
-static void connect_watch_cb(evutil_socket_t fd, short what, void *arg)
+/* The TCP connect is over: the endpoint answers the SDP request now, a
+ * REP or a REJ naming the error. */
+static void on_accepted(void *arg, void *ctx, int err)
 {
-	struct gconn *c = arg;
+	struct gw_sdp *g = arg;
+	struct gconn *c = ctx;
 	char a[INET_ADDR_STRLEN];
-	struct tcp_info ti;
-	socklen_t sl = sizeof(ti);
 
-	(void)what;
-	c->tcp_seen = 1;
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &sl) < 0 ||
-	    ti.tcpi_state != TCP_CLOSE)
+	inet_addr_str(&c->client, a, sizeof(a));
+	if (err) {
+		g->st.tcp_connect_failed++;
+		log_debug("sdp: TCP to %s:%u: %s: refused", a, c->cport,
+			  strerror(err));
 		return;
-	c->g->st.tcp_connect_failed++;
-	log_debug("sdp: TCP to %s:%u failed",
-		  inet_addr_str(&c->client, a, sizeof(a)), c->cport);
+	}
+	g->st.terminated++;
+	log_debug("sdp: TCP to %s:%u up", a, c->cport);
 }
 
 static int on_accept(void *arg, const struct sdp_sock_info *info,
-		     void **ctx)
+		     void **ctx, int *connecting)
 {
 	struct gw_sdp *g = arg;
 	char a[INET_ADDR_STRLEN], b[INET_ADDR_STRLEN];
@@ -293,7 +300,7 @@ static int on_accept(void *arg, const struct sdp_sock_info *info,
 		errno = EHOSTUNREACH;
 		return -1;
 	}
-	fd = tcp_connect(&info->local, info->lport);
+	fd = tcp_connect(&info->local, info->lport, connecting);
 	if (fd < 0) {
 		g->st.tcp_connect_failed++;
 		log_debug("sdp: TCP to %s:%u: %s", a, info->lport,
@@ -309,10 +316,8 @@ static int on_accept(void *arg, const struct sdp_sock_info *info,
 	c->st = C_UP;
 	c->client = info->local;
 	c->cport = info->lport;
-	c->ev = event_new(g->p->d->base, fd, EV_WRITE, connect_watch_cb, c);
-	if (c->ev)
-		event_add(c->ev, NULL);
-	g->st.terminated++;
+	if (!*connecting)
+		g->st.terminated++;
 	log_debug("sdp: %s:%u -> %s:%u continued as TCP", b, info->rport, a,
 		  info->lport);
 	*ctx = c;
@@ -460,10 +465,6 @@ static void on_closed(void *arg, struct sdp_sock *s, void *ctx)
 	(void)s;
 	if (!c)
 		return;
-	/* the endpoint saw the failed connect first and closed the fd
-	 * before the watch could run */
-	if (!c->x && !c->tcp_seen)
-		g->st.tcp_connect_failed++;
 	if (g->st.conns_now)
 		g->st.conns_now--;
 	conn_unlink_free(c);	/* the endpoint closed the fd */
@@ -550,6 +551,7 @@ fail:
 static int ep_open(struct gw_sdp *g, char *err, size_t errlen)
 {
 	static const struct sdp_ep_ops ops = { .accept = on_accept,
+					       .accepted = on_accepted,
 					       .connected = on_connected,
 					       .closed = on_closed };
 	struct ibgwd *d = g->p->d;

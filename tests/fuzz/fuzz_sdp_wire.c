@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libFuzzer: SDP's BSDH, Hello and HelloAck parsers must refuse, never
- * misread.  Byte 0 picks the parser (0 BSDH, 1 Hello, 2 HelloAck, else
- * all three), the rest is the message or private data.  What parses
- * rebuilds and parses back to the same fields; a BSDH rebuilds to the
+ * libFuzzer: SDP's BSDH, Hello, HelloAck and REJ private data parsers
+ * must refuse, never misread.  Byte 0 picks the parser (0 BSDH, 1 Hello,
+ * 2 HelloAck, 3 REJ, else all four), the rest is the message or private
+ * data.  What parses rebuilds and parses back to the same fields; a BSDH rebuilds to the
  * very bytes.  ASan catches any read past the input.
  */
 #include <errno.h>
@@ -84,6 +84,20 @@ static void hello_ack(const uint8_t *p, size_t len)
 	check(memcmp(out + 19, p + 19, 5) == 0);
 }
 
+static void rej(const uint8_t *p, size_t len)
+{
+	uint8_t out[SDP_REJ_LEN];
+	int e = sdp_rej_parse(p, len);
+
+	if (e < 0) {
+		check(errno == EINVAL);
+		return;
+	}
+	check(len >= SDP_REJ_LEN && e > 0);
+	check(sdp_rej_build(out, sizeof(out), e) == SDP_REJ_LEN);
+	check(memcmp(out, p, 6) == 0 && sdp_rej_parse(out, sizeof(out)) == e);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -105,10 +119,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2:
 		hello_ack(p, len);
 		break;
+	case 3:
+		rej(p, len);
+		break;
 	default:
 		bsdh(p, len);
 		hello(p, len);
 		hello_ack(p, len);
+		rej(p, len);
 	}
 	return 0;
 }

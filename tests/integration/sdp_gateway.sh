@@ -11,6 +11,8 @@
 # Router mode first (sdp on p3), then the file is rewritten with sdp on p1
 # and reloaded: transparent mode.  In each: curl with
 # a file's sha256, iperf3, socat with a half-close, a LAN server's reset,
+# a closed LAN port (connect() ECONNREFUSED, as TCP; in router mode a LAN
+# address nobody has, EHOSTUNREACH),
 # an export (curl from the LAN to an http.server on the IB host started
 # under the preload); a destination on the gateway itself refused; in
 # transparent mode, reloaded with
@@ -173,6 +175,22 @@ except (ConnectionResetError, BrokenPipeError, OSError) as e:
 print("no reset seen")
 sys.exit(1)
 PY
+cat >"$T/connect_errno.py" <<'PY'
+# connect() once; print the errno's name it failed with, or "connected"
+import errno, socket, sys
+c = socket.socket()
+c.settimeout(float(sys.argv[3]))
+try:
+    c.connect((sys.argv[1], int(sys.argv[2])))
+    print("connected")
+except socket.timeout:
+    print("timeout")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))
+PY
+# SDP only: no TCP to fall back on, the gateway's answer is the program's
+printf 'use sdp client * *:*\n' >"$T/sdp_only.conf"
+SO() { P "$1" env LIBSDP_CONFIG_FILE="$T/sdp_only.conf" "${@:2}"; }
 
 # suite IBHOST LANHOST LANIP PART GWIP EXPORTPORT IBADDR
 suite() {
@@ -215,11 +233,20 @@ suite() {
 	P "$ib" python3 "$T/reset_client.py" "$ip" 7002 >"$T/reset.out" 2>&1 || { cat "$T/reset.out"; fail "$mode: LAN reset not seen by the IB program"; }
 	ok "$mode: the LAN server's reset seen by the IB program ($(cat "$T/reset.out"))"
 
-	# nobody listening on the LAN: the IB program gets an error
+	# nobody listening on the LAN: the IB program's connect() fails as
+	# TCP's would, ECONNREFUSED (the gateway holds the SDP request until
+	# its TCP connect is over, then refuses it naming the errno)
 	t1=$(sdpc "$part" tcp_connect_failed)
-	P "$ib" curl -s -m 10 -o /dev/null "http://$ip:7999/" && fail "$mode: curl to a closed LAN port succeeded"
+	t0=$(sdpc "$part" terminated)
+	got=$(SO "$ib" python3 "$T/connect_errno.py" "$ip" 7999 10)
+	expect_eq "$mode: connect() to a closed LAN port, SDP only" "$got" ECONNREFUSED
 	[ "$(sdpc "$part" tcp_connect_failed)" -gt "$t1" ] || fail "$mode: tcp_connect_failed not counted"
-	ok "$mode: a closed LAN port fails the IB program (tcp_connect_failed)"
+	[ "$(sdpc "$part" terminated)" = "$t0" ] || fail "$mode: a failed TCP connect counted as terminated"
+	# 'both' (no libsdp.conf): curl says it could not connect (7), not
+	# that the connection broke after it was made (56)
+	P "$ib" curl -s -m 10 -o /dev/null "http://$ip:7999/"
+	expect_eq "$mode: curl's exit to a closed LAN port" "$?" 7
+	ok "$mode: a closed LAN port: connect() ECONNREFUSED, curl exit 7 (tcp_connect_failed)"
 
 	# a destination on the gateway itself is not the gateway's to terminate
 	t1=$(sdpc "$part" refused_local)
@@ -243,6 +270,14 @@ suite() {
 }
 
 suite ib4 lan3 10.44.0.1 p3 10.43.0.254 8080 10.43.0.1 router
+
+# a LAN address nobody has: the gateway's ARP fails, its TCP connect says
+# EHOSTUNREACH after some 3 s, and so does the IB program's connect()
+t1=$(sdpc p3 tcp_connect_failed)
+got=$(SO ib4 python3 "$T/connect_errno.py" 10.44.0.99 80 20)
+expect_eq "router: connect() to a LAN address nobody has, SDP only" "$got" EHOSTUNREACH
+[ "$(sdpc p3 tcp_connect_failed)" -gt "$t1" ] || fail "router: tcp_connect_failed not counted for the unreachable host"
+ok "router: a LAN host that does not answer ARP: connect() EHOSTUNREACH"
 
 # an export to an IB host nobody answers for: the LAN connection is reset
 ns lan3 curl -s -m 10 -o /dev/null "http://10.44.0.254:8090/" && fail "export to nobody answered"

@@ -351,6 +351,61 @@ static void hello_ack_poke(size_t off, uint8_t v)
 		fail_msg("hello ack byte %zu = 0x%02x parsed", off, v);
 }
 
+/* ibgw's REJ private data: "IBGW", format 1, the reason's code. */
+static void test_rej_vector(void **state)
+{
+	static const struct {
+		int err;
+		const char *hex;
+	} v[] = {
+		{ ECONNREFUSED, "49 42 47 57 | 01 | 01 | 00 00" },
+		{ EHOSTUNREACH, "49 42 47 57 | 01 | 02 | 00 00" },
+		{ ENETUNREACH, "49 42 47 57 | 01 | 03 | 00 00" },
+		{ ETIMEDOUT, "49 42 47 57 | 01 | 04 | 00 00" },
+		{ EACCES, "49 42 47 57 | 01 | 01 | 00 00" },	/* refused */
+	};
+	uint8_t want[SDP_REJ_LEN], b[148];	/* a REJ's private data */
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		assert_int_equal(tv_unhex(v[i].hex, want, sizeof(want)), 8);
+		memset(b, 0x5a, sizeof(b));
+		assert_int_equal(sdp_rej_build(b, sizeof(b), v[i].err), 8);
+		assert_memory_equal(b, want, sizeof(want));
+		assert_int_equal(b[8], 0x5a);		/* 8 bytes only */
+		/* as a CM hands it over: zero-padded to the REJ's 148 */
+		memset(b + 8, 0, sizeof(b) - 8);
+		assert_int_equal(sdp_rej_parse(b, sizeof(b)),
+				 v[i].err == EACCES ? ECONNREFUSED : v[i].err);
+	}
+}
+
+static void test_rej_refused(void **state)
+{
+	uint8_t b[SDP_REJ_LEN];
+
+	(void)state;
+	assert_int_equal(sdp_rej_build(b, 7, ETIMEDOUT), -1);
+	assert_int_equal(errno, EINVAL);
+	sdp_rej_build(b, sizeof(b), ETIMEDOUT);
+	assert_int_equal(sdp_rej_parse(b, 7), -1);		/* short */
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(sdp_rej_parse(NULL, 0), -1);
+	b[0] = 'i';						/* magic */
+	assert_int_equal(sdp_rej_parse(b, sizeof(b)), -1);
+	sdp_rej_build(b, sizeof(b), ETIMEDOUT);
+	b[4] = 2;						/* format */
+	assert_int_equal(sdp_rej_parse(b, sizeof(b)), -1);
+	b[4] = 1;
+	b[5] = 0;						/* code */
+	assert_int_equal(sdp_rej_parse(b, sizeof(b)), -1);
+	b[5] = 5;
+	assert_int_equal(sdp_rej_parse(b, sizeof(b)), -1);
+	memset(b, 0, sizeof(b));	/* rdma_cm's zeros: no reason */
+	assert_int_equal(sdp_rej_parse(b, sizeof(b)), -1);
+}
+
 static void test_hello_ack_refused(void **state)
 {
 	uint8_t b[SDP_HELLO_ACK_LEN];
@@ -397,6 +452,8 @@ int main(void)
 		cmocka_unit_test(test_hello_len_bounds),
 		cmocka_unit_test(test_hello_ack_vector),
 		cmocka_unit_test(test_hello_ack_refused),
+		cmocka_unit_test(test_rej_vector),
+		cmocka_unit_test(test_rej_refused),
 	};
 
 	return cmocka_run_group_tests_name("sdp_wire", tests, NULL, NULL);

@@ -1267,7 +1267,8 @@ static void listener_to_tail(struct sdp_service *sv, struct svc_listener *l)
 	l->next = NULL;
 }
 
-static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
+static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx,
+		     int *connecting)
 {
 	struct sdp_service *sv = arg;
 	struct svc_listener *l, *next;
@@ -1276,6 +1277,7 @@ static int ep_accept(void *arg, const struct sdp_sock_info *info, void **ctx)
 	int fd;
 
 	*ctx = NULL;
+	(void)connecting;	/* a unix stream: connected at once */
 	for (l = sv->listeners; l; l = next) {
 		next = l->next;
 		if (l->port != info->lport)
@@ -1336,12 +1338,13 @@ static void ep_connected(void *arg, struct sdp_sock *s, void *ctx, int err)
 		return;
 	if (err) {
 		c->sock = NULL;	/* gone with this callback */
-		if (retry_later(c, err))
+		/* a gateway's REJ naming its TCP connect's EHOSTUNREACH is
+		 * an answer, not a port down on the way */
+		if (!sdp_sock_rejected(s) && retry_later(c, err))
 			return;
 		connect_fail(c, err);
 		return;
 	}
-	(void)s;
 	if (c->tmo_ev) {
 		event_free(c->tmo_ev);
 		c->tmo_ev = NULL;

@@ -38,6 +38,10 @@
 #define WR_ABORT	0x200000000ull	/* wr_id: our AbortConn */
 #define WR_KEEPALIVE	0x400000000ull	/* wr_id: a keepalive probe */
 #define DEF_KEEPALIVE_MS 60000
+/* how long a REQ waits for its accept's fd to connect: the CM keeps the
+ * peer waiting with MRAs meanwhile (the soft CM's give up after some 40
+ * s, the kernel's later); a TCP connect to a silent host takes 127 s */
+#define DEF_ACCEPT_WAIT_MS 30000
 #define ABORT_LINGER_MS	500		/* wait for the AbortConn's ACK */
 #define MAX_LISTEN	64
 /* REQs the fabric's CM keeps waiting for our REP per listener: a burst
@@ -50,6 +54,7 @@
 
 enum sock_state {
 	S_CONNECTING = 1,	/* REQ sent, no REP yet */
+	S_WAITING,		/* REQ taken, its fd still connecting */
 	S_ACCEPTING,		/* REP sent, no RTU yet */
 	S_UP,
 	S_CLOSING,		/* DREQ sent, or the peer's came */
@@ -80,6 +85,8 @@ struct sdp_sock {
 	void *ctx;
 	struct event *qp_ev, *rd_ev, *wr_ev, *tmo_ev;
 	struct event *hup_ev;		/* abort_close: the fd's peer gone */
+	struct event *wait_ev;		/* S_WAITING: the fd's connect */
+	uint8_t hello_ipv;		/* S_WAITING: for the HelloAck */
 	int hup_fd;			/* a dup of fd for hup_ev, or -1 */
 	int abort_close;		/* sdp_sock_abort_on_close */
 	int rd_on, wr_on;
@@ -97,6 +104,7 @@ struct sdp_sock {
 	unsigned int owns_fd:1;		/* ours to close; closed() owed */
 	unsigned int peer_gone:1;	/* its DREQ came: flushes are ours */
 	unsigned int ka_out:1;		/* a keepalive probe is posted */
+	unsigned int rejected:1;	/* the peer's REJ ended the connect */
 	uint64_t alive_ms;		/* the last successful completion */
 	uint32_t ka_ms;			/* its program's idle time (0: the
 					 * endpoint's) */
@@ -310,6 +318,8 @@ static void sock_free(struct sdp_sock *s)
 		event_free(s->wr_ev);
 	if (s->tmo_ev)
 		event_free(s->tmo_ev);
+	if (s->wait_ev)
+		event_free(s->wait_ev);
 	if (s->id)
 		fab_cm_destroy(s->id);	/* its QP, and with it our buffers' use */
 	/* kept only when no QP of ours is left to use it (a failed
@@ -1120,20 +1130,76 @@ static int cm_hello(struct sdp_ep *ep, const struct fab_cm_event *ev,
 	return info->lport ? 0 : -1;
 }
 
-/* A REQ on one of our listeners. */
-static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
+/* The REP with our HelloAck: the REQ's connection is taken. */
+static void accept_answer(struct sdp_sock *s)
 {
+	struct sdp_ep *ep = s->ep;
 	uint8_t pd[SDP_HELLO_ACK_LEN];
 	struct fab_cm_param cp = { .private_data = pd,
 				   .private_data_len = SDP_HELLO_ACK_LEN,
 				   .retry_count = 7, .rnr_retry_count = 7 };
-	struct sdp_sock_info info;
 	struct sdp_hello_ack ha;
+	char err[128];
+
+	memset(&ha, 0, sizeof(ha));
+	ha.bsdh.bufs = (uint16_t)ep->cfg.rx_bufs;
+	ha.majv_minv = SDP_MAJV_MINV;
+	ha.ipv = s->hello_ipv;
+	ha.actrcvsz = ep->cfg.buf_size;
+	if (sdp_hello_ack_build(pd, sizeof(pd), &ha) < 0 ||
+	    fab_cm_accept(s->id, &cp, err, sizeof(err)) < 0) {
+		sock_free(s);	/* closes the fd, destroys the id */
+		ep->st.rejected++;
+		return;
+	}
+	s->st = S_ACCEPTING;
+	ep->st.conns_passive++;
+	arm_timer(s, 10000);	/* no RTU: give up */
+}
+
+/* The fd of a waiting accept connected, failed, or took too long. */
+static void wait_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sdp_sock *s = arg;
+	struct sdp_ep *ep = s->ep;
+	uint8_t pd[SDP_REJ_LEN];
+	socklen_t sl = sizeof(int);
+	int e = 0;
+
+	event_free(s->wait_ev);
+	s->wait_ev = NULL;
+	if (what & EV_TIMEOUT)
+		e = ETIMEDOUT;
+	else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &sl) < 0)
+		e = errno;
+	if (ep->ops.accepted)
+		ep->ops.accepted(ep->arg, s->ctx, e);
+	if (!e) {
+		accept_answer(s);
+		return;
+	}
+	/* the fd is the caller's no more: closed, then told */
+	close(s->fd);
+	s->fd = -1;
+	s->fd_closed = 1;
+	s->owns_fd = 0;
+	if (ep->ops.closed)
+		ep->ops.closed(ep->arg, NULL, s->ctx);
+	ep->st.rejected++;
+	if (sdp_rej_build(pd, sizeof(pd), e) > 0)
+		fab_cm_reject(s->id, pd, sizeof(pd), NULL, 0);
+	sock_free(s);	/* destroys the id */
+}
+
+/* A REQ on one of our listeners. */
+static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
+{
+	struct sdp_sock_info info;
 	struct sdp_hello h;
 	struct sdp_sock *s;
 	void *ctx = NULL;
 	char err[128];
-	int fd;
+	int fd, connecting = 0;
 
 	if (ep->cfg.profile == SDP_PROFILE_RDMA_CM) {
 		if (cm_hello(ep, ev, &h, &info) < 0) {
@@ -1156,7 +1222,7 @@ static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
 	info.rport = h.port;
 	info.peer_gid = ev->peer.gid;
 	info.peer_qpn = ev->peer_qpn;
-	fd = ep->ops.accept(ep->arg, &info, &ctx);
+	fd = ep->ops.accept(ep->arg, &info, &ctx, &connecting);
 	if (fd < 0)
 		goto refuse;
 	s = sock_new(ep, ev->id, fd, ctx, err, sizeof(err));
@@ -1169,24 +1235,21 @@ static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
 	s->passive = 1;
 	s->owns_fd = 1;
 	s->info = info;
+	s->hello_ipv = h.ipv;
 	s->tx_size = h.localrcvsz < ep->cfg.buf_size ? h.localrcvsz :
 		     ep->cfg.buf_size;
 	sdp_conn_init(&s->c, ep->cfg.buf_size, s->tx_size, ep->cfg.rx_bufs,
 		      h.bsdh.bufs);
-	memset(&ha, 0, sizeof(ha));
-	ha.bsdh.bufs = (uint16_t)ep->cfg.rx_bufs;
-	ha.majv_minv = SDP_MAJV_MINV;
-	ha.ipv = h.ipv;
-	ha.actrcvsz = ep->cfg.buf_size;
-	if (sdp_hello_ack_build(pd, sizeof(pd), &ha) < 0 ||
-	    fab_cm_accept(ev->id, &cp, err, sizeof(err)) < 0) {
-		sock_free(s);	/* closes the fd, destroys the id */
-		ep->st.rejected++;
-		return;
+	if (connecting) {
+		unsigned int ms = ep->cfg.accept_wait_ms;
+		struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+		s->st = S_WAITING;
+		s->wait_ev = event_new(ep->base, fd, EV_WRITE, wait_cb, s);
+		if (s->wait_ev && event_add(s->wait_ev, &tv) == 0)
+			return;
 	}
-	s->st = S_ACCEPTING;
-	ep->st.conns_passive++;
-	arm_timer(s, 10000);	/* no RTU: give up */
+	accept_answer(s);
 	return;
 refuse:
 	ep->st.rejected++;
@@ -1229,9 +1292,17 @@ static void on_established(struct sdp_ep *ep, struct sdp_sock *s,
 static int fail_errno(const struct fab_cm_event *ev)
 {
 	switch (ev->type) {
-	case FAB_CM_EV_REJECTED:
-		return ev->status == FAB_CM_REJ_TIMEOUT ? ETIMEDOUT :
-		       ECONNREFUSED;
+	case FAB_CM_EV_REJECTED: {
+		int e;
+
+		if (ev->status == FAB_CM_REJ_TIMEOUT)
+			return ETIMEDOUT;
+		/* a gateway's reason: its TCP connect's failure */
+		e = ev->status == FAB_CM_REJ_CONSUMER_DEFINED ?
+		    sdp_rej_parse(ev->private_data, ev->private_data_len) :
+		    -1;
+		return e > 0 ? e : ECONNREFUSED;
+	}
 	case FAB_CM_EV_UNREACHABLE:
 		return ev->status ? ev->status : EHOSTUNREACH;
 	default:
@@ -1263,6 +1334,7 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 		case FAB_CM_EV_REJECTED:
 		case FAB_CM_EV_UNREACHABLE:
 		case FAB_CM_EV_CONNECT_ERROR:
+			s->rejected = ev.type == FAB_CM_EV_REJECTED;
 			if (s->st == S_CONNECTING) {
 				ep->st.connect_failed++;
 				if (ep->ops.connected)
@@ -1348,6 +1420,8 @@ struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
 		ep->cfg.max_conns = DEF_CONNS;
 	if (!ep->cfg.keepalive_ms)
 		ep->cfg.keepalive_ms = DEF_KEEPALIVE_MS;
+	if (!ep->cfg.accept_wait_ms)
+		ep->cfg.accept_wait_ms = DEF_ACCEPT_WAIT_MS;
 	if (ep->cfg.profile == SDP_PROFILE_RDMA_CM) {
 		struct fab_port_attr pa;
 
@@ -1460,6 +1534,11 @@ void sdp_ep_unlisten(struct sdp_ep *ep, uint16_t port)
 	}
 }
 
+int sdp_sock_rejected(const struct sdp_sock *s)
+{
+	return s->rejected;
+}
+
 const struct sdp_sock_info *sdp_sock_info(const struct sdp_sock *s)
 {
 	return &s->info;
@@ -1474,6 +1553,7 @@ static const char *state_name(enum sock_state st)
 {
 	switch (st) {
 	case S_CONNECTING: return "connecting";
+	case S_WAITING: return "waiting";
 	case S_ACCEPTING: return "accepting";
 	case S_UP: return "up";
 	case S_CLOSING: return "closing";

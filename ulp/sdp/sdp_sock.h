@@ -68,6 +68,7 @@ struct sdp_ep_cfg {
 	uint32_t tx_bufs;		/* send slots per connection; 0: 32 */
 	unsigned int max_conns;		/* 0: 1024; more are refused */
 	unsigned int connect_timeout_ms;	/* 0: the CM's own */
+	unsigned int accept_wait_ms;	/* a connecting accept's fd; 0: 30000 */
 	/* Keepalive: a connection with no completion for this long gets a
 	 * probe, a zero-length RDMA WRITE (it takes no buffer or credit of
 	 * the peer's; IBA C9-88 lets it carry no R_Key).  A dead or hung
@@ -117,18 +118,28 @@ struct sdp_ep_ops {
 	 * for) from info->remote:rport arrived on a port we listen on.
 	 * Return the fd to splice the connection to (the endpoint owns it
 	 * from then on and closes it at the end), or -1 with errno to refuse
-	 * it (a REJ).  The fd may still be connecting (a non-blocking TCP
-	 * connect): a failure then shows as an error on it, and the SDP peer
-	 * sees an abort.  *ctx is handed back to closed().
+	 * it (a REJ).  *ctx is handed back to closed().  An fd that is still
+	 * connecting (a non-blocking TCP connect) is returned with
+	 * *connecting set: the endpoint answers the request only when it
+	 * is over, within accept_wait_ms (the CM keeps the peer waiting
+	 * with MRAs): connected, the REP; failed, a REJ naming the errno
+	 * (sdp_rej_build), so that the peer's connect fails as this one
+	 * did.  accepted() says which.
 	 */
-	int (*accept)(void *arg, const struct sdp_sock_info *info, void **ctx);
+	int (*accept)(void *arg, const struct sdp_sock_info *info, void **ctx,
+		      int *connecting);
+	/* The connecting fd of an accept is connected (err 0: the REP goes
+	 * now) or failed (err: SO_ERROR, or ETIMEDOUT past accept_wait_ms;
+	 * the REJ goes, then closed() with s NULL).  Optional. */
+	void (*accepted)(void *arg, void *ctx, int err);
 	/* A connection made by sdp_ep_connect is up (err 0: the fd is
 	 * spliced now) or failed (err: ECONNREFUSED for a REJ, ETIMEDOUT,
 	 * EHOSTUNREACH, ECONNABORTED for a bad HelloAck, ...; the fd was
 	 * not touched and is the caller's again).  Optional. */
 	void (*connected)(void *arg, struct sdp_sock *s, void *ctx, int err);
 	/* A spliced connection is over and its fd closed (s NULL: one whose
-	 * accept succeeded could not be set up).  Optional. */
+	 * accept succeeded could not be set up, or whose connecting fd
+	 * failed).  Optional. */
 	void (*closed)(void *arg, struct sdp_sock *s, void *ctx);
 	/* The connection is reset (AbortConn, a broken QP, a peer gone,
 	 * a protocol violation) and its fd, not a TCP socket, is about to
@@ -196,6 +207,9 @@ int sdp_sock_fd(const struct sdp_sock *s);
 struct sdp_sock *sdp_ep_sock_of(struct sdp_ep *ep, const void *ctx);
 
 const struct sdp_sock_info *sdp_sock_info(const struct sdp_sock *s);
+/* In ops->connected with an error: 1 when it was the peer's REJ (a
+ * refusal, its reason the gateway's), 0 when the CM found no way there. */
+int sdp_sock_rejected(const struct sdp_sock *s);
 const struct sdp_ep_stats *sdp_ep_stats(const struct sdp_ep *ep);
 /* One line per connection ("sdp LOCAL:PORT REMOTE:PORT state ... credits
  * N ...") into buf; returns the length. */

@@ -268,3 +268,48 @@ inval:
 	errno = EINVAL;
 	return -1;
 }
+
+/* ---- REJ private data ---------------------------------------------------- */
+
+#define REJ_FORMAT		1
+
+static const struct {
+	uint8_t code;
+	int err;
+} rej_codes[] = {
+	{ 1, ECONNREFUSED },
+	{ 2, EHOSTUNREACH },
+	{ 3, ENETUNREACH },
+	{ 4, ETIMEDOUT },
+};
+
+int sdp_rej_build(uint8_t *p, size_t cap, int err)
+{
+	size_t i;
+
+	if (cap < SDP_REJ_LEN) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(p, 0, SDP_REJ_LEN);
+	memcpy(p, "IBGW", 4);
+	p[4] = REJ_FORMAT;
+	p[5] = rej_codes[0].code;
+	for (i = 0; i < sizeof(rej_codes) / sizeof(rej_codes[0]); i++)
+		if (rej_codes[i].err == err)
+			p[5] = rej_codes[i].code;
+	return SDP_REJ_LEN;
+}
+
+int sdp_rej_parse(const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	if (len >= SDP_REJ_LEN && !memcmp(p, "IBGW", 4) &&
+	    p[4] == REJ_FORMAT)
+		for (i = 0; i < sizeof(rej_codes) / sizeof(rej_codes[0]); i++)
+			if (rej_codes[i].code == p[5])
+				return rej_codes[i].err;
+	errno = EINVAL;
+	return -1;
+}

@@ -129,4 +129,22 @@ int sdp_hello_ack_parse(const uint8_t *p, size_t len,
 int sdp_hello_build_cm(uint8_t *p, size_t cap, const struct sdp_hello *h);
 int sdp_hello_parse_cm(const uint8_t *p, size_t len, struct sdp_hello *h);
 
+/*
+ * Why a connection was refused, in a REJ's private data (ours: Annex A4
+ * defines none, and a REJ alone says only "refused").  The gateway holds
+ * an SDP request until its TCP connect to the LAN is over and refuses a
+ * failed one with the reason, so that the IB program's connect() fails as
+ * the TCP one did.  8 bytes: "IBGW", format 1, a reason code (not an
+ * errno: the codes are the wire's), two zero bytes.  A peer that does not
+ * know it (OFED's SDP) sees a REJ: ECONNREFUSED.
+ */
+#define SDP_REJ_LEN		8
+/* Build the REJ private data for err (ECONNREFUSED, EHOSTUNREACH,
+ * ENETUNREACH, ETIMEDOUT; any other as ECONNREFUSED) into p (cap >=
+ * SDP_REJ_LEN): the length, or -1 (EINVAL). */
+int sdp_rej_build(uint8_t *p, size_t cap, int err);
+/* The errno a REJ's private data names, or -1 (EINVAL): not ours, an
+ * unknown format or code (the caller takes ECONNREFUSED). */
+int sdp_rej_parse(const uint8_t *p, size_t len);
+
 #endif
