@@ -2,8 +2,11 @@
 /*
  * Least privilege for ibgwd: once its interfaces, sockets and links are
  * set up, it keeps only what run-time changes need -- CAP_NET_ADMIN (taps,
- * interfaces, addresses, bridges, forwarding switches) and, on the verbs
- * provider, CAP_IPC_LOCK (registered memory for new queue pairs) -- and
+ * interfaces, addresses, bridges, forwarding switches),
+ * CAP_NET_BIND_SERVICE (a partition added or restarted by a reload binds
+ * its SDP and RDS exports, which may be below 1024, as at start) and, on
+ * the verbs provider, CAP_IPC_LOCK (registered memory for new queue
+ * pairs) -- and
  * drops every other capability from its effective, permitted, inheritable,
  * ambient and bounding sets, so that neither it nor anything it could exec
  * gets them back.  libcap-ng does the work: it knows the kernel's last
@@ -17,8 +20,7 @@
  * process whose credentials changed after it opened the file (ucma_write:
  * ib_safe_file_access, "changed security contexts after opening file
  * descriptor"), and a capset is such a change.  So set-up's own needs are
- * kept too there: CAP_NET_RAW (the trunk's packet socket) and
- * CAP_NET_BIND_SERVICE (exports below 1024).
+ * kept too there: CAP_NET_RAW (the trunk's packet socket).
  */
 #include <cap-ng.h>
 #include <errno.h>
@@ -41,8 +43,7 @@ int gw_drop_caps(int verbs, char *err, size_t errlen)
 	admin = capng_have_capability(CAPNG_PERMITTED, CAP_NET_ADMIN);
 	lock = verbs && capng_have_capability(CAPNG_PERMITTED, CAP_IPC_LOCK);
 	raw = verbs && capng_have_capability(CAPNG_PERMITTED, CAP_NET_RAW);
-	bind = verbs &&
-	       capng_have_capability(CAPNG_PERMITTED, CAP_NET_BIND_SERVICE);
+	bind = capng_have_capability(CAPNG_PERMITTED, CAP_NET_BIND_SERVICE);
 	setpcap = capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP);
 	capng_clear(CAPNG_SELECT_ALL);
 	if ((admin && capng_update(CAPNG_ADD, all, CAP_NET_ADMIN) < 0) ||

@@ -711,9 +711,9 @@ static void drop_caps(int verbs)
 	if (gw_drop_caps(verbs, err, sizeof(err)) < 0)
 		log_warnx("keeping all capabilities: %s", err);
 	else
-		log_debug("capabilities: CAP_NET_ADMIN%s kept, the rest "
-			  "dropped", verbs ? ", CAP_IPC_LOCK, CAP_NET_RAW, "
-			  "CAP_NET_BIND_SERVICE" : "");
+		log_debug("capabilities: CAP_NET_ADMIN, CAP_NET_BIND_SERVICE%s "
+			  "kept (if held), the rest dropped",
+			  verbs ? ", CAP_IPC_LOCK, CAP_NET_RAW" : "");
 }
 
 /* ---- setting partitions up ------------------------------------------------------ */

@@ -118,10 +118,10 @@ size_t gw_ctl_render(struct ibgwd *d, const char *what, char *buf,
 extern const struct counter_desc gw_part_counters[];
 extern const struct counter_desc gw_trunk_counters[];
 
-/* Least privilege (gw_caps.c): keep CAP_NET_ADMIN (and CAP_IPC_LOCK if
- * asked), drop the rest everywhere.  0, or -1 with err. */
-/* verbs: also CAP_NET_RAW and CAP_NET_BIND_SERVICE, if held (dropped
- * before set-up, which still needs them). */
+/* Least privilege (gw_caps.c): keep CAP_NET_ADMIN and
+ * CAP_NET_BIND_SERVICE, drop the rest everywhere; verbs: also
+ * CAP_IPC_LOCK and CAP_NET_RAW (dropped before set-up, which still needs
+ * them).  Only what is held is kept.  0, or -1 with err. */
 int gw_drop_caps(int verbs, char *err, size_t errlen);
 
 /* Metrics (gw_metrics.c): /metrics over HTTP on addr:port.  NULL with

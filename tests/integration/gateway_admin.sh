@@ -69,10 +69,10 @@ for h in ib1 ib2 ib3; do
 done
 ns lan1 ping -c 3 -W 2 10.51.0.1 >/dev/null || fail "lan1 -> ib1 through p1"
 
-# --- least privilege: CAP_NET_ADMIN only, the socket for root's group ---------------
+# --- least privilege: CAP_NET_ADMIN, CAP_NET_BIND_SERVICE, the socket for root's group
 for k in CapEff CapPrm CapBnd; do
 	v=$(sed -n "s/^$k:\t//p" /proc/$GW_PID/status)
-	expect_eq "ibgwd $k" "$v" 0000000000001000	# CAP_NET_ADMIN (12)
+	expect_eq "ibgwd $k" "$v" 0000000000001400	# CAP_NET_ADMIN (12), CAP_NET_BIND_SERVICE (10)
 done
 for k in CapInh CapAmb; do
 	expect_eq "ibgwd $k" "$(sed -n "s/^$k:\t//p" /proc/$GW_PID/status)" 0000000000000000
@@ -83,7 +83,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN/ibgwctl" -s "$RUN/ctl.s
 grep -q "Permission denied" "$T/err" || fail "outsider: $(cat "$T/err")"
 setpriv --reuid=65534 --regid=65534 --groups="$(stat -c %g "$RUN/ctl.sock")" "$BIN/ibgwctl" -s "$RUN/ctl.sock" show summary >/dev/null ||
 	fail "a member of the socket's group was refused"
-ok "least privilege: only CAP_NET_ADMIN left; the socket refuses users outside its group"
+ok "least privilege: only CAP_NET_ADMIN and CAP_NET_BIND_SERVICE left; the socket refuses users outside its group"
 
 # --- add and delete p2 while an iperf3 runs on p1 ------------------------------
 ns_bg SRV lan1 iperf3 -s -1 >/dev/null 2>&1

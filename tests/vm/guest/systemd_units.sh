@@ -75,19 +75,21 @@ st=$(show ibgwd StatusText)
 gok "status: ibfabricd '$(show ibfabricd StatusText)', ibgwd '$st'; watchdog 15s"
 
 # --- the hardening, from inside the services -----------------------------------
-# capabilities as hex masks: CAP_NET_ADMIN 12, CAP_NET_RAW 13, CAP_IPC_LOCK 14
+# capabilities as hex masks: CAP_NET_BIND_SERVICE 10, CAP_NET_ADMIN 12,
+# CAP_NET_RAW 13, CAP_IPC_LOCK 14
 cap() { printf '%d' "0x$(awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status)"; }
 GPID=$(show ibgwd MainPID)
 FPID=$(show ibfabricd MainPID)
-allowed=$(( (1 << 12) | (1 << 13) | (1 << 14) ))
+allowed=$(( (1 << 10) | (1 << 12) | (1 << 13) | (1 << 14) ))
 for k in CapEff CapPrm CapBnd; do
 	v=$(cap "$GPID" $k)
-	[ $((v & ~allowed)) -eq 0 ] || gfail "ibgwd $k $(printf %x $v): more than NET_ADMIN, NET_RAW, IPC_LOCK"
+	[ $((v & ~allowed)) -eq 0 ] || gfail "ibgwd $k $(printf %x $v): more than NET_BIND_SERVICE, NET_ADMIN, NET_RAW, IPC_LOCK"
 done
-# what it keeps once set up (gw_caps.c): CAP_NET_ADMIN alone on soft:
+# what it keeps once set up (gw_caps.c): CAP_NET_ADMIN and
+# CAP_NET_BIND_SERVICE alone on soft:
 for k in CapEff CapPrm; do
-	[ "$(cap "$GPID" $k)" -eq $((1 << 12)) ] ||
-		gfail "ibgwd $k $(printf %x "$(cap "$GPID" $k)"), not CAP_NET_ADMIN alone"
+	[ "$(cap "$GPID" $k)" -eq $(( (1 << 12) | (1 << 10) )) ] ||
+		gfail "ibgwd $k $(printf %x "$(cap "$GPID" $k)"), not CAP_NET_ADMIN and CAP_NET_BIND_SERVICE alone"
 done
 journalctl --no-pager -u ibgwd | grep -q "keeping all capabilities" &&
 	gfail "ibgwd could not drop its capabilities under the unit"
