@@ -15,8 +15,8 @@
  * (ibgwd(8), "RDS on RoCE", for the GIDs the port needs).
  *
  * IB -> LAN: a mapping per IB sender (IB_IP, sport): one UDP socket,
- * bound to port sport if that is free on the gateway, else to an
- * ephemeral port, from which every datagram of that sender goes to its
+ * bound to port sport if that is free on the gateway and not privileged,
+ * else to an ephemeral port, from which every datagram of that sender goes to its
  * LAN destination (the LAN host sees the gateway's LAN address and the
  * mapping's port).  Datagrams to the socket come back as RDS from their
  * sender to IB_IP:sport.  Mappings idle for IDLE_S are closed.
@@ -625,7 +625,14 @@ static void rcvbuf(int fd, int bytes)
 	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 }
 
-/* A socket for the IB sender ib: its own port if free, else any. */
+/*
+ * A socket for the IB sender ib: its own port if free, else any.  Never a
+ * privileged one (below 1024, which ibgwd may bind for exports): RDS
+ * lets any user bind any port, so an unprivileged program on an IB host
+ * would speak on the LAN from the gateway's port 111 or 514, which hosts
+ * there may trust as root's.
+ */
+#define PORT_PRIVILEGED	1024
 static int out_socket(const struct rds_name *ib)
 {
 	struct sockaddr_storage ss;
@@ -644,7 +651,8 @@ static int out_socket(const struct rds_name *ib)
 	any.addr.family = ib->addr.family;
 	any.port = ib->port;
 	sl = to_sockaddr(&any, ib->addr.family, &ss);
-	if (bind(fd, (struct sockaddr *)&ss, sl) == 0)
+	if (ib->port >= PORT_PRIVILEGED &&
+	    bind(fd, (struct sockaddr *)&ss, sl) == 0)
 		return fd;
 	any.port = 0;
 	sl = to_sockaddr(&any, ib->addr.family, &ss);

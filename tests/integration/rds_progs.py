@@ -5,8 +5,9 @@
 # non-zero on the first thing that is not as the kernel's RDS does it.
 #   echo-server ADDR PORT N       answer N datagrams (0: until killed)
 #                                 to their senders, print each sender
-#   echo-client LADDR RADDR RPORT SIZE...  send each size, check the
-#                                 echo (bytes, sender address and port)
+#   echo-client LADDR[:PORT] RADDR RPORT SIZE...  send each size, check
+#                                 the echo (bytes, sender address and
+#                                 port); bound to PORT, else to port 0
 #   multi-server ADDR PORT0 N M   N sockets on PORT0.., M echoes each
 #   multi-client LADDR RADDR PORT0 N M  N sockets to those, M each
 #   flood-send LADDR RADDR RPORT COUNT SIZE  COUNT numbered datagrams
@@ -80,10 +81,11 @@ def echo_server(addr, port, n):
 def echo_client(laddr, raddr, rport, *sizes):
     s = rds()
     big(s)
-    s.bind((laddr, 0))
+    laddr, _, lport = laddr.partition(":")
+    s.bind((laddr, int(lport or 0)))
     me = s.getsockname()
-    if me[0] != laddr or me[1] == 0:
-        die("getsockname after bind port 0: %r" % (me,))
+    if me[0] != laddr or me[1] == 0 or (lport and me[1] != int(lport)):
+        die("getsockname after bind port %s: %r" % (lport or 0, me))
     s.settimeout(20)
     for i, n in enumerate(int(x) for x in sizes):
         p = payload(n, i)
