@@ -2,7 +2,8 @@
 # A hostile RDS peer (rdspeer --evil, the raw fabric API) against an RDS
 # endpoint (rdspeer, ulp/rds/rds_ep.h) on the software subnet:
 #  - REQs with no private data, a short one, all zeros, version 3.0, an
-#    RDS address the victim lacks: each rejected, reason 28 with the
+#    RDS address the victim lacks, a loopback source address (127.0.0.1:
+#    its datagrams would look local): each rejected, reason 28 with the
 #    host-endian int 1 (never more), counted in rejected;
 #  - on a connection: a bad header checksum, a SEND under 48 and one over
 #    4144 bytes, a SEND shorter than its h_len, mismatched fragments, an
@@ -43,7 +44,7 @@ evil() {	# MODE
 	kill -0 $VP 2>/dev/null || { cat "$T/victim.out"; fail "$1: the victim died"; }
 	[ $rc -eq 0 ] || fail "$1: exit $rc"
 }
-for m in req-none req-short req-zero req-v30 req-addr bad-csum short long \
+for m in req-none req-short req-zero req-v30 req-addr req-lo bad-csum short long \
 	 bad-len frag-mismatch too-big ack-beyond dup; do
 	evil $m
 done
@@ -60,7 +61,7 @@ cat "$T/victim.out" | grep -v ' 0$'
 [ $rc -eq 0 ] || fail "victim exit $rc"
 grep -q '^rdspeer: ok' "$T/victim.out" || fail "the victim's expects"
 cnt() { sed -n "s/^$1 //p" "$T/victim.out"; }
-expect_eq rejected "$(cnt rejected)" 5
+expect_eq rejected "$(cnt rejected)" 6
 expect_eq drop.bad_csum "$(cnt drop.bad_csum)" 1
 expect_eq drop.short "$(cnt drop.short)" 1
 expect_eq drop.bad_len "$(cnt drop.bad_len)" 1
@@ -77,4 +78,4 @@ d=$(awk '$1 == "10.1.0.9" {print $2, $4}' "$T/victim.log" | sort | uniq -d | wc 
 expect_eq "messages from the evil peer delivered twice" "$d" 0
 n=$(awk '$1 == "10.1.0.9" && $2 == 22 {print $4}' "$T/victim.log" | tr '\n' ' ')
 expect_eq "dup mode's messages delivered" "$n" "0 1 "
-ok "victim survived 13 hostile modes and delivered 151,000 good messages (the stream beside them: $(sed -n "s/^rdspeer: sent //p" "$T/good1.out"))"
+ok "victim survived 14 hostile modes and delivered 151,000 good messages (the stream beside them: $(sed -n "s/^rdspeer: sent //p" "$T/good1.out"))"

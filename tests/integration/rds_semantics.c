@@ -111,12 +111,36 @@ static void send_to(int fd, const struct sockaddr_in *to, const char *s)
 		fail("sendto '%s': %s", s, strerror(errno));
 }
 
+static double now_s(void);
+
+/*
+ * Is a datagram queued on fd within ms?  The kernel's rds_poll() also
+ * says POLLIN (with POLLWRBAND) once after any congestion map update on
+ * the host, "for historical reasons", with nothing to read: a program
+ * looks before it believes one.
+ */
+static int arrives(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	double end = now_s() + ms / 1000.0;
+	char b;
+	int left;
+
+	while ((left = (int)((end - now_s()) * 1000)) > 0) {
+		if (poll(&p, 1, left) != 1)
+			return 0;
+		if (recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) >= 0)
+			return 1;
+		if (errno != EAGAIN)
+			fail("recv(MSG_PEEK): %s", strerror(errno));
+	}
+	return 0;
+}
+
 /* Wait until something is queued on fd (5 s at most). */
 static void wait_in(int fd)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	if (poll(&p, 1, 5000) != 1)
+	if (!arrives(fd, 5000))
 		fail("nothing came back in 5 s");
 }
 
@@ -392,6 +416,113 @@ static void c_transport(struct ctx *c)
 	       "EOPNOTSUPP\n");
 }
 
+/* fd gets s from the address want (and port wport, if not 0) */
+static void got_from(int fd, const char *s, const char *want, int wport)
+{
+	struct sockaddr_storage from;
+	socklen_t fl = sizeof(from);
+	char b[256], a[INET6_ADDRSTRLEN] = "?";
+	ssize_t n;
+	int port = 0;
+
+	if (!arrives(fd, 5000))
+		fail("'%s' did not arrive in 5 s", s);
+	n = recvfrom(fd, b, sizeof(b) - 1, MSG_DONTWAIT,
+		     (struct sockaddr *)&from, &fl);
+	if (n < 0)
+		fail("recvfrom of '%s': %s", s, strerror(errno));
+	b[n] = 0;
+	if (from.ss_family == AF_INET) {
+		struct sockaddr_in *f = (struct sockaddr_in *)&from;
+
+		inet_ntop(AF_INET, &f->sin_addr, a, sizeof(a));
+		port = ntohs(f->sin_port);
+	} else if (from.ss_family == AF_INET6) {
+		struct sockaddr_in6 *f = (struct sockaddr_in6 *)&from;
+
+		inet_ntop(AF_INET6, &f->sin6_addr, a, sizeof(a));
+		port = ntohs(f->sin6_port);
+	}
+	if (strcmp(b, s) || strcmp(a, want) || (wport && port != wport))
+		fail("got '%s' from %s port %d, want '%s' from %s port %d", b,
+		     a, port, s, want, wport);
+}
+
+static int port_of(int fd)
+{
+	struct sockaddr_storage me;
+	socklen_t l = sizeof(me);
+
+	if (getsockname(fd, (struct sockaddr *)&me, &l) < 0)
+		fail("getsockname: %s", strerror(errno));
+	return ntohs(me.ss_family == AF_INET6 ?
+		     ((struct sockaddr_in6 *)&me)->sin6_port :
+		     ((struct sockaddr_in *)&me)->sin_port);
+}
+
+/*
+ * The loop transport (rds_trans_get_preferred): 127.0.0.0/8 and ::1 bind
+ * without an IB address, SO_RDS_TRANSPORT then reads 3 (RDS_TRANS_LOOP),
+ * but with IB chosen first such a bind is ENOPROTOOPT; datagrams between
+ * loopback sockets, and from them to the host's own address, arrive from
+ * the sender's address; from a loopback socket to another host's address
+ * the loop transport meets no socket: sent, never arrives; from the
+ * host's address to a loopback one the kernel makes an IB connection
+ * that never comes up: sent, never arrives.
+ */
+static void c_loopback(struct ctx *c)
+{
+	struct sockaddr_in lo2 = sa("127.0.0.2", 0);
+	struct sockaddr_in6 l6 = { .sin6_family = AF_INET6,
+				   .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int a = rds_sock("127.0.0.1", 0), b = rds_sock("127.0.0.2", 0);
+	int h = rds_sock(c->laddr, 0), fd, x, y, v = 7;
+	struct sockaddr_in to;
+	socklen_t l = sizeof(v);
+
+	want_rc("SO_RDS_TRANSPORT of 127.0.0.1", getsockopt(a, SOL_RDS_, 8, &v,
+							    &l), 0);
+	want_rc("RDS_TRANS_LOOP", v, 3);
+	lo2.sin_port = htons((uint16_t)port_of(b));
+	send_to(a, &lo2, "lo1");
+	got_from(b, "lo1", "127.0.0.1", port_of(a));
+	to = sa("127.0.0.1", port_of(a));
+	send_to(b, &to, "lo2");
+	got_from(a, "lo2", "127.0.0.2", port_of(b));
+	send_to(h, &to, "lo3");	/* own address -> loopback: an IB connection */
+	if (arrives(a, 1000))
+		fail("'lo3' came from the IB address to a loopback socket");
+	to = sa(c->laddr, port_of(h));
+	send_to(a, &to, "lo4");			/* loopback -> own address */
+	got_from(h, "lo4", "127.0.0.1", port_of(a));
+	send_to(a, &c->to, "lo5");		/* loopback -> another host */
+	if (arrives(a, 1000))
+		fail("an echo came from another host to a loopback socket");
+	x = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	y = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	if (x < 0 || y < 0)
+		fail("socket: %s", strerror(errno));
+	want_rc("bind [::1]", bind(x, (struct sockaddr *)&l6, sizeof(l6)), 0);
+	want_rc("bind [::1] again", bind(y, (struct sockaddr *)&l6,
+					 sizeof(l6)), 0);
+	l6.sin6_port = htons((uint16_t)port_of(y));
+	if (sendto(x, "lo6", 3, 0, (struct sockaddr *)&l6, sizeof(l6)) != 3)
+		fail("sendto [::1]: %s", strerror(errno));
+	got_from(y, "lo6", "::1", port_of(x));
+	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		fail("socket: %s", strerror(errno));
+	v = 0;
+	want_rc("set IB", setsockopt(fd, SOL_RDS_, 8, &v, sizeof(v)), 0);
+	to = sa("127.0.0.1", 0);
+	want_err("bind 127.0.0.1 with IB set", bind(fd, (struct sockaddr *)&to,
+						    sizeof(to)), ENOPROTOOPT);
+	printf("ok: loopback: 127.0.0.0/8 and ::1 bound (RDS_TRANS_LOOP), "
+	       "datagrams among them and to the host's address from their "
+	       "senders, none to another host nor from the host's address; "
+	       "with IB set ENOPROTOOPT\n");
+}
+
 /* an RDS socket has no peer: SO_PEERCRED no process, no credentials */
 static void c_peercred(struct ctx *c)
 {
@@ -430,20 +561,27 @@ static void c_listen(struct ctx *c)
 static void c_ioctl(struct ctx *c)
 {
 	int fd = rds_sock(c->laddr, 0), u, n = -1, on = 1, p[2];
+	int lo = rds_sock("127.0.0.1", 0);
 	uint8_t tos = 0xff;
 	char b[8];
 
-	echo(fd, &c->to, "q");
-	want_err("FIONREAD", ioctl(fd, FIONREAD, &n), ENOTTY);
-	want_err("SIOCOUTQ", ioctl(fd, TIOCOUTQ, &n), ENOTTY);
 	want_rc("SIOCRDSGETTOS", ioctl(fd, SIOCRDSGETTOS_, &tos), 0);
 	want_rc("the TOS", tos, 0);
 	tos = 0;
-	want_rc("SIOCRDSSETTOS 0", ioctl(fd, SIOCRDSSETTOS_, &tos), 0);
+	want_rc("SIOCRDSSETTOS 0 before a send", ioctl(fd, SIOCRDSSETTOS_,
+						       &tos), 0);
+	echo(fd, &c->to, "q");
+	want_err("FIONREAD", ioctl(fd, FIONREAD, &n), ENOTTY);
+	want_err("SIOCOUTQ", ioctl(fd, TIOCOUTQ, &n), ENOTTY);
+	tos = 0;
+	want_err("SIOCRDSSETTOS 0 after a send (rs_conn)",
+		 ioctl(fd, SIOCRDSSETTOS_, &tos), EINVAL);
 	tos = 5;
 	want_err("SIOCRDSSETTOS 5", ioctl(fd, SIOCRDSSETTOS_, &tos), EINVAL);
-	u = socket(AF_RDS, SOCK_SEQPACKET, 0);
 	tos = 0;
+	want_err("SIOCRDSSETTOS on the loop transport",
+		 ioctl(lo, SIOCRDSSETTOS_, &tos), ENOTTY);
+	u = socket(AF_RDS, SOCK_SEQPACKET, 0);
 	want_err("SIOCRDSSETTOS unbound", ioctl(u, SIOCRDSSETTOS_, &tos),
 		 ENOTTY);
 	want_rc("FIONBIO on", ioctl(fd, FIONBIO, &on), 0);
@@ -453,9 +591,10 @@ static void c_ioctl(struct ctx *c)
 		fail("pipe: %s", strerror(errno));
 	want_rc("FIONREAD on a pipe", ioctl(p[0], FIONREAD, &n), 0);
 	want_rc("the pipe's count", n, 3);
-	printf("ok: ioctl: FIONREAD, SIOCOUTQ ENOTTY; TOS 0 got and set, "
-	       "5 EINVAL, unbound ENOTTY; FIONBIO works; a pipe's "
-	       "FIONREAD untouched\n");
+	printf("ok: ioctl: FIONREAD, SIOCOUTQ ENOTTY; TOS 0 got, set before "
+	       "the first send, EINVAL after it; 5 EINVAL, unbound or "
+	       "loopback ENOTTY; FIONBIO works; a pipe's FIONREAD "
+	       "untouched\n");
 }
 
 /* 5: SO_RCVTIMEO's expiry is ETIMEDOUT (rds_recvmsg) */
@@ -618,8 +757,9 @@ static void c_tstamp_rds(struct ctx *c)
 	       "a short value EFAULT\n");
 }
 
-static ssize_t send_cmsg(int fd, const struct sockaddr_in *to, int level,
-			 int type, size_t len)
+static ssize_t send_cmsg_data(int fd, const struct sockaddr_in *to,
+			      int level, int type, const void *data,
+			      size_t len)
 {
 	union {
 		char b[CMSG_SPACE(64)];
@@ -636,12 +776,21 @@ static ssize_t send_cmsg(int fd, const struct sockaddr_in *to, int level,
 	h->cmsg_level = level;
 	h->cmsg_type = type;
 	h->cmsg_len = CMSG_LEN(len);
+	if (data)
+		memcpy(CMSG_DATA(h), data, len);
 	return sendmsg(fd, &m, 0);
+}
+
+static ssize_t send_cmsg(int fd, const struct sockaddr_in *to, int level,
+			 int type, size_t len)
+{
+	return send_cmsg_data(fd, to, level, type, NULL, len);
 }
 
 /* 8: sendmsg's control messages, as rds_cmsg_send takes them */
 static void c_cmsg(struct ctx *c)
 {
+	uint64_t args[7] = { 0 };	/* struct rds_rdma_args */
 	int fd = rds_sock(c->laddr, 0);
 
 	want_rc("an IPPROTO_IP cmsg (skipped)", send_cmsg(fd, &c->to,
@@ -650,12 +799,17 @@ static void c_cmsg(struct ctx *c)
 	take(fd, "cmsg");
 	want_err("SOL_RDS type 99", send_cmsg(fd, &c->to, SOL_RDS_, 99, 8),
 		 EINVAL);
-	want_err("RDS_CMSG_RDMA_ARGS", send_cmsg(fd, &c->to, SOL_RDS_,
-		 RDS_CMSG_RDMA_ARGS_, 56), EOPNOTSUPP);
+	want_err("RDS_CMSG_RDMA_ARGS, nr_local 0", send_cmsg(fd, &c->to,
+		 SOL_RDS_, RDS_CMSG_RDMA_ARGS_, 56), EINVAL);
+	args[4] = 2000;			/* nr_local > UIO_MAXIOV */
+	want_err("RDS_CMSG_RDMA_ARGS, nr_local 2000", send_cmsg_data(fd,
+		 &c->to, SOL_RDS_, RDS_CMSG_RDMA_ARGS_, args, sizeof(args)),
+		 EMSGSIZE);
 	want_err("RDS_CMSG_RDMA_DEST", send_cmsg(fd, &c->to, SOL_RDS_,
 		 RDS_CMSG_RDMA_DEST_, 8), EINVAL);
 	printf("ok: cmsg: another level skipped (sent), an unknown SOL_RDS "
-	       "type EINVAL, RDMA_ARGS EOPNOTSUPP, RDMA_DEST EINVAL\n");
+	       "type EINVAL, RDMA_ARGS without a local vector EINVAL, with "
+	       "too long a one EMSGSIZE, RDMA_DEST EINVAL\n");
 }
 
 static volatile sig_atomic_t sigs;
@@ -853,6 +1007,8 @@ int main(int argc, char **argv)
 		c_cancel(&c);
 	else if (!strcmp(cname, "transport"))
 		c_transport(&c);
+	else if (!strcmp(cname, "loopback"))
+		c_loopback(&c);
 	else if (!strcmp(cname, "peercred"))
 		c_peercred(&c);
 	else if (!strcmp(cname, "ioctl"))

@@ -12,6 +12,9 @@
  *              the addresses 0.0.0.0 are not the victim's)
  *   req-v30    a whole private data proposing version 3.0
  *   req-addr   version 3.1 to an RDS address the victim does not have
+ *   req-lo     version 3.1 from 127.0.0.1 (::1): a loopback address no
+ *              peer has, whose datagrams a program would take as its
+ *              own host's
  * Data modes -- connect as RDS does, send one good message (index 0, to
  * --evil-port, default 4000, from a source port of the mode's own), then:
  *   bad-csum   a message whose header checksum is wrong   -> dropped
@@ -60,7 +63,7 @@ struct evil {
 };
 
 static const char *const modes[] = {
-	"req-none", "req-short", "req-zero", "req-v30", "req-addr",
+	"req-none", "req-short", "req-zero", "req-v30", "req-addr", "req-lo",
 	"bad-csum", "short", "long", "bad-len", "frag-mismatch", "too-big",
 	"ack-beyond", "dup", NULL
 };
@@ -232,6 +235,13 @@ static int req_pdata(const struct evil *v, uint8_t *p, size_t cap)
 	d.minor_mask = RDS_IB_MINOR_MASK;
 	if (!strcmp(m, "req-addr"))
 		d.daddr.raw[3] ^= 0x55;
+	if (!strcmp(m, "req-lo")) {
+		memset(d.saddr.raw, 0, sizeof(d.saddr.raw));
+		if (d.saddr.family == AF_INET)
+			d.saddr.raw[0] = 127, d.saddr.raw[3] = 1;
+		else
+			d.saddr.raw[15] = 1;
+	}
 	n = rds_ib_priv_build(p + off, cap - off, &d);
 	if (n < 0)
 		return -1;

@@ -390,6 +390,34 @@ static void test_cong_map(void **state)
 	assert_false(rds_hdr_is_cong(&h));
 }
 
+/* The loop transport's addresses: 127.0.0.0/8 and ::1, nothing else */
+static void test_loopback(void **state)
+{
+	static const char *const yes[] = { "127.0.0.1", "127.0.0.2",
+					   "127.255.255.254", "::1" };
+	static const char *const no[] = { "126.255.255.255", "128.0.0.1",
+					  "10.0.0.127", "::2", "::",
+					  "::ffff:127.0.0.1", "fe80::1" };
+	struct inet_addr a;
+	char err[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		assert_int_equal(inet_addr_parse(yes[i], &a, err,
+						 sizeof(err)), 0);
+		assert_true(rds_addr_loopback(&a));
+	}
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		assert_int_equal(inet_addr_parse(no[i], &a, err,
+						 sizeof(err)), 0);
+		assert_false(rds_addr_loopback(&a));
+	}
+	memset(&a, 0, sizeof(a));	/* no family */
+	a.raw[0] = 127;
+	assert_false(rds_addr_loopback(&a));
+}
+
 static void test_ping_pong(void **state)
 {
 	struct rds_header h, pong;
@@ -437,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_version_confirm),
 		cmocka_unit_test(test_cong_map),
 		cmocka_unit_test(test_ping_pong),
+		cmocka_unit_test(test_loopback),
 	};
 
 	return cmocka_run_group_tests_name("rds_wire", tests, NULL, NULL);

@@ -64,6 +64,7 @@ enum fd_kind {
 struct rds_fdinfo {
 	union rds_ctl_addr local, peer;	/* family 0: unbound, unconnected */
 	int sndbuf, rcvbuf;
+	int sent;	/* it sent (here, or the service says so): no TOS now */
 };
 
 static _Atomic unsigned char fdtab[FDTAB_SIZE];
@@ -188,6 +189,8 @@ static void info_set(struct rds_fdinfo *i, const struct rds_ctl_reply *r)
 	i->peer = r->peer;
 	i->sndbuf = r->sndbuf;
 	i->rcvbuf = r->rcvbuf;
+	if (r->flags & RDS_CTL_R_SENT)
+		i->sent = 1;
 }
 
 /* The cached state of RDS fd fd, asked for if new (refresh: ask again). */
@@ -567,6 +570,21 @@ static int ctl_op(int fd, enum rds_ctl_op op, const union rds_ctl_addr *a,
 	return 0;
 }
 
+static int sock_flag(int fd, int level, int name);
+
+/* 127.0.0.0/8, ::1 and IPv4-mapped 127.0.0.0/8: the kernel's loop
+ * transport's (rds_trans_get_preferred) */
+static int addr_loopback(const union rds_ctl_addr *a)
+{
+	const uint8_t *b = a->v6.sin6_addr.s6_addr;
+
+	if (a->family == AF_INET)
+		return (ntohl(a->v4.sin_addr.s_addr) >> 24) == 127;
+	return a->family == AF_INET6 &&
+	       (IN6_IS_ADDR_LOOPBACK(&a->v6.sin6_addr) ||
+		(IN6_IS_ADDR_V4MAPPED(&a->v6.sin6_addr) && b[12] == 127));
+}
+
 int preload_rds_bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	union rds_ctl_addr a;
@@ -575,6 +593,20 @@ int preload_rds_bind(int fd, const struct sockaddr *sa, socklen_t len)
 	if (e) {
 		errno = EINVAL;
 		return -1;
+	}
+	/* rds_bind() with SO_RDS_TRANSPORT set: an address the transport
+	 * (IB) does not have is ENOPROTOOPT, a loopback one too */
+	if (sock_flag(fd, SOL_RDS, RDS_CTL_SO_TRANSPORT)) {
+		if (addr_loopback(&a)) {
+			errno = ENOPROTOOPT;
+			return -1;
+		}
+		if (ctl_op(fd, RDS_CTL_BIND, &a, 0, 0, 0) < 0) {
+			if (errno == EADDRNOTAVAIL)
+				errno = ENOPROTOOPT;
+			return -1;
+		}
+		return 0;
 	}
 	return ctl_op(fd, RDS_CTL_BIND, &a, 0, 0, 0);
 }
@@ -746,8 +778,10 @@ int preload_rds_getsockopt(int fd, int level, int name, void *val,
 	i = info_get(fd, 0);
 	if (!i)
 		return -1;
-	/* RDS_TRANS_NONE until bound or set */
-	int_out(val, len, i->local.family ||
+	/* RDS_TRANS_NONE until bound or set; bound to a loopback address,
+	 * the loop transport's */
+	int_out(val, len, addr_loopback(&i->local) ? RDS_CTL_TRANS_LOOP :
+		i->local.family ||
 		sock_flag(fd, SOL_RDS, RDS_CTL_SO_TRANSPORT) ?
 		RDS_CTL_TRANS_IB : ~0);
 	return 0;
@@ -1145,13 +1179,26 @@ static int cong_wait(const struct rds_board *b, int fd,
  * transport without them (TCP's); RDMA_DEST names a memory region, and
  * none exists here: EINVAL, as for a key the kernel does not know;
  * ZCOPY_COOKIE outside a zero-copy send (there is none here) EINVAL.
- * *group: rds_rm_size()'s (1: ARGS, atomics; 2: DEST, MAP, COOKIE);
- * -1 for a type the kernel does not know.
+ * RDMA_ARGS is looked at first as rds_rdma_extra_size() does: no local
+ * vector (nr_local 0) or a cut struct EINVAL, more than UIO_MAXIOV
+ * EMSGSIZE.  *group: rds_rm_size()'s (1: ARGS, atomics; 2: DEST, MAP,
+ * COOKIE); -1 for a type the kernel does not know.
  */
-static int cmsg_op(int type, int *group)
+#define RDS_RDMA_ARGS_LEN	56	/* struct rds_rdma_args */
+#define RDS_RDMA_ARGS_NR_LOCAL	32	/* its __u64 nr_local */
+static int cmsg_op(int type, const char *data, size_t len, int *group)
 {
+	uint64_t nr;
+
 	switch (type) {
 	case RDS_CMSG_RDMA_ARGS:
+		*group |= 1;
+		if (len < RDS_RDMA_ARGS_LEN)
+			return EINVAL;
+		memcpy(&nr, data + RDS_RDMA_ARGS_NR_LOCAL, sizeof(nr));
+		if (!nr)
+			return EINVAL;
+		return nr > UIO_MAXIOV ? EMSGSIZE : EOPNOTSUPP;
 	case RDS_CMSG_ATOMIC_FADD:
 	case RDS_CMSG_ATOMIC_CSWP:
 	case RDS_CMSG_MASKED_ATOMIC_FADD:
@@ -1191,7 +1238,8 @@ static int cmsg_check(const struct msghdr *m, int flags)
 		if (c.cmsg_len < sizeof(c) || c.cmsg_len > left)
 			return EINVAL;		/* !CMSG_OK */
 		if (c.cmsg_level == SOL_RDS) {
-			e = cmsg_op(c.cmsg_type, &group);
+			e = cmsg_op(c.cmsg_type, p + CMSG_LEN(0),
+				    c.cmsg_len - CMSG_LEN(0), &group);
 			if (e < 0)
 				return EINVAL;
 			cookie |= c.cmsg_type == RDS_CMSG_ZCOPY_COOKIE;
@@ -1217,7 +1265,7 @@ static int cmsg_check(const struct msghdr *m, int flags)
  * which rds_cmsg_zcopy() then refuses (EINVAL).  0, or an errno.
  */
 static int send_check(int fd, const struct msghdr *m, int flags,
-		      struct rds_ctl_hdr *h)
+		      struct rds_ctl_hdr *h, struct rds_fdinfo **ip)
 {
 	struct rds_fdinfo *i;
 	size_t len = 0, k;
@@ -1235,6 +1283,7 @@ static int send_check(int fd, const struct msghdr *m, int flags,
 		i = info_get(fd, 1);	/* bound or connected elsewhere? */
 	if (!i)
 		return errno ? errno : EPROTO;
+	*ip = i;
 	if (!h->peer.family)
 		h->peer = i->peer;
 	if (!i->local.family || !h->peer.family)
@@ -1256,6 +1305,7 @@ static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 {
 	const struct rds_board *b;
 	struct iovec stack[IOV_STACK + 1], *iov;
+	struct rds_fdinfo *i = NULL;
 	struct rds_ctl_hdr h;
 	struct msghdr mh;
 	ssize_t n;
@@ -1263,11 +1313,14 @@ static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 
 	memset(&h, 0, sizeof(h));
 	h.magic = RDS_HDR_MAGIC;
-	e = send_check(fd, m, flags, &h);
+	e = send_check(fd, m, flags, &h, &i);
 	if (e) {
 		errno = e;
 		return -1;
 	}
+	/* rds_sendmsg() has its connection (rs_conn) before it waits on
+	 * congestion: a TOS is too late from here on (rds_settos) */
+	i->sent = 1;
 	b = board_get();
 	if (cong_wait(b, fd, &h.peer, flags) < 0)
 		return -1;
@@ -1858,7 +1911,9 @@ EXPORT int shutdown(int fd, int how)
  * connection (EINVAL after it, or over a TOS already set), and only once
  * bound (no transport: ENOTTY).  The service's connections are all of TOS
  * 0: 0 is taken, another TOS refused with EINVAL, the kernel's errno for
- * a TOS it cannot take now, which a program setting one must handle.
+ * a TOS it cannot take now, which a program setting one must handle.  The
+ * connection comes with the first send (rds_sendmsg sets rs_conn), ours
+ * from this process or, as the service says, from another.
  */
 static int rds_settos(int fd, const uint8_t *arg)
 {
@@ -1870,16 +1925,15 @@ static int rds_settos(int fd, const uint8_t *arg)
 		return -1;
 	}
 	tos = *arg;
-	i = info_get(fd, 0);
-	if (i && !i->local.family)
-		i = info_get(fd, 1);	/* bound elsewhere? */
+	i = info_get(fd, 1);	/* bound, or sent, elsewhere? */
 	if (!i)
 		return -1;
-	if (!i->local.family) {
+	/* no transport yet, or the loop transport (no get_tos_map) */
+	if (!i->local.family || addr_loopback(&i->local)) {
 		errno = ENOTTY;
 		return -1;
 	}
-	if (tos) {
+	if (tos || i->sent) {
 		errno = EINVAL;
 		return -1;
 	}

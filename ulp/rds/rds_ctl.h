@@ -69,6 +69,7 @@
 #define RDS_CTL_SO_TRANSPORT	8
 #define RDS_CTL_TRANS_IB	0	/* SO_RDS_TRANSPORT's answer */
 #define RDS_CTL_TRANS_COUNT	3	/* the kernel's: IB, the old iWARP, TCP */
+#define RDS_CTL_TRANS_LOOP	3	/* the kernel's loop transport's (rds.h) */
 
 enum rds_ctl_op {
 	RDS_CTL_SOCKET = 1,
@@ -117,7 +118,9 @@ struct rds_ctl_reply {
 	union rds_ctl_addr local;
 	union rds_ctl_addr peer;
 	int32_t sndbuf, rcvbuf;		/* as getsockopt says them */
+	uint32_t flags;			/* RDS_CTL_R_* */
 };
+#define RDS_CTL_R_SENT	0x1	/* the socket has sent (the kernel's rs_conn) */
 
 /*
  * The congestion board: the maps the service's peers last sent (one bit

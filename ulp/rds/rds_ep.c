@@ -804,6 +804,10 @@ static void conn_connect(struct rconn *rc)
 	int n;
 
 	memset(&dst, 0, sizeof(dst));
+	if (rds_addr_loopback(&rc->faddr)) {	/* no port has it */
+		conn_schedule(rc);
+		return;
+	}
 	if (ep->ops.resolve(ep->arg, &rc->laddr, &rc->faddr, &dst.gid,
 			    &lid) < 0) {
 		if (errno == EAGAIN)
@@ -893,8 +897,10 @@ static void on_request(struct rds_ep *ep, const struct fab_cm_event *ev)
 	}
 	ver = rds_ib_version_accept(pd, len, family);
 	if (!ver || rds_ib_priv_parse(pd, len, family, &dp) < 0 ||
-	    dp.saddr.family != family || !ep->ops.is_local(ep->arg, &dp.daddr))
-		goto refuse;
+	    dp.saddr.family != family || rds_addr_loopback(&dp.saddr) ||
+	    rds_addr_loopback(&dp.daddr) ||
+	    !ep->ops.is_local(ep->arg, &dp.daddr))
+		goto refuse;	/* no peer reaches a loopback address */
 	rc = conn_get(ep, &dp.daddr, &dp.saddr);
 	if (!rc)
 		goto refuse;
@@ -1133,7 +1139,12 @@ static bool addr_usable(const struct inet_addr *a)
  * loopback (rds_conn_create_outgoing: the loop transport) and hands each
  * message to its receive path at once; so do we, without RC.  The
  * address's own congestion map is the one a sender meets (the kernel's
- * maps are per address), and a ping is answered from port 0.
+ * maps are per address), and a ping is answered from port 0.  So also
+ * from a loopback address (127.0.0.0/8, ::1: the kernel's loop
+ * transport), and then a message to an address not of this host meets
+ * no socket and is dropped, as the loop transport's is.  To a loopback
+ * address from another the kernel makes an IB connection, which never
+ * comes up: its messages wait (conn_connect).
  */
 static int loop_send(struct rds_ep *ep, const struct rds_name *src,
 		     const struct rds_name *dst, const struct iovec *iov,
@@ -1194,11 +1205,14 @@ int rds_ep_send_flags(struct rds_ep *ep, const struct rds_name *src,
 		return -1;
 	}
 	if (src->addr.family != dst->addr.family || !src->port ||
-	    !addr_usable(&dst->addr) || !ep->ops.is_local(ep->arg,
-							   &src->addr)) {
+	    !addr_usable(&dst->addr) ||
+	    (!rds_addr_loopback(&src->addr) &&
+	     !ep->ops.is_local(ep->arg, &src->addr))) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (rds_addr_loopback(&src->addr))
+		return loop_send(ep, src, dst, iov, iovcnt, len, ctx, flags);
 	/* is_local() may cost system calls (the gateway's): asked only
 	 * when no connection to dst exists */
 	rc = conn_find(ep, &src->addr, &dst->addr);

@@ -83,6 +83,7 @@ struct rsock {
 	struct rsock *fnext;		/* on the service's flush list */
 	int on_flush;
 	int cong;			/* our port marked congested */
+	int sent;			/* a message taken (rds_sendmsg's rs_conn) */
 };
 
 struct rds_req {
@@ -221,8 +222,7 @@ static int from_ctl(const union rds_ctl_addr *c, struct rds_name *n,
 			inet_addr_v4(&n->addr, &v4);
 			return 0;
 		}
-		if (IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_MULTICAST(a) ||
-		    IN6_IS_ADDR_LOOPBACK(a))
+		if (IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_MULTICAST(a))
 			goto inval;
 		inet_addr_v6(&n->addr, a);
 		return 0;
@@ -382,6 +382,7 @@ static int sock_send(struct rsock *s, const struct rds_name *dst,
 	struct rds_service *sv = s->sv;
 	struct iovec iov = { (void *)data, len };
 
+	s->sent = 1;
 	s->unacked += len;	/* before: done() may come at once */
 	if (rds_ep_send_flags(sv->ep, &s->name, dst, &iov, 1, s,
 			      flags) == 0) {
@@ -868,6 +869,8 @@ static void reply_fill(const struct rsock *s, struct rds_ctl_reply *r)
 		to_ctl(&s->peer, &r->peer);
 	r->sndbuf = s->sndbuf;
 	r->rcvbuf = s->rcvbuf;
+	if (s->sent)
+		r->flags |= RDS_CTL_R_SENT;
 }
 
 static int read_sysctl(const char *path, int def)
@@ -974,7 +977,8 @@ static int do_bind(struct rsock *s, const struct rds_ctl_req *q,
 
 	if (from_ctl(&q->addr, &n, &family, 0) < 0 || s->bound)
 		return EINVAL;
-	if (!sv->ops.is_local(sv->arg, &n.addr))
+	/* a loopback address has the loop transport (rds_ep_send) */
+	if (!rds_addr_loopback(&n.addr) && !sv->ops.is_local(sv->arg, &n.addr))
 		return EADDRNOTAVAIL;
 	if (n.port == RDS_PROBE_PORT)
 		return EINVAL;	/* rds_add_bound(): the probe port */
@@ -998,10 +1002,8 @@ static int do_connect(struct rsock *s, const struct rds_ctl_req *q,
 
 	if (from_ctl(&q->addr, &n, &family, 1) < 0) {
 		/* rds_connect(): an IPv6 address that is not unicast (or
-		 * maps a v4 any, broadcast or multicast) is EPROTOTYPE;
-		 * ::1 is EINVAL here (no loopback transport) */
-		if (errno == EINVAL && q->addr.family == AF_INET6 &&
-		    !IN6_IS_ADDR_LOOPBACK(&q->addr.v6.sin6_addr))
+		 * maps a v4 any, broadcast or multicast) is EPROTOTYPE */
+		if (errno == EINVAL && q->addr.family == AF_INET6)
 			return EPROTOTYPE;
 		return errno;
 	}

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "inet/byteorder.h"
@@ -315,4 +316,11 @@ int rds_cong_update(struct rds_cong_map *m, const uint8_t *bits)
 		m->bits[i] = bits[i];
 	}
 	return freed != 0;
+}
+
+bool rds_addr_loopback(const struct inet_addr *a)
+{
+	if (a->family == AF_INET)
+		return a->raw[0] == 127;
+	return a->family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&a->v6);
 }

@@ -191,4 +191,8 @@ int rds_hdr_is_cong(const struct rds_header *h);
  * not (the kernel then wakes its senders), else 0. */
 int rds_cong_update(struct rds_cong_map *m, const uint8_t *bits);
 
+/* 127.0.0.0/8 or ::1: the addresses of the kernel's loop transport
+ * (rds_trans_get_preferred), which every host has and no peer reaches. */
+bool rds_addr_loopback(const struct inet_addr *a);
+
 #endif
