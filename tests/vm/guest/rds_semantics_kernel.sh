@@ -1,0 +1,61 @@
+# Inside one of two guests: tests/rds_semantics, the C program whose cases
+# tests/integration/rds_semantics.sh runs under libibgw_preload.so, run
+# here against the kernel's RDS/IB (rds_rdma over rxe0), no preload: the
+# kernel is the oracle for what the cases expect.
+#   rds_semantics_kernel.sh a|b PEER BIN
+# b: an echo on port 7100 ("ready" on TCP 7001 once bound) and, each when
+# a asks, two sinks (7101, 7102: read nothing for 3 s); waits for a's
+# "done" on TCP 7002.  a: every case against b, one line each, "ok(a): CASE: ..." or
+# "FAIL(a) CASE: ..." (all run; the host's script tells which failed).
+. "$(dirname "$0")/../guest.bash"
+role=$1 peer=$2 BIN=$3
+RS=$BIN/tests/rds_semantics
+[ -x "$RS" ] || gfail "no $RS"
+wait_peer "$peer"
+wait_active rxe0
+# sink PORT: a sink on b that reads nothing for 3 s from now (a asks for
+# it on TCP PORT-94 and hears "ready" on PORT-95 once it is bound)
+if [ "$role" = b ]; then
+	"$RS" echo 10.77.0.2 7100 >/tmp/echo.log 2>&1 &
+	for i in $(seq 1 50); do
+		grep -q bound /tmp/echo.log && break
+		sleep 0.1
+	done
+	grep -q bound /tmp/echo.log || gfail "echo not bound: $(cat /tmp/echo.log)"
+	tell 7001 ready
+	for port in 7101 7102; do
+		FETCH_TRIES=600 fetch 10.77.0.1 $((port - 94)) >/dev/null
+		"$RS" sink 10.77.0.2 $port 3 >/tmp/sink$port.log 2>&1 &
+		for i in $(seq 1 50); do
+			grep -q bound /tmp/sink$port.log && break
+			sleep 0.1
+		done
+		tell $((port - 95)) ready
+	done
+	FETCH_TRIES=600 fetch 10.77.0.1 7002 >/dev/null
+	gok "b served the echo and the sinks"
+	exit 0
+fi
+# the case "transport" wants a transport that is not there (ENOPROTOOPT):
+# the kernel would load rds_tcp for SO_RDS_TRANSPORT 2
+echo "install rds_tcp /bin/false" >/etc/modprobe.d/ibgw-no-rds-tcp.conf
+[ "$(fetch "$peer" 7001)" = ready ] || gfail "b not ready"
+for c in mmsg shutdown listen names cancel transport loopback peercred ioctl \
+	 rcvtimeo congmon tstamp tstamp-rds cmsg read0 oob levels zerocopy \
+	 recverr restart intr; do
+	port=7100
+	[ $c = restart ] && port=7101
+	[ $c = intr ] && port=7102
+	if [ $port != 7100 ]; then
+		tell $((port - 94)) go
+		[ "$(fetch "$peer" $((port - 95)))" = ready ] || gfail "no sink on $port"
+	fi
+	out=$(timeout 60 "$RS" $c 10.77.0.1 "$peer" $port 2>&1)
+	case $out in
+	*"ok: $c:"*) gok "$(echo "$out" | grep "^ok: $c:" | sed 's/^ok: //')" ;;
+	*) echo "FAIL(a) $c: $(echo "$out" | tr '\n' ' ')" ;;
+	esac
+done
+tell 7002 done
+wait	# until b has fetched it: b's peers live until then
+gok "cases done"
