@@ -13,6 +13,8 @@
 # after listen), EINTR on a blocking read, threads on one socket, a
 # non-blocking connect, IPv6.  That SDP carried them: h1's service counts
 # a connection for each, and no failed SDP attempt (no TCP fallback).
+# Then the same clients and servers without the preload on plain TCP
+# between two namespaces: the oracle for what the cases expect.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -52,25 +54,32 @@ pre_bg FORK h2 python3 "$PP" forking-server 10.1.0.2 7503 >"$T/fork.log" 2>&1
 wait_port h2 7502
 wait_port h2 7503
 
+# every client case but oob-trunc (SDP's own: no urgent data), run by
+# RUNNER against servers at A and A6 from the client address ME; also
+# run on plain TCP at the end, where the same expectations must hold
+client_cases() {	# RUNNER A A6 ME
+	local r=$1 a=$2 a6=$3 me=$4
+	$r fork python3 "$PY" client fork "$a" 7500
+	$r dup python3 "$PY" client dup "$a" 7500
+	$r dup-early python3 "$PY" client dup-early "$a" 7500
+	$r epoll python3 "$PY" client epoll "$a" 7500
+	$r poll python3 "$PY" client poll "$a" 7500
+	$r sendfile python3 "$PY" client sendfile "$a" 7500 "$T/file"
+	$r options python3 "$PY" client opts "$a" 7500
+	$r eintr python3 "$PY" client eintr "$a" 7500
+	$r threads python3 "$PY" client threads "$a" 7500 8 500
+	$r exec python3 "$PP" exec-names "$a" 7502
+	$r nonblock-connect python3 "$PP" nonblock-connect "$a" 7502
+	$r asyncio python3 "$PP" asyncio-client "$a" 7502 10 200000
+	$r forking-server python3 "$PP" threaded-client "$a" 7503 4 4 50000
+	$r ipv6 python3 "$PY" client names6 "$a6" 7501
+	$r ipv6-options python3 "$PY" client opts "$a6" 7501
+	$r slow-reader python3 "$PY" client slowread "$a" 7500 2000000
+	$r timeouts python3 "$PY" client timeouts "$a" 7500 "$me"
+}
 A=10.1.0.2
-run fork python3 "$PY" client fork $A 7500
-run dup python3 "$PY" client dup $A 7500
-run dup-early python3 "$PY" client dup-early $A 7500
-run epoll python3 "$PY" client epoll $A 7500
-run poll python3 "$PY" client poll $A 7500
 head -c 5000000 /dev/urandom >"$T/file"
-run sendfile python3 "$PY" client sendfile $A 7500 "$T/file"
-run options python3 "$PY" client opts $A 7500
-run eintr python3 "$PY" client eintr $A 7500
-run threads python3 "$PY" client threads $A 7500 8 500
-run exec python3 "$PP" exec-names $A 7502
-run nonblock-connect python3 "$PP" nonblock-connect $A 7502
-run asyncio python3 "$PP" asyncio-client $A 7502 10 200000
-run forking-server python3 "$PP" threaded-client $A 7503 4 4 50000
-run ipv6 python3 "$PY" client names6 fd00:1b::2 7501
-run ipv6-options python3 "$PY" client opts fd00:1b::2 7501
-run slow-reader python3 "$PY" client slowread $A 7500 2000000
-run timeouts python3 "$PY" client timeouts $A 7500 10.1.0.1
+client_cases run $A fd00:1b::2 10.1.0.1
 run oob-trunc python3 "$PY" client oob-trunc $A 7500
 
 # a link-local peer: TCP's semantics (the client's fe80:: address as the
@@ -129,4 +138,32 @@ done
 grep -q "^serve" "$T/srv.log" && { cat "$T/srv.log"; fail "a server thread failed"; }
 ok "server: idle non-blocking accept EAGAIN, select, accept4 flags 0, NONBLOCK|CLOEXEC, CLOEXEC, NONBLOCK as asked"
 kill -0 "$h1_PID" && kill -0 "$h2_PID" || fail "an ipoibd died"
+
+# --- the oracle: the same clients and servers on plain TCP (no preload)
+# between two namespaces over a veth; what the cases expect of SDP sockets
+# must be what Linux's TCP sockets do
+ns_add t1
+ns_add t2
+ns_veth t1 v1 t2 v2
+ns t1 ip addr add 10.9.0.1/24 dev v1
+ns t2 ip addr add 10.9.0.2/24 dev v2
+ns t1 ip addr add fd00:9::1/64 dev v1 nodad
+ns t2 ip addr add fd00:9::2/64 dev v2 nodad
+ns_bg TS t2 python3 "$PY" server 7500 >"$T/tsrv.log" 2>&1
+ns_bg TS6 t2 python3 "$PY" server 7501 fd00:9::2 >"$T/tsrv6.log" 2>&1
+ns_bg TE t2 python3 "$PP" echo-server 10.9.0.2 7502 >"$T/techo.log" 2>&1
+ns_bg TF t2 python3 "$PP" forking-server 10.9.0.2 7503 >"$T/tfork.log" 2>&1
+listens() { ns t2 ss -Hltn "sport = :$1" | grep -q .; }
+for p in 7500 7501 7502 7503; do
+	eventually listens $p || fail "plain TCP server on $p"
+done
+tcp_run() {	# NAME CMD...
+	local name=$1 out
+	shift
+	out=$(ns t1 timeout 60 "$@" 2>&1) || fail "on plain TCP, $name: $out (the case expects what TCP does not do)"
+	echo "  tcp: $name: $out"
+}
+client_cases tcp_run 10.9.0.2 fd00:9::2 10.9.0.1
+grep -q "^BAD" "$T/tsrv.log" "$T/tsrv6.log" && fail "plain TCP server: $(grep -h '^BAD' "$T/tsrv.log" "$T/tsrv6.log")"
+ok "the same 17 client cases and the server pass on plain TCP between namespaces: the expectations are Linux's"
 echo PASS
