@@ -4,7 +4,9 @@
 # kernel's RDS/IB between two guests over Soft-RoCE, without the preload:
 # what the cases expect is what Linux 6.1 does, not only what we read in
 # its source.  sndtimeo is left out (it stops the peer's ipoibd; the
-# kernel has no process to stop).  Guest script:
+# kernel has no process to stop).  Then rds_preload.sh's python3
+# programs (rds_progs.py: errors, echoes up to 1 MiB, readiness, fork,
+# exec, ping) the same way.  Guest script:
 # tests/vm/guest/rds_semantics_kernel.sh.
 . "$(dirname "$0")/lib.bash"
 [ -x "$BIN/tests/rds_semantics" ] || fail "no $BIN/tests/rds_semantics (make all)"
@@ -21,5 +23,5 @@ bad=$(echo "$A" | grep "^FAIL(a) ")
 $bad"
 echo "$A" | grep -q "^ok(a): cases done" || fail "a did not finish its cases"
 n=$(echo "$A" | grep -c "^ok(a): [a-z0-9-]*:")
-[ "$n" -eq 21 ] || fail "$n cases passed, not 21"
-ok "the 21 cases of rds_semantics as the kernel's RDS/IB does them (over rxe, no preload)"
+[ "$n" -eq 27 ] || fail "$n cases passed, not 27"
+ok "the 21 cases of rds_semantics and 6 of rds_progs.py as the kernel's RDS/IB does them (over rxe, no preload)"

@@ -1,7 +1,9 @@
 # Inside one of two guests: tests/rds_semantics, the C program whose cases
 # tests/integration/rds_semantics.sh runs under libibgw_preload.so, run
 # here against the kernel's RDS/IB (rds_rdma over rxe0), no preload: the
-# kernel is the oracle for what the cases expect.
+# kernel is the oracle for what the cases expect.  Then rds_preload.sh's
+# python3 programs the same way (errors, echoes up to 1 MiB, readiness,
+# fork, exec, ping).
 #   rds_semantics_kernel.sh a|b PEER BIN
 # b: an echo on port 7100 ("ready" on TCP 7001 once bound) and, each when
 # a asks, two sinks (7101, 7102: read nothing for 3 s); waits for a's
@@ -10,18 +12,24 @@
 . "$(dirname "$0")/../guest.bash"
 role=$1 peer=$2 BIN=$3
 RS=$BIN/tests/rds_semantics
+PY=$G_TOP/tests/integration/rds_progs.py
 [ -x "$RS" ] || gfail "no $RS"
 wait_peer "$peer"
 wait_active rxe0
 # sink PORT: a sink on b that reads nothing for 3 s from now (a asks for
 # it on TCP PORT-94 and hears "ready" on PORT-95 once it is bound)
+# the 1 MiB echoes want send buffers over 2 MiB (rds_sendmsg: EMSGSIZE
+# past half of sk_sndbuf, which wmem_max caps)
+sysctl -qw net.core.wmem_max=8388608 net.core.rmem_max=8388608
 if [ "$role" = b ]; then
 	"$RS" echo 10.77.0.2 7100 >/tmp/echo.log 2>&1 &
+	python3 "$PY" echo-server 10.77.0.2 5000 0 >/tmp/pyecho.log 2>&1 &
 	for i in $(seq 1 50); do
-		grep -q bound /tmp/echo.log && break
+		grep -q bound /tmp/echo.log && grep -q bound /tmp/pyecho.log && break
 		sleep 0.1
 	done
 	grep -q bound /tmp/echo.log || gfail "echo not bound: $(cat /tmp/echo.log)"
+	grep -q bound /tmp/pyecho.log || gfail "python echo not bound: $(cat /tmp/pyecho.log)"
 	tell 7001 ready
 	for port in 7101 7102; do
 		FETCH_TRIES=600 fetch 10.77.0.1 $((port - 94)) >/dev/null
@@ -55,6 +63,19 @@ for c in mmsg shutdown listen names cancel transport loopback peercred ioctl \
 	*"ok: $c:"*) gok "$(echo "$out" | grep "^ok: $c:" | sed 's/^ok: //')" ;;
 	*) echo "FAIL(a) $c: $(echo "$out" | tr '\n' ' ')" ;;
 	esac
+done
+# rds_preload.sh's python3 programs (tests/integration/rds_progs.py)
+for c in "errors 10.77.0.1 $peer" \
+	 "echo-client 10.77.0.1 $peer 5000 1 2 100 4095 4096 4097 8192 65536 100000 1000000 1048576" \
+	 "ready 10.77.0.1 $peer 5000" "fork 10.77.0.1 $peer 5000" \
+	 "exec 10.77.0.1 $peer 5000" "ping 10.77.0.1 $peer"; do
+	name=${c%% *}
+	# shellcheck disable=SC2086
+	if out=$(RDS_KERNEL=1 timeout 60 python3 "$PY" $c 2>&1); then
+		gok "py-$name: $(echo "$out" | tail -n1)"
+	else
+		echo "FAIL(a) py-$name: $(echo "$out" | tail -n3 | tr '\n' ' ')"
+	fi
 done
 tell 7002 done
 wait	# until b has fetched it: b's peers live until then
