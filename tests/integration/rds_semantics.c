@@ -328,7 +328,9 @@ static void c_shutdown(struct ctx *c)
 }
 
 /* rds_connect()'s IPv6 checks: not unicast (or a mapped any, broadcast or
- * multicast) is EPROTOTYPE; rds_add_bound(): port 1 is the probe port */
+ * multicast) is EPROTOTYPE; link-local without a scope EINVAL (there, in
+ * rds_bind() and rds_sendmsg()); rds_add_bound(): port 1 is the probe
+ * port */
 static void c_names(struct ctx *c)
 {
 	static const char *bad[] = { "::", "ff02::1", "::ffff:224.0.0.1",
@@ -348,13 +350,21 @@ static void c_names(struct ctx *c)
 		want_err(what, connect(fd, (struct sockaddr *)&s6,
 				       sizeof(s6)), EPROTOTYPE);
 	}
+	inet_pton(AF_INET6, "fe80::1", &s6.sin6_addr);	/* scope 0 */
+	want_err("connect [fe80::1] without a scope", connect(fd,
+		 (struct sockaddr *)&s6, sizeof(s6)), EINVAL);
+	want_err("bind [fe80::1] without a scope", bind(fd,
+		 (struct sockaddr *)&s6, sizeof(s6)), EINVAL);
+	want_err("sendto [fe80::1] without a scope", sendto(fd, "x", 1, 0,
+		 (struct sockaddr *)&s6, sizeof(s6)), EINVAL);
 	want_err("bind to port 1", bind(fd, (struct sockaddr *)&l,
 					 sizeof(l)), EINVAL);
 	l.sin_port = htons(2);
 	want_rc("bind to port 2", bind(fd, (struct sockaddr *)&l, sizeof(l)),
 		0);
-	printf("ok: names: IPv6 connects to non-unicast EPROTOTYPE; a bind "
-	       "to port 1 (the probe port) EINVAL\n");
+	printf("ok: names: IPv6 connects to non-unicast EPROTOTYPE; "
+	       "link-local without a scope EINVAL (connect, bind, sendto); a "
+	       "bind to port 1 (the probe port) EINVAL\n");
 }
 
 /* rds_cancel_sent_to(): unbound ENOTCONN before the length is looked

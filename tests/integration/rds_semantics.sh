@@ -16,8 +16,9 @@
 #  loopback    127.0.0.0/8 and ::1 on the loop transport: bound without
 #              an IB address, datagrams among them and to the host's
 #              address, none to another host nor from the host's address
-#  names       IPv6 connects to non-unicast EPROTOTYPE, a bind to port 1
-#              (the probe port) EINVAL
+#  names       IPv6 connects to non-unicast EPROTOTYPE, link-local
+#              without a scope EINVAL, a bind to port 1 (the probe port)
+#              EINVAL
 #  ioctl       FIONREAD, SIOCOUTQ ENOTTY; SIOCRDSGETTOS/SETTOS (before
 #              the first send only); FIONBIO
 #  rcvtimeo    SO_RCVTIMEO's expiry ETIMEDOUT

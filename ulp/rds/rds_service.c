@@ -968,6 +968,13 @@ static int pick_port(struct rds_service *sv, struct rds_name *n)
 	return -1;
 }
 
+/* rds_bind(), rds_connect(): a link-local IPv6 address needs its scope */
+static int ll_unscoped(const union rds_ctl_addr *c)
+{
+	return c->family == AF_INET6 &&
+	       IN6_IS_ADDR_LINKLOCAL(&c->v6.sin6_addr) && !c->v6.sin6_scope_id;
+}
+
 static int do_bind(struct rsock *s, const struct rds_ctl_req *q,
 		   struct rds_ctl_reply *r)
 {
@@ -975,7 +982,8 @@ static int do_bind(struct rsock *s, const struct rds_ctl_req *q,
 	struct rds_name n;
 	int family;
 
-	if (from_ctl(&q->addr, &n, &family, 0) < 0 || s->bound)
+	if (from_ctl(&q->addr, &n, &family, 0) < 0 || s->bound ||
+	    ll_unscoped(&q->addr))
 		return EINVAL;
 	/* a loopback address has the loop transport (rds_ep_send) */
 	if (!rds_addr_loopback(&n.addr) && !sv->ops.is_local(sv->arg, &n.addr))
@@ -1007,6 +1015,8 @@ static int do_connect(struct rsock *s, const struct rds_ctl_req *q,
 			return EPROTOTYPE;
 		return errno;
 	}
+	if (ll_unscoped(&q->addr))
+		return EINVAL;
 	s->peer = n;
 	s->connected = 1;
 	reply_fill(s, r);
