@@ -20,7 +20,8 @@
 #  - an RDS ping (port 0) answered by h2's endpoint;
 #  - to the host's own address (the kernel's loop transport): echoes of
 #    every size, a ping, a slow receiver fed from its own host (congested,
-#    nothing lost), and no RDS connection made for any of it;
+#    nothing lost), and no RDS connection made for any of it; the same
+#    slow receiver on 127.0.0.1 fed from 127.0.0.2;
 #  - IPv6: round trips and 2000 datagrams between [fd00:5::1] and
 #    [fd00:5::2] (sockaddr_in6, a C program);
 #  - a program without AF_RDS under the preload: one getsockname per
@@ -172,6 +173,20 @@ expect_eq "h1 -> h1 datagrams dropped" $(( $(stat_of h1 rds_service.rx_dropped) 
 [ "$lp" -ge 423 ] || fail "h1's endpoint handed over $lp messages to its own address, not 423"
 [ "$lc" -ge 1 ] || fail "the slow receiver on h1 was never marked congested"
 ok "to h1's own address: $(tail -n1 "$T/el.log"); $(tail -n1 "$T/pl.log"); $(tail -n1 "$T/lr.log") (congested $lc times); $lp handed over, no connection"
+
+# 6b: on the loop transport's addresses: a slow receiver on 127.0.0.1
+# fed from 127.0.0.2 (the kernel queues without congestion there; ours
+# marks the port congested and holds the sender back): all 400 in order
+lp0=$(stat_of h1 rds.loop_msgs)
+ld0=$(stat_of h1 rds_service.rx_dropped)
+pre_bg LL h1 timeout 90 python3 "$PY" flood-recv 127.0.0.1 6003 400 3 >"$T/llr.log" 2>&1
+for i in $(seq 1 50); do grep -q bound "$T/llr.log" && break; sleep 0.1; done
+py h1 flood-send 127.0.0.2 127.0.0.1 6003 400 65536 >"$T/lls.log" 2>&1 ||
+	{ cat "$T/lls.log"; fail "127.0.0.2 -> 127.0.0.1: the sender"; }
+wait "$LL" || { cat "$T/llr.log"; fail "127.0.0.2 -> 127.0.0.1: the slow receiver"; }
+expect_eq "127.0.0.2 -> 127.0.0.1 datagrams dropped" $(( $(stat_of h1 rds_service.rx_dropped) - ld0 )) 0
+[ $(( $(stat_of h1 rds.loop_msgs) - lp0 )) -ge 400 ] || fail "127.0.0.2 -> 127.0.0.1 did not take the loop"
+ok "loopback: $(tail -n1 "$T/llr.log") from 127.0.0.2 to a slow receiver on 127.0.0.1"
 
 # 6: ping
 py h1 ping $A1 $A2 >"$T/ping.log" 2>&1 || { cat "$T/ping.log"; fail "RDS ping"; }
