@@ -16,9 +16,9 @@
  *
  * IB -> LAN: a mapping per IB sender (IB_IP, sport): one UDP socket,
  * bound to port sport if that is free on the gateway and not privileged,
- * else to an ephemeral port, from which every datagram of that sender goes to its
- * LAN destination (the LAN host sees the gateway's LAN address and the
- * mapping's port).  Datagrams to the socket come back as RDS from their
+ * else to an ephemeral port, from which every datagram of that sender
+ * goes to its LAN destination (the LAN host sees the gateway's LAN
+ * address and the mapping's port).  Datagrams to the socket come back as RDS from their
  * sender to IB_IP:sport.  Mappings idle for IDLE_S are closed.
  *
  * LAN -> IB (exports): the LAN client's address and port are the RDS
