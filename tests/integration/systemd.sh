@@ -26,7 +26,7 @@ ok "systemd-analyze verify: ibfabricd.service, ibgwd.service"
 for k in "Type=notify" "ExecStartPre=$BIN/ibgwd -n" "ExecReload=" "Restart=on-failure" \
 	 "WatchdogSec=" \
 	 "ProtectSystem=strict" "ProtectHome=yes" "NoNewPrivileges=yes" "PrivateTmp=yes" \
-	 "CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW CAP_IPC_LOCK" \
+	 "CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW CAP_NET_BIND_SERVICE CAP_IPC_LOCK" \
 	 "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_PACKET AF_INET AF_INET6" \
 	 "LimitMEMLOCK="; do
 	grep -q "^$k" "$T/ibgwd.service" || fail "ibgwd.service lacks $k"
