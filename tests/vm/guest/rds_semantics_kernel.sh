@@ -7,8 +7,9 @@
 #   rds_semantics_kernel.sh a|b PEER BIN
 # b: an echo on port 7100 ("ready" on TCP 7001 once bound) and, each when
 # a asks, two sinks (7101, 7102: read nothing for 3 s); waits for a's
-# "done" on TCP 7002.  a: every case against b, one line each, "ok(a): CASE: ..." or
-# "FAIL(a) CASE: ..." (all run; the host's script tells which failed).
+# "done" on TCP 7002.  a: every case against b, one line each,
+# "ok(a): CASE: ..." or "FAIL(a) CASE: ..." (all run; the host's script
+# tells which failed).
 . "$(dirname "$0")/../guest.bash"
 role=$1 peer=$2 BIN=$3
 RS=$BIN/tests/rds_semantics
@@ -16,8 +17,6 @@ PY=$G_TOP/tests/integration/rds_progs.py
 [ -x "$RS" ] || gfail "no $RS"
 wait_peer "$peer"
 wait_active rxe0
-# sink PORT: a sink on b that reads nothing for 3 s from now (a asks for
-# it on TCP PORT-94 and hears "ready" on PORT-95 once it is bound)
 # the 1 MiB echoes want send buffers over 2 MiB (rds_sendmsg: EMSGSIZE
 # past half of sk_sndbuf, which wmem_max caps)
 sysctl -qw net.core.wmem_max=8388608 net.core.rmem_max=8388608
@@ -31,6 +30,8 @@ if [ "$role" = b ]; then
 	grep -q bound /tmp/echo.log || gfail "echo not bound: $(cat /tmp/echo.log)"
 	grep -q bound /tmp/pyecho.log || gfail "python echo not bound: $(cat /tmp/pyecho.log)"
 	tell 7001 ready
+	# a sink that reads nothing for 3 s from when a asks for it (on TCP
+	# PORT-94; "ready" on PORT-95 once it is bound)
 	for port in 7101 7102; do
 		FETCH_TRIES=600 fetch 10.77.0.1 $((port - 94)) >/dev/null
 		"$RS" sink 10.77.0.2 $port 3 >/tmp/sink$port.log 2>&1 &
