@@ -309,11 +309,14 @@ ns lan1 ping -c 3 -W 2 10.41.0.1 >/dev/null || fail "lan1 -> ib1 after the reloa
 ns_bg H lan1 python3 "$T/halfclose.py" 7000
 (cd "$T/www" && exec ip netns exec "$(_ns_real lan1)" python3 -m http.server 8000 --bind 0.0.0.0) >/dev/null 2>&1 &
 W=$!; PIDS+=("$W")
-sleep 1
+# both listening first: a held connection refused by the LAN would not be
+# held (python3 may take more than a second to start on a loaded machine)
+l1up() { ns lan1 python3 -c 'import socket; [socket.create_connection(("127.0.0.1", p), 1).close() for p in (7000, 8000)]' 2>/dev/null; }
+eventually l1up || fail "transparent: LAN servers for the limit not up"
 (sleep 6) | P ib1 socat -t 1 - TCP:10.41.0.50:7000 >/dev/null 2>&1 &
 X=$!
 held() { [ "$(sdpc p1 gw_conns_now)" -ge 1 ]; }
-eventually held || fail "transparent: held connection not over SDP"
+eventually held || { tail -30 "$T/gw.log"; ctl cm; C show stats | grep " sdp " | grep -v " 0$"; fail "transparent: held connection not over SDP"; }
 r0=$(sdpc p1 refused_limit)
 t0=$(sdpc p1 terminated)
 P ib1 curl -s -m 20 -o "$T/got2" "http://10.41.0.50:8000/file" || fail "transparent: second connection did not fall back to TCP"
