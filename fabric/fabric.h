@@ -421,6 +421,13 @@ struct fab_cm_addr {
 	uint64_t service_id;
 	uint64_t service_mask;	/* listen only: 0 means FAB_CM_SID_EXACT */
 	uint16_t lid;		/* hint; 0: resolve from gid */
+	/* listen only: take the REQs of this partition alone (the low 15
+	 * bits of the REQ's P_Key compared), as rdma_cm's listener on an
+	 * IPoIB interface's address takes its partition's; listeners of
+	 * other partitions may then share the service IDs.  0: every
+	 * partition.  The verbs provider listens on an address and leaves
+	 * the partition to rdma_cm: it ignores this. */
+	uint16_t pkey;
 };
 
 /* What a connection negotiates.  0 in a count field means the provider's

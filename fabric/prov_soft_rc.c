@@ -718,6 +718,7 @@ struct fab_cm_id *soft_cm_listen(struct fab_dev *dev,
 	l.service_id = addr->service_id;
 	l.service_mask = addr->service_mask;
 	l.backlog = (uint32_t)backlog;
+	l.pkey = addr->pkey & 0x7fff;
 	if (soft_call(d, FSP_CM_LISTEN, &l, sizeof(l), &ref, sizeof(ref),
 		      NULL, err, errlen) != (ssize_t)sizeof(ref)) {
 		if (err && errlen && !*err)

@@ -164,6 +164,7 @@ struct fsp_cm_listen {
 	uint64_t service_id;
 	uint64_t service_mask;	/* 0: exact */
 	uint32_t backlog;	/* 0: a default */
+	uint16_t pkey;		/* 0: every partition; else its REQs alone */
 };
 
 struct fsp_cm_ref {

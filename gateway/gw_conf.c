@@ -441,34 +441,17 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 }
 
 /*
- * No two partitions share a P_Key, VLAN or interface name.  SDP on one
- * partition only: its endpoint listens on every SDP service ID at the
- * gateway's port (0x10000 | any port), and the CM takes one listener of a
- * service ID per port, whatever the partition.  RDS likewise: its
- * endpoint listens on the RDS service IDs (RDS_PORT, RDS_CM_PORT).
+ * No two partitions share a P_Key, VLAN or interface name, or export the
+ * same LAN port (exports listen on every address of the gateway's host).
+ * SDP and RDS may be on in several: each partition's endpoint listens in
+ * its own partition (the listeners' P_Key).
  */
 static void check_unique(struct ctx *c, struct gw_conf *g)
 {
 	unsigned int i, j;
-	int sdp = -1, rds = -1;
 
 	for (i = 0; i < g->nparts; i++) {
 		struct gw_part_conf *a = &g->parts[i];
-
-		if (a->sdp && sdp >= 0)
-			perr(c, a->line, a->name, "sdp",
-			     "SDP is on in partition %s already: a gateway "
-			     "terminates SDP on one partition only",
-			     g->parts[sdp].name);
-		else if (a->sdp)
-			sdp = (int)i;
-		if (a->rds && rds >= 0)
-			perr(c, a->line, a->name, "rds",
-			     "RDS is on in partition %s already: a gateway "
-			     "bridges RDS on one partition only",
-			     g->parts[rds].name);
-		else if (a->rds)
-			rds = (int)i;
 
 		for (j = 0; j < i; j++) {
 			struct gw_part_conf *b = &g->parts[j];
@@ -491,6 +474,26 @@ static void check_unique(struct ctx *c, struct gw_conf *g)
 						     "interface '%s' is "
 						     "partition %s's already",
 						     na[x], b->name);
+			for (x = 0; x < a->nsdp_exports; x++)
+				for (y = 0; y < b->nsdp_exports; y++)
+					if (a->sdp_exports[x].lan_port ==
+					    b->sdp_exports[y].lan_port)
+						perr(c, a->line, a->name,
+						     "sdp_exports", "LAN port "
+						     "%u is exported by "
+						     "partition %s already",
+						     a->sdp_exports[x].lan_port,
+						     b->name);
+			for (x = 0; x < a->nrds_exports; x++)
+				for (y = 0; y < b->nrds_exports; y++)
+					if (a->rds_exports[x].lan_port ==
+					    b->rds_exports[y].lan_port)
+						perr(c, a->line, a->name,
+						     "rds_exports", "LAN port "
+						     "%u is exported by "
+						     "partition %s already",
+						     a->rds_exports[x].lan_port,
+						     b->name);
 		}
 		if (g->trunk[0] && (!strcmp(a->tap, g->trunk) ||
 				    !strcmp(a->ifname, g->trunk)))

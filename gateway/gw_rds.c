@@ -970,6 +970,9 @@ static int ep_open(struct gw_rds *g, char *err, size_t errlen)
 	 * destination IP in the DGID), so listen on every address */
 	cfg.listen_any = part_roce(g->p);
 	cfg.pkey_index = (uint16_t)idx;
+	/* the REQs of this partition (each RDS partition's endpoint
+	 * listens on RDS's port) */
+	cfg.listen_pkey = g->p->pc->pkey;
 	/* a connection per address pair: room beyond the mappings for
 	 * senders that speak to several LAN hosts */
 	cfg.max_conns = g->p->pc->rds_max_peers + 16 > 1024 ?

@@ -574,6 +574,9 @@ static int ep_open(struct gw_sdp *g, char *err, size_t errlen)
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pkey_index = (uint16_t)idx;
+	/* the REQs of this partition: each partition's endpoint listens
+	 * on every SDP service ID */
+	cfg.listen_pkey = g->p->pc->pkey;
 	/* the limit is ours (refused_limit counts it): the endpoint's is
 	 * above it, for connections still being torn down */
 	cfg.max_conns = g->p->pc->sdp_max_conns + 16;

@@ -53,6 +53,7 @@ struct cm_listener {
 	uint64_t service_id;
 	uint64_t mask;		/* 0 in the request: all ones here */
 	uint32_t backlog;
+	uint16_t pkey;		/* low 15 bits; 0: every partition */
 	struct cm_listener *next;
 };
 
@@ -547,6 +548,7 @@ int fsw_cm_listen(struct fsw_cm *cm, uint16_t lid, void *owner,
 {
 	struct cm_listener *l;
 	uint64_t mask = req->service_mask ? req->service_mask : ~0ull;
+	uint16_t pkey = req->pkey & 0x7fff;
 	struct fsw_cm_port p;
 
 	if (cm->ops->port_by_lid(cm->ctx, lid, &p) < 0)
@@ -554,10 +556,12 @@ int fsw_cm_listen(struct fsw_cm *cm, uint16_t lid, void *owner,
 	if (cm->nlisteners >= FSW_CM_MAX_LISTENERS)
 		return seterr(err, errlen, ENOMEM, "%u listeners already",
 			      cm->nlisteners);
-	/* two listeners overlap when some service ID matches both */
+	/* two listeners overlap when some service ID matches both in a
+	 * partition both take */
 	for (l = cm->listeners; l; l = l->next)
 		if (l->lid == lid && !((l->service_id ^ req->service_id) &
-				       l->mask & mask))
+				       l->mask & mask) &&
+		    (!l->pkey || !pkey || l->pkey == pkey))
 			return seterr(err, errlen, EADDRINUSE,
 				      "service ID 0x%016llx already listened on",
 				      (unsigned long long)req->service_id);
@@ -569,6 +573,7 @@ int fsw_cm_listen(struct fsw_cm *cm, uint16_t lid, void *owner,
 	l->service_id = req->service_id & mask;
 	l->mask = mask;
 	l->backlog = req->backlog ? req->backlog : FSW_CM_BACKLOG;
+	l->pkey = pkey;
 	l->handle = new_handle(cm);
 	l->next = cm->listeners;
 	cm->listeners = l;
@@ -925,13 +930,16 @@ static int stale_qpn(const struct fsw_cm *cm, uint16_t lid, uint16_t slid,
 	return 0;
 }
 
+/* Listeners never overlap (fsw_cm_listen), so at most one matches. */
 static struct cm_listener *listener_for(struct fsw_cm *cm, uint16_t lid,
-					uint64_t sid)
+					uint64_t sid, uint16_t pkey)
 {
 	struct cm_listener *l;
 
+	pkey &= 0x7fff;
 	for (l = cm->listeners; l; l = l->next)
-		if (l->lid == lid && (sid & l->mask) == l->service_id)
+		if (l->lid == lid && (sid & l->mask) == l->service_id &&
+		    (!l->pkey || l->pkey == pkey))
 			return l;
 	return NULL;
 }
@@ -976,7 +984,7 @@ static void rx_req(struct fsw_cm *cm, uint16_t lid, uint16_t slid,
 			    CM_MSG_REQ, CM_REJ_STALE_CONN);
 		return;
 	}
-	l = listener_for(cm, lid, r->service_id);
+	l = listener_for(cm, lid, r->service_id, r->pkey);
 	if (!l) {
 		cm->st.unknown++;
 		send_rej_to(cm, lid, slid, pkey, 0, r->local_comm_id,
@@ -1401,13 +1409,18 @@ size_t fsw_cm_report(const struct fsw_cm *cm, char *buf, size_t cap)
 
 	if (cap)
 		buf[0] = 0;
-	for (l = cm->listeners; l; l = l->next)
+	for (l = cm->listeners; l; l = l->next) {
+		char pk[8] = "any";
+
+		if (l->pkey)
+			snprintf(pk, sizeof(pk), "0x%04x", l->pkey);
 		fsw_report_printf(&cb,
-				  "listen port 0x%04x handle %u service 0x%016llx mask 0x%016llx backlog %u pending %u\n",
+				  "listen port 0x%04x handle %u service 0x%016llx mask 0x%016llx backlog %u pending %u pkey %s\n",
 				  l->lid, l->handle,
 				  (unsigned long long)l->service_id,
 				  (unsigned long long)l->mask, l->backlog,
-				  pending(cm, l));
+				  pending(cm, l), pk);
+	}
 	for (c = cm->conns; c; c = c->next)
 		fsw_report_printf(&cb,
 				  "conn port 0x%04x handle %u%s %s %s qpn 0x%06x comm 0x%08x peer 0x%04x qpn 0x%06x comm 0x%08x service 0x%016llx retries %u\n",

@@ -184,7 +184,10 @@ static uint32_t wire_id(uint16_t attr)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fsp_cm_listen l = { 0x1000, 0, 4 };
+	struct fsp_cm_listen l = { .service_id = 0x1000, .backlog = 4 };
+	/* one partition's listener beside it: REQs of any P_Key come */
+	struct fsp_cm_listen lp = { .service_id = 0x2000, .backlog = 4,
+				    .pkey = 0x0001 };
 	struct fsp_cm_connect c;
 	uint32_t lh, ah, a_id = 0, b_id = 0;
 	char err[64], rep[8192];
@@ -197,6 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	F.cm = fsw_cm_new(&ops, NULL);
 	check(F.cm);
 	check(fsw_cm_listen(F.cm, 3, &owner_b, &l, &lh, err, sizeof(err)) == 0);
+	check(fsw_cm_listen(F.cm, 3, &owner_b, &lp, &ah, err, sizeof(err)) == 0);
 
 	/* the live connection A -> B, its comm IDs taken off the wire */
 	memset(&c, 0, sizeof(c));

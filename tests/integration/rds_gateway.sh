@@ -31,7 +31,7 @@ PEER=$BIN/tests/rdspeer
 
 cat >"$T/partitions.conf" <<'CONF'
 Default=0x7fff, ipoib : ALL=full;
-p9=0x8009, ipoib : ib4=full;
+p9=0x8009, ipoib : ib4=full, ib6=full, gw=full;
 
 CONF
 start_fabric -P "$T/partitions.conf"
@@ -84,11 +84,11 @@ grep -qx "configuration OK" "$T/check.out" || fail "ibgwd -n: $(cat "$T/check.ou
 "$BIN/ibgwd" -n -c "$T/bad.conf" >"$T/bad.out" 2>&1 && fail "ibgwd -n took a bad RDS configuration"
 grep -q "bad.conf:[0-9]*: \[partition p3\] rds_max_peers:" "$T/bad.out" || { cat "$T/bad.out"; fail "rds_max_peers = 0 not reported"; }
 grep -q "bad.conf:[0-9]*: \[partition p3\] rds_exports: '80=10.0.0.1'" "$T/bad.out" || { cat "$T/bad.out"; fail "bad export not reported"; }
-grep -q "\[partition p4\] rds: RDS is on in partition p3 already" "$T/bad.out" || { cat "$T/bad.out"; fail "a second rds = on not refused"; }
+grep -q "partition p4" "$T/bad.out" && { cat "$T/bad.out"; fail "rds = on in a second partition refused"; }
 conf | grep -v '^rds = on' >"$T/bad2.conf"
 "$BIN/ibgwd" -n -c "$T/bad2.conf" >"$T/bad2.out" 2>&1 && fail "rds_max_peers without rds taken"
 grep -q "rds_max_peers: only with rds = on" "$T/bad2.out" || { cat "$T/bad2.out"; fail "rds_max_peers without rds"; }
-ok "ibgwd -n: RDS keys checked (file:line, one RDS partition)"
+ok "ibgwd -n: RDS keys checked (file:line; RDS in a second partition taken)"
 # rds_gids (RoCE ports only): entries checked, then refused on this port
 for bad in "10.2.0.1/24|host bits set" "10.2.0.0/23|more than 256 addresses" \
 	"224.0.0.5|not a LAN host's address" "fe80::1|not a LAN host's address" \
@@ -137,11 +137,11 @@ GWGID=$(C -j show summary | python3 -c 'import json,sys; print(json.load(sys.std
 [ -n "$GWGID" ] || fail "no gateway GID"
 
 # rdsc NAME: a counter of p3's rds side (JSON)
-rdsc() {
+rdsc() {	# NAME [PARTITION, default p3]
 	C -j show stats | python3 -c '
 import json, sys
-p = {x["name"]: x for x in json.load(sys.stdin)["partitions"]}["p3"]
-print(p.get("rds", {}).get(sys.argv[1], 0))' "$1"
+p = {x["name"]: x for x in json.load(sys.stdin)["partitions"]}[sys.argv[2]]
+print(p.get("rds", {}).get(sys.argv[1], 0))' "$1" "${2:-p3}"
 }
 
 cat >"$T/udp_echo.py" <<'PY'
@@ -379,6 +379,58 @@ ns lan1 python3 "$T/udp_client.py" 10.43.0.253 9000 500 20 >"$T/client1.out" 2>&
 kill "$P" 2>/dev/null
 wait "$P" 2>/dev/null
 ok "transparent: 100 datagrams IB -> LAN echoed, an export LAN -> IB echoed (rds exported $(rdsc exported))"
+
+# --- a second RDS partition: p9 (router) beside p3 --------------------------------------
+#   ib6 10.46.0.1 (P_Key 0x8009, ipoibd with its RDS service) == gw: ib8009
+#   10.46.0.254 -- v3 -- lan3 10.44.0.1
+# Each partition's endpoint listens on RDS's port in its own partition
+# (CM listeners by P_Key): ib6's datagrams are p9's, ib4's stay p3's.
+ns_add ib6
+ns_bg IB6_PID ib6 "$BIN/ipoibd" -f -F "soft:$SOCK" -n ib6 -p 0x8009 \
+	-i ib0 --address 10.46.0.1/24 >"$T/ib6.log" 2>&1
+{ cat "$T/ibgw.conf"; printf '\n[partition p9]\npkey = 0x8009\nmode = router\nifname = ib8009\naddress = 10.46.0.254/24\nrds = on\nrds_exports = 9010=10.46.0.1:7000\n'; } >"$T/ibgw2.conf"
+# one LAN port exported by two partitions is refused
+sed 's/^rds_exports = 9010=/rds_exports = 9001=/' "$T/ibgw2.conf" >"$T/bad9.conf"
+"$BIN/ibgwd" -n -c "$T/bad9.conf" >"$T/bad9.out" 2>&1 && fail "ibgwd -n took LAN port 9001 exported by two partitions"
+grep -q "bad9.conf:[0-9]*: \[partition p9\] rds_exports: LAN port 9001 is exported by partition p3 already" "$T/bad9.out" ||
+	{ cat "$T/bad9.out"; fail "a LAN port exported by two partitions: not reported"; }
+mv "$T/ibgw2.conf" "$T/ibgw.conf"
+kill -HUP "$GW_PID"
+p9up() { C -j show partitions | python3 -c 'import json,sys; p={x["name"]: x for x in json.load(sys.stdin)["partitions"]}; sys.exit(0 if p["p9"]["rds_running"] and p["p9"]["carrier"] and p["p3"]["rds_running"] else 1)'; }
+eventually p9up || { C show partitions; tail "$T/gw.log"; fail "p9 with RDS beside p3"; }
+ib6r() { grep -q "RDS service on" "$T/ib6.log"; }
+eventually ib6r || { cat "$T/ib6.log"; fail "ib6 has no RDS service"; }
+ns ib6 ip route replace default via 10.46.0.254 || fail "route on ib6"
+ctl cm >"$T/cm.rds2"
+gwlid=$(C -j show summary | python3 -c 'import json,sys; print("0x%04x" % json.load(sys.stdin)["lid"])')
+for k in 0x0009 0x7fff; do
+	grep -q "^listen port $gwlid .*service 0x00000000010648ca .* pkey $k$" "$T/cm.rds2" ||
+		{ cat "$T/cm.rds2"; fail "no CM listener of the gateway ($gwlid) on RDS's port for P_Key $k"; }
+done
+a9=$(rdsc udp_tx p9) a3=$(rdsc udp_tx p3)
+pre ib6 python3 "$PY" echo-client 10.46.0.1 10.44.0.1 5000 100 1400 8000 >"$T/pre9.out" 2>&1 ||
+	{ cat "$T/pre9.out"; tail "$T/ib6.log" "$T/gw.log"; fail "p9: preloaded AF_RDS client on ib6 -> LAN UDP echo"; }
+grep -q "^echoed 3 sizes from 10.46.0.1 port " "$T/pre9.out" || fail "p9: $(cat "$T/pre9.out")"
+[ "$(rdsc udp_tx p9)" -ge $((a9 + 3)) ] || fail "p9: udp_tx grew by $(( $(rdsc udp_tx p9) - a9 )), not 3"
+expect_eq "p3's udp_tx while p9 carried ib6's datagrams" "$(rdsc udp_tx p3)" "$a3"
+# and p3's transparent segment still works beside it
+ns ib4 "$PEER" --fabric "soft:$SOCK" --node ib4 --addr 10.43.0.1 \
+	--route "10.43.0.50=$GWGID" --timeout 20 --bind 4021 \
+	--send 10.43.0.50:5000:4021:20:16-1400 --expect 10.43.0.50:5000:4021:20 >"$T/peer7.out" 2>&1 ||
+	{ cat "$T/peer7.out"; tail "$T/gw.log"; fail "p3 beside p9: rdspeer to the LAN echo and back"; }
+[ "$(rdsc udp_tx p3)" -ge $((a3 + 20)) ] || fail "p3: udp_tx grew by $(( $(rdsc udp_tx p3) - a3 )), not 20"
+# p9's export: LAN -> 10.44.0.254:9010 -> RDS 10.46.0.1:7000 (preloaded echo)
+ns_bg PS ib6 env LD_PRELOAD="$PRE" python3 "$PY" echo-server 10.46.0.1 7000 0 >"$T/pre_srv9.out" 2>&1
+bound9() { grep -q "^bound" "$T/pre_srv9.out"; }
+eventually bound9 || { cat "$T/pre_srv9.out"; fail "preloaded AF_RDS echo server on ib6"; }
+x9=$(rdsc exported p9)
+ns lan3 python3 "$T/udp_client.py" 10.44.0.254 9010 700 10 >"$T/client9.out" 2>&1 ||
+	{ cat "$T/client9.out" "$T/pre_srv9.out"; tail -20 "$T/gw.log"; fail "p9: export 9010 -> AF_RDS echo on ib6"; }
+expect_eq "p9's export: the client's answers" "$(cat "$T/client9.out")" "ok 10"
+[ "$(rdsc exported p9)" -ge $((x9 + 10)) ] || fail "p9: exported $(rdsc exported p9)"
+kill "$PS" 2>/dev/null
+wait "$PS" 2>/dev/null
+ok "two RDS partitions: p9's ib6 reached the LAN and was reached through its export, p3's ib4 beside it, each counted in its own partition"
 
 kill "$E" "$E2" 2>/dev/null
 wait "$E" "$E2" 2>/dev/null

@@ -9,7 +9,9 @@
 #                                       (br1 10.41.0.254) -- lan1 10.41.0.50
 #
 # Router mode first (sdp on p3), then the file is rewritten with sdp on p1
-# and reloaded: transparent mode.  In each: curl with
+# and reloaded: transparent mode; last, reloaded with sdp on both (each
+# partition's endpoint listens on every SDP service ID in its own
+# partition: CM listeners by P_Key).  In each: curl with
 # a file's sha256, iperf3, socat with a half-close, a LAN server's reset,
 # a closed LAN port (connect() ECONNREFUSED, as TCP; in router mode a LAN
 # address nobody has, EHOSTUNREACH),
@@ -57,8 +59,8 @@ ns lan3 ip route add default via 10.44.0.254
 
 conf() {	# SDP-PARTITION [SDP_MAX_CONNS of p1]
 	local s1=off s3=off max=${2:-16}
-	[ "$1" = p1 ] && s1=on
-	[ "$1" = p3 ] && s3=on
+	[ "$1" = p1 ] || [ "$1" = both ] && s1=on
+	[ "$1" = p3 ] || [ "$1" = both ] && s3=on
 	cat <<CONF
 [gateway]
 fabric = soft:$SOCK
@@ -92,12 +94,18 @@ grep -qx "configuration OK" "$T/check.out" || fail "ibgwd -n: $(cat "$T/check.ou
 "$BIN/ibgwd" -n -c "$T/bad.conf" >"$T/bad.out" 2>&1 && fail "ibgwd -n took a bad SDP configuration"
 grep -q "bad.conf:[0-9]*: \[partition p3\] sdp_max_conns:" "$T/bad.out" || { cat "$T/bad.out"; fail "sdp_max_conns = 0 not reported"; }
 grep -q "bad.conf:[0-9]*: \[partition p3\] sdp_exports: '80=10.0.0.1'" "$T/bad.out" || { cat "$T/bad.out"; fail "bad export not reported"; }
-grep -q "\[partition p3\] sdp: SDP is on in partition p1 already: a gateway terminates SDP on one partition only" "$T/bad.out" ||
-	{ cat "$T/bad.out"; fail "a second sdp = on not refused"; }
+grep -q "SDP is on in partition" "$T/bad.out" && { cat "$T/bad.out"; fail "sdp = on in two partitions refused"; }
+conf both >"$T/both.conf"
+"$BIN/ibgwd" -n -c "$T/both.conf" >"$T/both.out" 2>&1 || { cat "$T/both.out"; fail "ibgwd -n: sdp = on in two partitions"; }
+# but not one LAN port exported by both
+sed 's/^sdp_exports = 81=/sdp_exports = 8080=/' "$T/both.conf" >"$T/bad3.conf"
+"$BIN/ibgwd" -n -c "$T/bad3.conf" >"$T/bad3.out" 2>&1 && fail "ibgwd -n took LAN port 8080 exported by two partitions"
+grep -q "bad3.conf:[0-9]*: \[partition p3\] sdp_exports: LAN port 8080 is exported by partition p1 already" "$T/bad3.out" ||
+	{ cat "$T/bad3.out"; fail "a LAN port exported by two partitions: not reported"; }
 { conf none; echo "sdp_max_conns = 5"; } >"$T/bad2.conf"
 "$BIN/ibgwd" -n -c "$T/bad2.conf" >"$T/bad2.out" 2>&1 && fail "sdp_max_conns without sdp taken"
 grep -q "sdp_max_conns: only with sdp = on" "$T/bad2.out" || { cat "$T/bad2.out"; fail "sdp_max_conns without sdp"; }
-ok "ibgwd -n: SDP keys checked (file:line, one SDP partition)"
+ok "ibgwd -n: SDP keys checked (file:line), SDP in two partitions taken"
 
 ns_bg GW_PID gw "$BIN/ibgwd" -f -v -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
 gw_ready() { grep -q "ready: 2 partition" "$T/gw.log"; }
@@ -327,6 +335,46 @@ expect_eq "transparent: connections terminated while at the limit" "$(sdpc p1 te
 ok "transparent: over sdp_max_conns = 1 refused (refused_limit $(sdpc p1 refused_limit)), fell back to TCP"
 kill "$X" "$H" "$W" 2>/dev/null
 wait "$X" "$H" "$W" 2>/dev/null
+
+# --- both partitions: SDP on p1 and p3 at once ------------------------------------
+conf both >"$T/ibgw.conf"
+kill -HUP "$GW_PID"
+p3sdp() { C show partitions | grep -q "^p3 .* on$" && C show partitions | grep -q "^p1 .* on$"; }
+eventually p3sdp || { C show partitions; tail -20 "$T/gw.log"; fail "SDP not on p1 and p3 after the reload"; }
+eventually p1up || fail "p1 no carrier after the reload"
+ns lan1 ping -c 3 -W 2 10.41.0.1 >/dev/null || fail "lan1 -> ib1 after the reload"
+ns_bg H lan1 python3 "$T/halfclose.py" 7000
+ns_bg H3 lan3 python3 "$T/halfclose.py" 7000
+ctl cm >"$T/cm.both"
+gwlid=$(C -j show summary | python3 -c 'import json,sys; print("0x%04x" % json.load(sys.stdin)["lid"])')
+for k in 0x0001 0x0003; do
+	grep -q "^listen port $gwlid .*service 0x0000000000010000 mask 0xffffffffffff0000 .* pkey $k$" "$T/cm.both" ||
+		{ cat "$T/cm.both"; fail "both: no CM listener of the gateway ($gwlid) on SDP's service IDs for P_Key $k"; }
+done
+t1=$(sdpc p1 terminated) t3=$(sdpc p3 terminated)
+hc() { [ "$(printf 'hello %s' "$2" | SO "$1" socat -t 5 - "TCP:$3:7000")" = "got $((6 + ${#2})) bytes after EOF" ]; }
+eventually hc ib1 p1 10.41.0.50 || fail "both: socat ib1 -> lan1 over SDP"
+eventually hc ib4 p3 10.44.0.1 || fail "both: socat ib4 -> lan3 over SDP"
+[ "$(sdpc p1 terminated)" -gt "$t1" ] || fail "both: p1's connection not terminated in p1"
+[ "$(sdpc p3 terminated)" -gt "$t3" ] || fail "both: p3's connection not terminated in p3"
+# at once: an 8 MB curl in each partition
+(cd "$T/www" && exec ip netns exec "$(_ns_real lan1)" python3 -m http.server 8000 --bind 0.0.0.0) >/dev/null 2>&1 &
+W=$!; PIDS+=("$W")
+(cd "$T/www" && exec ip netns exec "$(_ns_real lan3)" python3 -m http.server 8000 --bind 0.0.0.0) >/dev/null 2>&1 &
+W3=$!; PIDS+=("$W3")
+hup() { for n in lan1 lan3; do ns $n python3 -c 'import socket; socket.create_connection(("127.0.0.1", 8000), 1).close()' 2>/dev/null || return 1; done; }
+eventually hup || fail "both: LAN http servers not up"
+SO ib1 curl -s -m 30 -o "$T/got.both1" "http://10.41.0.50:8000/file" &
+X=$!
+SO ib4 curl -sS -m 30 -o "$T/got.both3" "http://10.44.0.1:8000/file" ||
+	{ r=$?; tail -20 "$T/gw.log"; fail "both: curl ib4 -> lan3 (exit $r)"; }
+wait "$X" || { r=$?; tail -20 "$T/gw.log"; fail "both: curl ib1 -> lan1 (exit $r)"; }
+for f in got.both1 got.both3; do
+	expect_eq "both: sha256 of 8 MB ($f)" "$(sha256sum <"$T/$f" | cut -d' ' -f1)" "$want"
+done
+kill "$H" "$H3" "$W" "$W3" 2>/dev/null
+wait "$H" "$H3" "$W" "$W3" 2>/dev/null
+ok "both: SDP terminated in p1 and p3 at once (CM listeners by P_Key; terminated p1 $(sdpc p1 terminated), p3 $(sdpc p3 terminated))"
 
 # metrics text: the Prometheus families render (via SIGUSR1's report)
 kill -USR1 "$GW_PID"

@@ -68,6 +68,8 @@ struct h {
 	unsigned int rej_reason[64];	/* REJs seen, by reason */
 	/* accept from inside the CONNECT_REQUEST event */
 	int auto_accept;
+	uint16_t listen_pkey;	/* do_listen's; 0: every partition */
+	uint16_t req_pkey;	/* try_connect's; 0: PKEY */
 	uint32_t last_req;	/* the last CONNECT_REQUEST's handle */
 	void *gone;		/* an owner that must hear nothing */
 };
@@ -300,7 +302,8 @@ static const struct fsp_cm_event *last(struct h *h, void *owner,
 static uint32_t do_listen(struct h *h, uint16_t lid, void *owner,
 			  uint64_t sid, uint32_t backlog)
 {
-	struct fsp_cm_listen l = { sid, 0, backlog };
+	struct fsp_cm_listen l = { .service_id = sid, .backlog = backlog,
+				   .pkey = h->listen_pkey };
 	uint32_t handle = 0;
 	char err[128];
 
@@ -337,7 +340,8 @@ static int try_connect(struct h *h, uint16_t lid, void *owner, uint16_t to,
 	c.o.priv_len = CM_REQ_PRIV_LEN;
 	for (i = 0; i < CM_REQ_PRIV_LEN; i++)
 		c.o.priv[i] = (uint8_t)(0xa0 + i);
-	return fsw_cm_connect(h->cm, lid, owner, &c, PKEY, handle, err,
+	return fsw_cm_connect(h->cm, lid, owner, &c,
+			      h->req_pkey ? h->req_pkey : PKEY, handle, err,
 			      sizeof(err));
 }
 
@@ -959,7 +963,7 @@ static void test_timewait_churn(void **state)
 static void test_listen_in_use(void **state)
 {
 	struct h *h = *state;
-	struct fsp_cm_listen l = { SID, 0, 0 };
+	struct fsp_cm_listen l = { .service_id = SID };
 	uint32_t handle;
 	char err[128];
 
@@ -979,6 +983,71 @@ static void test_listen_in_use(void **state)
 	/* another port: fine */
 	do_listen(h, LID_C, OC, SID, 0);
 	do_listen(h, LID_B, OB2, SID + 1, 0);
+}
+
+/* Listeners by partition: the same service IDs in two partitions, a REQ
+ * to the one of its P_Key (low 15 bits), none for a third. */
+static void test_listen_by_pkey(void **state)
+{
+	struct h *h = *state;
+	struct fsp_cm_listen l = { .service_id = SID, .pkey = 0x0001 };
+	const struct fsp_cm_event *e;
+	uint32_t l1, l2, handle, ah;
+	char err[128];
+
+	h->listen_pkey = 0x8001;
+	l1 = do_listen(h, LID_B, OB, SID, 0);
+	h->listen_pkey = 0x0002;
+	l2 = do_listen(h, LID_B, OB2, SID, 0);
+	/* the same partition without the membership bit: in use */
+	assert_int_equal(fsw_cm_listen(h->cm, LID_B, OC, &l, &handle, err,
+				       sizeof(err)), -1);
+	assert_int_equal(errno, EADDRINUSE);
+	/* every partition overlaps both */
+	l.pkey = 0;
+	assert_int_equal(fsw_cm_listen(h->cm, LID_B, OC, &l, &handle, err,
+				       sizeof(err)), -1);
+	assert_int_equal(errno, EADDRINUSE);
+	/* and a listener of every partition keeps a partition's out */
+	h->listen_pkey = 0;
+	do_listen(h, LID_B, OC, SID + 1, 0);
+	l.service_id = SID + 1;
+	l.pkey = 0x0003;
+	assert_int_equal(fsw_cm_listen(h->cm, LID_B, OC, &l, &handle, err,
+				       sizeof(err)), -1);
+	assert_int_equal(errno, EADDRINUSE);
+	assert_true(report_has(h, "pkey 0x0001\n"));
+	assert_true(report_has(h, "pkey 0x0002\n"));
+	assert_true(report_has(h, "pkey any\n"));
+
+	h->req_pkey = 0x8002;
+	do_connect(h, LID_A, OA, LID_B, SID, 0x100);
+	deliver(h);
+	assert_int_equal(nev(h, OB, FAB_CM_EV_CONNECT_REQUEST), 0);
+	e = last(h, OB2, FAB_CM_EV_CONNECT_REQUEST);
+	assert_non_null(e);
+	assert_int_equal(e->listen_handle, l2);
+	assert_int_equal(e->pkey, 0x8002);
+	h->req_pkey = 0xffff;	/* a member of neither */
+	ah = do_connect(h, LID_A, OA, LID_B, SID, 0x101);
+	deliver(h);
+	e = last(h, OA, FAB_CM_EV_REJECTED);
+	assert_non_null(e);
+	assert_int_equal(e->handle, ah);
+	assert_int_equal(e->status, CM_REJ_INVALID_SERVICE_ID);
+	assert_int_equal(fsw_cm_stats(h->cm)->unknown, 1);
+	h->req_pkey = 0x0001;	/* a limited member of the first */
+	do_connect(h, LID_A, OA, LID_B, SID, 0x102);
+	deliver(h);
+	e = last(h, OB, FAB_CM_EV_CONNECT_REQUEST);
+	assert_non_null(e);
+	assert_int_equal(e->listen_handle, l1);
+	assert_int_equal(nev(h, OB2, FAB_CM_EV_CONNECT_REQUEST), 1);
+	/* the listener of every partition takes any P_Key */
+	h->req_pkey = 0x7fff;
+	do_connect(h, LID_A, OA, LID_B, SID + 1, 0x103);
+	deliver(h);
+	assert_int_equal(nev(h, OC, FAB_CM_EV_CONNECT_REQUEST), 1);
 }
 
 static void test_two_owners_one_port(void **state)
@@ -1348,6 +1417,7 @@ int main(void)
 		T(test_owner_gone),
 		T(test_timewait_churn),
 		T(test_listen_in_use),
+		T(test_listen_by_pkey),
 		T(test_two_owners_one_port),
 		T(test_connect_errors),
 		T(test_malformed),

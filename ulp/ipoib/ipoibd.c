@@ -414,6 +414,8 @@ static int sdp_start(struct ipoibd *d, const char *spec, const char *node,
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pkey_index = (uint16_t)idx;
+	cfg.listen_pkey = d->pkey;	/* another partition's ipoibd may
+					 * serve SDP there too */
 	cfg.keepalive_ms = d->sdp_keepalive_ms;
 	if (attr.link_layer == FAB_LINK_ETHERNET) {
 		/* rdma_cm on RoCE: its TCP port space, the 56-byte Hello */
@@ -570,6 +572,7 @@ static int rds_start(struct ipoibd *d, const char *spec, const char *node,
 	}
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.pkey_index = (uint16_t)idx;
+	cfg.listen_pkey = d->pkey;
 	if (attr.link_layer == FAB_LINK_ETHERNET) {
 		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
 

@@ -1029,6 +1029,7 @@ static struct fab_cm_id *listen_on(struct rds_ep *ep, uint16_t port,
 		a.gid.raw[10] = a.gid.raw[11] = 0xff;
 	a.service_id = FAB_CM_SID_TCP(port);
 	a.service_mask = FAB_CM_SID_EXACT;
+	a.pkey = ep->cfg.listen_pkey;
 	return fab_cm_listen(ep->dev, &a, CM_BACKLOG, NULL, err, errlen);
 }
 

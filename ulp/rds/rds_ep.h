@@ -63,6 +63,8 @@ struct rds_name {
 struct rds_ep_cfg {
 	enum rds_profile profile;
 	uint16_t pkey_index;		/* the partition of every QP */
+	uint16_t listen_pkey;		/* listeners take this partition's
+					 * REQs alone; 0: every partition's */
 	unsigned int recv_wrs;		/* receives posted per connection;
 					 * 0: 1024 (4 MiB), as the kernel */
 	unsigned int send_wrs;		/* SENDs outstanding; 0: 256 */

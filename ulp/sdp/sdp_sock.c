@@ -1509,6 +1509,7 @@ int sdp_ep_listen(struct sdp_ep *ep, uint16_t port, char *err,
 		a.service_id = port ? SDP_SID(port) : SDP_SID_BASE;
 		a.service_mask = port ? FAB_CM_SID_EXACT : SDP_SID_MASK_PORT;
 	}
+	a.pkey = ep->cfg.listen_pkey;
 	l = &ep->ls[ep->nls];
 	l->id = fab_cm_listen(ep->dev, &a, CM_BACKLOG, NULL, err, errlen);
 	if (!l->id)

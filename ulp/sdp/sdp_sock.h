@@ -63,6 +63,8 @@ enum sdp_profile {
 struct sdp_ep_cfg {
 	enum sdp_profile profile;	/* 0: the soft profile */
 	uint16_t pkey_index;		/* the partition of every QP */
+	uint16_t listen_pkey;		/* listeners take this partition's
+					 * REQs alone; 0: every partition's */
 	uint32_t buf_size;		/* our receive buffers; 0: 64 KiB */
 	uint32_t rx_bufs;		/* posted per connection; 0: 32 */
 	uint32_t tx_bufs;		/* send slots per connection; 0: 32 */

@@ -1,0 +1,134 @@
+#!/bin/bash
+# SDP and RDS services of two partitions on one node: a host that is a
+# member of two partitions runs an ipoibd for each (ib1 in 0x8001, ib2 in
+# 0x8002), each with its SDP and RDS services on sockets of their own
+# (--sdp-socket, --rds-socket; programs pick one with IBGW_SDP_SOCKET or
+# IBGW_RDS_SOCKET).  Each service's CM listeners take only the REQs of its
+# partition (the listen's P_Key), as rdma_cm's listener on an IPoIB
+# interface's address does, so both listen on SDP's and RDS's service IDs
+# at once.  Checked:
+#  a) all four services on (before, the second of a node found RDS's
+#     service IDs taken: "no RDS"), and ibfabricctl cm shows h2's RDS
+#     listeners with P_Keys 0x0001 and 0x0002;
+#  b) socat over SDP (SDP only by libsdp.conf) in each partition, h1 -> h2,
+#     served by the service of that partition (its listener's P_Key, its
+#     counters);
+#  c) python3 AF_RDS in partition 0x8002, h1 -> h2's echo server and back;
+#  d) a program bound to partition 0x8001's service cannot reach an
+#     address of 0x8002: connect fails, nothing goes to 0x8002's service.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
+command -v socat >/dev/null || skip "socat not installed (make deps)"
+command -v python3 >/dev/null || skip "python3 not installed (make deps)"
+
+cat >"$T/partitions.conf" <<'CONF'
+Default=0x7fff, ipoib : ALL=full;
+p1=0x8001, ipoib : h1=full, h2=full;
+p2=0x8002, ipoib : h1=full, h2=full;
+CONF
+start_fabric -P "$T/partitions.conf"
+
+# two ipoibd per host namespace, one per partition: NAME_PPART_PID, logs
+# $T/NAME.pPART.log
+for h in h1:1 h2:2; do
+	n=${h%%:*} x=${h#*:}
+	ns_add "$n"
+	ns_bg "${n}_p1_PID" "$n" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$n" \
+		-p 0x8001 -i ib1 --address "10.61.0.$x/24" >"$T/$n.p1.log" 2>&1
+	ns_bg "${n}_p2_PID" "$n" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$n" \
+		-p 0x8002 -i ib2 --address "10.62.0.$x/24" \
+		--sdp-socket @ibgw-sdp-p2 --rds-socket @ibgw-rds-p2 >"$T/$n.p2.log" 2>&1
+done
+for l in h1.p1 h1.p2 h2.p1 h2.p2; do
+	r() { grep -q "ready:" "$T/$l.log"; }
+	eventually r || { cat "$T/$l.log"; fail "ipoibd $l not ready"; }
+	grep -q "SDP service on" "$T/$l.log" || { cat "$T/$l.log"; fail "a) $l: no SDP service"; }
+	grep -q "RDS service on" "$T/$l.log" || { cat "$T/$l.log"; fail "a) $l: no RDS service"; }
+done
+h2lid=$(ctl nodes | awk '$1 == "h2" { print $3 }')
+[ -n "$h2lid" ] || { ctl nodes; fail "a) no LID for h2 in ibfabricctl nodes"; }
+ctl cm >"$T/cm"
+for k in 0x0001 0x0002; do
+	grep -q "^listen port $h2lid .*service 0x00000000010648ca .* pkey $k$" "$T/cm" ||
+		{ cat "$T/cm"; fail "a) h2 ($h2lid): no RDS listener for P_Key $k"; }
+done
+ok "a) two partitions' SDP and RDS services on each node, RDS listeners by P_Key"
+
+# b) SDP in each partition; SO NS PART PROGRAM...: SDP only, that
+# partition's service
+printf 'use sdp server * *:*\nuse sdp client * *:*\n' >"$T/sdp_only.conf"
+SO() {
+	local n=$1 s=@ibgw-sdp
+	[ "$2" = p2 ] && s=@ibgw-sdp-p2
+	shift 2
+	LIBSDP_CONFIG_FILE="$T/sdp_only.conf" pre "$n" env IBGW_SDP_SOCKET="$s" "$@"
+}
+# pstat HOST PART NAME: a counter of that ipoibd (SIGUSR1 report)
+pstat() {
+	local pid log=$T/$1.$2.log n
+	pid=$(eval echo \$${1}_${2}_PID)
+	n=$(grep -c "stats $3 " "$log")
+	kill -USR1 "$pid"
+	for _ in $(seq 1 50); do
+		[ "$(grep -c "stats $3 " "$log")" -gt "$n" ] && break
+		sleep 0.1
+	done
+	sed -n "s/.*stats $3 \\([0-9]*\\)\$/\\1/p" "$log" | tail -n1
+}
+head -c 2000000 /dev/urandom >"$T/data"
+want=$(sha256sum <"$T/data" | cut -d' ' -f1)
+for p in p1 p2; do
+	x=1
+	[ $p = p2 ] && x=2
+	r0=$(pstat h2 $p sdp.rx_bytes)
+	o0=$(pstat h2 $([ $p = p1 ] && echo p2 || echo p1) sdp.rx_bytes)
+	SO h2 $p socat -u "TCP-LISTEN:700$x,bind=10.6$x.0.2" "OPEN:$T/got.$p,creat,trunc" &
+	S=$!
+	# its SDP listener (SDP only: no TCP one): service 0x10000 | port,
+	# in its partition alone
+	sid=$(printf '0x%016x' $((0x10000 + 7000 + x)))
+	lst() { ctl cm | grep -q "^listen port $h2lid .*service $sid .* pkey 0x000$x$"; }
+	eventually lst || { ctl cm; fail "b) $p: no SDP listener on $sid for P_Key 0x000$x"; }
+	SO h1 $p socat -u "OPEN:$T/data" "TCP:10.6$x.0.2:700$x" || fail "b) $p: socat h1 -> h2 over SDP"
+	wait "$S" || fail "b) $p: the server failed"
+	expect_eq "b) $p: sha256 of 2 MB over SDP" "$(sha256sum <"$T/got.$p" | cut -d' ' -f1)" "$want"
+	[ "$(pstat h2 $p sdp.rx_bytes)" -ge $((r0 + 2000000)) ] || fail "b) $p: not carried by $p's SDP service"
+	expect_eq "b) $p: the other partition's service carried nothing" \
+		"$(pstat h2 $([ $p = p1 ] && echo p2 || echo p1) sdp.rx_bytes)" "$o0"
+done
+ok "b) socat over SDP in each partition, each by its partition's service"
+
+# c) RDS in partition 0x8002
+PY=$TOP/tests/integration/rds_progs.py
+RP() { local n=$1; shift; pre "$n" env IBGW_RDS_SOCKET=@ibgw-rds-p2 "$@"; }
+RP h2 python3 "$PY" echo-server 10.62.0.2 7000 0 >"$T/rds_srv.out" 2>&1 &
+E=$!
+PIDS+=("$E")
+bound() { grep -q "^bound" "$T/rds_srv.out"; }
+eventually bound || { cat "$T/rds_srv.out"; fail "c) AF_RDS echo server in p2"; }
+RP h1 python3 "$PY" echo-client 10.62.0.1 10.62.0.2 7000 100 4000 70000 >"$T/rds_cli.out" 2>&1 ||
+	{ cat "$T/rds_cli.out" "$T/rds_srv.out"; tail "$T/h1.p2.log"; fail "c) AF_RDS client in p2"; }
+grep -q "^echoed 3 sizes from 10.62.0.1 port " "$T/rds_cli.out" || fail "c) $(cat "$T/rds_cli.out")"
+kill "$E" 2>/dev/null
+wait "$E" 2>/dev/null
+ok "c) AF_RDS in partition 0x8002: 3 sizes up to 70000 bytes echoed"
+
+# d) p1's service has no way to p2's addresses
+c0=$(pstat h2 p2 sdp_service.accepted_sdp)
+out=$(SO h1 p1 python3 -c '
+import errno, socket, sys
+s = socket.socket()
+s.settimeout(15)
+try:
+    s.connect(("10.62.0.2", 7009))
+    print("connected")
+except OSError as e:
+    print("refused", errno.errorcode.get(e.errno, e))
+')
+case "$out" in
+refused*) ;;
+*) fail "d) p1's service reached an address of p2: $out" ;;
+esac
+expect_eq "d) p2's service's accepted_sdp, unchanged" "$(pstat h2 p2 sdp_service.accepted_sdp)" "$c0"
+ok "d) through p1's service, p2's address is not reached ($out)"
