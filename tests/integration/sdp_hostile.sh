@@ -86,12 +86,58 @@ req = struct.pack("=IIII", 0x53445031, 99, 7, 0).ljust(120, b"\0")
 magic, rid, err = struct.unpack("=IIi", send(req)[:12])
 if (magic, rid, err) != (0x53445031, 7, 95):
     sys.exit("unknown op answered %x %d %d, not EOPNOTSUPP" % (magic, rid, err))
+# a 'both' LISTEN whose TCP half is no listener (a unix stream): EINVAL
+local = struct.pack("=H", socket.AF_INET) + struct.pack(">H", 7300) + bytes(24)
+req = (struct.pack("=IIII", 0x53445031, 2, 8, 1) + local + bytes(28) +
+       struct.pack("=IiQ", 0, 8, 0)).ljust(120, b"\0")
+a, b = socket.socketpair()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.settimeout(3)
+s.connect("\0ibgw-sdp")
+s.sendmsg([req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("=i", b.fileno()))])
+msg, anc, flags, _ = s.recvmsg(256, socket.CMSG_SPACE(16))
+magic, rid, err = struct.unpack("=IIi", msg[:12])
+if anc or (magic, rid, err) != (0x53445031, 8, 22):
+    sys.exit("LISTEN with a unix stream as its TCP half answered %x %d %d%s, not EINVAL" %
+             (magic, rid, err, " and a descriptor" if anc else ""))
+a.send(b"wake")                                 # readable: nothing listens on it
 PY
 after=$(stat_of h2 sdp_service.bad_requests)
 [ "${after:-0}" -ge $(( ${before:-0} + 3 )) ] ||
 	fail "malformed control requests: bad_requests $before -> $after"
 kill -0 "$h2_PID" 2>/dev/null || fail "ipoibd h2 died on control garbage"
 ok "malformed control requests dropped and counted (bad_requests $before -> $after)"
+
+# a 'both' listener whose TCP half a forked child (which kept the TCP
+# socket, as TCP's fork does) shuts down: accept on it fails with EINVAL
+# while poll says readable; the service stops watching it instead of
+# spinning (before: ipoibd at 100% CPU for as long as the program lived)
+lost0=$(stat_of h2 sdp_service.tcp_listeners_lost)
+ns_bg SHUTL h2 env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" python3 -c '
+import os, socket, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 7301))
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.read(r, 1)
+    s.shutdown(socket.SHUT_RDWR)                # the TCP listener, through its copy here
+    os._exit(0)
+s.listen(8)                                     # both: SDP, and TCP through the service
+os.write(w, b"x")
+os.waitpid(pid, 0)
+time.sleep(8)
+'
+lost() { [ "$(stat_of h2 sdp_service.tcp_listeners_lost)" -gt "${lost0:-0}" ]; }
+eventually lost || fail "the shut-down TCP half of a 'both' listener not given up (tcp_listeners_lost)"
+c0=$(awk '{print $14 + $15}' /proc/"$h2_PID"/stat)
+sleep 2
+c1=$(awk '{print $14 + $15}' /proc/"$h2_PID"/stat)
+[ $((c1 - c0)) -lt 60 ] || fail "ipoibd h2 used $((c1 - c0)) ticks in 2 s after the TCP half shut down (spinning?)"
+kill "$SHUTL" 2>/dev/null
+wait "$SHUTL" 2>/dev/null
+ok "a 'both' listener's TCP half shut down by the program: given up (tcp_listeners_lost), ipoibd $((c1 - c0)) ticks in 2 s"
 
 sleep 0.5
 # nothing after a violation reached the program; each good message did

@@ -46,6 +46,7 @@ struct svc_listener {
 	char name[64];			/* abstract, no leading NUL */
 	int tcp_fd;			/* 'both': the program's TCP listener */
 	struct event *tcp_ev;
+	struct event *tcp_pause_ev;	/* accept paused: out of fds */
 	ino_t ino;			/* of the unix listener we passed */
 	int v6only;			/* AF_INET6 with IPV6_V6ONLY */
 	int reuseport;			/* SO_REUSEPORT: may share the port */
@@ -164,6 +165,14 @@ const struct counter_desc sdp_service_counters[] = {
 	COUNTER("resets_told", struct sdp_service_stats, resets_told,
 		"Resets a program's read or write took as ECONNRESET or "
 		"ETIMEDOUT."),
+	COUNTER("tcp_accept_pauses", struct sdp_service_stats,
+		tcp_accept_pauses,
+		"Accepts on a 'both' listener's TCP half paused 100 ms: out "
+		"of descriptors or memory."),
+	COUNTER("tcp_listeners_lost", struct sdp_service_stats,
+		tcp_listeners_lost,
+		"'Both' listeners whose TCP half stopped listening (shut down "
+		"by its program): TCP no longer taken there."),
 	COUNTERS_END
 };
 
@@ -853,6 +862,8 @@ static void listener_free(struct svc_listener *l)
 	}
 	if (l->tcp_ev)
 		event_free(l->tcp_ev);
+	if (l->tcp_pause_ev)
+		event_free(l->tcp_pause_ev);
 	if (l->tcp_fd >= 0)
 		close(l->tcp_fd);
 	sdp_ep_unlisten(sv->ep, l->port);
@@ -1038,6 +1049,61 @@ static int listener_alive(struct svc_listener *l)
 	return 1;
 }
 
+static void tcp_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct svc_listener *l = arg;
+
+	(void)fd;
+	(void)what;
+	if (l->tcp_ev)
+		event_add(l->tcp_ev, NULL);
+}
+
+/*
+ * accept failed on a 'both' listener's TCP half.  Out of descriptors or
+ * memory, the listener stays readable: wait 100 ms instead of spinning.
+ * Not a listener any more (its program shut it down through a dup it
+ * kept: EINVAL) or never one: the TCP half is dropped, as nothing will
+ * come from it, and the SDP half goes on.
+ */
+static void tcp_accept_failed(struct svc_listener *l, int e)
+{
+	struct timeval tv = { 0, 100000 };
+
+	switch (e) {
+	case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+	case EWOULDBLOCK:
+#endif
+	case EINTR:
+	case ECONNABORTED:
+	case EPROTO:
+	case EPERM:		/* a firewall's */
+	case ENETDOWN: case ENOPROTOOPT: case EHOSTDOWN: case ENONET:
+	case EHOSTUNREACH: case ENETUNREACH: case EOPNOTSUPP:
+		return;		/* this connection's, not the listener's */
+	case EMFILE:
+	case ENFILE:
+	case ENOBUFS:
+	case ENOMEM:
+		if (!l->tcp_pause_ev)
+			l->tcp_pause_ev = evtimer_new(l->sv->base,
+						      tcp_resume_cb, l);
+		if (l->tcp_pause_ev) {
+			l->sv->st.tcp_accept_pauses++;
+			event_del(l->tcp_ev);
+			evtimer_add(l->tcp_pause_ev, &tv);
+		}
+		return;
+	default:
+		l->sv->st.tcp_listeners_lost++;
+		event_free(l->tcp_ev);
+		l->tcp_ev = NULL;
+		close(l->tcp_fd);
+		l->tcp_fd = -1;
+	}
+}
+
 static void tcp_accept_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct svc_listener *l = arg;
@@ -1052,8 +1118,10 @@ static void tcp_accept_cb(evutil_socket_t fd, short what, void *arg)
 	while (n++ < 16) {
 		t = accept4(l->tcp_fd, (struct sockaddr *)&ra, &rl,
 			    SOCK_CLOEXEC);
-		if (t < 0)
+		if (t < 0) {
+			tcp_accept_failed(l, errno);
 			return;
+		}
 		getsockname(t, (struct sockaddr *)&la, &ll);
 		u = listener_connect(l, sv->next_id++);
 		if (u < 0) {
@@ -1110,6 +1178,24 @@ static uid_t req_uid(const struct svc_conn *c)
 	return cr.uid;
 }
 
+/* A listening TCP socket? */
+static int tcp_listener(int fd)
+{
+	int v = 0, t = 0, d = 0;
+	socklen_t sl = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &sl) < 0 || !v)
+		return 0;
+	sl = sizeof(t);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &sl) < 0 ||
+	    t != SOCK_STREAM)
+		return 0;
+	sl = sizeof(d);
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &d, &sl) < 0)
+		return 0;
+	return d == AF_INET || d == AF_INET6;
+}
+
 static void do_listen(struct svc_conn *c, int tcp_fd)
 {
 	struct sdp_service *sv = c->sv;
@@ -1124,6 +1210,13 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	uid_t uid = req_uid(c);
 
 	if (from_ctl(&c->req.local, &a, &port) < 0 || !port) {
+		e = EINVAL;
+		goto fail;
+	}
+	/* the TCP half must be one: a socket that cannot accept would
+	 * wake the loop for ever */
+	if (tcp_fd >= 0 && !tcp_listener(tcp_fd)) {
+		sv->st.bad_requests++;
 		e = EINVAL;
 		goto fail;
 	}

@@ -72,6 +72,8 @@ struct sdp_service_stats {
 	uint64_t linger_waits_done;	/* ... all acknowledged in time */
 	uint64_t resets;		/* reset with the program's end open */
 	uint64_t resets_told;		/* ... its error taken (INFO TAKE) */
+	uint64_t tcp_accept_pauses;	/* 'both' TCP halves out of fds */
+	uint64_t tcp_listeners_lost;	/* ... no longer listening */
 };
 
 extern const struct counter_desc sdp_service_counters[];
