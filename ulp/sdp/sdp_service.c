@@ -1954,6 +1954,8 @@ void sdp_service_free(struct sdp_service *sv)
 		sv->listeners = l->next;
 		if (l->tcp_ev)
 			event_free(l->tcp_ev);
+		if (l->tcp_pause_ev)
+			event_free(l->tcp_pause_ev);
 		if (l->tcp_fd >= 0)
 			close(l->tcp_fd);
 		free(l);
