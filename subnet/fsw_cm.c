@@ -984,6 +984,14 @@ static void rx_req(struct fsw_cm *cm, uint16_t lid, uint16_t slid,
 			    CM_MSG_REQ, CM_REJ_STALE_CONN);
 		return;
 	}
+	/* the connection's partition is the one the REQ came in: else a
+	 * node could reach a listener of a partition it is not in */
+	if ((r->pkey ^ pkey) & 0x7fff) {
+		cm->st.bad_pkey++;
+		send_rej_to(cm, lid, slid, pkey, 0, r->local_comm_id,
+			    CM_MSG_REQ, CM_REJ_INVALID_SERVICE_ID);
+		return;
+	}
 	l = listener_for(cm, lid, r->service_id, r->pkey);
 	if (!l) {
 		cm->st.unknown++;
@@ -1438,7 +1446,7 @@ size_t fsw_cm_report(const struct fsw_cm *cm, char *buf, size_t cap)
 				  (unsigned long long)s->sent[i],
 				  (unsigned long long)s->rcvd[i]);
 	fsw_report_printf(&cb,
-			  " retransmits %llu timeouts %llu duplicates %llu stale %llu bad_mad %llu unknown %llu bad_state %llu established %llu timewait %u timewait_cut %llu\n",
+			  " retransmits %llu timeouts %llu duplicates %llu stale %llu bad_mad %llu unknown %llu bad_state %llu bad_pkey %llu established %llu timewait %u timewait_cut %llu\n",
 			  (unsigned long long)s->retransmits,
 			  (unsigned long long)s->timeouts,
 			  (unsigned long long)s->duplicates,
@@ -1446,6 +1454,7 @@ size_t fsw_cm_report(const struct fsw_cm *cm, char *buf, size_t cap)
 			  (unsigned long long)s->bad_mad,
 			  (unsigned long long)s->unknown,
 			  (unsigned long long)s->bad_state,
+			  (unsigned long long)s->bad_pkey,
 			  (unsigned long long)s->established,
 			  cm->ntimewait,
 			  (unsigned long long)s->timewait_cut);

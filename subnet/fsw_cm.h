@@ -118,6 +118,7 @@ struct fsw_cm_stats {
 	uint64_t bad_mad;	/* cm_mad_parse refused it */
 	uint64_t unknown;	/* no such comm ID or listener */
 	uint64_t bad_state;	/* a message the connection cannot take now */
+	uint64_t bad_pkey;	/* REQs whose P_Key is not the one they came in */
 	uint64_t established;
 	uint64_t timewait_cut;	/* timewaits ended early (the bound) */
 };

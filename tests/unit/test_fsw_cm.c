@@ -834,8 +834,18 @@ static void test_dreq_timeout(void **state)
 	assert_true(h->now - t0 >= (uint64_t)TO_MS * 9);
 }
 
+/* a REQ for SID from A with the P_Key field pkey */
+static void forge_req_pkey(uint8_t mad[MAD_LEN], uint32_t comm_id,
+			   uint32_t qpn, uint16_t pkey);
+
 /* a REQ as a rebooted port A would send it: the same QPN, a new comm ID */
 static void forge_req(uint8_t mad[MAD_LEN], uint32_t comm_id, uint32_t qpn)
+{
+	forge_req_pkey(mad, comm_id, qpn, PKEY);
+}
+
+static void forge_req_pkey(uint8_t mad[MAD_LEN], uint32_t comm_id,
+			   uint32_t qpn, uint16_t pkey)
 {
 	struct cm_msg m;
 	enum cm_mad_err e;
@@ -849,7 +859,7 @@ static void forge_req(uint8_t mad[MAD_LEN], uint32_t comm_id, uint32_t qpn)
 	m.u.req.starting_psn = 1;
 	m.u.req.remote_cm_resp_timeout = FSW_CM_RESP_TIMEOUT;
 	m.u.req.local_cm_resp_timeout = FSW_CM_RESP_TIMEOUT;
-	m.u.req.pkey = PKEY;
+	m.u.req.pkey = pkey;
 	m.u.req.path_mtu = 4;
 	m.u.req.max_cm_retries = 8;
 	m.u.req.primary.local_lid = LID_A;
@@ -993,6 +1003,7 @@ static void test_listen_by_pkey(void **state)
 	struct fsp_cm_listen l = { .service_id = SID, .pkey = 0x0001 };
 	const struct fsp_cm_event *e;
 	uint32_t l1, l2, handle, ah;
+	uint8_t mad[MAD_LEN];
 	char err[128];
 
 	h->listen_pkey = 0x8001;
@@ -1048,6 +1059,16 @@ static void test_listen_by_pkey(void **state)
 	do_connect(h, LID_A, OA, LID_B, SID + 1, 0x103);
 	deliver(h);
 	assert_int_equal(nev(h, OC, FAB_CM_EV_CONNECT_REQUEST), 1);
+	/* a REQ naming a partition other than the one it came in reaches
+	 * no listener: sent in 0xffff for 0x8002, and in 0x8002 for 0xffff */
+	forge_req_pkey(mad, 0x7001, 0x104, 0x8002);
+	input_raw(h, LID_A, LID_B, 0xffff, mad, MAD_LEN);
+	forge_req_pkey(mad, 0x7002, 0x105, 0xffff);
+	input_raw(h, LID_A, LID_B, 0x8002, mad, MAD_LEN);
+	assert_int_equal(nev(h, OB2, FAB_CM_EV_CONNECT_REQUEST), 1);
+	assert_int_equal(fsw_cm_stats(h->cm)->bad_pkey, 2);
+	assert_int_equal(h->rej_reason[CM_REJ_INVALID_SERVICE_ID], 3);
+	assert_true(report_has(h, " bad_pkey 2 "));
 }
 
 static void test_two_owners_one_port(void **state)
