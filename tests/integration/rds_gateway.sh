@@ -136,8 +136,8 @@ ok "gateway up, RDS on p3 (router): show partitions text and JSON"
 GWGID=$(C -j show summary | python3 -c 'import json,sys; print(json.load(sys.stdin)["gid"])')
 [ -n "$GWGID" ] || fail "no gateway GID"
 
-# rdsc NAME: a counter of p3's rds side (JSON)
-rdsc() {	# NAME [PARTITION, default p3]
+# rdsc NAME [PARTITION]: a counter of a partition's rds side (JSON; p3 unless named)
+rdsc() {
 	C -j show stats | python3 -c '
 import json, sys
 p = {x["name"]: x for x in json.load(sys.stdin)["partitions"]}[sys.argv[2]]
