@@ -29,8 +29,8 @@ p2=0x8002, ipoib : h1=full, h2=full;
 CONF
 start_fabric -P "$T/partitions.conf"
 
-# two ipoibd per host namespace, one per partition: NAME_PPART_PID, logs
-# $T/NAME.pPART.log
+# two ipoibd per host namespace, one per partition: their PIDs in h1_p1_PID,
+# h1_p2_PID ..., their logs in $T/h1.p1.log ...
 for h in h1:1 h2:2; do
 	n=${h%%:*} x=${h#*:}
 	ns_add "$n"
