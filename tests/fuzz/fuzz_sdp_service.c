@@ -15,8 +15,11 @@
  *   op & 7 == 0  a control request (bytes over a zeroed struct
  *                sdp_ctl_req; destinations made loopback); op & 0x10: the
  *                magic set right; op & 0x20: an fd passed (op & 0x80: a
- *                TCP listener on 127.0.0.1, else a unix stream); an fd in
- *                the reply is kept (up to 8)
+ *                TCP listener on 127.0.0.1, else a unix stream; with op
+ *                & 0x08, a unix listener named as another service's
+ *                listener is, or with 0x80 too, named otherwise: what an
+ *                ADOPT listen takes); an fd in the reply is kept (up to
+ *                8)
  *            1  the oldest connect the endpoint holds answered: bytes[0]
  *               picks 0 or an errno
  *            2  the oldest connection closed (op & 0x10: reset first)
@@ -255,12 +258,45 @@ static void keep(int f)
 		close(f);
 }
 
-/* an fd for a request: a TCP listener on loopback, or a stream */
-static int fd_to_pass(int tcp)
+/* an unnamed-service listener: "ibgw-sdp-l/..." (ok) or another name */
+static int unix_listener(int ok)
+{
+	static unsigned int n;
+	struct sockaddr_un sa;
+	int f, len;
+
+	f = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (f < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	len = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1,
+		       "%s/%d.%u", ok ? "ibgw-sdp-l" : "fuzz-l", (int)getpid(),
+		       n++);
+	if (bind(f, (struct sockaddr *)&sa, (socklen_t)(offsetof(
+		 struct sockaddr_un, sun_path) + 1 + len)) < 0 ||
+	    listen(f, 4) < 0) {
+		close(f);
+		return -1;
+	}
+	return f;
+}
+
+/* an fd for a request: a TCP listener on loopback, or a stream, or
+ * (adopt) a unix listener */
+static int fd_to_pass(int tcp, int adopt)
 {
 	struct sockaddr_in a;
 	int f, sv[2];
 
+	if (adopt) {
+		f = unix_listener(!tcp);
+		if (f >= 0 && tcp)
+			return f;
+		if (f >= 0)
+			keep(dup(f));	/* the program's copy */
+		return f;
+	}
 	if (tcp) {
 		f = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (f < 0)
@@ -332,7 +368,7 @@ static void request(const uint8_t *b, size_t n, uint8_t op)
 		return;
 	}
 	if (op & 0x20)
-		pass = fd_to_pass(!!(op & 0x80));
+		pass = fd_to_pass(!!(op & 0x80), !!(op & 0x08));
 	if (pass >= 0) {
 		memset(&c, 0, sizeof(c));
 		mh.msg_control = c.buf;

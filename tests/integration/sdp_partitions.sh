@@ -15,7 +15,9 @@
 #     counters);
 #  c) python3 AF_RDS in partition 0x8002, h1 -> h2's echo server and back;
 #  d) a program bound to partition 0x8001's service cannot reach an
-#     address of 0x8002: connect fails, nothing goes to 0x8002's service.
+#     address of 0x8002: connect fails, nothing goes to 0x8002's service;
+#  e) a program given both services (IBGW_SDP_SOCKET=A,B) listens and
+#     connects in both partitions over SDP.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -132,3 +134,111 @@ refused*) ;;
 esac
 expect_eq "d) p2's service's accepted_sdp, unchanged" "$(pstat h2 p2 sdp_service.accepted_sdp)" "$c0"
 ok "d) through p1's service, p2's address is not reached ($out)"
+
+# e) one program, both partitions: IBGW_SDP_SOCKET names both services.
+# A server listening on every address takes SDP connections from each
+# partition (the first service made the listener, the second adopted it),
+# and a client reaches each partition's address over SDP through that
+# partition's service (the first says ENETUNREACH at once for the other's
+# address, counted in connects_elsewhere).  SO_KEEPALIVE on a connection
+# p2's service handed over is told to p2's service, found by the PID in
+# the stream's name (the N alone would name another connection, or none,
+# at p1's).
+printf 'use sdp server * *:*\nuse sdp client * *:*\nlog min-level 3 destination file %s\n' \
+	"$T/both.log" >"$T/sdp_both.conf"
+SB() {
+	local n=$1
+	shift
+	LIBSDP_CONFIG_FILE="$T/sdp_both.conf" pre "$n" env IBGW_SDP_SOCKET=@ibgw-sdp,@ibgw-sdp-p2 "$@"
+}
+a1=$(pstat h2 p1 sdp_service.accepted_sdp)
+a2=$(pstat h2 p2 sdp_service.accepted_sdp)
+ad2=$(pstat h2 p2 sdp_service.listens_adopted)
+el1=$(pstat h1 p1 sdp_service.connects_elsewhere)
+f1=$(pstat h1 p1 sdp_service.connect_failures)
+c1=$(pstat h1 p1 sdp_service.connects)
+c2=$(pstat h1 p2 sdp_service.connects)
+SB h2 python3 -c '
+import hashlib, socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 7100))
+s.listen(4)
+print("listening", flush=True)
+for _ in range(2):
+    c, peer = s.accept()
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    h = hashlib.sha256()
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        h.update(b)
+    c.sendall(h.hexdigest().encode())
+    c.close()
+    print("from", peer[0], flush=True)
+' >"$T/both_srv.out" 2>&1 &
+S=$!
+PIDS+=("$S")
+lsn() { grep -q "^listening" "$T/both_srv.out"; }
+eventually lsn || { cat "$T/both_srv.out"; fail "e) the server"; }
+adopted() { [ "$(pstat h2 p2 sdp_service.listens_adopted)" -gt "$ad2" ]; }
+eventually adopted || { cat "$T/both.log" "$T/h2.p2.log"; fail "e) p2's service did not adopt the listener"; }
+for x in 1 2; do
+	got=$(SB h1 python3 -c '
+import socket, sys
+s = socket.create_connection((sys.argv[1], 7100), timeout=20)
+s.sendall(open(sys.argv[2], "rb").read())
+s.shutdown(socket.SHUT_WR)
+print(s.recv(100).decode())
+' "10.6$x.0.2" "$T/data") || { cat "$T/both.log"; fail "e) client to 10.6$x.0.2"; }
+	expect_eq "e) 2 MB to 10.6$x.0.2 (partition p$x) over SDP, sha256 at the server" "$got" "$want"
+done
+wait "$S" || { cat "$T/both_srv.out"; fail "e) the server failed"; }
+expect_eq "e) h2: accepted by p1's service" "$(pstat h2 p1 sdp_service.accepted_sdp)" $((a1 + 1))
+expect_eq "e) h2: accepted by p2's service" "$(pstat h2 p2 sdp_service.accepted_sdp)" $((a2 + 1))
+expect_eq "e) h1: connected by p1's service" "$(pstat h1 p1 sdp_service.connects)" $((c1 + 1))
+expect_eq "e) h1: connected by p2's service" "$(pstat h1 p2 sdp_service.connects)" $((c2 + 1))
+expect_eq "e) h1: p1's service left p2's address to the next (connects_elsewhere)" \
+	"$(pstat h1 p1 sdp_service.connects_elsewhere)" $((el1 + 1))
+expect_eq "e) h1: p1's service counted no failure for it" \
+	"$(pstat h1 p1 sdp_service.connect_failures)" "$f1"
+n=$(grep -c "SO_KEEPALIVE 1, TCP_KEEPIDLE 7200: told the service" "$T/both.log")
+expect_eq "e) SO_KEEPALIVE told the service of each accepted connection" "$n" 2
+ok "e) one program with both services: its listener takes SDP from both partitions, its connects reach both, each by its partition's service"
+
+# f) AF_RDS with both services named (IBGW_RDS_SOCKET=A,B): socket()
+# is made at the first; a bind to partition 0x8002's address moves it to
+# the second (the first has no such address: EADDRNOTAVAIL there), one
+# to 0x8001's stays.  Echoes in both partitions from one client program
+# each, carried by the services of the partitions (their binds and
+# rx_msgs), the first counting the bind it refused.
+RB() { local n=$1; shift; pre "$n" env IBGW_RDS_SOCKET=@ibgw-rds,@ibgw-rds-p2 "$@"; }
+b1=$(pstat h2 p1 rds_service.binds)
+b2=$(pstat h2 p2 rds_service.binds)
+bf1=$(pstat h2 p1 rds_service.bind_failures)
+r1=$(pstat h2 p1 rds_service.rx_msgs)
+r2=$(pstat h2 p2 rds_service.rx_msgs)
+for x in 1 2; do
+	RB h2 python3 "$PY" echo-server "10.6$x.0.2" 7200 0 >"$T/rdsb_srv.$x" 2>&1 &
+	eval "E$x=\$!"
+	PIDS+=("$!")
+done
+for x in 1 2; do
+	bnd() { grep -q "^bound" "$T/rdsb_srv.$x"; }
+	eventually bnd || { cat "$T/rdsb_srv.$x"; fail "f) AF_RDS echo server on 10.6$x.0.2"; }
+done
+for x in 1 2; do
+	RB h1 python3 "$PY" echo-client "10.6$x.0.1" "10.6$x.0.2" 7200 100 4000 70000 >"$T/rdsb_cli.$x" 2>&1 ||
+		{ cat "$T/rdsb_cli.$x" "$T/rdsb_srv.$x"; fail "f) AF_RDS client in p$x"; }
+	grep -q "^echoed 3 sizes from 10.6$x.0.1 port " "$T/rdsb_cli.$x" || fail "f) p$x: $(cat "$T/rdsb_cli.$x")"
+done
+kill "$E1" "$E2" 2>/dev/null
+wait "$E1" "$E2" 2>/dev/null
+expect_eq "f) h2: p1's service bound its server" "$(pstat h2 p1 rds_service.binds)" $((b1 + 1))
+expect_eq "f) h2: p2's service bound the other (moved there)" "$(pstat h2 p2 rds_service.binds)" $((b2 + 1))
+expect_eq "f) h2: p1's service refused p2's address once" \
+	"$(pstat h2 p1 rds_service.bind_failures)" $((bf1 + 1))
+expect_eq "f) h2: p1's service took its 3 datagrams" "$(pstat h2 p1 rds_service.rx_msgs)" $((r1 + 3))
+expect_eq "f) h2: p2's service took its 3 datagrams" "$(pstat h2 p2 rds_service.rx_msgs)" $((r2 + 3))
+ok "f) AF_RDS with both services: sockets bound in each partition, each carried by its partition's service"

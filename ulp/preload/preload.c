@@ -145,11 +145,12 @@ int preload_stream_close(int fd)
 	struct linger lg;
 	socklen_t len = sizeof(lg);
 	uint64_t n = 0;
+	pid_t pid = 0;
 	int rc, e, wait;
 
 	wait = preload_real.getsockopt(fd, SOL_SOCKET, SO_LINGER, &lg,
 				       &len) == 0 && lg.l_onoff &&
-	       lg.l_linger > 0 && preload_stream_id(fd, &n) == 0;
+	       lg.l_linger > 0 && preload_stream_id(fd, &n, &pid) == 0;
 	rc = preload_real.close(fd);
 	e = errno;
 	if (rc == 0 && wait) {
@@ -159,7 +160,7 @@ int preload_stream_close(int fd)
 		req.ino = n;
 		req.timeout_ms = lg.l_linger > 3600 ? 3600000u :
 				 (uint32_t)lg.l_linger * 1000u;
-		if (preload_ctl_call(&req, -1, &rep, NULL) == 0)
+		if (preload_ctl_call_at(0, pid, &req, 0, -1, &rep, NULL) == 0)
 			preload_log(PRELOAD_LOG_INFO, "close with SO_LINGER "
 				    "%d: %s", lg.l_linger, rep.err ?
 				    strerror(rep.err) : "all acknowledged");
@@ -623,7 +624,8 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 	struct sdp_ctl_req req;
 	struct sdp_ctl_reply rep;
 	struct linger lg = { 0, 0 };
-	int fl, fdfl, nfd, nodelay, keepidle, bufs[2], linger0 = 0;
+	int fl, fdfl, nfd, nodelay, keepidle, bufs[2], linger0 = 0, r;
+	unsigned int svc, n;
 
 	*pending = 0;
 	fl = fcntl(fd, F_GETFL);
@@ -652,9 +654,22 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 		req.sndbuf = (uint32_t)bufs[1];
 	}
 	/* a non-blocking connect's answer comes at once and is waited
-	 * through signals (TCP's never says EINTR) */
-	if (preload_ctl_call2(&req, (fl & O_NONBLOCK) ? 0 : PRELOAD_CTL_INTR,
-			      -1, &rep, &nfd) < 0)
+	 * through signals (TCP's never says EINTR); where several services
+	 * are named (partitions), the first whose interface reaches the
+	 * destination takes it, the others say ENETUNREACH at once */
+	n = preload_ctl_count(SDP_CTL_ENV);
+	for (svc = 0;; svc++) {
+		if (svc + 1 < n)
+			req.flags |= SDP_CTL_F_ROUTE;
+		else
+			req.flags &= ~(uint32_t)SDP_CTL_F_ROUTE;
+		r = preload_ctl_call_at(svc, 0, &req, (fl & O_NONBLOCK) ? 0 :
+					PRELOAD_CTL_INTR, -1, &rep, &nfd);
+		if (svc + 1 >= n || (r == 0 && rep.err != ENETUNREACH) ||
+		    (r < 0 && (errno == EINTR || errno == ETIMEDOUT)))
+			break;
+	}
+	if (r < 0)
 		return -1;
 	if (rep.err || nfd < 0) {
 		errno = rep.err ? rep.err : EPROTO;
@@ -806,7 +821,8 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 {
 	struct sdp_ctl_req req;
 	struct sdp_ctl_reply rep;
-	int r, e;
+	unsigned int svc, n;
+	int r, e, freed;
 
 	init();
 	if (preload_off())
@@ -819,10 +835,18 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	    !sock_tcp_family(fd) || !sa_port(sa))
 		return r;
 	e = errno;
-	memset(&req, 0, sizeof(req));
-	req.op = SDP_CTL_RELEASE;
-	addr_set(&req.local, sa);
-	if (preload_ctl_call(&req, -1, &rep, NULL) < 0 || rep.err) {
+	/* every service: a 'both' listener's TCP half is the first one's,
+	 * but each partition's listener holds the port for SDP */
+	n = preload_ctl_count(SDP_CTL_ENV);
+	for (svc = 0, freed = 0; svc < n; svc++) {
+		memset(&req, 0, sizeof(req));
+		req.op = SDP_CTL_RELEASE;
+		addr_set(&req.local, sa);
+		if (preload_ctl_call_at(svc, 0, &req, 0, -1, &rep, NULL) == 0 &&
+		    !rep.err)
+			freed = 1;
+	}
+	if (!freed) {
 		errno = e;
 		return -1;
 	}
@@ -832,6 +856,38 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 }
 
 /* --- listen -------------------------------------------------------------- */
+
+/*
+ * Where several services are named (one per partition of the node), the
+ * others take their partitions' connections for the listener the first
+ * made, on the port it bound.  A service that refuses (its partition has
+ * the port taken, or it is not running) leaves its partition out, said
+ * in the log: the listener works in the others.
+ */
+static void adopt_listener(int lfd, const struct sdp_ctl_req *orig,
+			   const struct sdp_ctl_reply *made)
+{
+	char a[PRELOAD_SA_STRLEN];
+	struct sdp_ctl_req req;
+	struct sdp_ctl_reply rep;
+	unsigned int svc, n = preload_ctl_count(SDP_CTL_ENV);
+
+	for (svc = 1; svc < n; svc++) {
+		req = *orig;
+		if (made->local.family)
+			req.local = made->local;
+		req.flags = (req.flags & ~(uint32_t)SDP_CTL_F_BOTH) |
+			    SDP_CTL_F_ADOPT;
+		if (preload_ctl_call_at(svc, 0, &req, 0, lfd, &rep, NULL) == 0 &&
+		    !rep.err)
+			continue;
+		preload_sa_str((const struct sockaddr *)&req.local, a,
+			       sizeof(a));
+		preload_log(PRELOAD_LOG_WARN, "listen %s: SDP service %u of "
+			    "%u: %s; not listening there", a, svc + 1, n,
+			    strerror(rep.err > 0 ? rep.err : errno));
+	}
+}
 
 static int listen_sdp(int fd, const struct sockaddr *local, int backlog,
 		      enum sdp_use use)
@@ -864,6 +920,7 @@ static int listen_sdp(int fd, const struct sockaddr *local, int backlog,
 		errno = rep.err ? rep.err : EPROTO;
 		return -1;
 	}
+	adopt_listener(nfd, &req, &rep);
 	if (replace_fd(fd, nfd, fl, fdfl, false) < 0)
 		return -1;
 	preload_epoll_moved(fd);
@@ -1006,6 +1063,19 @@ static int peer_is(int s, pid_t pid)
 				       &len) == 0 && uc.pid == pid;
 }
 
+/* Where several services are named: a connection one of the others
+ * made (a listener it adopted). */
+static int from_other_service(int s)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	return preload_ctl_count(SDP_CTL_ENV) > 1 &&
+	       preload_real.getsockopt(s, SOL_SOCKET, SO_PEERCRED, &uc,
+				       &len) == 0 &&
+	       preload_ctl_is_service(SDP_CTL_ENV, SDP_CTL_NAME, uc.pid);
+}
+
 /*
  * s, just accepted on one of our listeners: the connection to hand to the
  * program (s itself, or the TCP socket that came on it), or -1 when s was
@@ -1019,7 +1089,7 @@ static int accept_conn(int lfd, int s, pid_t svc, int flags,
 	socklen_t len = sizeof(ss);
 	int tcp;
 
-	if (!peer_is(s, svc) ||
+	if (!(peer_is(s, svc) || from_other_service(s)) ||
 	    accept_header(s, flags & SOCK_CLOEXEC, &h, &tcp) < 0) {
 		preload_real.close(s);
 		return -1;

@@ -123,20 +123,30 @@ const char *preload_sa_str(const struct sockaddr *sa, char *buf, size_t len);
  * err may be non-zero), or -1 with errno.  Signals are waited through;
  * with PRELOAD_CTL_INTR (a blocking connect) the wait is the kernel's to
  * restart after a handler with SA_RESTART, and EINTR after one without
- * (the service cancels when the socket closes). */
+ * (the service cancels when the socket closes).
+ *
+ * IBGW_SDP_SOCKET and IBGW_RDS_SOCKET may name several services,
+ * comma-separated, one per partition of the node (each ipoibd's): svc
+ * picks one (0: the first, the default), or pid > 0 the one whose
+ * process that is (the PID in the names of its unix sockets), if it is
+ * named, else svc. */
 #define PRELOAD_CTL_INTR	0x1
+#define PRELOAD_CTL_MAX		8
 int preload_ctl_call(struct sdp_ctl_req *req, int send_fd,
 		     struct sdp_ctl_reply *rep, int *recv_fd);
-int preload_ctl_call2(struct sdp_ctl_req *req, unsigned int flags,
-		      int send_fd, struct sdp_ctl_reply *rep, int *recv_fd);
+int preload_ctl_call_at(unsigned int svc, pid_t pid, struct sdp_ctl_req *req,
+			unsigned int flags, int send_fd,
+			struct sdp_ctl_reply *rep, int *recv_fd);
 /* The same for any service: env overrides name (see sdp_ctl.h); *fd
  * the first fd the reply carried, or -1. */
-int preload_ctl_raw(const char *env, const char *name, uint32_t timeout_ms,
+int preload_ctl_raw(const char *env, const char *name, unsigned int svc,
+		    pid_t pid, uint32_t timeout_ms, unsigned int flags,
 		    const void *req, size_t reqlen, int send_fd, void *rep,
 		    size_t replen, int *fd);
-int preload_ctl_raw2(const char *env, const char *name, uint32_t timeout_ms,
-		     unsigned int flags, const void *req, size_t reqlen,
-		     int send_fd, void *rep, size_t replen, int *fd);
+/* How many services env names (at least 1; at most PRELOAD_CTL_MAX). */
+unsigned int preload_ctl_count(const char *env);
+/* Is pid one of the services env names (asked each time)? */
+bool preload_ctl_is_service(const char *env, const char *name, pid_t pid);
 
 /* preload_cache.c: what the kernel cannot tell about our sockets, keyed
  * by the socket's inode, so that dup and fork share it. */
@@ -155,8 +165,9 @@ void preload_cache_flags(int fd, unsigned int flags);
  * of the service's end's name; 0 with *rep, or -1. */
 int preload_stream_call(int fd, struct sdp_ctl_req *req,
 			struct sdp_ctl_reply *rep);
-/* The N of stream fd's peer name, "ibgw-sdp-c/PID.N": 0, or -1. */
-int preload_stream_id(int fd, uint64_t *n);
+/* The N (and PID, pid may be NULL) of stream fd's peer name,
+ * "ibgw-sdp-c/PID.N": 0, or -1. */
+int preload_stream_id(int fd, uint64_t *n, pid_t *pid);
 void preload_cache_setopt(int fd, int level, int name, const void *val,
 			  socklen_t len);
 /* The remembered value (an int option), or 0 if none; -1 if the option

@@ -116,7 +116,7 @@ void preload_cache_put(int fd, const union sdp_ctl_addr *local,
  * N of the service's end's name, "ibgw-sdp-c/PID.N".  0 with *rep (its
  * err may be non-zero), or -1.
  */
-int preload_stream_id(int fd, uint64_t *n)
+int preload_stream_id(int fd, uint64_t *n, pid_t *pid)
 {
 	struct sockaddr_un sun;
 	socklen_t sl = sizeof(sun);
@@ -134,28 +134,33 @@ int preload_stream_id(int fd, uint64_t *n)
 	if (!dot)
 		return -1;
 	*n = strtoull(dot + 1, NULL, 10);
+	if (pid)
+		*pid = (pid_t)strtol(sun.sun_path + 1 + plen, NULL, 10);
 	return 0;
 }
 
+/* The service of the stream (the PID in its name) is asked, where
+ * several are named. */
 int preload_stream_call(int fd, struct sdp_ctl_req *req,
 			struct sdp_ctl_reply *rep)
 {
 	struct stat st;
 	uint64_t n;
+	pid_t pid = 0;
+	int byid;
 
 	if (fstat(fd, &st) < 0)
 		return -1;
+	byid = preload_stream_id(fd, &n, &pid) == 0;
 	req->ino = st.st_ino;
 	req->flags &= ~(uint32_t)SDP_CTL_F_BYID;
-	if (preload_ctl_call(req, -1, rep, NULL) < 0)
+	if (preload_ctl_call_at(0, pid, req, 0, -1, rep, NULL) < 0)
 		return -1;
-	if (rep->err != ENOENT || (rep->flags & SDP_CTL_R_FAILED))
-		return 0;
-	if (preload_stream_id(fd, &n) < 0)
+	if (rep->err != ENOENT || (rep->flags & SDP_CTL_R_FAILED) || !byid)
 		return 0;
 	req->flags |= SDP_CTL_F_BYID;
 	req->ino = n;
-	return preload_ctl_call(req, -1, rep, NULL);
+	return preload_ctl_call_at(0, pid, req, 0, -1, rep, NULL);
 }
 
 int preload_cache_get(int fd, struct preload_sock *s)

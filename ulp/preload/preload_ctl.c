@@ -29,35 +29,81 @@
 
 static atomic_uint ctl_next_id;
 
+/*
+ * The idx-th service: env may name several, comma-separated (a node in
+ * several partitions runs a service per partition); unset or empty, the
+ * default name alone.  0 if there is no idx-th.
+ */
 static socklen_t ctl_addr(struct sockaddr_un *sun, const char *envname,
-			  const char *name)
+			  const char *name, unsigned int idx)
 {
-	const char *env = getenv(envname);
+	const char *env = getenv(envname), *end;
 	int abstract = 1;
 	size_t n;
 
 	if (env && *env) {
+		for (; idx; idx--) {
+			env = strchr(env, ',');
+			if (!env)
+				return 0;
+			env++;
+		}
+		end = strchr(env, ',');
+		n = end ? (size_t)(end - env) : strlen(env);
+		if (!n)
+			return 0;
 		abstract = env[0] == '@';
-		name = abstract ? env + 1 : env;
+		name = env + abstract;
+		n -= (size_t)abstract;
+	} else {
+		if (idx)
+			return 0;
+		n = strlen(name);
 	}
 	memset(sun, 0, sizeof(*sun));
 	sun->sun_family = AF_UNIX;
-	n = strnlen(name, sizeof(sun->sun_path) - 1);
+	if (n > sizeof(sun->sun_path) - 2)
+		n = sizeof(sun->sun_path) - 2;
 	memcpy(sun->sun_path + abstract, name, n);
 	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + abstract +
 			   n + !abstract);
 }
 
-static int ctl_open(uint32_t timeout_ms, int intr, const char *env,
-		    const char *name)
+unsigned int preload_ctl_count(const char *env)
 {
 	struct sockaddr_un sun;
-	socklen_t len = ctl_addr(&sun, env, name);
+	unsigned int n = 0;
+
+	while (n < PRELOAD_CTL_MAX && ctl_addr(&sun, env, "-", n))
+		n++;
+	return n ? n : 1;
+}
+
+static pid_t peer_pid(int s)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (preload_real.getsockopt(s, SOL_SOCKET, SO_PEERCRED, &uc,
+				    &len) < 0)
+		return -1;
+	return uc.pid;
+}
+
+static int ctl_open(uint32_t timeout_ms, int intr, const char *env,
+		    const char *name, unsigned int idx)
+{
+	struct sockaddr_un sun;
+	socklen_t len = ctl_addr(&sun, env, name, idx);
 	uint32_t ms = timeout_ms ? timeout_ms + CTL_GRACE_MS : CTL_DEFAULT_MS;
 	struct timeval tv = { .tv_sec = ms / 1000,
 			      .tv_usec = (ms % 1000) * 1000 };
 	int s, e;
 
+	if (!len) {
+		errno = ENOENT;
+		return -1;
+	}
 	s = preload_real.socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -1;
@@ -70,6 +116,42 @@ static int ctl_open(uint32_t timeout_ms, int intr, const char *env,
 		return -1;
 	}
 	return s;
+}
+
+/*
+ * The service whose process is pid (the PID its unix names carry), when
+ * several are named: its connection, else the idx-th's.
+ */
+static int ctl_open_pid(uint32_t timeout_ms, int intr, const char *env,
+			const char *name, unsigned int idx, pid_t pid)
+{
+	unsigned int i, n = pid > 0 ? preload_ctl_count(env) : 1;
+	int s;
+
+	for (i = 0; n > 1 && i < n; i++) {
+		s = ctl_open(timeout_ms, intr, env, name, i);
+		if (s < 0)
+			continue;
+		if (peer_pid(s) == pid)
+			return s;
+		preload_real.close(s);
+	}
+	return ctl_open(timeout_ms, intr, env, name, idx);
+}
+
+bool preload_ctl_is_service(const char *env, const char *name, pid_t pid)
+{
+	unsigned int i, n = preload_ctl_count(env);
+	int s, yes = 0;
+
+	for (i = 0; i < n && !yes; i++) {
+		s = ctl_open(0, 0, env, name, i);
+		if (s < 0)
+			continue;
+		yes = peer_pid(s) == pid;
+		preload_real.close(s);
+	}
+	return yes;
 }
 
 static int ctl_send(int s, const void *req, size_t reqlen, int send_fd)
@@ -152,22 +234,15 @@ bad:
 	return -1;
 }
 
-int preload_ctl_raw(const char *env, const char *name, uint32_t timeout_ms,
+int preload_ctl_raw(const char *env, const char *name, unsigned int svc,
+		    pid_t pid, uint32_t timeout_ms, unsigned int flags,
 		    const void *req, size_t reqlen, int send_fd, void *rep,
 		    size_t replen, int *fd)
-{
-	return preload_ctl_raw2(env, name, timeout_ms, 0, req, reqlen,
-				send_fd, rep, replen, fd);
-}
-
-int preload_ctl_raw2(const char *env, const char *name, uint32_t timeout_ms,
-		     unsigned int flags, const void *req, size_t reqlen,
-		     int send_fd, void *rep, size_t replen, int *fd)
 {
 	int intr = !!(flags & PRELOAD_CTL_INTR), s, e;
 
 	*fd = -1;
-	s = ctl_open(timeout_ms, intr, env, name);
+	s = ctl_open_pid(timeout_ms, intr, env, name, svc, pid);
 	if (s < 0)
 		return -1;
 	if (ctl_send(s, req, reqlen, send_fd) < 0 ||
@@ -184,11 +259,12 @@ int preload_ctl_raw2(const char *env, const char *name, uint32_t timeout_ms,
 int preload_ctl_call(struct sdp_ctl_req *req, int send_fd,
 		     struct sdp_ctl_reply *rep, int *recv_fd)
 {
-	return preload_ctl_call2(req, 0, send_fd, rep, recv_fd);
+	return preload_ctl_call_at(0, 0, req, 0, send_fd, rep, recv_fd);
 }
 
-int preload_ctl_call2(struct sdp_ctl_req *req, unsigned int flags,
-		      int send_fd, struct sdp_ctl_reply *rep, int *recv_fd)
+int preload_ctl_call_at(unsigned int svc, pid_t pid, struct sdp_ctl_req *req,
+			unsigned int flags, int send_fd,
+			struct sdp_ctl_reply *rep, int *recv_fd)
 {
 	int fd = -1;
 
@@ -196,9 +272,9 @@ int preload_ctl_call2(struct sdp_ctl_req *req, unsigned int flags,
 	req->id = atomic_fetch_add(&ctl_next_id, 1) + 1;
 	strncpy(req->program, program_invocation_short_name,
 		sizeof(req->program) - 1);
-	if (preload_ctl_raw2(SDP_CTL_ENV, SDP_CTL_NAME, req->timeout_ms, flags,
-			     req, sizeof(*req), send_fd, rep, sizeof(*rep),
-			     &fd) < 0)
+	if (preload_ctl_raw(SDP_CTL_ENV, SDP_CTL_NAME, svc, pid,
+			    req->timeout_ms, flags, req, sizeof(*req), send_fd,
+			    rep, sizeof(*rep), &fd) < 0)
 		return -1;
 	if (rep->magic != SDP_CTL_MAGIC || rep->id != req->id) {
 		if (fd >= 0)

@@ -61,10 +61,13 @@ enum fd_kind {
 	FD_SDP,			/* one of our SDP streams */
 };
 
+struct rds_board;
 struct rds_fdinfo {
 	union rds_ctl_addr local, peer;	/* family 0: unbound, unconnected */
 	int sndbuf, rcvbuf;
 	int sent;	/* it sent (here, or the service says so): no TOS now */
+	const struct rds_board *board;	/* its service's, once looked up */
+	int board_tried;		/* ... and none came */
 };
 
 static _Atomic unsigned char fdtab[FDTAB_SIZE];
@@ -158,17 +161,41 @@ void preload_fd_sdp(int fd)
 
 /* --- the service --------------------------------------------------------- */
 
-static int rds_call(struct rds_ctl_req *req, int fd, struct rds_ctl_reply *rep,
-		    int *recv_fd)
+/* The PID of the service of RDS socket fd (its name says it), or 0. */
+static pid_t sock_pid(int fd)
 {
+	struct sockaddr_un sun;
+	socklen_t len = sizeof(sun);
+	size_t n = sizeof(RDS_CTL_SOCK_PREFIX) - 1;
+	long pid;
+
+	if (preload_real.getsockname(fd, (struct sockaddr *)&sun, &len) < 0 ||
+	    !sun_rds(&sun, len))
+		return 0;
+	((char *)&sun)[len < sizeof(sun) ? len : sizeof(sun) - 1] = 0;
+	pid = strtol(sun.sun_path + 1 + n, NULL, 10);
+	return pid > 0 ? (pid_t)pid : 0;
+}
+
+/*
+ * A request to the svc-th service (IBGW_RDS_SOCKET may name one per
+ * partition), or, about an RDS socket fd where several are named, to
+ * the one that has the socket.
+ */
+static int rds_call_at(unsigned int svc, struct rds_ctl_req *req, int fd,
+		       struct rds_ctl_reply *rep, int *recv_fd)
+{
+	pid_t pid = 0;
 	int got = -1;
 
+	if (fd >= 0 && preload_ctl_count(RDS_CTL_ENV) > 1)
+		pid = sock_pid(fd);
 	req->magic = RDS_CTL_MAGIC;
 	req->id = atomic_fetch_add(&ctl_ids, 1) + 1;
 	strncpy(req->program, program_invocation_short_name,
 		sizeof(req->program) - 1);
-	if (preload_ctl_raw(RDS_CTL_ENV, RDS_CTL_NAME, 0, req, sizeof(*req),
-			    fd, rep, sizeof(*rep), &got) < 0)
+	if (preload_ctl_raw(RDS_CTL_ENV, RDS_CTL_NAME, svc, pid, 0, 0, req,
+			    sizeof(*req), fd, rep, sizeof(*rep), &got) < 0)
 		return -1;
 	if (rep->magic != RDS_CTL_MAGIC || rep->id != req->id) {
 		if (got >= 0)
@@ -181,6 +208,12 @@ static int rds_call(struct rds_ctl_req *req, int fd, struct rds_ctl_reply *rep,
 	else if (got >= 0)
 		preload_real.close(got);
 	return 0;
+}
+
+static int rds_call(struct rds_ctl_req *req, int fd, struct rds_ctl_reply *rep,
+		    int *recv_fd)
+{
+	return rds_call_at(0, req, fd, rep, recv_fd);
 }
 
 static void info_set(struct rds_fdinfo *i, const struct rds_ctl_reply *r)
@@ -215,6 +248,7 @@ static struct rds_fdinfo *info_get(int fd, int refresh)
 		return NULL;
 	}
 	if (fd >= FDTAB_SIZE) {
+		memset(&spare, 0, sizeof(spare));	/* no board kept */
 		info_set(&spare, &r);
 		return &spare;
 	}
@@ -234,25 +268,41 @@ static struct rds_fdinfo *info_get(int fd, int refresh)
 
 /* --- socket ----------------------------------------------------------------- */
 
-static void board_owner_check(int fd);
-
-static int rds_socket(int type)
+/* A new socket of the svc-th service (its reply in *r): the fd, -1 with
+ * errno, or -2 when there is no such service running. */
+static int socket_at(unsigned int svc, struct rds_ctl_reply *r)
 {
 	struct rds_ctl_req q;
-	struct rds_ctl_reply r;
-	struct rds_fdinfo *i;
 	int fd = -1;
 
 	memset(&q, 0, sizeof(q));
 	q.op = RDS_CTL_SOCKET;
-	if (rds_call(&q, -1, &r, &fd) < 0)
-		return -2;	/* no service: the kernel's */
-	if (r.err || fd < 0) {
+	if (rds_call_at(svc, &q, -1, r, &fd) < 0)
+		return -2;
+	if (r->err || fd < 0) {
 		if (fd >= 0)
 			preload_real.close(fd);
-		errno = r.err ? r.err : EPROTO;
+		errno = r->err ? r->err : EPROTO;
 		return -1;
 	}
+	return fd;
+}
+
+static int rds_socket(int type)
+{
+	struct rds_ctl_reply r;
+	struct rds_fdinfo *i;
+	unsigned int svc, n = preload_ctl_count(RDS_CTL_ENV);
+	int fd = -2;
+
+	/* the first service running; bind moves the socket to the
+	 * partition whose address it names */
+	for (svc = 0; svc < n && fd == -2; svc++)
+		fd = socket_at(svc, &r);
+	if (fd == -2)
+		return -2;	/* no service: the kernel's */
+	if (fd < 0)
+		return -1;
 	/* it came with MSG_CMSG_CLOEXEC */
 	if (!(type & SOCK_CLOEXEC))
 		fcntl(fd, F_SETFD, 0);
@@ -262,6 +312,10 @@ static int rds_socket(int type)
 		return -1;
 	}
 	fd_forget(fd);
+	/* several services: bind may move it to another (move_bind), so
+	 * its epoll registrations until then are remembered */
+	if (n > 1)
+		preload_epoll_fresh(fd, true);
 	if (fd < FDTAB_SIZE) {
 		atomic_store(&fdtab[fd], FD_RDS);
 		i = calloc(1, sizeof(*i));
@@ -270,7 +324,6 @@ static int rds_socket(int type)
 			atomic_store(&fdinfo[fd], i);
 		}
 	}
-	board_owner_check(fd);
 	preload_log(PRELOAD_LOG_INFO, "socket(AF_RDS): fd %d, the service's "
 		    "socket %u", fd, r.sock_id);
 	return fd;
@@ -571,6 +624,7 @@ static int ctl_op(int fd, enum rds_ctl_op op, const union rds_ctl_addr *a,
 }
 
 static int sock_flag(int fd, int level, int name);
+static void sock_flag_set(int fd, int level, int name, int v);
 
 /* 127.0.0.0/8, ::1 and IPv4-mapped 127.0.0.0/8: the kernel's loop
  * transport's (rds_trans_get_preferred) */
@@ -583,6 +637,107 @@ static int addr_loopback(const union rds_ctl_addr *a)
 	return a->family == AF_INET6 &&
 	       (IN6_IS_ADDR_LOOPBACK(&a->v6.sin6_addr) ||
 		(IN6_IS_ADDR_V4MAPPED(&a->v6.sin6_addr) && b[12] == 127));
+}
+
+/*
+ * Where IBGW_RDS_SOCKET names several services (one per partition of the
+ * node), socket() made fd at the first running one; an address that
+ * service does not have (EADDRNOTAVAIL) may be another's: a new socket
+ * is made there, given what fd had (buffer sizes, default destination,
+ * the options the preload keeps), bound, and put in fd's place (its
+ * FD_CLOEXEC, O_NONBLOCK and epoll registrations kept); the first socket
+ * goes.  A duplicate of fd made before the bind stays the first socket.
+ */
+static int move_bind(int fd, const union rds_ctl_addr *a)
+{
+	static const struct { int level, name; } keep[] = {
+		{ SOL_SOCKET, SO_ZEROCOPY },
+		{ SOL_RDS, RDS_CTL_SO_TRANSPORT },
+		{ SOL_RDS, RDS_CTL_RECVERR },
+	};
+	struct rds_ctl_reply r;
+	struct rds_fdinfo *i = info_get(fd, 0), old;
+	unsigned int svc, n = preload_ctl_count(RDS_CTL_ENV), k;
+	pid_t pid = sock_pid(fd);
+	int nfd, fl, fdfl, v;
+
+	if (!i)
+		return -1;
+	old = *i;
+	fl = fcntl(fd, F_GETFL);
+	fdfl = fcntl(fd, F_GETFD);
+	if (fl < 0 || fdfl < 0)
+		return -1;
+	for (svc = 0; svc < n; svc++) {
+		nfd = socket_at(svc, &r);
+		if (nfd < 0)
+			continue;
+		if (sock_pid(nfd) == pid) {	/* fd's own service */
+			preload_real.close(nfd);
+			continue;
+		}
+		if ((r.sndbuf != old.sndbuf &&
+		     ctl_op(nfd, RDS_CTL_SETOPT, NULL, SOL_SOCKET, SO_SNDBUFFORCE,
+			    old.sndbuf / 2) < 0 &&
+		     ctl_op(nfd, RDS_CTL_SETOPT, NULL, SOL_SOCKET, SO_SNDBUF,
+			    old.sndbuf / 2) < 0) ||
+		    (r.rcvbuf != old.rcvbuf &&
+		     ctl_op(nfd, RDS_CTL_SETOPT, NULL, SOL_SOCKET, SO_RCVBUFFORCE,
+			    old.rcvbuf / 2) < 0 &&
+		     ctl_op(nfd, RDS_CTL_SETOPT, NULL, SOL_SOCKET, SO_RCVBUF,
+			    old.rcvbuf / 2) < 0) ||
+		    ctl_op(nfd, RDS_CTL_BIND, a, 0, 0, 0) < 0 ||
+		    (old.peer.family &&
+		     ctl_op(nfd, RDS_CTL_CONNECT, &old.peer, 0, 0, 0) < 0)) {
+			v = errno;
+			preload_real.close(nfd);
+			fd_forget(nfd);
+			if (v == EADDRNOTAVAIL)
+				continue;
+			errno = v;
+			return -1;
+		}
+		for (k = 0; k < sizeof(keep) / sizeof(keep[0]); k++)
+			if ((v = sock_flag(fd, keep[k].level, keep[k].name)))
+				sock_flag_set(nfd, keep[k].level, keep[k].name,
+					      v);
+		if (preload_real.dup3(nfd, fd, (fdfl & FD_CLOEXEC) ?
+				      O_CLOEXEC : 0) < 0) {
+			v = errno;
+			preload_real.close(nfd);
+			fd_forget(nfd);
+			errno = v;
+			return -1;
+		}
+		preload_real.close(nfd);
+		fd_forget(nfd);
+		if (fl & O_NONBLOCK)
+			fcntl(fd, F_SETFL, fl);
+		preload_epoll_moved(fd);
+		fd_forget(fd);
+		if (fd < FDTAB_SIZE)
+			atomic_store(&fdtab[fd], FD_RDS);
+		info_get(fd, 1);
+		preload_log(PRELOAD_LOG_INFO, "bind(AF_RDS) fd %d: the address "
+			    "of RDS service %u of %u", fd, svc + 1, n);
+		return 0;
+	}
+	errno = EADDRNOTAVAIL;
+	return -1;
+}
+
+/* BIND at fd's service, then (several named) at the others.  Bound,
+ * the socket stays where it is: its epoll registrations need not be
+ * remembered any more (rds_socket). */
+static int bind_any(int fd, const union rds_ctl_addr *a)
+{
+	if (ctl_op(fd, RDS_CTL_BIND, a, 0, 0, 0) == 0) {
+		preload_epoll_fresh(fd, false);
+		return 0;
+	}
+	if (errno != EADDRNOTAVAIL || preload_ctl_count(RDS_CTL_ENV) < 2)
+		return -1;
+	return move_bind(fd, a);
 }
 
 int preload_rds_bind(int fd, const struct sockaddr *sa, socklen_t len)
@@ -601,14 +756,14 @@ int preload_rds_bind(int fd, const struct sockaddr *sa, socklen_t len)
 			errno = ENOPROTOOPT;
 			return -1;
 		}
-		if (ctl_op(fd, RDS_CTL_BIND, &a, 0, 0, 0) < 0) {
+		if (bind_any(fd, &a) < 0) {
 			if (errno == EADDRNOTAVAIL)
 				errno = ENOPROTOOPT;
 			return -1;
 		}
 		return 0;
 	}
-	return ctl_op(fd, RDS_CTL_BIND, &a, 0, 0, 0);
+	return bind_any(fd, &a);
 }
 
 int preload_rds_connect(int fd, const struct sockaddr *sa, socklen_t len)
@@ -976,66 +1131,83 @@ static struct iovec *iov_wrap(struct iovec *stack, const struct msghdr *m,
 
 /* --- the congestion board ------------------------------------------------- */
 
-static const struct rds_board *_Atomic board;
-static atomic_int board_tried;
+/*
+ * The boards of the services this process's sockets belong to, by the
+ * service's PID (a restarted service has a new one; a node in several
+ * partitions a service per partition).  A mapping stays once made
+ * (another thread may be reading it): at most BOARDS, then the oldest
+ * slot is reused, its mapping kept.
+ */
+#define BOARDS	8
+static struct {
+	const struct rds_board *_Atomic b;
+	_Atomic pid_t pid;
+} boards[BOARDS];
+static atomic_uint board_next;
 
-/* The service's board, mapped read-only on first need; NULL without. */
-static const struct rds_board *board_get(void)
+static const struct rds_board *board_fetch(int fd, pid_t pid)
 {
-	const struct rds_board *b = atomic_load(&board);
+	const struct rds_board *b;
 	struct rds_ctl_req q;
 	struct rds_ctl_reply r;
 	struct stat st;
 	void *map;
-	int fd = -1;
+	int bfd = -1;
 
-	if (b || atomic_exchange(&board_tried, 1))
-		return b;
 	memset(&q, 0, sizeof(q));
 	q.op = RDS_CTL_BOARD;
-	if (rds_call(&q, -1, &r, &fd) < 0 || r.err || fd < 0 ||
-	    fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*b)) {
-		if (fd >= 0)
-			preload_real.close(fd);
+	/* the socket passed only to find its service */
+	if (rds_call(&q, fd, &r, &bfd) < 0 || r.err || bfd < 0 ||
+	    fstat(bfd, &st) < 0 || (size_t)st.st_size < sizeof(*b)) {
+		if (bfd >= 0)
+			preload_real.close(bfd);
 		preload_log(PRELOAD_LOG_INFO, "RDS: no congestion board: a "
 			    "congested port gives EAGAIN, not ENOBUFS");
 		return NULL;
 	}
-	map = mmap(NULL, sizeof(*b), PROT_READ, MAP_SHARED, fd, 0);
-	preload_real.close(fd);
+	map = mmap(NULL, sizeof(*b), PROT_READ, MAP_SHARED, bfd, 0);
+	preload_real.close(bfd);
 	if (map == MAP_FAILED)
 		return NULL;
 	b = map;
-	if (b->magic != RDS_BOARD_MAGIC || b->nslots != RDS_BOARD_SLOTS) {
+	if (b->magic != RDS_BOARD_MAGIC || b->nslots != RDS_BOARD_SLOTS ||
+	    (pid > 0 && b->owner != (uint32_t)pid)) {
 		munmap(map, sizeof(*b));
 		return NULL;
 	}
-	atomic_store(&board, b);
 	return b;
 }
 
-/*
- * A new socket from a service other than the board's (ipoibd restarted):
- * the next send fetches the new one.  The old mapping stays (another
- * thread may be reading it); one per restart.
- */
-static void board_owner_check(int fd)
+/* The board of RDS socket fd's service, mapped read-only on first need
+ * and remembered in *i; NULL without. */
+static const struct rds_board *board_get(int fd, struct rds_fdinfo *i)
 {
-	const struct rds_board *b = atomic_load(&board);
-	struct sockaddr_un sun;
-	socklen_t len = sizeof(sun);
-	size_t n = sizeof(RDS_CTL_SOCK_PREFIX) - 1;
-	long pid;
+	const struct rds_board *b;
+	unsigned int k;
+	pid_t pid;
 
-	if (!b || preload_real.getsockname(fd, (struct sockaddr *)&sun,
-					   &len) < 0 || !sun_rds(&sun, len))
-		return;
-	((char *)&sun)[len < sizeof(sun) ? len : sizeof(sun) - 1] = 0;
-	pid = strtol(sun.sun_path + 1 + n, NULL, 10);
-	if (pid > 0 && (uint32_t)pid != b->owner) {
-		atomic_store(&board, NULL);
-		atomic_store(&board_tried, 0);
+	if (i && (i->board || i->board_tried))
+		return i->board;
+	pid = sock_pid(fd);
+	for (k = 0; pid > 0 && k < BOARDS; k++)
+		if (atomic_load(&boards[k].pid) == pid &&
+		    (b = atomic_load(&boards[k].b)))
+			goto found;
+	b = board_fetch(fd, pid);
+	if (i)
+		i->board_tried = 1;
+	if (!b)
+		return NULL;
+	if (pid > 0) {
+		k = atomic_fetch_add(&board_next, 1) % BOARDS;
+		atomic_store(&boards[k].b, NULL);
+		atomic_store(&boards[k].pid, pid);
+		atomic_store(&boards[k].b, b);
 	}
+found:
+	if (i)
+		i->board = b;
+	return b;
 }
 
 /* Does the board show dst's port congested? */
@@ -1321,7 +1493,7 @@ static ssize_t rds_send(int fd, const struct msghdr *m, int flags)
 	/* rds_sendmsg() has its connection (rs_conn) before it waits on
 	 * congestion: a TOS is too late from here on (rds_settos) */
 	i->sent = 1;
-	b = board_get();
+	b = board_get(fd, i);
 	if (cong_wait(b, fd, &h.peer, flags) < 0)
 		return -1;
 	if (b)

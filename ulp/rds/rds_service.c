@@ -1258,8 +1258,18 @@ struct rds_service *rds_service_new(struct event_base *base,
 	struct sockaddr_un sa;
 	int e;
 
-	if (!name)
+	char first[108];
+
+	if (!name) {
+		/* the preload's list of services (one per partition): a
+		 * service started without a name of its own is the first */
 		name = getenv(RDS_CTL_ENV);
+		if (name && strchr(name, ',')) {
+			snprintf(first, sizeof(first), "%.*s",
+				 (int)(strchr(name, ',') - name), name);
+			name = first;
+		}
+	}
 	if (!name || !*name)
 		name = "@" RDS_CTL_NAME;
 	if (strlen(name) >= sizeof(sa.sun_path) - 1) {

@@ -47,12 +47,22 @@
  *           error is set.  With SDP_CTL_F_BOTH too, a failed SDP
  *           attempt goes on as TCP from the service (a TCP connection to
  *           the destination relayed to the stream), and only TCP's
- *           failure is a failure.
+ *           failure is a failure.  With SDP_CTL_F_ROUTE (the preload
+ *           has other services to ask: one per partition), a destination
+ *           this service's interface does not reach is answered
+ *           ENETUNREACH at once and not counted as a failure (only in
+ *           connects_elsewhere), and never goes on as TCP from here.
  *  LISTEN   req.local (address and port; port 0 asks the service for
  *           one), req.backlog, req.flags SDP_CTL_F_BOTH with a TCP
  *           listening socket passed as SCM_RIGHTS: the service accepts
  *           TCP on it too (listen on both), handing those connections to
- *           the program the same way.  Reply: err, local (the port
+ *           the program the same way.  With SDP_CTL_F_ADOPT instead
+ *           (the preload, where several services are named: one per
+ *           partition of the node), the socket passed is a listener
+ *           another service handed over by LISTEN, to take this
+ *           service's partition's connections for it as well (no TCP
+ *           half: the first service has it); the reply carries no
+ *           socket.  Reply: err, local (the port
  *           bound) and a listening SOCK_STREAM unix socket as
  *           SCM_RIGHTS.  EADDRINUSE when a live SDP listener has the
  *           port, unless both have SDP_CTL_F_REUSEPORT and one user
@@ -157,6 +167,10 @@ enum sdp_ctl_op {
 #define SDP_CTL_F_REUSEPORT	0x80	/* LISTEN: SO_REUSEPORT: shares the
 					 * port with others of the same user
 					 * that have it, in turn */
+#define SDP_CTL_F_ROUTE		0x100	/* CONNECT: others to ask (see
+					 * CONNECT) */
+#define SDP_CTL_F_ADOPT		0x200	/* LISTEN: another service's
+					 * listener passed (see LISTEN) */
 
 /* Reply flags. */
 #define SDP_CTL_R_PENDING	0x1

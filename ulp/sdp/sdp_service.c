@@ -173,6 +173,14 @@ const struct counter_desc sdp_service_counters[] = {
 		tcp_listeners_lost,
 		"'Both' listeners whose TCP half stopped listening (shut down "
 		"by its program): TCP no longer taken there."),
+	COUNTER("listens_adopted", struct sdp_service_stats,
+		listens_adopted,
+		"Listeners another partition's service made, taking this "
+		"partition's connections for a program too."),
+	COUNTER("connects_elsewhere", struct sdp_service_stats,
+		connects_elsewhere,
+		"Connects to a destination not reached through this interface, "
+		"left to the program's next service (another partition's)."),
 	COUNTERS_END
 };
 
@@ -800,6 +808,14 @@ static void connect_go(struct svc_conn *c)
 				return;
 			}
 		}
+		if (e == ENETUNREACH && !c->handed &&
+		    (c->req.flags & SDP_CTL_F_ROUTE)) {
+			/* another partition's service is asked next */
+			sv->st.connects_elsewhere++;
+			reply(c, e, NULL, 0, NULL, 0, -1);
+			conn_free(c);
+			return;
+		}
 		connect_fail(c, e == EAGAIN ? EHOSTUNREACH : e);
 		return;
 	}
@@ -1196,6 +1212,41 @@ static int tcp_listener(int fd)
 	return d == AF_INET || d == AF_INET6;
 }
 
+/*
+ * An ADOPT listen's socket: a listening unix stream socket another
+ * service named (PRELOAD_LISTEN_PREFIX, "ibgw-sdp-l/"): its name, without
+ * the leading NUL, into name.  0, or -1.
+ */
+static int adopted_name(int fd, char *name, size_t cap)
+{
+	struct sockaddr_un sa;
+	socklen_t sl = sizeof(sa);
+	static const char pfx[] = "ibgw-sdp-l/";
+	int v = 0, t = 0;
+	socklen_t vl = sizeof(v);
+	size_t n;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &vl) < 0 || !v)
+		return -1;
+	vl = sizeof(t);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &t, &vl) < 0 ||
+	    t != SOCK_STREAM)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	if (getsockname(fd, (struct sockaddr *)&sa, &sl) < 0 ||
+	    sa.sun_family != AF_UNIX ||
+	    sl <= offsetof(struct sockaddr_un, sun_path) + sizeof(pfx) ||
+	    sa.sun_path[0])
+		return -1;
+	n = sl - offsetof(struct sockaddr_un, sun_path) - 1;
+	if (n >= cap || memcmp(sa.sun_path + 1, pfx, sizeof(pfx) - 1) ||
+	    memchr(sa.sun_path + 1, 0, n))
+		return -1;
+	memcpy(name, sa.sun_path + 1, n);
+	name[n] = 0;
+	return 0;
+}
+
 static void do_listen(struct svc_conn *c, int tcp_fd)
 {
 	struct sdp_service *sv = c->sv;
@@ -1207,11 +1258,25 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	int v6only = c->family == AF_INET6 &&
 		     (c->req.flags & SDP_CTL_F_V6ONLY);
 	int reuse = !!(c->req.flags & SDP_CTL_F_REUSEPORT);
+	int adopt = !!(c->req.flags & SDP_CTL_F_ADOPT);
 	uid_t uid = req_uid(c);
+	char aname[64];
 
 	if (from_ctl(&c->req.local, &a, &port) < 0 || !port) {
 		e = EINVAL;
 		goto fail;
+	}
+	/* adopting: the socket passed is the listener, and the TCP half
+	 * stays with the service that made it */
+	if (adopt && (tcp_fd < 0 || (c->req.flags & SDP_CTL_F_BOTH) ||
+		      adopted_name(tcp_fd, aname, sizeof(aname)) < 0)) {
+		sv->st.bad_requests++;
+		e = EINVAL;
+		goto fail;
+	}
+	if (adopt) {
+		fd = tcp_fd;
+		tcp_fd = -1;
 	}
 	/* the TCP half must be one: a socket that cannot accept would
 	 * wake the loop for ever */
@@ -1268,13 +1333,18 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	 * threaded client's burst (sdp_semantics.sh); SOMAXCONN, capped by
 	 * the kernel at net.core.somaxconn, keeps TCP's outcome.
 	 */
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind_name(fd, "l", c->id, l->name, sizeof(l->name)) < 0 ||
-	    listen(fd, c->req.backlog > SOMAXCONN ? c->req.backlog :
-		   SOMAXCONN) < 0) {
-		e = errno;
-		free(l);
-		goto fail;
+	if (adopt) {
+		snprintf(l->name, sizeof(l->name), "%s", aname);
+	} else {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 ||
+		    bind_name(fd, "l", c->id, l->name, sizeof(l->name)) < 0 ||
+		    listen(fd, c->req.backlog > SOMAXCONN ? c->req.backlog :
+			   SOMAXCONN) < 0) {
+			e = errno;
+			free(l);
+			goto fail;
+		}
 	}
 	if (sdp_ep_listen(sv->ep, port, err, sizeof(err)) < 0) {
 		e = errno ? errno : EADDRINUSE;
@@ -1301,7 +1371,11 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 			l->ino = st.st_ino;
 	}
 	sv->st.listens++;
-	reply(c, 0, &a, port, NULL, 0, fd);
+	if (adopt)
+		sv->st.listens_adopted++;
+	/* an adopted listener is the program's: not handed back, and not
+	 * held here (its close must be seen) */
+	reply(c, 0, &a, port, NULL, 0, adopt ? -1 : fd);
 	close(fd);
 	conn_free(c);
 	return;
@@ -1751,9 +1825,11 @@ static void req_cb(evutil_socket_t fd, short what, void *arg)
 	c->req.program[sizeof(c->req.program) - 1] = 0;
 	c->family = c->req.local.family == AF_INET6 ||
 		    c->req.remote.family == AF_INET6 ? AF_INET6 : AF_INET;
-	/* only a 'both' LISTEN takes an fd (its TCP listener) */
+	/* only a 'both' LISTEN takes an fd (its TCP listener), or an
+	 * adopting one (another service's listener) */
 	if (passed >= 0 && !(c->req.op == SDP_CTL_LISTEN &&
-			     (c->req.flags & SDP_CTL_F_BOTH))) {
+			     (c->req.flags & (SDP_CTL_F_BOTH |
+					      SDP_CTL_F_ADOPT)))) {
 		close(passed);
 		passed = -1;
 	}
@@ -1858,8 +1934,18 @@ struct sdp_service *sdp_service_new(struct event_base *base,
 	socklen_t sl;
 	int e;
 
-	if (!name)
+	char first[108];
+
+	if (!name) {
+		/* the preload's list of services (one per partition): a
+		 * service started without a name of its own is the first */
 		name = getenv(SDP_CTL_ENV);
+		if (name && strchr(name, ',')) {
+			snprintf(first, sizeof(first), "%.*s",
+				 (int)(strchr(name, ',') - name), name);
+			name = first;
+		}
+	}
 	if (!name || !*name)
 		name = "@" SDP_CTL_NAME;
 	if (strlen(name) >= sizeof(sa.sun_path) - 1) {

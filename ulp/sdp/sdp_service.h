@@ -74,6 +74,10 @@ struct sdp_service_stats {
 	uint64_t resets_told;		/* ... its error taken (INFO TAKE) */
 	uint64_t tcp_accept_pauses;	/* 'both' TCP halves out of fds */
 	uint64_t tcp_listeners_lost;	/* ... no longer listening */
+	uint64_t listens_adopted;	/* LISTENs of another partition's
+					 * service's listener */
+	uint64_t connects_elsewhere;	/* CONNECTs not through this
+					 * interface, left to the next */
 };
 
 extern const struct counter_desc sdp_service_counters[];
