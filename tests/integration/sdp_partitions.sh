@@ -17,7 +17,10 @@
 #  d) a program bound to partition 0x8001's service cannot reach an
 #     address of 0x8002: connect fails, nothing goes to 0x8002's service;
 #  e) a program given both services (IBGW_SDP_SOCKET=A,B) listens and
-#     connects in both partitions over SDP.
+#     connects in both partitions over SDP;
+#  f) AF_RDS the same way (IBGW_RDS_SOCKET=A,B): sockets move to the
+#     service of the address they bind;
+#  g) the first partition's ipoibd stopped: the second still serves.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -242,3 +245,32 @@ expect_eq "f) h2: p1's service refused p2's address once" \
 expect_eq "f) h2: p1's service took its 3 datagrams" "$(pstat h2 p1 rds_service.rx_msgs)" $((r1 + 3))
 expect_eq "f) h2: p2's service took its 3 datagrams" "$(pstat h2 p2 rds_service.rx_msgs)" $((r2 + 3))
 ok "f) AF_RDS with both services: sockets bound in each partition, each carried by its partition's service"
+
+# g) the first partition's ipoibd stopped on h1: the program with both
+# services named still reaches partition 0x8002 over SDP and RDS (the
+# first control socket refuses, the second service takes the connect and
+# makes the AF_RDS socket).
+kill "$h1_p1_PID"
+wait "$h1_p1_PID" 2>/dev/null
+c2=$(pstat h1 p2 sdp_service.connects)
+SB h2 socat -u TCP-LISTEN:7300,bind=10.62.0.2 "OPEN:$T/got.g,creat,trunc" &
+S=$!
+PIDS+=("$S")
+sid=$(printf '0x%016x' $((0x10000 + 7300)))
+lst() { ctl cm | grep -q "^listen port $h2lid .*service $sid .* pkey 0x0002$"; }
+eventually lst || { ctl cm; fail "g) no SDP listener on $sid for P_Key 0x0002"; }
+SB h1 socat -u "OPEN:$T/data" "TCP:10.62.0.2:7300" || { cat "$T/both.log"; fail "g) socat h1 -> h2 with p1's service gone"; }
+wait "$S" || fail "g) the server failed"
+expect_eq "g) sha256 of 2 MB over SDP with the first service gone" "$(sha256sum <"$T/got.g" | cut -d' ' -f1)" "$want"
+expect_eq "g) h1: connected by p2's service" "$(pstat h1 p2 sdp_service.connects)" $((c2 + 1))
+RB h2 python3 "$PY" echo-server 10.62.0.2 7201 0 >"$T/rdsg_srv" 2>&1 &
+E=$!
+PIDS+=("$E")
+bnd() { grep -q "^bound" "$T/rdsg_srv"; }
+eventually bnd || { cat "$T/rdsg_srv"; fail "g) AF_RDS echo server"; }
+RB h1 python3 "$PY" echo-client 10.62.0.1 10.62.0.2 7201 100 4000 >"$T/rdsg_cli" 2>&1 ||
+	{ cat "$T/rdsg_cli" "$T/rdsg_srv"; fail "g) AF_RDS client with p1's service gone"; }
+grep -q "^echoed 2 sizes from 10.62.0.1 port " "$T/rdsg_cli" || fail "g) $(cat "$T/rdsg_cli")"
+kill "$E" 2>/dev/null
+wait "$E" 2>/dev/null
+ok "g) with the first partition's ipoibd stopped, the program reaches the second over SDP and RDS"
