@@ -160,11 +160,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check_bytes();
 	}
-	/* the end: everything reaches the peer and is released */
-	while (step())
-		;
-	if (fr.ack_valid)
-		rds_conn_ack(&c, fr.ack_next);
+	/* the end: everything reaches the peer and is released, the
+	 * peer's ACKs opening the window (RDS_CONN_WINDOW fragments
+	 * unacknowledged at most) until nothing more goes */
+	for (;;) {
+		int sent = 0;
+
+		while (step())
+			sent++;
+		if (fr.ack_valid)
+			rds_conn_ack(&c, fr.ack_next);
+		if (!sent)
+			break;
+	}
 	check(c.head == NULL && c.bytes == 0 && c.sent_bytes == 0);
 	for (q = 1; q < c.next_tx_seq; q++)
 		check(released[q] && (delivered[q] || cancelled[q]));
