@@ -139,6 +139,61 @@ kill "$SHUTL" 2>/dev/null
 wait "$SHUTL" 2>/dev/null
 ok "a 'both' listener's TCP half shut down by the program: given up (tcp_listeners_lost), ipoibd $((c1 - c0)) ticks in 2 s"
 
+# ipoibd out of descriptors while TCP connections wait on a 'both'
+# listener's TCP half (many clients, a low RLIMIT_NOFILE): accept4, or
+# the stream that hands a connection to the program, fails with EMFILE
+# while the listener stays readable; the service keeps the connection it
+# has, pauses that listener 100 ms at a time (tcp_accept_pauses) instead
+# of spinning, and hands over every waiting connection once descriptors
+# are back.
+command -v prlimit >/dev/null || fail "prlimit not installed (util-linux)"
+p0=$(stat_of h2 sdp_service.tcp_accept_pauses)
+ns_bg ACC h2 env LD_PRELOAD="$PRE" LIBSDP_CONFIG_FILE="$T/none.conf" python3 -c '
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 7302))
+s.listen(64)
+open(sys.argv[1], "w").write("listening\n")
+s.settimeout(30)
+n = 0
+try:
+    while n < 12:
+        c, _ = s.accept()
+        n += 1
+        open(sys.argv[1], "a").write("accepted %d\n" % n)
+except OSError as e:
+    open(sys.argv[1], "a").write("error %s\n" % e)
+' "$T/acc.out"
+lsn() { grep -q "^listening" "$T/acc.out" 2>/dev/null; }
+eventually lsn || fail "the 'both' listener on 7302"
+old=$(prlimit --pid "$h2_PID" --nofile -o SOFT,HARD --raw --noheadings | awk '{print $1 ":" $2}')
+case "$old" in [0-9]*:[0-9]*) ;; *) fail "ipoibd h2's RLIMIT_NOFILE: '$old'" ;; esac
+# one above the lowest descriptor number free in ipoibd: the limit, so
+# that accept4 gets a connection and the stream to the program's unix
+# listener fails with EMFILE (before: the TCP connection was reset and
+# lost), and from then on accept4 itself
+nfd=0
+while [ -e /proc/"$h2_PID"/fd/$nfd ]; do nfd=$((nfd + 1)); done
+prlimit --pid "$h2_PID" --nofile=$((nfd + 1)):"${old#*:}" || fail "prlimit on ipoibd h2"
+ns_bg CLI h1 python3 -c '
+import socket, time
+c = [socket.create_connection(("10.1.0.2", 7302), timeout=20) for _ in range(12)]
+time.sleep(30)
+'
+paused() { [ "$(stat_of h2 sdp_service.tcp_accept_pauses)" -gt "${p0:-0}" ]; }
+eventually paused || { prlimit --pid "$h2_PID" --nofile="$old"; fail "no tcp_accept_pauses with ipoibd out of descriptors"; }
+c0=$(awk '{print $14 + $15}' /proc/"$h2_PID"/stat)
+sleep 2
+c1=$(awk '{print $14 + $15}' /proc/"$h2_PID"/stat)
+prlimit --pid "$h2_PID" --nofile="$old" || fail "prlimit back on ipoibd h2"
+[ $((c1 - c0)) -lt 60 ] || fail "ipoibd h2 used $((c1 - c0)) ticks in 2 s out of descriptors (spinning?)"
+all() { grep -q "^accepted 12$" "$T/acc.out"; }
+eventually all || { cat "$T/acc.out"; fail "the waiting TCP connections not all taken once descriptors were back"; }
+kill "$CLI" "$ACC" 2>/dev/null
+wait "$CLI" "$ACC" 2>/dev/null
+ok "ipoibd out of descriptors: the 'both' listener paused ($(( $(stat_of h2 sdp_service.tcp_accept_pauses) - ${p0:-0} )) pauses, $((c1 - c0)) ticks in 2 s), all 12 TCP connections taken after"
+
 sleep 0.5
 # nothing after a violation reached the program; each good message did
 if grep -qx -e bad -e "g*lie" "$T/got" || grep -q "bad$" "$T/got"; then

@@ -36,7 +36,10 @@
 #                              write (or write, write, with SIGPIPE's
 #                              default action; or SO_ERROR, read; or
 #                              read, read, write from before it) gave:
-#                              ECONNRESET first, as TCP
+#                              ECONNRESET first, as TCP; with a fifth
+#                              argument nb, connected with a timeout (a
+#                              non-blocking connect: 'both' against a
+#                              TCP-only server is the service's relay)
 import errno
 import hashlib
 import os
@@ -440,7 +443,7 @@ def outcome(f):
         return errno.errorcode.get(e.errno, str(e.errno))
 
 
-def reset_client(addr, port, how):
+def reset_client(addr, port, how, mode=""):
     """after the server's reset: read, read, write (how: read), or
     write, write (how: write, SIGPIPE's default action restored: TCP
     raises it on the second only), or SO_ERROR, read (how: error), or
@@ -448,7 +451,8 @@ def reset_client(addr, port, how):
     (how: blocked); the outcomes in one line"""
     if how == "write":
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    s = socket.create_connection((addr, int(port)))
+    s = socket.create_connection((addr, int(port)),
+                                 timeout=10 if mode == "nb" else None)
     s.sendall(b"x" * 100)
     if how != "blocked":
         time.sleep(1.5)     # the server reads a byte and resets
@@ -479,4 +483,4 @@ if __name__ == "__main__":
      "exec-child": lambda: exec_child(*a[1:5]), "abandon": lambda: abandon(*a[1:3]),
      "abort-server": lambda: abort_server(a[1]),
      "inherit-server": lambda: inherit_server(*a[1:3]),
-     "reset-client": lambda: reset_client(*a[1:4])}[a[0]]()
+     "reset-client": lambda: reset_client(*a[1:5])}[a[0]]()

@@ -262,6 +262,22 @@ for how in read write error blocked; do
 	ok "accepted stream, SO_LINGER 0: the client's $how after it, over SDP as over TCP: $out"
 done
 
+# the same reset from a TCP-only server through the service's TCP relay
+# (a non-blocking 'both' connect that SDP could not serve): the client's
+# calls after it give what they give over TCP (before, end of file: a
+# cut answer looked whole, curl exited 0)
+for how in read write error blocked; do
+	want=$(ns h1 timeout 60 python3 "$PY" reset-client $A 7703 $how nb 2>&1
+	       echo "(exit $?)")
+	tr0=$(stat_of h1 sdp_service.tcp_relays)
+	out=$(pre h1 timeout 60 python3 "$PY" reset-client $A 7703 $how nb 2>&1
+	      echo "(exit $?)")
+	echo "relay: $out"
+	expect_eq "TCP relays" "$(delta h1 sdp_service.tcp_relays "$tr0")" 1
+	[ "$out" = "$want" ] || fail "TCP relay, the server's reset, $how after it: '$out', TCP '$want'"
+	ok "TCP relay, the server's reset: the client's $how after it as over TCP: $out"
+done
+
 # an accepted stream inherits its listener's options as TCP's accept
 # copies them (SO_LINGER {1, 0}, SO_KEEPALIVE, TCP_KEEPIDLE, TCP_NODELAY,
 # SO_RCVBUF), set before listen or on the listener after it: the options

@@ -32,14 +32,16 @@ struct rig {
 	int p, l;		/* the program's end, the server's */
 	int done;
 	uint64_t bytes;
+	int err;		/* done()'s */
 };
 
-static void on_done(void *arg, uint64_t bytes)
+static void on_done(void *arg, uint64_t bytes, int err)
 {
 	struct rig *g = arg;
 
 	g->done++;
 	g->bytes = bytes;
+	g->err = err;
 }
 
 static void spin(struct rig *g, int ms)
@@ -200,13 +202,38 @@ static void test_server_reset(void **state)
 	rig_up(&g);
 	assert_int_equal(send(g.p, "x", 1, 0), 1);
 	spin(&g, 20);
+	/* the server answers, then resets: the answer reaches the program,
+	 * and the relay ends with ECONNRESET for it */
+	assert_int_equal(send(g.l, "answer", 6, 0), 6);
+	spin(&g, 20);
 	setsockopt(g.l, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(g.l);
 	g.l = -1;
 	spin(&g, 50);
 	assert_int_equal(g.done, 1);
+	assert_int_equal(g.err, ECONNRESET);
+	assert_int_equal(recv(g.p, b, sizeof(b), 0), 6);
+	assert_memory_equal(b, "answer", 6);
 	/* the program's end: the relay's end is gone */
 	assert_int_equal(recv(g.p, b, sizeof(b), 0), 0);
+	rig_down(&g);
+}
+
+/* An orderly close by the server, then by the program: no error. */
+static void test_clean_end_no_err(void **state)
+{
+	struct rig g;
+	char b[16];
+
+	(void)state;
+	rig_up(&g);
+	shutdown(g.l, SHUT_WR);
+	spin(&g, 30);
+	assert_int_equal(recv(g.p, b, sizeof(b), 0), 0);
+	shutdown(g.p, SHUT_WR);
+	spin(&g, 30);
+	assert_int_equal(g.done, 1);
+	assert_int_equal(g.err, 0);
 	rig_down(&g);
 }
 
@@ -278,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_half_close),
 		cmocka_unit_test(test_back_pressure),
 		cmocka_unit_test(test_server_reset),
+		cmocka_unit_test(test_clean_end_no_err),
 		cmocka_unit_test(test_abort_on_close),
 		cmocka_unit_test(test_clean_close),
 	};

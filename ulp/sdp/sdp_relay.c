@@ -29,7 +29,8 @@ struct sdp_relay {
 	int hup_fd;
 	struct event_base *base;
 	uint64_t bytes[2];
-	void (*done)(void *arg, uint64_t bytes);
+	int err;			/* the TCP side's error, if it ended so */
+	void (*done)(void *arg, uint64_t bytes, int err);
 	void *arg;
 };
 
@@ -75,14 +76,37 @@ static void relay_close(struct sdp_relay *r, int reset)
 
 static void relay_end(struct sdp_relay *r, int reset)
 {
-	void (*done)(void *, uint64_t) = r->done;
+	void (*done)(void *, uint64_t, int) = r->done;
 	void *arg = r->arg;
 	uint64_t bytes = r->bytes[0] + r->bytes[1];
+	int err = r->err;
 
 	relay_close(r, reset);
 	free(r);
 	if (done)
-		done(arg, bytes);
+		done(arg, bytes, err);
+}
+
+/*
+ * The TCP side failed (an RST came, or the peer stopped answering): what
+ * it sent before is given to the program as far as its end takes it
+ * now, and the error is the relay's end, for the program's next read or
+ * write (the service reports it as an SDP connection's reset).
+ */
+static void tcp_failed(struct sdp_relay *r, int e)
+{
+	ssize_t n;
+
+	while (r->len[1] > r->off[1]) {
+		n = send(r->fd[0], r->buf[1] + r->off[1],
+			 r->len[1] - r->off[1], MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n <= 0)
+			break;
+		r->off[1] += (size_t)n;
+		r->bytes[1] += (uint64_t)n;
+	}
+	r->err = e == EPIPE ? ECONNRESET : e;
+	relay_end(r, 1);
 }
 
 /* The program released its end (POLLHUP); once we shut the unix side's
@@ -119,7 +143,10 @@ static int relay_run(struct sdp_relay *r)
 				}
 				r->eof[i] = 1;
 			} else if (errno != EAGAIN && errno != EINTR) {
-				relay_end(r, 1);
+				if (i == 1)
+					tcp_failed(r, errno);
+				else
+					relay_end(r, 1);
 				return 1;
 			}
 		}
@@ -131,7 +158,10 @@ static int relay_run(struct sdp_relay *r)
 			if (n < 0) {
 				if (errno == EAGAIN || errno == EINTR)
 					break;
-				relay_end(r, 1);
+				if (o == 1)
+					tcp_failed(r, errno);
+				else
+					relay_end(r, 1);
 				return 1;
 			}
 			r->off[i] += (size_t)n;
@@ -170,7 +200,8 @@ static void relay_cb(evutil_socket_t fd, short what, void *arg)
 
 struct sdp_relay *sdp_relay_new(struct event_base *base, int unix_fd,
 				int tcp_fd,
-				void (*done)(void *arg, uint64_t bytes),
+				void (*done)(void *arg, uint64_t bytes,
+					     int err),
 				void *arg)
 {
 	struct sdp_relay *r = calloc(1, sizeof(*r));

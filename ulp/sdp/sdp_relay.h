@@ -8,7 +8,8 @@
  * back-pressure (64 KiB each way; a side is read only while its buffer
  * has room), half-close (end of file on one side, once its bytes are out,
  * is shutdown(SHUT_WR) on the other) and reset (an error on either side
- * closes both, the TCP side with SO_LINGER 0: an RST).  With abort on
+ * closes both, the TCP side with SO_LINGER 0: an RST; the TCP side's
+ * error is told to done(), for the program).  With abort on
  * close (SO_LINGER {1, 0} on the program's end), the release of the unix
  * side (POLLHUP) resets the TCP side, dropping what was not yet sent.
  */
@@ -20,12 +21,18 @@
 struct event_base;
 struct sdp_relay;
 
-/* Both fds are the relay's (closed at the end); done(arg, bytes) is
- * called once when it is over, after both are closed and the relay
- * freed, with the bytes it carried both ways.  NULL with errno. */
+/* Both fds are the relay's (closed at the end); done(arg, bytes, err)
+ * is called once when it is over, after both are closed and the relay
+ * freed, with the bytes it carried both ways and err the TCP side's
+ * error when that ended it (ECONNRESET for an RST or a write that found
+ * the connection gone, ETIMEDOUT ...; 0 otherwise: an orderly end, or
+ * the unix side's).  What the TCP side had sent before its error is
+ * written to the unix side as far as it takes it at once.  NULL with
+ * errno. */
 struct sdp_relay *sdp_relay_new(struct event_base *base, int unix_fd,
 				int tcp_fd,
-				void (*done)(void *arg, uint64_t bytes),
+				void (*done)(void *arg, uint64_t bytes,
+					     int err),
 				void *arg);
 /* Close both at once (the TCP side reset); done() is not called. */
 void sdp_relay_free(struct sdp_relay *r);

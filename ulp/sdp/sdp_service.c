@@ -47,6 +47,8 @@ struct svc_listener {
 	int tcp_fd;			/* 'both': the program's TCP listener */
 	struct event *tcp_ev;
 	struct event *tcp_pause_ev;	/* accept paused: out of fds */
+	int held_fd;			/* a TCP connection accepted but not
+					 * yet handed over (-1: none) */
 	ino_t ino;			/* of the unix listener we passed */
 	int v6only;			/* AF_INET6 with IPV6_V6ONLY */
 	int reuseport;			/* SO_REUSEPORT: may share the port */
@@ -168,7 +170,7 @@ const struct counter_desc sdp_service_counters[] = {
 	COUNTER("tcp_accept_pauses", struct sdp_service_stats,
 		tcp_accept_pauses,
 		"Accepts on a 'both' listener's TCP half paused 100 ms: out "
-		"of descriptors or memory."),
+		"of descriptors or memory, or the program's backlog full."),
 	COUNTER("tcp_listeners_lost", struct sdp_service_stats,
 		tcp_listeners_lost,
 		"'Both' listeners whose TCP half stopped listening (shut down "
@@ -633,15 +635,32 @@ static void async_failed(struct svc_conn *c, int e)
 		free_oldest_failed(sv);
 }
 
-static void relay_done(void *arg, uint64_t bytes)
+/*
+ * The relay ended.  By the TCP side's error (the server's RST, a peer
+ * that stopped answering): kept as a reset SDP connection is
+ * (CONN_RESET), so that the program's next read or write after what
+ * came before it fails with that error, as over TCP (INFO with
+ * SDP_CTL_F_TAKE_RESET; the record goes once the program's end does).
+ */
+static void relay_done(void *arg, uint64_t bytes, int err)
 {
 	struct svc_conn *c = arg;
+	struct sdp_service *sv = c->sv;
 
 	c->relay = NULL;	/* freed: conn_free counts it no more */
-	c->sv->st.tcp_relay_bytes += bytes;
-	if (c->sv->st.async_now)
-		c->sv->st.async_now--;
-	conn_free(c);
+	sv->st.tcp_relay_bytes += bytes;
+	if (sv->st.async_now)
+		sv->st.async_now--;
+	if (!err || !c->app_ino) {
+		conn_free(c);
+		return;
+	}
+	c->reset_err = err;
+	c->state = CONN_RESET;
+	sv->st.resets++;
+	gettimeofday(&c->failed_at, NULL);
+	if (++sv->nfailed > MAX_FAILED)
+		free_oldest_failed(sv);
 }
 
 static void tcp_cb(evutil_socket_t fd, short what, void *arg)
@@ -865,6 +884,19 @@ static void connect_go(struct svc_conn *c)
 
 /* ---- listeners ----------------------------------------------------------- */
 
+/* The listener goes with a connection it accepted but never handed
+ * over: reset, as TCP resets those a closed listener had queued. */
+static void drop_held(struct svc_listener *l)
+{
+	struct linger lg = { 1, 0 };
+
+	if (l->held_fd < 0)
+		return;
+	setsockopt(l->held_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(l->held_fd);
+	l->held_fd = -1;
+}
+
 static void listener_free(struct svc_listener *l)
 {
 	struct sdp_service *sv = l->sv;
@@ -882,6 +914,7 @@ static void listener_free(struct svc_listener *l)
 		event_free(l->tcp_pause_ev);
 	if (l->tcp_fd >= 0)
 		close(l->tcp_fd);
+	drop_held(l);
 	sdp_ep_unlisten(sv->ep, l->port);
 	sv->nlisteners--;
 	free(l);
@@ -1065,14 +1098,24 @@ static int listener_alive(struct svc_listener *l)
 	return 1;
 }
 
-static void tcp_resume_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct svc_listener *l = arg;
+static void tcp_resume_cb(evutil_socket_t fd, short what, void *arg);
 
-	(void)fd;
-	(void)what;
+/* Stop watching the TCP half for 100 ms: descriptors or memory ran out,
+ * or the program's unix backlog is full; what waits stays queued in the
+ * kernel's TCP backlog meanwhile, as it would for a program that does
+ * not accept. */
+static void tcp_pause(struct svc_listener *l)
+{
+	struct timeval tv = { 0, 100000 };
+
+	if (!l->tcp_pause_ev)
+		l->tcp_pause_ev = evtimer_new(l->sv->base, tcp_resume_cb, l);
+	if (!l->tcp_pause_ev)
+		return;
+	l->sv->st.tcp_accept_pauses++;
 	if (l->tcp_ev)
-		event_add(l->tcp_ev, NULL);
+		event_del(l->tcp_ev);
+	evtimer_add(l->tcp_pause_ev, &tv);
 }
 
 /*
@@ -1084,8 +1127,6 @@ static void tcp_resume_cb(evutil_socket_t fd, short what, void *arg)
  */
 static void tcp_accept_failed(struct svc_listener *l, int e)
 {
-	struct timeval tv = { 0, 100000 };
-
 	switch (e) {
 	case EAGAIN:
 #if EWOULDBLOCK != EAGAIN
@@ -1102,14 +1143,7 @@ static void tcp_accept_failed(struct svc_listener *l, int e)
 	case ENFILE:
 	case ENOBUFS:
 	case ENOMEM:
-		if (!l->tcp_pause_ev)
-			l->tcp_pause_ev = evtimer_new(l->sv->base,
-						      tcp_resume_cb, l);
-		if (l->tcp_pause_ev) {
-			l->sv->st.tcp_accept_pauses++;
-			event_del(l->tcp_ev);
-			evtimer_add(l->tcp_pause_ev, &tv);
-		}
+		tcp_pause(l);
 		return;
 	default:
 		l->sv->st.tcp_listeners_lost++;
@@ -1120,54 +1154,111 @@ static void tcp_accept_failed(struct svc_listener *l, int e)
 	}
 }
 
-static void tcp_accept_cb(evutil_socket_t fd, short what, void *arg)
+/* Is e a shortage that passes (the TCP connection then waits)? */
+static int passing(int e)
 {
-	struct svc_listener *l = arg;
+	return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM ||
+	       e == EAGAIN || e == EWOULDBLOCK;
+}
+
+/*
+ * Hand TCP connection t to the program: a stream to its unix listener,
+ * the header and t as SCM_RIGHTS.  0: handed (or lost on the way, t
+ * closed); 1: the listener is gone (freed; t reset); -1: a shortage
+ * that passes (out of descriptors, the program's backlog full): t is
+ * kept, untouched, to be handed over later.
+ */
+static int tcp_hand(struct svc_listener *l, int t)
+{
 	struct sdp_service *sv = l->sv;
 	struct sockaddr_storage la, ra;
 	socklen_t ll = sizeof(la), rl = sizeof(ra);
 	struct linger lg = { 1, 0 };
-	int t, u, n = 0;
+	struct sdp_ctl_accept h;
+	int u;
+
+	u = listener_connect(l, sv->next_id++);
+	if (u < 0) {
+		if (passing(errno))
+			return -1;
+		setsockopt(t, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(t);
+		if (errno == ECONNREFUSED) {
+			sv->st.stale_listeners++;
+			listener_free(l);
+			return 1;
+		}
+		return 0;
+	}
+	memset(&la, 0, sizeof(la));
+	memset(&ra, 0, sizeof(ra));
+	getsockname(t, (struct sockaddr *)&la, &ll);
+	getpeername(t, (struct sockaddr *)&ra, &rl);
+	memset(&h, 0, sizeof(h));
+	h.magic = SDP_CTL_MAGIC;
+	h.kind = SDP_CTL_ACC_TCP;
+	memcpy(&h.local, &la, ll < sizeof(h.local) ? ll : sizeof(h.local));
+	memcpy(&h.remote, &ra, rl < sizeof(h.remote) ? rl : sizeof(h.remote));
+	if (send_fd_msg(u, &h, sizeof(h), t) == 0)
+		sv->st.accepted_tcp++;
+	close(t);
+	close(u);
+	return 0;
+}
+
+/* The held connection first; 0 when there is none (any more), else
+ * the listener is paused again or gone. */
+static int tcp_hand_held(struct svc_listener *l)
+{
+	int t = l->held_fd, r;
+
+	if (t < 0)
+		return 0;
+	l->held_fd = -1;
+	r = tcp_hand(l, t);
+	if (r < 0) {
+		l->held_fd = t;
+		tcp_pause(l);
+	}
+	return r;
+}
+
+static void tcp_accept_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct svc_listener *l = arg;
+	int t, n = 0;
 
 	(void)fd;
 	(void)what;
+	if (tcp_hand_held(l))
+		return;
 	while (n++ < 16) {
-		t = accept4(l->tcp_fd, (struct sockaddr *)&ra, &rl,
-			    SOCK_CLOEXEC);
+		t = accept4(l->tcp_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (t < 0) {
 			tcp_accept_failed(l, errno);
 			return;
 		}
-		getsockname(t, (struct sockaddr *)&la, &ll);
-		u = listener_connect(l, sv->next_id++);
-		if (u < 0) {
-			setsockopt(t, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-			close(t);
-			if (errno == ECONNREFUSED) {
-				sv->st.stale_listeners++;
-				listener_free(l);
-				return;
-			}
-			continue;
+		switch (tcp_hand(l, t)) {
+		case 1:
+			return;
+		case -1:
+			l->held_fd = t;
+			tcp_pause(l);
+			return;
 		}
-		{
-			struct sdp_ctl_accept h;
-
-			memset(&h, 0, sizeof(h));
-			h.magic = SDP_CTL_MAGIC;
-			h.kind = SDP_CTL_ACC_TCP;
-			memcpy(&h.local, &la, ll < sizeof(h.local) ? ll :
-			       sizeof(h.local));
-			memcpy(&h.remote, &ra, rl < sizeof(h.remote) ? rl :
-			       sizeof(h.remote));
-			if (send_fd_msg(u, &h, sizeof(h), t) == 0)
-				sv->st.accepted_tcp++;
-		}
-		close(t);
-		close(u);
-		ll = sizeof(la);
-		rl = sizeof(ra);
 	}
+}
+
+static void tcp_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct svc_listener *l = arg;
+
+	(void)fd;
+	(void)what;
+	if (tcp_hand_held(l))
+		return;
+	if (l->tcp_ev)
+		event_add(l->tcp_ev, NULL);
 }
 
 /* Which connections a listener takes, as TCP's: an AF_INET one IPv4,
@@ -1322,6 +1413,7 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	l->family = c->family;
 	l->port = port;
 	l->tcp_fd = -1;
+	l->held_fd = -1;
 	l->v6only = v6only;
 	l->reuseport = reuse;
 	l->uid = uid;
@@ -2044,6 +2136,7 @@ void sdp_service_free(struct sdp_service *sv)
 			event_free(l->tcp_pause_ev);
 		if (l->tcp_fd >= 0)
 			close(l->tcp_fd);
+		drop_held(l);
 		free(l);
 	}
 	free(sv);
