@@ -902,6 +902,19 @@ static void report(struct ibgwd *d)
 	}
 }
 
+static void sdp_start(struct part *p);
+static void rds_start(struct part *p);
+
+/* The partition's P_Key came into the port's table: SDP and RDS, which
+ * could not start without it (sdp = on, rds = on), start now. */
+static void pkey_added(struct part *p)
+{
+	if (p->pc->sdp && !p->sdp)
+		sdp_start(p);
+	if (p->pc->rds && !p->rds)
+		rds_start(p);
+}
+
 static void dev_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ibgwd *d = arg;
@@ -939,6 +952,8 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 					 "port's table", d->parts[i].pc->name,
 					 d->parts[i].pc->pkey | 0x8000,
 					 had ? "removed from" : "added to");
+			if (l && !had && ipoib_link_has_pkey(l))
+				pkey_added(&d->parts[i]);
 		}
 	}
 }

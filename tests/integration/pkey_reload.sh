@@ -11,7 +11,8 @@
 #   stays as it was;
 # - the partition deleted: its groups are gone from the SA and the switch,
 #   its hosts lose carrier;
-# - an ibgwd partition whose P_Key appears gets its carrier.
+# - an ibgwd partition whose P_Key appears gets its carrier, and its SDP
+#   and RDS start (an ipoibd's services likewise, with h3's key).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 command -v ping >/dev/null || fail "ping not installed (make deps)"
@@ -45,8 +46,11 @@ eventually h3_waits || { cat "$T/h3.log"; fail "h3: no message"; }
 sleep 0.5
 kill -0 "$h3_PID" 2>/dev/null || { cat "$T/h3.log"; fail "h3's ipoibd exited"; }
 grep -q "carrier up" "$T/h3.log" && fail "h3 has carrier"
+grep -q "SDP service: P_Key 0x8001 not in the port's table: no SDP until it is added" "$T/h3.log" ||
+	{ cat "$T/h3.log"; fail "h3: no word of SDP waiting for the P_Key"; }
+grep -q "SDP service on" "$T/h3.log" && fail "h3: an SDP service without the P_Key"
 ns h1 ping -c 2 -W 3 10.3.0.2 >/dev/null || fail "h1 -> h2"
-ok "a host without the P_Key stays up without carrier"
+ok "a host without the P_Key stays up without carrier (and without SDP and RDS)"
 
 # a ping h1 -> h2 in the partition through the changes that touch h3
 ns_bg PING_PID h1 ping -i 0.05 -W 1 10.3.0.2 >"$T/bgping.out" 2>&1
@@ -66,7 +70,14 @@ grep -q "node h[12]: PKEY_CHANGE" "$T/fabric.log" && fail "PKEY_CHANGE to h1/h2,
 ns h3 ping -c 3 -W 2 10.3.0.1 >/dev/null || { cat "$T/h3.log"; fail "h3 -> h1"; }
 ns h3 ping -c 2 -W 2 10.3.0.2 >/dev/null || fail "h3 -> h2"
 ns h1 ping -c 2 -W 2 10.3.0.3 >/dev/null || fail "h1 -> h3"
-ok "added by SIGHUP: carrier, pings both members"
+# its SDP and RDS services start with the key (before: never, until
+# ipoibd was restarted): their CM listeners in the partition
+svc_up() { grep -q "SDP service on" "$T/h3.log" && grep -q "RDS service on" "$T/h3.log"; }
+eventually svc_up || { cat "$T/h3.log"; fail "h3: SDP and RDS services not started when the P_Key came"; }
+h3lid=$(ctl nodes | awk '$1 == "h3" { print $3 }')
+ctl cm | grep -q "^listen port $h3lid .*service 0x00000000010648ca .* pkey 0x0001$" ||
+	{ ctl cm; fail "h3: no RDS listener in the partition"; }
+ok "added by SIGHUP: carrier, pings both members, SDP and RDS services started"
 
 # --- removed by ibfabricctl reload ---------------------------------------------------
 conf "h1=full, h2=full"
@@ -141,10 +152,13 @@ pkey = 0x8004
 mode = router
 ifname = ib8004
 address = 10.4.0.254/24
+sdp = on
+rds = on
 CONF
 ns_bg GW_PID gw "$BIN/ibgwd" -f -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
 gw_waits() { grep -q "partition q: P_Key 0x8004 is not in the port's table" "$T/gw.log"; }
 eventually gw_waits || { cat "$T/gw.log"; fail "ibgwd: no message"; }
+grep -q "partition q: .*: no SDP" "$T/gw.log" || { cat "$T/gw.log"; fail "ibgwd: SDP without the P_Key?"; }
 gw_ready() { grep -q "ready: 1 partition" "$T/gw.log"; }
 eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
 grep -q "carrier up" "$T/gw.log" && fail "ibgwd has carrier without the P_Key"
@@ -153,7 +167,14 @@ kill -HUP "$FABRIC_PID"
 gw_up() { grep -q "ib8004: carrier up" "$T/gw.log"; }
 eventually gw_up || { cat "$T/gw.log"; fail "ibgwd partition: no carrier"; }
 grep -q "partition q: P_Key 0x8004 added to the port's table" "$T/gw.log" || fail "ibgwd: no log of the new key"
-ok "ibgwd partition gets its carrier when its P_Key appears"
+# sdp = on and rds = on start with the key (before: "failed" until the
+# partition was restarted)
+gw_svc() { grep -q "partition q: SDP on" "$T/gw.log" && grep -q "partition q: RDS on" "$T/gw.log"; }
+eventually gw_svc || { cat "$T/gw.log"; fail "ibgwd: SDP and RDS not started when the P_Key came"; }
+gwlid=$(ctl nodes | awk '$1 == "gw" { print $3 }')
+ctl cm | grep -q "^listen port $gwlid .*service 0x00000000010648ca .* pkey 0x0004$" ||
+	{ ctl cm; fail "ibgwd: no RDS listener in partition q"; }
+ok "ibgwd partition gets its carrier, SDP and RDS when its P_Key appears"
 
 kill -TERM "$GW_PID"; wait "$GW_PID" || { cat "$T/gw.log"; fail "ibgwd exit status"; }
 for h in h1 h2 h3; do

@@ -61,6 +61,10 @@ struct ipoibd {
 	struct inet_addr rds_own;	/* RoCE */
 	const char *rds_name;	/* --rds-socket */
 	int no_rds;
+	/* a service that did not start for want of the P_Key starts when
+	 * the subnet manager adds it (PKEY_CHANGE) */
+	const char *spec, *node, *sdp_name;
+	int sdp_pkey_wait, rds_pkey_wait;
 };
 
 static void usage(FILE *f)
@@ -181,6 +185,25 @@ static void report_counter(void *arg, const struct counter_desc *cd,
 		 (unsigned long long)v);
 }
 
+static int sdp_start(struct ipoibd *d, const char *spec, const char *node,
+		     const char *name);
+static int rds_start(struct ipoibd *d, const char *spec, const char *node,
+		     const char *name);
+
+/* The partition's P_Key came into the port's table: the services that
+ * waited for it start. */
+static void pkey_added(struct ipoibd *d)
+{
+	if (d->sdp_pkey_wait && !d->sdp) {
+		d->sdp_pkey_wait = 0;
+		sdp_start(d, d->spec, d->node, d->sdp_name);
+	}
+	if (d->rds_pkey_wait && !d->rds) {
+		d->rds_pkey_wait = 0;
+		rds_start(d, d->spec, d->node, d->rds_name);
+	}
+}
+
 static void dev_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ipoibd *d = arg;
@@ -201,6 +224,8 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 					 "table", ipoib_tun_ifname(d->tun),
 					 d->pkey, had ? "removed from" :
 					 "added to");
+			if (!had && ipoib_link_has_pkey(l))
+				pkey_added(d);
 			continue;
 		}
 		if (ev.type == FAB_EV_PORT_ERR)
@@ -408,8 +433,9 @@ static int sdp_start(struct ipoibd *d, const char *spec, const char *node,
 	idx = fab_pkey_find(&attr, d->pkey);
 	if (idx < 0) {
 		log_warnx("SDP service: P_Key 0x%04x not in the port's table: "
-			  "no SDP", d->pkey);
+			  "no SDP until it is added", d->pkey);
 		sdp_stop(d);
+		d->sdp_pkey_wait = !d->sdp_only;
 		return -1;
 	}
 	memset(&cfg, 0, sizeof(cfg));
@@ -566,8 +592,9 @@ static int rds_start(struct ipoibd *d, const char *spec, const char *node,
 	idx = fab_pkey_find(&attr, d->pkey);
 	if (idx < 0) {
 		log_warnx("RDS service: P_Key 0x%04x not in the port's table: "
-			  "no RDS", d->pkey);
+			  "no RDS until it is added", d->pkey);
 		rds_stop(d);
+		d->rds_pkey_wait = !d->sdp_only;
 		return -1;
 	}
 	memset(&cfg, 0, sizeof(cfg));
@@ -835,6 +862,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (d.sdp_only)
 		return sdp_only_main(&d, spec, node, sdp_name);
+	d.spec = spec;
+	d.node = node;
+	d.sdp_name = sdp_name;
 
 	d.dev = fab_open(spec, node, err, sizeof(err));
 	if (!d.dev) {
