@@ -130,16 +130,23 @@ void counters_prom(const struct counter_out *o, const char *prefix,
 	char family[128], *p;
 	unsigned int i;
 
+	size_t len;
+	int gauge;
+
 	for (; t->name; t++) {
 		if (t->n)
 			continue;
-		snprintf(family, sizeof(family), "%s%s_total", prefix,
-			 t->name);
+		/* "..._now" is a level, not a count: a gauge, no _total */
+		len = strlen(t->name);
+		gauge = len > 4 && !strcmp(t->name + len - 4, "_now");
+		snprintf(family, sizeof(family), gauge ? "%s%s" : "%s%s_total",
+			 prefix, t->name);
 		/* "drop.x" is a name in text and JSON, not in Prometheus */
 		for (p = family; *p; p++)
 			if (*p == '.')
 				*p = '_';
-		counters_prom_head(o, family, "counter", t->help);
+		counters_prom_head(o, family, gauge ? "gauge" : "counter",
+				   t->help);
 		for (i = 0; i < ninst; i++)
 			counters_prom_sample(o, family, t, stats[i], labels[i]);
 	}

@@ -183,33 +183,41 @@ static void render(struct ibgwd *d, struct evbuffer *b)
 	for (i = 0; i < d->nparts; i++)
 		if (d->parts[i].used)
 			drops(&d->parts[i], &o);
+	/* each family's samples together, as the format wants them */
 	head(b, "ibgw_neighbors", "gauge",
 	     "Neighbour entries, by partition and side.");
-	head(b, "ibgw_groups", "gauge",
-	     "Multicast groups of the partition's IPoIB link.");
-	head(b, "ibgw_sa_errors_total", "counter",
-	     "Refused or failed SA requests (joins and PathRecords).");
 	for (i = 0; i < d->nparts; i++) {
 		struct part *p = &d->parts[i];
-		struct ipoib_link *l;
-		const struct ipoib_link_stats *s;
 
 		if (!p->used)
 			continue;
-		l = part_link(p);
-		s = ipoib_link_stats(l);
 		evbuffer_add_printf(b, "ibgw_neighbors{partition=\"%s\","
 				    "side=\"ib\"} %u\n", p->pc->name,
-				    ipoib_link_neigh_count(l));
+				    ipoib_link_neigh_count(part_link(p)));
 		if (p->br)
 			evbuffer_add_printf(b, "ibgw_neighbors{partition="
 					    "\"%s\",side=\"eth\"} %u\n",
 					    p->pc->name,
 					    gw_bridge_neigh_count(p->br));
-		evbuffer_add_printf(b, "ibgw_groups{partition=\"%s\"} %u\n",
-				    p->pc->name, ipoib_link_group_count(l));
+	}
+	head(b, "ibgw_groups", "gauge",
+	     "Multicast groups of the partition's IPoIB link.");
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].used)
+			evbuffer_add_printf(b, "ibgw_groups{partition=\"%s\"} "
+					    "%u\n", d->parts[i].pc->name,
+					    ipoib_link_group_count(
+						    part_link(&d->parts[i])));
+	head(b, "ibgw_sa_errors_total", "counter",
+	     "Refused or failed SA requests (joins and PathRecords).");
+	for (i = 0; i < d->nparts; i++) {
+		const struct ipoib_link_stats *s;
+
+		if (!d->parts[i].used)
+			continue;
+		s = ipoib_link_stats(part_link(&d->parts[i]));
 		evbuffer_add_printf(b, "ibgw_sa_errors_total{partition=\"%s\"}"
-				    " %llu\n", p->pc->name,
+				    " %llu\n", d->parts[i].pc->name,
 				    (unsigned long long)(s->join_failures +
 							 s->path_failures));
 	}

@@ -112,6 +112,8 @@ rer() { grep -q "port event CLIENT_REREGISTER" "$T/gw.log"; }
 eventually rer || fail "the gateway saw no CLIENT_REREGISTER"
 ns gw curl -sf --max-time 5 -D "$T/hdr" http://127.0.0.1:9477/metrics >"$T/metrics" || fail "GET /metrics"
 grep -qi "^content-type: text/plain; version=0.0.4" "$T/hdr" || { cat "$T/hdr"; fail "content type"; }
+python3 "$TOP/tests/integration/prom_check.py" "$T/metrics" ||
+	{ cat "$T/metrics"; fail "metrics: not Prometheus's text format"; }
 python3 - "$T/metrics" <<'PY' || { cat "$T/metrics"; fail "metrics format or values"; }
 import re, sys
 sample = re.compile(r'^([a-z_]+)(\{([a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*)\})? ([0-9]+)$')

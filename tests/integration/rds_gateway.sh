@@ -305,6 +305,8 @@ sleep 0.3
 grep -q "stats p3 *rds *udp_tx" "$T/gw.log" || fail "SIGUSR1 report without the rds counters"
 ns gw python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:9478/metrics", timeout=5).read().decode())' >"$T/metrics.txt" ||
 	fail "GET /metrics"
+python3 "$TOP/tests/integration/prom_check.py" "$T/metrics.txt" ||
+	{ cat "$T/metrics.txt"; fail "metrics: not Prometheus's text format"; }
 for m in 'ibgw_rds_udp_tx_total\{partition="p3"\} [34][0-9]{2}$' 'ibgw_rds_exported_total\{partition="p3"\} 85$' 'ibgw_rds_rx_msgs_total\{partition="p3"\} [1-9]'; do
 	grep -qE "$m" "$T/metrics.txt" || { grep rds "$T/metrics.txt"; fail "metrics: no '$m'"; }
 done

@@ -112,6 +112,28 @@ static void test_prom_families(void **state)
 			    "x_drop_tx_error_total{partition=\"b\"} 0\n");
 }
 
+/* A "..._now" counter is a level: a gauge, named without _total. */
+static void test_prom_gauge(void **state)
+{
+	static const struct counter_desc t[] = {
+		COUNTER("conns_now", struct demo_stats, rx_packets, "Now."),
+		COUNTER("know", struct demo_stats, tx_error, "Not a level."),
+		COUNTERS_END
+	};
+	const void *stats[] = { &demo };
+	const char *labels[] = { "partition=\"a\"" };
+
+	(void)state;
+	counters_prom(&out, "x_", t, stats, labels, 1);
+	assert_string_equal(text,
+			    "# HELP x_conns_now Now.\n"
+			    "# TYPE x_conns_now gauge\n"
+			    "x_conns_now{partition=\"a\"} 7\n"
+			    "# HELP x_know_total Not a level.\n"
+			    "# TYPE x_know_total counter\n"
+			    "x_know_total{partition=\"a\"} 1\n");
+}
+
 static void test_prom_samples(void **state)
 {
 	(void)state;
@@ -184,6 +206,7 @@ int main(void)
 		cmocka_unit_test_setup(test_text_table, setup),
 		cmocka_unit_test_setup(test_json, setup),
 		cmocka_unit_test_setup(test_prom_families, setup),
+		cmocka_unit_test_setup(test_prom_gauge, setup),
 		cmocka_unit_test_setup(test_prom_samples, setup),
 		cmocka_unit_test(test_buf_cut),
 		cmocka_unit_test(test_walk),
