@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <iniparser.h>
 
@@ -71,7 +72,13 @@ struct conf_scan {
 	int			 cap;
 	int			 broken;	/* do not trust iniparser */
 	int			 readerr;
+	int			 bad_lines;	/* too long or not text */
 };
+
+/* A configuration is small: a file larger than this is something else,
+ * and past this many unreadable lines the scan stops. */
+#define CONF_FILE_MAX		(1 << 20)
+#define CONF_BAD_LINES_MAX	20
 
 static const char conf_why_empty[] = "empty value";
 static const char conf_why_nan[] = "not a number";
@@ -834,24 +841,41 @@ static void conf_scan(struct conf *cfg, FILE *fp, struct conf_scan *sc)
 {
 	char phys[CONF_LINE_MAX + 2], buf[CONF_LINE_MAX + 2];
 	size_t last = 0, len, n;
-	int lineno = 0, start = 0, hdr = -1, toolong, c;
+	int lineno = 0, start = 0, hdr = -1, toolong, nul, c;
 
-	while (fgets(phys, sizeof(phys), fp) != NULL) {
+	for (;;) {
+		/* one physical line; a NUL byte is no text (fgets would cut
+		 * the line there, and iniparser too) */
+		len = 0;
+		toolong = nul = 0;
+		while ((c = getc(fp)) != EOF && c != '\n') {
+			if (c == '\0')
+				nul = 1;
+			if (len < CONF_LINE_MAX)
+				phys[len++] = (char)c;
+			else
+				toolong = 1;
+		}
+		if (c == EOF && len == 0 && !toolong && !nul)
+			break;
+		phys[len] = '\0';
 		lineno++;
-		len = strlen(phys);
-		toolong = 0;
-		if (len > 0 && phys[len - 1] == '\n') {
-			phys[--len] = '\0';
-		} else if (!feof(fp)) {
-			toolong = 1;
-			while ((c = fgetc(fp)) != '\n' && c != EOF)
-				;
+		if (nul) {
+			conf_err(cfg, lineno, NULL, NULL, "a NUL byte in the "
+				 "line (not a text file?)");
+			sc->broken = 1;
+			last = 0;
+			if (++sc->bad_lines >= CONF_BAD_LINES_MAX)
+				break;
+			continue;
 		}
 		if (toolong || last + len > CONF_LINE_MAX) {
 			conf_err(cfg, lineno, NULL, NULL, "line longer than "
 				 "%d characters", CONF_LINE_MAX);
 			sc->broken = 1;
 			last = 0;
+			if (++sc->bad_lines >= CONF_BAD_LINES_MAX)
+				break;
 			continue;
 		}
 		if (last == 0)
@@ -1118,6 +1142,7 @@ int conf_load(const char *path, const struct conf_section_desc *schema,
 	struct conf *cfg;
 	dictionary *d;
 	FILE *fp;
+	struct stat st;
 
 	*cfgp = NULL;
 	if (conf_schema_check(schema) > 0) {
@@ -1136,6 +1161,18 @@ int conf_load(const char *path, const struct conf_section_desc *schema,
 
 	if ((fp = fopen(path, "r")) == NULL) {
 		conf_err(cfg, 0, NULL, NULL, "%s", strerror(errno));
+		goto done;
+	}
+	/* iniparser reads the file again by its name: a regular file of a
+	 * configuration's size (not a device that never ends, a pipe that
+	 * empties) */
+	if (fstat(fileno(fp), &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > CONF_FILE_MAX) {
+		conf_err(cfg, 0, NULL, NULL, "%s",
+			 fstat(fileno(fp), &st) < 0 ? strerror(errno) :
+			 !S_ISREG(st.st_mode) ? "not a regular file" :
+			 "larger than 1 MiB: not a configuration");
+		fclose(fp);
 		goto done;
 	}
 	conf_scan(cfg, fp, &sc);

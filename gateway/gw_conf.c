@@ -7,7 +7,21 @@
 #include <string.h>
 
 #include "conf/conf.h"
+#include "fabric/soft_proto.h"
 #include "gateway/gw_conf.h"
+
+/* A node name as the soft fabric takes it. */
+static int node_name_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ||
+		      *s == '.'))
+			return 0;
+	return 1;
+}
 
 static const char *const modes[] = { "transparent", "router", NULL };
 static const char *const ipoib_modes[] = { "datagram", "connected", NULL };
@@ -569,11 +583,16 @@ int gw_conf_load(const char *path, struct gw_conf *g, FILE *err)
 		perr(&c, line_of(gw, "fabric"), NULL, "fabric",
 		     "'%s': soft:PATH or verbs:DEVICE[:PORT]", g->fabric);
 	s = conf_get_str(cfg, "gateway", "node");
-	if (s && strlen(s) > GW_NAME_MAX)
-		perr(&c, line_of(gw, "node"), NULL, "node", "too long");
+	if (s && strlen(s) > FSP_NODE_MAX - 1)
+		perr(&c, line_of(gw, "node"), NULL, "node",
+		     "longer than %d characters", FSP_NODE_MAX - 1);
+	else if (s && !node_name_ok(s))
+		/* the soft fabric's rule (ibfabricd refuses the attach) */
+		perr(&c, line_of(gw, "node"), NULL, "node",
+		     "'%s': letters, digits, '-', '_' and '.' only", s);
 	else if (s)
 		snprintf(g->node, sizeof(g->node), "%s", s);
-	if (!strncmp(g->fabric, "soft:", 5) && !g->node[0])
+	if (!strncmp(g->fabric, "soft:", 5) && !s)
 		perr(&c, conf_inst_line(gw), NULL, "node",
 		     "a soft fabric needs the node's name");
 	s = conf_get_str(cfg, "gateway", "control");

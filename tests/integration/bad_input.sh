@@ -77,6 +77,25 @@ grep -q "gw-metrics.conf:4: \[gateway\] metrics: 'localhost': ADDRESS:PORT wante
 head -c 3000 /dev/urandom >"$T/gw-binary.conf"
 timeout 10 "$G" -n -c "$T/gw-binary.conf" >/dev/null 2>&1
 expect_eq "ibgwd -n on a binary file" $? 2
+# a device that never ends (before: read for ever, no output) and a NUL
+timeout 10 "$G" -n -c /dev/zero >/dev/null 2>"$T/err"
+expect_eq "ibgwd -n on /dev/zero" $? 2
+grep -q "/dev/zero: not a regular file" "$T/err" || fail "/dev/zero: $(cat "$T/err")"
+printf '[gateway]\nfabric = soft:/x.sock\nnode = g\0w\n[partition a]\npkey = 0x8001\ntap = t\n' >"$T/gw-nul.conf"
+timeout 10 "$G" -n -c "$T/gw-nul.conf" >/dev/null 2>"$T/err"
+expect_eq "ibgwd -n with a NUL byte" $? 2
+grep -q "gw-nul.conf:3: a NUL byte in the line" "$T/err" || fail "NUL byte: $(cat "$T/err")"
+# node names as the soft fabric takes them (before: "configuration OK",
+# then ibgwd -f failed at the attach)
+for node in "bad name" "$(printf 'n%.0s' $(seq 64))" "g/w"; do
+	printf '[gateway]\nfabric = soft:/x.sock\nnode = %s\n[partition a]\npkey = 0x8001\ntap = t\n' "$node" >"$T/gw-node.conf"
+	timeout 10 "$G" -n -c "$T/gw-node.conf" >/dev/null 2>"$T/err"
+	expect_eq "ibgwd -n, node = '$node'" $? 2
+	grep -q "gw-node.conf:3: \[gateway\] node: " "$T/err" || fail "node '$node': $(cat "$T/err")"
+	expect_eq "ibgwd -n, node = '$node': error lines" "$(wc -l <"$T/err")" 2
+done
+printf '[gateway]\nfabric = soft:/x.sock\nnode = %s\n[partition a]\npkey = 0x8001\ntap = t\n' "$(printf 'n%.0s' $(seq 63))" >"$T/gw-node.conf"
+timeout 10 "$G" -n -c "$T/gw-node.conf" >/dev/null 2>"$T/err" || fail "a 63-character node name refused: $(cat "$T/err")"
 timeout 10 "$G" -n -c "$T/none.conf" >/dev/null 2>"$T/err"
 expect_eq "ibgwd -n on a missing file" $? 2
 grep -q "none.conf: No such file" "$T/err" || fail "missing file: $(cat "$T/err")"

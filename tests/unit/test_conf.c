@@ -975,7 +975,52 @@ static void test_directory(void **state)
 {
 	(void)state;
 	assert_int_equal(conf_load(tmpdir, schema, &cfg), 1);
-	assert_non_null(strstr(conf_error(cfg, 0)->msg, "Is a directory"));
+	assert_non_null(strstr(conf_error(cfg, 0)->msg, "not a regular file"));
+}
+
+/* A device that never ends (the scan read it for ever) and a pipe's
+ * kind of file: refused at once. */
+static void test_not_regular(void **state)
+{
+	(void)state;
+	assert_int_equal(conf_load("/dev/zero", schema, &cfg), 1);
+	assert_non_null(strstr(conf_error(cfg, 0)->msg, "not a regular file"));
+	conf_free(cfg);
+	cfg = NULL;
+	assert_int_equal(conf_load("/dev/null", schema, &cfg), 1);
+	assert_non_null(strstr(conf_error(cfg, 0)->msg, "not a regular file"));
+}
+
+/* A NUL byte is not text: said as such (it read as a line too long),
+ * and a file of them stops the scan after a few lines. */
+static void test_nul_byte(void **state)
+{
+	static const char text[] = "[gateway]\nname = g\0w\n" PART_OK;
+	char zeros[4096];
+	FILE *fp;
+	int i;
+
+	(void)state;
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(text, 1, sizeof(text) - 1, fp),
+			 sizeof(text) - 1);
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(conf_load(path, schema, &cfg), 1);
+	assert_error(0, ":2: a NUL byte in the line (not a text file?)");
+	conf_free(cfg);
+	cfg = NULL;
+
+	memset(zeros, 0, sizeof(zeros));
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(fwrite(zeros, 1, sizeof(zeros), fp),
+				 sizeof(zeros));
+		fputc('\n', fp);
+	}
+	assert_int_equal(fclose(fp), 0);
+	assert_int_equal(conf_load(path, schema, &cfg), 20);
 }
 
 static void test_crlf(void **state)
@@ -1112,6 +1157,8 @@ int main(void)
 		T(test_too_many_errors),
 		T(test_missing_file),
 		T(test_directory),
+		T(test_not_regular),
+		T(test_nul_byte),
 		T(test_crlf),
 		T(test_empty_file),
 		T(test_required_single_section),
