@@ -9,6 +9,7 @@
 #include "conf/conf.h"
 #include "fabric/soft_proto.h"
 #include "gateway/gw_conf.h"
+#include "inet/addr.h"
 
 /* A node name as the soft fabric takes it. */
 static int node_name_ok(const char *s)
@@ -394,6 +395,7 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 	static const char *const tkeys[] = { "tap", "vlan", "bridge" };
 	static const char *const rkeys[] = { "ifname", "address",
 					     "address6" };
+	const char *why;
 	unsigned int i;
 
 	v = conf_inst_get(in, "pkey");
@@ -415,12 +417,24 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 	p->ipoib_connected = v && v->v.e == 1;
 	check_sdp(c, in, p);
 	check_rds(c, in, p);
-	if ((v = conf_inst_get(in, "address")))
-		p->addrs[p->naddrs++] = v->v.cidr;
+	if ((v = conf_inst_get(in, "address"))) {
+		if ((why = inet_addr_not_host(&v->v.cidr.addr)) ||
+		    (!v->v.cidr.plen && (why = "a prefix of length 0")))
+			perr(c, v->line, nm, "address",
+			     "'%s': %s, not an interface's address", v->text,
+			     why);
+		else
+			p->addrs[p->naddrs++] = v->v.cidr;
+	}
 	if ((v = conf_inst_get(in, "address6"))) {
 		if (v->v.cidr.addr.family != AF_INET6)
 			perr(c, v->line, nm, "address6",
 			     "'%s' is not an IPv6 prefix", v->text);
+		else if ((why = inet_addr_not_host(&v->v.cidr.addr)) ||
+			 (!v->v.cidr.plen && (why = "a prefix of length 0")))
+			perr(c, v->line, nm, "address6",
+			     "'%s': %s, not an interface's address", v->text,
+			     why);
 		else
 			p->addrs[p->naddrs++] = v->v.cidr;
 	}
@@ -444,7 +458,8 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 			if ((v = conf_inst_get(in, tkeys[i])) && v->line)
 				perr(c, v->line, nm, tkeys[i],
 				     "only for mode = transparent");
-		if (!p->naddrs)
+		if (!p->naddrs && !conf_inst_get(in, "address") &&
+		    !conf_inst_get(in, "address6"))
 			perr(c, conf_inst_line(in), nm, "address",
 			     "router mode needs the gateway's address on "
 			     "the partition");

@@ -146,6 +146,34 @@ int inet_prefix_parse(const char *s, struct inet_prefix *out, char *err,
 	return 0;
 }
 
+const char *inet_addr_not_host(const struct inet_addr *a)
+{
+	const uint8_t *b = a->raw;
+	static const uint8_t zero[16];
+
+	if (a->family == AF_INET) {
+		if (b[0] == 0)
+			return "in 0.0.0.0/8 (this network)";
+		if (b[0] == 127)
+			return "a loopback address";
+		if ((b[0] & 0xf0) == 0xe0)
+			return "a multicast address";
+		if (b[0] == 255 && b[1] == 255 && b[2] == 255 && b[3] == 255)
+			return "the broadcast address";
+		return NULL;
+	}
+	if (a->family == AF_INET6) {
+		if (!memcmp(b, zero, 16))
+			return "the unspecified address";
+		if (!memcmp(b, zero, 15) && b[15] == 1)
+			return "a loopback address";
+		if (b[0] == 0xff)
+			return "a multicast address";
+		return NULL;
+	}
+	return "not an IP address";
+}
+
 const char *inet_addr_str(const struct inet_addr *a, char *buf, size_t len)
 {
 	if (!inet_addr_len(a->family) ||

@@ -91,6 +91,9 @@ int inet_prefix_scan(const char *s, struct inet_prefix *out,
 		     const char **why);
 int inet_prefix_parse(const char *s, struct inet_prefix *out, char *err,
 		      size_t errlen);
+/* Why a cannot be an interface's own address (the unspecified, loopback,
+ * multicast or broadcast address, 0.0.0.0/8), or NULL if it can. */
+const char *inet_addr_not_host(const struct inet_addr *a);
 /* Text forms ("?" for no family); buf of INET_ADDR_STRLEN or
  * INET_PREFIX_STRLEN.  Return buf. */
 const char *inet_addr_str(const struct inet_addr *a, char *buf, size_t len);

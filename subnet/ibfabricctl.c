@@ -177,8 +177,18 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		for (i = optind; i < argc; i++) {
-			int n = snprintf(line + off, sizeof(line) - off, "%s%s",
-					 off ? " " : "", argv[i]);
+			int n;
+
+			/* the daemon splits the line at blanks: an argument
+			 * with one would become two */
+			if (!*argv[i] || argv[i][strcspn(argv[i], " \t\r\n")]) {
+				fprintf(stderr, "ibfabricctl: %s: bad argument "
+					"'%s' (empty, or with a blank)\n", cmd,
+					argv[i]);
+				return 2;
+			}
+			n = snprintf(line + off, sizeof(line) - off, "%s%s",
+				     off ? " " : "", argv[i]);
 
 			if (n < 0 || (size_t)n >= sizeof(line) - off) {
 				fprintf(stderr, "ibfabricctl: command too "

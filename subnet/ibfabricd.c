@@ -1434,6 +1434,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (d.sockpath && !*d.sockpath) {
+		fprintf(stderr, "ibfabricd: --socket: an empty path\n");
+		return 2;
+	}
 	if (optind != argc) {
 		fprintf(stderr, "ibfabricd: unexpected argument '%s' (see "
 			"--help)\n", argv[optind]);

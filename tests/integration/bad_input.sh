@@ -17,6 +17,7 @@ expect_err() {
 
 D="$BIN/ibfabricd"
 expect_err 2 "\-\-loss '2'" "$D" -f -s "$SOCK" --loss 2
+expect_err 2 "\-\-socket: an empty path" "$D" -f -s ""
 expect_err 2 "\-\-dup 'abc'" "$D" -f -s "$SOCK" --dup abc
 expect_err 2 "\-\-reorder '0.5x'" "$D" -f -s "$SOCK" --reorder 0.5x
 expect_err 2 "\-\-seed '-1'" "$D" -f -s "$SOCK" --seed -1
@@ -31,6 +32,13 @@ expect_err 2 "\-\-pkey '0x8000'" "$P" -f -F "soft:$SOCK" -n h1 --pkey 0x8000
 expect_err 2 "\-\-pkey 'zz'" "$P" -f -F "soft:$SOCK" -n h1 --pkey zz
 expect_err 2 "\-\-address: bad CIDR '10.1.0.1'" "$P" -f -F "soft:$SOCK" -n h1 --address 10.1.0.1
 expect_err 2 "\-\-address: bad CIDR '10.1.0.1/33'" "$P" -f -F "soft:$SOCK" -n h1 --address 10.1.0.1/33
+# addresses no interface can have (before: taken, the kernel refused some,
+# and ipoibd said ready all the same)
+for a in 0.0.0.0/0 224.0.0.1/4 255.255.255.255/32 ::1/128 127.0.0.5/8 ff02::1/64; do
+	expect_err 2 "\-\-address $a: .*not an interface's address" "$P" -f -F "soft:$SOCK" -n h1 --address "$a"
+done
+expect_err 2 "\-\-address 10.1.0.1/0: a prefix of length 0" "$P" -f -F "soft:$SOCK" -n h1 --address 10.1.0.1/0
+expect_err 2 "\-\-mtu 68: IPv6 (\-\-address fd00::1/64) needs 1280" "$P" -f -F "soft:$SOCK" -n h1 --mtu 68 --address fd00::1/64
 expect_err 2 "\-\-ifname" "$P" -f -F "soft:$SOCK" -n h1 --ifname way-too-long-a-name
 expect_err 2 "\-\-mtu '40'" "$P" -f -F "soft:$SOCK" -n h1 --mtu 40
 expect_err 1 "soft:$T/none.sock" "$P" -f -F "soft:$T/none.sock" -n h1
@@ -96,6 +104,11 @@ for node in "bad name" "$(printf 'n%.0s' $(seq 64))" "g/w"; do
 done
 printf '[gateway]\nfabric = soft:/x.sock\nnode = %s\n[partition a]\npkey = 0x8001\ntap = t\n' "$(printf 'n%.0s' $(seq 63))" >"$T/gw-node.conf"
 timeout 10 "$G" -n -c "$T/gw-node.conf" >/dev/null 2>"$T/err" || fail "a 63-character node name refused: $(cat "$T/err")"
+printf '[gateway]\nfabric = soft:/x.sock\nnode = g\n[partition a]\npkey = 0x8001\nmode = router\naddress = 224.0.0.1/24\n' >"$T/gw-mc.conf"
+timeout 10 "$G" -n -c "$T/gw-mc.conf" >/dev/null 2>"$T/err"
+expect_eq "ibgwd -n with a multicast address" $? 2
+expect_eq "ibgwd -n with a multicast address: error lines" "$(wc -l <"$T/err")" 2
+grep -q "gw-mc.conf:7: \[partition a\] address: '224.0.0.1/24': a multicast address" "$T/err" || fail "multicast address: $(cat "$T/err")"
 timeout 10 "$G" -n -c "$T/none.conf" >/dev/null 2>"$T/err"
 expect_eq "ibgwd -n on a missing file" $? 2
 grep -q "none.conf: No such file" "$T/err" || fail "missing file: $(cat "$T/err")"
@@ -137,9 +150,14 @@ expect_err 1 "connect to ibgwd at $T/none.sock" "$BIN/ibgwctl" -s "$T/none.sock"
 # tools against a subnet that is not running
 expect_err 1 "connect to ibfabricd" "$BIN/ibfabricctl" -s "$T/none.sock" stats
 expect_err 2 "unknown command 'frob'" "$BIN/ibfabricctl" -s "$SOCK" frob
+# arguments the daemon would split again (before: 'port "h1 down" ""'
+# took h1's port down)
+expect_err 2 "bad argument 'h1 down'" "$BIN/ibfabricctl" -s "$SOCK" port "h1 down" ""
+expect_err 2 "bad argument ''" "$BIN/ibfabricctl" -s "$SOCK" port h1 ""
 
 # a second ibfabricd on a live socket refuses to steal it
 start_fabric
+expect_err 1 "not a GID: 'notagid'" "$BIN/ibfabricctl" -s "$SOCK" groups notagid
 expect_err 1 "another ibfabricd" "$D" -f -s "$SOCK"
 fabric_alive
 # a node name the subnet refuses

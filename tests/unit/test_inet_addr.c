@@ -189,6 +189,40 @@ static void test_bcast(void **state)
 }
 
 /* FNV-1a 32 of the family's bytes; values computed apart from the code. */
+/* What an interface's own address cannot be. */
+static void test_not_host(void **state)
+{
+	static const char *const bad[] = {
+		"0.0.0.0", "0.1.2.3", "127.0.0.1", "127.255.0.9", "224.0.0.1",
+		"239.1.1.1", "255.255.255.255", "::", "::1", "ff02::1",
+		"ff0e::9",
+	};
+	static const char *const good[] = {
+		"10.0.0.1", "192.0.2.255", "1.0.0.0", "223.255.255.254",
+		"fe80::1", "2001:db8::1", "::2", "fd00::",
+	};
+	struct inet_addr a;
+	char err[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(inet_addr_parse(bad[i], &a, err, sizeof(err)),
+				 0);
+		if (!inet_addr_not_host(&a))
+			fail_msg("%s taken as a host address", bad[i]);
+	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(inet_addr_parse(good[i], &a, err,
+						 sizeof(err)), 0);
+		if (inet_addr_not_host(&a))
+			fail_msg("%s refused: %s", good[i],
+				 inet_addr_not_host(&a));
+	}
+	memset(&a, 0, sizeof(a));
+	assert_non_null(inet_addr_not_host(&a));	/* no family */
+}
+
 static void test_hash(void **state)
 {
 	struct inet_addr a, b;
@@ -213,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_prefix_parse),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_bcast),
+		cmocka_unit_test(test_not_host),
 		cmocka_unit_test(test_hash),
 	};
 

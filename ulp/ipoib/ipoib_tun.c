@@ -318,12 +318,14 @@ static void tun_error(struct ipoib_tun *d, const char *msg)
  * universal/local bit set.  The kernel's own (addr_gen_mode, turned off
  * before the link comes up) would be an address nobody answers for.
  */
-static void add_link_local(struct ipoib_tun *d)
+static void add_link_local(struct ipoib_tun *d, unsigned int mtu)
 {
 	struct inet_prefix p;
 	struct ipoib_addr hw;
 	char err[NL_ERRLEN];
 
+	if (mtu < 1280)
+		return;		/* the kernel has IPv6 off on the interface */
 	ipoib_link_hwaddr(d->link, &hw);
 	memset(&p, 0, sizeof(p));
 	p.addr.family = AF_INET6;
@@ -449,7 +451,7 @@ static void carrier(void *arg, int up, unsigned int mtu)
 		if (nl_link_set_up(d->nl, d->ifindex, 1, err,
 				   sizeof(err)) < 0)
 			tun_error(d, err);
-		add_link_local(d);
+		add_link_local(d, mtu);
 		d->configured = 1;
 	}
 	if (!d->ready) {

@@ -775,6 +775,19 @@ int main(int argc, char **argv)
 					err);
 				return 2;
 			}
+			if ((why = inet_addr_not_host(
+				     &tc.addrs[tc.naddrs].addr))) {
+				fprintf(stderr, "ipoibd: --address %s: %s, not "
+					"an interface's address\n", optarg,
+					why);
+				return 2;
+			}
+			if (tc.addrs[tc.naddrs].plen == 0) {
+				fprintf(stderr, "ipoibd: --address %s: a prefix "
+					"of length 0 is every address\n",
+					optarg);
+				return 2;
+			}
 			tc.naddrs++;
 			break;
 		case 'm':
@@ -849,6 +862,16 @@ int main(int argc, char **argv)
 			"other\n");
 		return 2;
 	}
+	/* the kernel turns IPv6 off on an interface below 1280 */
+	for (v = 0; tc.link.admin_mtu && tc.link.admin_mtu < 1280 &&
+		    v < tc.naddrs; v++)
+		if (tc.addrs[v].addr.family == AF_INET6) {
+			fprintf(stderr, "ipoibd: --mtu %u: IPv6 (--address "
+				"%s) needs 1280 or more\n",
+				tc.link.admin_mtu, inet_prefix_str(
+					&tc.addrs[v], err, sizeof(err)));
+			return 2;
+		}
 	if (d.sdp_only && spec && !node && !strncmp(spec, "verbs:", 6))
 		node = "ipoibd";	/* a real HCA has its own identity */
 	if (!spec || !node) {
