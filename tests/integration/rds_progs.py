@@ -283,8 +283,13 @@ def errors(laddr, foreign):
     expect_err("send unconnected", errno.ENOTCONN, lambda: s.send(b"x"))
     expect_err("sendto multicast", errno.EINVAL,
                lambda: s.sendto(b"x", ("224.0.0.1", 1)))
-    # the default sndbuf: rds_sk_sndbuf is half of SO_SNDBUF
+    # the default sndbuf: net.core.wmem_default as it is (sock_init_data;
+    # only a value set is doubled); rds_sk_sndbuf is half of SO_SNDBUF
     sb = s.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    wdef = int(open("/proc/sys/net/core/wmem_default").read())
+    if sb != wdef:
+        die("the default SO_SNDBUF reads %d, net.core.wmem_default %d" %
+            (sb, wdef))
     expect_err("sendto past sndbuf/2", errno.EMSGSIZE,
                lambda: s.sendto(b"x" * (sb // 2 + 1), (laddr, 4000)))
     big(s)

@@ -908,10 +908,10 @@ static int do_socket(struct rds_service *sv, struct rds_ctl_reply *r,
 	s->fd = sp[1];
 	s->id = sv->next_id++;
 	s->family = AF_INET;
-	s->sndbuf = sv->wmem_def * 2 > MIN_SNDBUF ? sv->wmem_def * 2 :
-		    MIN_SNDBUF;
-	s->rcvbuf = sv->rmem_def * 2 > MIN_RCVBUF ? sv->rmem_def * 2 :
-		    MIN_RCVBUF;
+	/* sock_init_data(): the defaults as they are (only a value set
+	 * with setsockopt is doubled) */
+	s->sndbuf = sv->wmem_def > MIN_SNDBUF ? sv->wmem_def : MIN_SNDBUF;
+	s->rcvbuf = sv->rmem_def > MIN_RCVBUF ? sv->rmem_def : MIN_RCVBUF;
 	s->rxq_tail = &s->rxq;
 	snprintf(name, sizeof(name), "@" RDS_CTL_SOCK_PREFIX "%ld.%u",
 		 (long)getpid(), s->id);
