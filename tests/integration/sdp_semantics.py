@@ -9,6 +9,7 @@
 #                         connection serving the first line's command
 #   client MODE ADDR PORT one semantic; prints "OK ..." or "BAD ..."
 import ctypes
+import errno
 import fcntl
 import hashlib
 import os
@@ -574,7 +575,59 @@ def m_oobtrunc(addr, port):
     print("OK MSG_OOB refused (EOPNOTSUPP), MSG_TRUNC discarded 4, 6 left")
 
 
-MODES = {"oob-trunc": m_oobtrunc, "timeouts": m_timeouts, "slowread": m_slowread, "fork": m_fork, "dup": m_dup,
+def m_connagain(addr, port):
+    """connect again on a non-blocking socket: EALREADY while it connects
+    (if still), 0 the first time once it is up (even after SO_ERROR was
+    read), EISCONN after."""
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.setblocking(False)
+    e = s.connect_ex((addr, int(port)))
+    if e not in (0, errno.EINPROGRESS):
+        die("non-blocking connect: %s" % os.strerror(e))
+    _, w, _ = select.select([], [s], [], 10)
+    if not w:
+        die("not writable in 10 s")
+    e = s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    if e:
+        die("SO_ERROR %s" % os.strerror(e))
+    got = [s.connect_ex((addr, int(port))) for _ in range(2)]
+    if got != [0, errno.EISCONN]:
+        die("connect again after it came up: %s, want 0 then EISCONN" %
+            [errno.errorcode.get(g, g) for g in got])
+    s.setblocking(True)
+    s.sendall(b"echo\nx")
+    s.shutdown(socket.SHUT_WR)
+    if recv_all(s) != b"x":
+        die("the echo")
+    s.close()
+    print("OK connect again: 0 once up, then EISCONN")
+
+
+def m_tcpopts(addr, port):
+    """TCP options TCP refuses: an unknown one (ENOPROTOOPT), an int one
+    with no value (EINVAL); a known one taken."""
+    c = conn(addr, port, "echo")
+    for name, val, want in ((9999, 1, errno.ENOPROTOOPT),
+                            (socket.TCP_NODELAY, b"", errno.EINVAL)):
+        try:
+            c.setsockopt(socket.IPPROTO_TCP, name, val)
+            die("setsockopt(IPPROTO_TCP, %d, %r) succeeded" % (name, val))
+        except OSError as e:
+            if e.errno != want:
+                die("setsockopt(IPPROTO_TCP, %d, %r): %s, want %s" %
+                    (name, val, e, errno.errorcode[want]))
+    c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if not c.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY):
+        die("TCP_NODELAY not read back")
+    c.shutdown(socket.SHUT_WR)
+    recv_all(c)
+    c.close()
+    print("OK TCP options: unknown ENOPROTOOPT, no value EINVAL")
+
+
+MODES = {"conn-again": m_connagain, "tcp-opts": m_tcpopts,
+         "oob-trunc": m_oobtrunc, "timeouts": m_timeouts, "slowread": m_slowread, "fork": m_fork, "dup": m_dup,
          "dup-early": m_dupearly, "epoll": m_epoll, "poll": m_poll,
          "sendfile": m_sendfile, "opts": m_opts, "eintr": m_eintr,
          "threads": m_threads, "names6": m_names6}

@@ -76,6 +76,8 @@ client_cases() {	# RUNNER A A6 ME
 	$r ipv6-options python3 "$PY" client opts "$a6" 7501
 	$r slow-reader python3 "$PY" client slowread "$a" 7500 2000000
 	$r timeouts python3 "$PY" client timeouts "$a" 7500 "$me"
+	$r connect-again python3 "$PY" client conn-again "$a" 7500
+	$r tcp-options python3 "$PY" client tcp-opts "$a" 7500
 }
 A=10.1.0.2
 head -c 5000000 /dev/urandom >"$T/file"
@@ -165,5 +167,5 @@ tcp_run() {	# NAME CMD...
 }
 client_cases tcp_run 10.9.0.2 fd00:9::2 10.9.0.1
 grep -q "^BAD" "$T/tsrv.log" "$T/tsrv6.log" && fail "plain TCP server: $(grep -h '^BAD' "$T/tsrv.log" "$T/tsrv6.log")"
-ok "the same 17 client cases and the server pass on plain TCP between namespaces: the expectations are Linux's"
+ok "the same 19 client cases and the server pass on plain TCP between namespaces: the expectations are Linux's"
 echo PASS

@@ -743,9 +743,14 @@ static int connect_again(int fd)
 	if (st == SDP_CTL_R_FAILED) {
 		/* the kernel's ECONNRESET of the failure, consumed */
 		preload_real.getsockopt(fd, SOL_SOCKET, SO_ERROR, &v, &len);
+		preload_cache_mark(fd, PRELOAD_MARK_INPROGRESS, -1);
 		errno = err ? err : ECONNABORTED;
 		return -1;
 	}
+	/* the first connect after a non-blocking one completed: 0, as
+	 * TCP's (the socket was still SS_CONNECTING), EISCONN after */
+	if (preload_cache_mark(fd, PRELOAD_MARK_INPROGRESS, -1))
+		return 0;
 	errno = EISCONN;
 	return -1;
 }
@@ -790,6 +795,7 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 		preload_log(PRELOAD_LOG_INFO, "connect %s: SDP%s", dst,
 			    pending ? ", in progress" : "");
 		if (pending) {
+			preload_cache_mark(fd, PRELOAD_MARK_INPROGRESS, 1);
 			errno = EINPROGRESS;
 			return -1;
 		}
@@ -1411,6 +1417,28 @@ static void keepalive_tell(int fd)
 			    "%d: told the service", on, idle);
 }
 
+/*
+ * A TCP option on one of our streams, as do_tcp_setsockopt() takes it
+ * before looking at the value: one Linux does not have is ENOPROTOOPT,
+ * and all but the string and structure ones want an int (EINVAL).
+ */
+static int tcp_opt_check(int name, socklen_t len)
+{
+	switch (name) {
+	case 13:	/* TCP_CONGESTION */
+	case 14:	/* TCP_MD5SIG */
+	case 22:	/* TCP_REPAIR_OPTIONS */
+	case 29:	/* TCP_REPAIR_WINDOW */
+	case 31:	/* TCP_ULP */
+	case 32:	/* TCP_MD5SIG_EXT */
+	case 33:	/* TCP_FASTOPEN_KEY */
+		return 0;
+	}
+	if (name < 1 || name > 37)	/* TCP_TX_DELAY, 6.1's last */
+		return ENOPROTOOPT;
+	return len < sizeof(int) ? EINVAL : 0;
+}
+
 EXPORT int setsockopt(int fd, int level, int name, const void *val,
 		      socklen_t len)
 {
@@ -1432,6 +1460,10 @@ EXPORT int setsockopt(int fd, int level, int name, const void *val,
 	e = errno;
 	if (!opt_failed(e) || !opt_level(level) || !val ||
 	    !ours_family(fd)) {
+		errno = e;
+		return -1;
+	}
+	if (level == IPPROTO_TCP && (e = tcp_opt_check(name, len))) {
 		errno = e;
 		return -1;
 	}

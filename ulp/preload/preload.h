@@ -174,11 +174,13 @@ void preload_cache_setopt(int fd, int level, int name, const void *val,
  * was never set. */
 int preload_cache_getopt(int fd, int level, int name, int *val);
 /* A mark of the preload's own on fd's entry (made if none): its
- * previous state; set 0 only reads it. */
+ * previous state; set 0 only reads it, set < 0 clears it. */
 int preload_cache_mark(int fd, unsigned int bit, int set);
 #define PRELOAD_MARK_EOF	0x1	/* end of file seen, no reset owed */
 #define PRELOAD_MARK_PIN	0x2	/* a listener's, or an RDS socket's
 					 * options: not replaced by others */
+#define PRELOAD_MARK_INPROGRESS	0x4	/* connect said EINPROGRESS, and no
+					 * connect has been told the end */
 
 /* preload.c */
 enum preload_kind {

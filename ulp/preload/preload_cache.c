@@ -268,10 +268,12 @@ int preload_cache_mark(int fd, unsigned int bit, int set)
 	if (cache_key(fd, &st) < 0)
 		return 0;
 	pthread_mutex_lock(&cache_lock);
-	e = set ? cache_slot(&st) : cache_find(&st);
+	e = set > 0 ? cache_slot(&st) : cache_find(&st);
 	was = e && (e->marks & bit);
-	if (e && set)
+	if (e && set > 0)
 		e->marks |= bit;
+	else if (e && set < 0)
+		e->marks &= ~bit;
 	pthread_mutex_unlock(&cache_lock);
 	return was;
 }
