@@ -31,6 +31,9 @@
 #                              names, an echo)
 #   abandon ADDR PORT          EINPROGRESS, then close at once
 #   abort-server PORT          accepts, reads a byte, SO_LINGER {1,0}, closes
+#   close-server PORT          accepts, reads 100 bytes, closes in order
+#   closed-client ADDR PORT    sends 100 bytes, then after the server's
+#                              close three writes: what each gave
 #   reset-client ADDR PORT read|write|error|blocked  sends, waits for the
 #                              server's reset, then prints what read, read,
 #                              write (or write, write, with SIGPIPE's
@@ -159,7 +162,12 @@ def ready(mode, addr, port, pid):
         die("getpeername %r" % (s.getpeername(),))
     if s.getsockname()[0] == "0.0.0.0" or s.getsockname()[1] == 0:
         die("getsockname %r" % (s.getsockname(),))
-    expect_errno("connect once up", lambda: s.connect((addr, int(port))),
+    # as TCP's: the first connect once up says 0 (the socket was still
+    # connecting for the kernel), the next EISCONN (sdp_semantics.sh's
+    # conn-again case checks it on plain TCP too)
+    if s.connect_ex((addr, int(port))):
+        die("the first connect once up: not 0")
+    expect_errno("connect again once up", lambda: s.connect((addr, int(port))),
                  errno.EISCONN)
     n = echo(s)
     print("OK %s: EINPROGRESS in %.1f ms, writable %.0f ms after the peer "
@@ -397,6 +405,38 @@ def abort_server(port):
         print("aborted", flush=True)
 
 
+def close_server(port):
+    """accepts, reads the client's 100 bytes, closes in order (FIN)"""
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("", int(port)))
+    ls.listen(8)
+    while True:
+        c, _ = ls.accept()
+        got = 0
+        while got < 100:
+            b = c.recv(100 - got)
+            if not b:
+                break
+            got += len(b)
+        c.close()
+        print("closed", flush=True)
+
+
+def closed_client(addr, port):
+    """sends 100 bytes; once the server has closed (in order), write,
+    write, write, a moment apart: TCP's first goes (the peer answers it
+    with an RST), the next fail with EPIPE (tcp_reset() in CLOSE_WAIT)"""
+    s = socket.create_connection((addr, int(port)))
+    s.sendall(b"x" * 100)
+    time.sleep(1.5)
+    got = []
+    for _ in range(3):
+        got.append(outcome(lambda: s.send(b"y" * 1000)))
+        time.sleep(0.5)
+    print("after the peer's close:", ", ".join(got), flush=True)
+
+
 def inherit_server(port, when):
     """a listener with options set before or after listen (when); each
     accepted connection's options are printed, one byte read, and it is
@@ -482,5 +522,7 @@ if __name__ == "__main__":
      "exec": lambda: exec_pending(*a[1:4]),
      "exec-child": lambda: exec_child(*a[1:5]), "abandon": lambda: abandon(*a[1:3]),
      "abort-server": lambda: abort_server(a[1]),
+     "close-server": lambda: close_server(a[1]),
+     "closed-client": lambda: closed_client(*a[1:3]),
      "inherit-server": lambda: inherit_server(*a[1:3]),
      "reset-client": lambda: reset_client(*a[1:5])}[a[0]]()

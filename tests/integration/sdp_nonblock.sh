@@ -278,6 +278,24 @@ for how in read write error blocked; do
 	ok "TCP relay, the server's reset: the client's $how after it as over TCP: $out"
 done
 
+# the peer closes in order, then the client writes three times: TCP's
+# first write goes (the peer answers it with an RST), the next two fail
+# with EPIPE (an RST in CLOSE_WAIT); over SDP the same (before:
+# ECONNRESET, then EPIPE)
+ns_bg TCLS h2 python3 "$PY" close-server 7720 >"$T/tcls.log" 2>&1
+pre_bg CLS h2 python3 "$PY" close-server 7721 >"$T/cls.log" 2>&1
+wait_port h2 7720
+wait_port h2 7721
+want=$(ns h1 timeout 60 python3 "$PY" closed-client $A 7720 2>&1)
+case "$want" in
+"after the peer's close: 1000 sent, EPIPE, EPIPE") ;;
+*) fail "TCP, the oracle, writes after the peer's close: '$want'" ;;
+esac
+out=$(pre h1 timeout 60 python3 "$PY" closed-client $A 7721 2>&1)
+[ "$out" = "$want" ] || fail "SDP, writes after the peer's close: '$out', TCP '$want'"
+ok "writes after the peer's close, over SDP as over TCP: $out"
+kill "$TCLS" "$CLS" 2>/dev/null
+
 # an accepted stream inherits its listener's options as TCP's accept
 # copies them (SO_LINGER {1, 0}, SO_KEEPALIVE, TCP_KEEPIDLE, TCP_NODELAY,
 # SO_RCVBUF), set before listen or on the listener after it: the options

@@ -1730,7 +1730,11 @@ static ssize_t sdp_eof(int fd, ssize_t n, size_t len)
 
 static ssize_t sdp_sent(int fd, ssize_t n, int flags)
 {
-	if (n >= 0 || errno != EPIPE || preload_stream_reset(fd))
+	if (n >= 0 || errno != EPIPE)
+		return n;
+	/* a reset's error; EPIPE (one that came after the peer's DisConn,
+	 * as TCP's in CLOSE_WAIT) raises SIGPIPE as TCP's does */
+	if (preload_stream_reset(fd) && errno != EPIPE)
 		return n;
 	if (!(flags & MSG_NOSIGNAL))
 		pthread_kill(pthread_self(), SIGPIPE);

@@ -631,7 +631,10 @@ static void on_recv(struct sdp_sock *s, uint32_t slot, uint32_t len)
 	case SDP_RX_ABORT:
 		s->ep->st.aborts_rx++;
 		repost(s, slot);
-		fd_close(s, ECONNRESET);
+		/* tcp_reset(): EPIPE in CLOSE_WAIT (the peer's DisConn came,
+		 * ours did not go), else ECONNRESET */
+		fd_close(s, s->c.fin_rcvd && !s->c.fin_sent ? EPIPE :
+			 ECONNRESET);
 		if (!s->dreq_sent) {
 			s->dreq_sent = 1;
 			s->st = S_CLOSING;
