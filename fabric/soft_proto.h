@@ -21,6 +21,21 @@
 
 #define FSP_VERSION	1
 #define FSP_NODE_MAX	64	/* node name incl. NUL */
+
+/* A node name ibfabricd takes: 1 to FSP_NODE_MAX - 1 letters, digits,
+ * '-', '_' and '.'. */
+static inline int fsp_node_name_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!((s[n] >= 'a' && s[n] <= 'z') ||
+		      (s[n] >= 'A' && s[n] <= 'Z') ||
+		      (s[n] >= '0' && s[n] <= '9') || s[n] == '-' ||
+		      s[n] == '_' || s[n] == '.'))
+			return 0;
+	return n > 0 && n < FSP_NODE_MAX;
+}
 #define FSP_MSG_MAX	65536	/* largest control message */
 
 enum fsp_type {

@@ -11,19 +11,6 @@
 #include "gateway/gw_conf.h"
 #include "inet/addr.h"
 
-/* A node name as the soft fabric takes it. */
-static int node_name_ok(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ||
-		      *s == '.'))
-			return 0;
-	return 1;
-}
-
 static const char *const modes[] = { "transparent", "router", NULL };
 static const char *const ipoib_modes[] = { "datagram", "connected", NULL };
 
@@ -601,7 +588,7 @@ int gw_conf_load(const char *path, struct gw_conf *g, FILE *err)
 	if (s && strlen(s) > FSP_NODE_MAX - 1)
 		perr(&c, line_of(gw, "node"), NULL, "node",
 		     "longer than %d characters", FSP_NODE_MAX - 1);
-	else if (s && !node_name_ok(s))
+	else if (s && !fsp_node_name_ok(s))
 		/* the soft fabric's rule (ibfabricd refuses the attach) */
 		perr(&c, line_of(gw, "node"), NULL, "node",
 		     "'%s': letters, digits, '-', '_' and '.' only", s);

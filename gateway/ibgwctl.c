@@ -29,6 +29,37 @@ static void usage(FILE *f)
 "  reload              re-read the configuration file\n");
 }
 
+/* A command's words as ibgwctl(8) gives them: 1 (said on stderr) when
+ * they are not, before anything is asked of ibgwd. */
+static int usage_error(int n, char **w)
+{
+	static const char *const what[] = { "summary", "partitions",
+					    "neighbors", "groups", "stats" };
+	size_t i;
+
+	if (!strcmp(w[0], "show")) {
+		for (i = 0; n == 2 && i < sizeof(what) / sizeof(what[0]); i++)
+			if (!strcmp(w[1], what[i]))
+				return 0;
+		fprintf(stderr, "ibgwctl: usage: show summary|partitions|"
+			"neighbors|groups|stats\n");
+		return 1;
+	}
+	if (!strcmp(w[0], "reload")) {
+		if (n == 1)
+			return 0;
+		fprintf(stderr, "ibgwctl: usage: reload (no arguments)\n");
+		return 1;
+	}
+	/* partition */
+	if ((n >= 3 && !strcmp(w[1], "add")) ||
+	    (n == 3 && !strcmp(w[1], "del")))
+		return 0;
+	fprintf(stderr, "ibgwctl: usage: partition add NAME KEY=VALUE... | "
+		"partition del NAME\n");
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -68,6 +99,8 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
+	if (usage_error(argc - optind, argv + optind))
+		return 2;
 	len = (size_t)snprintf(req, sizeof(req), "%s", json ? "json" : "text");
 	for (i = optind; i < argc; i++) {
 		if (!*argv[i] || strpbrk(argv[i], " \t\n") ||

@@ -550,20 +550,6 @@ static int guid_taken(const struct fsw *sw, uint64_t guid)
 	return node_by_guid(sw, guid | 1) != NULL;
 }
 
-static int valid_node_name(const char *name)
-{
-	const char *p;
-
-	if (!*name || strlen(name) >= FSP_NODE_MAX)
-		return 0;
-	for (p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' ||
-		      *p == '.'))
-			return 0;
-	return 1;
-}
-
 struct fsw_node *fsw_node_at(const struct fsw *sw, unsigned int i)
 {
 	return i < sw->nnodes ? sw->nodes[i] : NULL;
@@ -638,7 +624,7 @@ struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 		n->nprocs++;
 		return n;
 	}
-	if (!valid_node_name(name)) {
+	if (!fsp_node_name_ok(name)) {
 		snprintf(err, errlen, "invalid node name '%.64s' (letters, "
 			 "digits, '-', '_', '.'; at most %d)", name,
 			 FSP_NODE_MAX - 1);

@@ -32,6 +32,13 @@ expect_err 2 "\-\-pkey '0x8000'" "$P" -f -F "soft:$SOCK" -n h1 --pkey 0x8000
 expect_err 2 "\-\-pkey 'zz'" "$P" -f -F "soft:$SOCK" -n h1 --pkey zz
 expect_err 2 "\-\-address: bad CIDR '10.1.0.1'" "$P" -f -F "soft:$SOCK" -n h1 --address 10.1.0.1
 expect_err 2 "\-\-address: bad CIDR '10.1.0.1/33'" "$P" -f -F "soft:$SOCK" -n h1 --address 10.1.0.1/33
+# a node name or fabric spec that cannot work: usage errors (before: exit 1
+# at the attach)
+expect_err 2 "\-\-node 'bad name'" "$P" -f -F "soft:$SOCK" -n "bad name"
+expect_err 2 "\-\-node ''" "$P" -f -F "soft:$SOCK" -n ""
+for f in soft foo:bar "" verbs:; do
+	expect_err 2 "\-\-fabric '$f'" "$P" -f -F "$f" -n h1
+done
 # addresses no interface can have (before: taken, the kernel refused some,
 # and ipoibd said ready all the same)
 for a in 0.0.0.0/0 224.0.0.1/4 255.255.255.255/32 ::1/128 127.0.0.5/8 ff02::1/64; do
@@ -146,6 +153,13 @@ expect_err 2 "no command" "$BIN/ibgwctl"
 expect_err 2 "unknown command 'frob'" "$BIN/ibgwctl" frob
 expect_err 2 "bad option '-x'" "$BIN/ibgwctl" -x show stats
 expect_err 1 "connect to ibgwd at $T/none.sock" "$BIN/ibgwctl" -s "$T/none.sock" show stats
+# usage errors are the program's, before any daemon (before: asked, and
+# exit 1 for the daemon's refusal)
+expect_err 2 "usage: show " "$BIN/ibgwctl" -s "$T/none.sock" show
+expect_err 2 "usage: show " "$BIN/ibgwctl" -s "$T/none.sock" show bogus
+expect_err 2 "usage: partition " "$BIN/ibgwctl" -s "$T/none.sock" partition
+expect_err 2 "usage: partition " "$BIN/ibgwctl" -s "$T/none.sock" partition del
+expect_err 2 "usage: reload" "$BIN/ibgwctl" -s "$T/none.sock" reload extra
 
 # tools against a subnet that is not running
 expect_err 1 "connect to ibfabricd" "$BIN/ibfabricctl" -s "$T/none.sock" stats

@@ -31,6 +31,7 @@
 #include "conf/daemon.h"
 #include "conf/log.h"
 #include "fabric/fabric.h"
+#include "fabric/soft_proto.h"
 #include "netlink/nl_link.h"
 #include "ulp/ipoib/ipoib_tun.h"
 #include "ulp/rds/rds_service.h"
@@ -855,6 +856,17 @@ int main(int argc, char **argv)
 	if (optind != argc) {
 		fprintf(stderr, "ipoibd: unexpected argument '%s'\n",
 			argv[optind]);
+		return 2;
+	}
+	if (spec && strncmp(spec, "soft:", 5) &&
+	    (strncmp(spec, "verbs:", 6) || !spec[6])) {
+		fprintf(stderr, "ipoibd: --fabric '%s': soft:PATH or "
+			"verbs:DEVICE[:PORT[:GID]]\n", spec);
+		return 2;
+	}
+	if (node && !fsp_node_name_ok(node)) {
+		fprintf(stderr, "ipoibd: --node '%s': 1 to %d letters, digits, "
+			"'-', '_' and '.'\n", node, FSP_NODE_MAX - 1);
 		return 2;
 	}
 	if (d.sdp_only && no_sdp) {
