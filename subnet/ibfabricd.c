@@ -641,9 +641,29 @@ static int lid_file_load(struct fabd *d)
 {
 	unsigned long long guid;
 	unsigned int lid, lid2, n = 0, line = 0;
-	char buf[256];
-	FILE *f = fopen(d->lid_file, "r");
+	char buf[256], dir[4096], *slash;
+	struct stat st;
+	FILE *f;
 
+	/* written later, at every new node: its directory must take it
+	 * now, not at the first node */
+	snprintf(dir, sizeof(dir), "%s", d->lid_file);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK | X_OK) < 0) {
+		log_warn("--lid-file %s: its directory %s", d->lid_file, dir);
+		return -1;
+	}
+	if (stat(d->lid_file, &st) == 0 && !S_ISREG(st.st_mode)) {
+		log_warnx("--lid-file %s: not a regular file", d->lid_file);
+		return -1;
+	}
+	f = fopen(d->lid_file, "r");
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;

@@ -193,6 +193,19 @@ head -c $(( $(stat -c %s "$NG") - 10 )) "$NG" >"$T/cut.pcapng"
 expect_err 1 "cut.pcapng: record 1: truncated pcapng" "$BIN/ibfabricctl" -s "$SOCK" replay "$T/cut.pcapng" h1
 stop_fabric
 
+# a --lid-file that could never be written: refused at start (before:
+# taken, the first node's save failed and no LID was kept)
+expect_err1() {	# PATTERN CMD...: exit 1, the pattern among its lines
+	local pat=$1
+	shift
+	timeout 10 "$@" >"$T/out" 2>"$T/err" </dev/null
+	[ $? = 1 ] || { cat "$T/err"; fail "$*: not exit 1"; }
+	grep -q -- "$pat" "$T/err" || { cat "$T/err"; fail "$*: no '$pat'"; }
+	ok "$* -> $(head -n1 "$T/err")"
+}
+expect_err1 "lid-file $T: not a regular file" "$D" -f -s "$SOCK" --lid-file "$T"
+expect_err1 "its directory $T/nodir" "$D" -f -s "$SOCK" --lid-file "$T/nodir/lids"
+
 # a damaged --lid-file: every bad line ignored and named, the good one
 # kept, the subnet up and handing out LIDs around the kept one
 {
