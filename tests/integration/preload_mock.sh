@@ -240,6 +240,15 @@ out=$(pre "$C" timeout 30 python3 "$PROGS" tcp-client $A 7203 2>&1) &&
 case "$out" in *"Connection refused"*) ok "sdp without an SDP peer: refused" ;;
 *) fail "sdp without a peer: $out" ;; esac
 stop_srv "$S"
+# an 'sdp' rule with no SDP service to ask: ENETUNREACH, as TCP knows an
+# absent network (before: ENOENT, no TCP error)
+ns_bg S p socat TCP-LISTEN:7203,bind=$A,reuseaddr SYSTEM:'echo tcp'
+eventually tcp_listens $A:7203 || fail "TCP server on 7203"
+out=$(IBGW_SDP_SOCKET=@ibgw-no-such-service pre "$C" timeout 30 python3 "$PROGS" tcp-client $A 7203 2>&1) &&
+	fail "an 'sdp' client without a service connected: $out"
+case "$out" in *"Network is unreachable"*) ok "sdp without an SDP service: network unreachable" ;;
+*) fail "sdp without a service: $out" ;; esac
+stop_srv "$S"
 
 # --- a bad libsdp.conf: file:line on stderr, the program runs on TCP --------
 printf '# fine\nuse sdp client * *:*\nusee sdp server * *:*\n' >"$T/bad.conf"

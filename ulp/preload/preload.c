@@ -669,8 +669,17 @@ static int connect_sdp(int fd, int family, const struct sockaddr *sa,
 		    (r < 0 && (errno == EINTR || errno == ETIMEDOUT)))
 			break;
 	}
-	if (r < 0)
+	if (r < 0) {
+		/* no service to ask (not running, or IBGW_SDP_SOCKET names
+		 * none): SDP's network is not there, which a TCP program
+		 * knows as ENETUNREACH, not ENOENT */
+		if (errno == ENOENT || errno == ECONNREFUSED) {
+			preload_log(PRELOAD_LOG_WARN, "no SDP service to ask: "
+				    "%s", strerror(errno));
+			errno = ENETUNREACH;
+		}
 		return -1;
+	}
 	if (rep.err || nfd < 0) {
 		errno = rep.err ? rep.err : EPROTO;
 		return -1;
