@@ -249,6 +249,16 @@ out=$(IBGW_SDP_SOCKET=@ibgw-no-such-service pre "$C" timeout 30 python3 "$PROGS"
 case "$out" in *"Network is unreachable"*) ok "sdp without an SDP service: network unreachable" ;;
 *) fail "sdp without a service: $out" ;; esac
 stop_srv "$S"
+# a timeout that is not one: said, the default used, the connect made
+ns_bg S p socat TCP-LISTEN:7204,bind=$A,reuseaddr SYSTEM:'echo tcp'
+eventually tcp_listens $A:7204 || fail "TCP server on 7204"
+printf 'log destination stderr\nuse both client * *:7204\n' >"$T/tmo.conf"
+out=$(IBGW_SDP_TIMEOUT_MS=abc pre "$T/tmo.conf" timeout 30 python3 "$PROGS" tcp-client $A 7204 2>"$T/tmo.err") ||
+	fail "IBGW_SDP_TIMEOUT_MS=abc: $out $(cat "$T/tmo.err")"
+grep -q "IBGW_SDP_TIMEOUT_MS 'abc': not a number of milliseconds" "$T/tmo.err" ||
+	{ cat "$T/tmo.err"; fail "IBGW_SDP_TIMEOUT_MS=abc not reported"; }
+ok "IBGW_SDP_TIMEOUT_MS=abc: reported, the default used ($out)"
+stop_srv "$S"
 
 # --- a bad libsdp.conf: file:line on stderr, the program runs on TCP --------
 printf '# fine\nuse sdp client * *:*\nusee sdp server * *:*\n' >"$T/bad.conf"

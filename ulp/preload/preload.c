@@ -12,6 +12,7 @@
  * of ours looks like that.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -310,14 +311,21 @@ static int replace_fd(int fd, int newfd, int fl, int fdfl, bool stream)
 
 static uint32_t connect_timeout(enum sdp_use use)
 {
+	static atomic_int told;
 	const char *s = getenv("IBGW_SDP_TIMEOUT_MS");
 	char *end;
 	unsigned long v;
 
 	if (s && *s) {
+		errno = 0;
 		v = strtoul(s, &end, 10);
-		if (!*end && v <= UINT32_MAX)
+		if (!*end && !errno && isdigit((unsigned char)*s) &&
+		    v <= UINT32_MAX)
 			return (uint32_t)v;
+		if (!atomic_exchange(&told, 1))
+			preload_log(PRELOAD_LOG_ERR, "IBGW_SDP_TIMEOUT_MS '%s': "
+				    "not a number of milliseconds (0 to %u); "
+				    "the default", s, UINT32_MAX);
 	}
 	return use == SDP_USE_BOTH ? CONNECT_BOTH_MS : 0;
 }
