@@ -1205,7 +1205,7 @@ static struct part *part_find(struct ibgwd *d, const char *name)
 static int candidate(struct ibgwd *d, const char *skip, const char *extra,
 		     struct gw_conf *out, char *err, size_t errlen)
 {
-	char tmp[4096 + 8], *msg = NULL, *nl;
+	char tmp[4096 + 8], *msg = NULL;
 	size_t msglen = 0;
 	unsigned int i;
 	FILE *f, *e;
@@ -1239,12 +1239,36 @@ static int candidate(struct ibgwd *d, const char *skip, const char *extra,
 	n = gw_conf_load(tmp, out, e);
 	fclose(e);
 	if (n) {
-		/* one line: the reasons, without the temporary file's name */
-		for (nl = msg; nl && (nl = strchr(nl, '\n'));)
-			*nl = ';';
-		snprintf(err, errlen, "%s", msg ? msg : "invalid");
-		if (strlen(err) && err[strlen(err) - 1] == ';')
-			err[strlen(err) - 1] = '\0';
+		/* one line: the reasons, "; " between them, without the
+		 * temporary file's name and line (a file the operator never
+		 * wrote), nor the count line */
+		size_t off = 0, tl = strlen(tmp);
+		char *line, *next, *p;
+
+		err[0] = '\0';
+		for (line = msg; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			p = line;
+			if (!strncmp(p, tmp, tl) && p[tl] == ':') {
+				p += tl + 1;
+				while (*p >= '0' && *p <= '9')
+					p++;
+				if (*p == ':')
+					p++;
+				while (*p == ' ')
+					p++;
+			}
+			if (!*p || strstr(p, " error(s)"))
+				continue;
+			if (off < errlen)
+				off += (size_t)snprintf(err + off, errlen - off,
+							"%s%s", off ? "; " : "",
+							p);
+		}
+		if (!err[0])
+			snprintf(err, errlen, "invalid");
 		free(msg);
 		unlink(tmp);
 		return -1;

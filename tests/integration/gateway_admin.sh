@@ -154,6 +154,10 @@ expect_refusal "partition p1 exists" partition add p1 pkey=0x8005 tap=x1
 expect_refusal "0x8001 is partition p1's already" partition add p9 pkey=0x8001 tap=x9
 expect_refusal "bogus: unknown key" partition add p9 pkey=0x8009 tap=x9 bogus=1
 expect_refusal "needs trunk" partition add p9 pkey=0x8009 vlan=7
+# the reasons as the operator wrote them: no temporary file or its lines
+# (before: "gw.conf.new:24: ..."), "; " between two
+expect_refusal "^ibgwctl: \[partition p9\] bogus: unknown key; \[partition p9\] mtu: " partition add p9 pkey=0x8009 tap=x9 bogus=1 mtu=70000
+grep -q "\.new" "$T/err" && fail "the refusal names the temporary file: $(cat "$T/err")"
 expect_refusal "no partition nosuch" partition del nosuch
 expect_refusal "KEY=VALUE wanted" partition add p9 pkey
 [ -e "$CONFF.new" ] && fail "a refused change left $CONFF.new"
