@@ -1199,22 +1199,17 @@ static struct part *part_find(struct ibgwd *d, const char *name)
 
 /* ---- run-time changes -------------------------------------------------------------- */
 
-/* Write the running configuration, with extra appended (a section
- * text) and skip left out, to PATH.new; check it; on success *out holds
- * it.  Returns 0, or -1 with the errors, joined, in err. */
-static int candidate(struct ibgwd *d, const char *skip, const char *extra,
-		     struct gw_conf *out, char *err, size_t errlen)
+/* The running configuration in its canonical form (every key spelled
+ * out), skip left out and extra (a section's text) appended, to path. */
+static int write_running(struct ibgwd *d, const char *path, const char *skip,
+			 const char *extra, char *err, size_t errlen)
 {
-	char tmp[4096 + 8], *msg = NULL;
-	size_t msglen = 0;
 	unsigned int i;
-	FILE *f, *e;
-	int n;
+	FILE *f;
 
-	snprintf(tmp, sizeof(tmp), "%s.new", d->conf.path);
-	f = fopen(tmp, "w");
+	f = fopen(path, "w");
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	fprintf(f, "# written by ibgwd after a change at run time\n");
@@ -1226,10 +1221,27 @@ static int candidate(struct ibgwd *d, const char *skip, const char *extra,
 	if (extra)
 		fputs(extra, f);
 	if (fclose(f) != 0) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		unlink(tmp);
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		unlink(path);
 		return -1;
 	}
+	return 0;
+}
+
+/* Write the running configuration, with extra appended (a section
+ * text) and skip left out, to PATH.new; check it; on success *out holds
+ * it.  Returns 0, or -1 with the errors, joined, in err. */
+static int candidate(struct ibgwd *d, const char *skip, const char *extra,
+		     struct gw_conf *out, char *err, size_t errlen)
+{
+	char tmp[4096 + 8], *msg = NULL;
+	size_t msglen = 0;
+	FILE *e;
+	int n;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", d->conf.path);
+	if (write_running(d, tmp, skip, extra, err, errlen) < 0)
+		return -1;
 	e = open_memstream(&msg, &msglen);
 	if (!e) {
 		snprintf(err, errlen, "out of memory");
@@ -1351,6 +1363,15 @@ int ibgwd_partition_add(struct ibgwd *d, const char *name, char **kv,
 	}
 	part_go(p);
 	log_info("partition %s added", name);
+	/* the candidate had the new section as given: written again, now
+	 * running, with every key spelled out as the others */
+	{
+		char tmp[4096 + 8];
+
+		snprintf(tmp, sizeof(tmp), "%s.new", d->conf.path);
+		if (write_running(d, tmp, NULL, NULL, err, errlen) < 0)
+			return -1;
+	}
 	return commit(d, err, errlen);
 }
 

@@ -97,6 +97,19 @@ up2() { C -j show partitions | python3 -c 'import json,sys; p = {x["name"]: x fo
 eventually up2 || fail "p2 has no carrier"
 ns lan2 ping -c 3 -W 2 10.52.0.2 >/dev/null || fail "lan2 -> ib2 through the new p2"
 grep -q "^\[partition p2\]" "$CONFF" || fail "p2 not written to the configuration"
+# written in the canonical form, every key spelled out as p1's (before:
+# only the keys given on the command line)
+python3 - "$CONFF" <<'PY' || { cat "$CONFF"; fail "p2 not written with every key"; }
+import re, sys
+keys, sec = {}, None
+for line in open(sys.argv[1]):
+    m = re.match(r"\[partition (\S+)\]", line)
+    if m:
+        sec = keys.setdefault(m.group(1), set())
+    elif sec is not None and "=" in line and not line.lstrip().startswith("#"):
+        sec.add(line.split("=")[0].strip())
+assert len(keys["p2"]) > 4 and keys["p2"] == keys["p1"], keys
+PY
 C partition del p2 >/dev/null || fail "partition del p2"
 ns gw ip link show gwtap2 >/dev/null 2>&1 && fail "gwtap2 left behind"
 grep -q "p2" "$CONFF" && fail "p2 still in the configuration"
