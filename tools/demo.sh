@@ -97,6 +97,7 @@ cat >"$STATE/ibgw.conf" <<CONF
 [gateway]
 fabric = soft:$STATE/fabric.sock
 node = gw
+control = $STATE/ibgwd.sock
 
 [partition cluster]
 pkey = 0x8001
@@ -133,10 +134,10 @@ else
 fi
 
 step "the gateway's view: ibgwctl"
-run "$BIN/ibgwctl" show summary
-run "$BIN/ibgwctl" show partitions
-run "$BIN/ibgwctl" show neighbors
-"$BIN/ibgwctl" show stats | grep -E " (rx_frames|tx_frames|to_ib_packets|from_ib_packets|arp_answered|mss_clamped) " |
+run "$BIN/ibgwctl" -s "$STATE/ibgwd.sock" show summary
+run "$BIN/ibgwctl" -s "$STATE/ibgwd.sock" show partitions
+run "$BIN/ibgwctl" -s "$STATE/ibgwd.sock" show neighbors
+"$BIN/ibgwctl" -s "$STATE/ibgwd.sock" show stats | grep -E " (rx_frames|tx_frames|to_ib_packets|from_ib_packets|arp_answered|mss_clamped) " |
 	sed 's/^/  /'
 
 if [ "$keep" = 1 ]; then
