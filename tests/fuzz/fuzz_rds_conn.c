@@ -164,14 +164,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * peer's ACKs opening the window (RDS_CONN_WINDOW fragments
 	 * unacknowledged at most) until nothing more goes */
 	for (;;) {
+		unsigned int before;
 		int sent = 0;
 
 		while (step())
 			sent++;
+		before = c.inflight;
 		if (fr.ack_valid)
 			rds_conn_ack(&c, fr.ack_next);
-		if (!sent)
-			break;
+		if (!sent && c.inflight == before)
+			break;		/* nothing went, nothing was freed */
 	}
 	check(c.head == NULL && c.bytes == 0 && c.sent_bytes == 0);
 	for (q = 1; q < c.next_tx_seq; q++)
