@@ -562,14 +562,27 @@ static int pending_start(struct svc_conn *c)
  * let go -- it turns writable. */
 static int async_up(struct svc_conn *c)
 {
-	char buf[FILL_CHUNK];
-	size_t left = c->filler;
+	char chunk[FILL_CHUNK], *buf;
+	size_t left = c->filler, cap;
 	ssize_t n;
 	int v = (int)c->sndbuf, rc = 0;
 
+	/*
+	 * The buffer size first, while the program's end is full (its
+	 * wake-up finds it not writable), then the filler in one recv where
+	 * memory allows: every buffer freed after the end turned writable
+	 * wakes its pollers again, and an edge-triggered epoll that took
+	 * the first edge between two recv calls would see a second one,
+	 * where TCP's connect gives one.
+	 */
+	if (v > 0)
+		setsockopt(c->app_fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+	buf = left > sizeof(chunk) ? malloc(left) : NULL;
+	cap = buf ? left : sizeof(chunk);
+	if (!buf)
+		buf = chunk;
 	while (left) {
-		n = recv(c->our_fd, buf, left < sizeof(buf) ? left :
-			 sizeof(buf), MSG_DONTWAIT);
+		n = recv(c->our_fd, buf, left < cap ? left : cap, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -578,9 +591,9 @@ static int async_up(struct svc_conn *c)
 		}
 		left -= (size_t)n;
 	}
+	if (buf != chunk)
+		free(buf);
 	c->filler = 0;
-	if (v > 0)
-		setsockopt(c->app_fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
 	close(c->app_fd);
 	c->app_fd = -1;
 	c->state = ASYNC_UP;
