@@ -164,11 +164,14 @@ static const char *parse_export(char *s, struct gw_sdp_export *x)
 		if (inet_addr_parse(a, &x->ib_addr, e, sizeof(e)) < 0 ||
 		    x->ib_addr.family != AF_INET6)
 			return "IBADDR: not an IPv6 address";
-		return NULL;
-	}
-	if (inet_addr_parse(a, &x->ib_addr, e, sizeof(e)) < 0 ||
-	    x->ib_addr.family != AF_INET)
+	} else if (inet_addr_parse(a, &x->ib_addr, e, sizeof(e)) < 0 ||
+		   x->ib_addr.family != AF_INET) {
 		return "IBADDR: an IPv4 address, or an IPv6 one in [ ]";
+	}
+	/* one IB host's address: not the unspecified, loopback, multicast
+	 * or broadcast one */
+	if (inet_addr_not_host(&x->ib_addr))
+		return "IBADDR: not an IB host's address";
 	return NULL;
 }
 
@@ -464,6 +467,7 @@ static void check_part(struct ctx *c, struct gw_conf *g,
  */
 static void check_unique(struct ctx *c, struct gw_conf *g)
 {
+	char abuf[INET_ADDR_STRLEN];
 	unsigned int i, j;
 
 	for (i = 0; i < g->nparts; i++) {
@@ -490,6 +494,20 @@ static void check_unique(struct ctx *c, struct gw_conf *g)
 						     "interface '%s' is "
 						     "partition %s's already",
 						     na[x], b->name);
+			/* two router interfaces with one address: the
+			 * kernel would route it to either */
+			for (x = 0; x < a->naddrs; x++)
+				for (y = 0; y < b->naddrs; y++)
+					if (inet_addr_equal(&a->addrs[x].addr,
+							    &b->addrs[y].addr))
+						perr(c, a->line, a->name,
+						     "address", "%s is "
+						     "partition %s's already",
+						     inet_addr_str(
+							     &a->addrs[x].addr,
+							     abuf,
+							     sizeof(abuf)),
+						     b->name);
 			for (x = 0; x < a->nsdp_exports; x++)
 				for (y = 0; y < b->nsdp_exports; y++)
 					if (a->sdp_exports[x].lan_port ==
@@ -515,6 +533,19 @@ static void check_unique(struct ctx *c, struct gw_conf *g)
 				    !strcmp(a->ifname, g->trunk)))
 			perr(c, a->line, a->name, NULL,
 			     "interface '%s' is the trunk", g->trunk);
+		/* the tap is made and then put into the bridge: one name
+		 * cannot be both */
+		if (a->tap[0] && !strcmp(a->tap, a->bridge))
+			perr(c, a->line, a->name, "bridge",
+			     "'%s' is the tap's name too", a->bridge);
+		for (j = 0; j < g->nparts; j++)
+			if (j != i && g->parts[j].bridge[0] &&
+			    (!strcmp(g->parts[j].bridge, a->tap) ||
+			     !strcmp(g->parts[j].bridge, a->ifname)))
+				perr(c, a->line, a->name, NULL,
+				     "interface '%s' is partition %s's "
+				     "bridge", g->parts[j].bridge,
+				     g->parts[j].name);
 	}
 }
 

@@ -116,6 +116,38 @@ timeout 10 "$G" -n -c "$T/gw-mc.conf" >/dev/null 2>"$T/err"
 expect_eq "ibgwd -n with a multicast address" $? 2
 expect_eq "ibgwd -n with a multicast address: error lines" "$(wc -l <"$T/err")" 2
 grep -q "gw-mc.conf:7: \[partition a\] address: '224.0.0.1/24': a multicast address" "$T/err" || fail "multicast address: $(cat "$T/err")"
+# names and addresses that cannot work together (before: "configuration
+# OK"): a tap that is its own bridge, one address on two router
+# partitions, exports to addresses no IB host has
+cat >"$T/gw-clash.conf" <<'CONF'
+[gateway]
+fabric = soft:/x.sock
+node = g
+[partition a]
+pkey = 0x8001
+tap = t1
+bridge = t1
+sdp = on
+sdp_exports = 80=0.0.0.0:80
+[partition b]
+pkey = 0x8002
+mode = router
+address = 10.9.0.1/24
+rds = on
+rds_exports = 5000=224.0.0.1:5000
+[partition c]
+pkey = 0x8003
+mode = router
+address = 10.9.0.1/16
+CONF
+timeout 10 "$G" -n -c "$T/gw-clash.conf" >/dev/null 2>"$T/err"
+expect_eq "ibgwd -n with clashing names and addresses" $? 2
+for want in "\[partition a\] bridge: 't1' is the tap's name too" \
+	    "\[partition a\] sdp_exports: '80=0.0.0.0:80': IBADDR: not an IB host's address" \
+	    "\[partition b\] rds_exports: '5000=224.0.0.1:5000': IBADDR: not an IB host's address" \
+	    "\[partition c\] address: 10.9.0.1 is partition b's already"; do
+	grep -q -- "$want" "$T/err" || { cat "$T/err"; fail "ibgwd -n: no '$want'"; }
+done
 timeout 10 "$G" -n -c "$T/none.conf" >/dev/null 2>"$T/err"
 expect_eq "ibgwd -n on a missing file" $? 2
 grep -q "none.conf: No such file" "$T/err" || fail "missing file: $(cat "$T/err")"
