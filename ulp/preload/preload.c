@@ -895,20 +895,23 @@ static void adopt_listener(int lfd, const struct sdp_ctl_req *orig,
 	struct sdp_ctl_reply rep;
 	unsigned int svc, n = preload_ctl_count(SDP_CTL_ENV);
 
+	int e;
+
 	for (svc = 1; svc < n; svc++) {
 		req = *orig;
 		if (made->local.family)
 			req.local = made->local;
 		req.flags = (req.flags & ~(uint32_t)SDP_CTL_F_BOTH) |
 			    SDP_CTL_F_ADOPT;
-		if (preload_ctl_call_at(svc, 0, &req, 0, lfd, &rep, NULL) == 0 &&
-		    !rep.err)
+		if (preload_ctl_call_at(svc, 0, &req, 0, lfd, &rep, NULL) < 0)
+			e = errno;
+		else if (!(e = rep.err))
 			continue;
 		preload_sa_str((const struct sockaddr *)&req.local, a,
 			       sizeof(a));
 		preload_log(PRELOAD_LOG_WARN, "listen %s: SDP service %u of "
 			    "%u: %s; not listening there", a, svc + 1, n,
-			    strerror(rep.err > 0 ? rep.err : errno));
+			    strerror(e));
 	}
 }
 
