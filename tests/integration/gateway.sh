@@ -395,8 +395,17 @@ assert any(x["side"] == "eth" and x["ip"] == "10.41.0.50" for x in n)
 assert any(x["side"] == "mac" and x["mac"] == sys.argv[2] for x in n)
 PY
 C -j show groups | python3 -c 'import json,sys; g = json.load(sys.stdin)["groups"]; assert any(x["partition"] == "p1" and x["mgid"] == "ff12:401b:8001::ffff:ffff" and x["state"] == "joined" for x in g)' || fail "groups JSON"
-C show frob >"$T/out" 2>"$T/err" && fail "ibgwctl show frob succeeded"
-grep -q "^ibgwctl: show what? 'frob'" "$T/err" || fail "the daemon's error: $(cat "$T/err")"
+C show frob >"$T/out" 2>"$T/err"
+rc=$?
+# a usage error, said by ibgwctl itself (exit 2) before asking ibgwd
+[ "$rc" = 2 ] || fail "ibgwctl show frob: exit $rc, want 2"
+grep -q "^ibgwctl: usage: show summary|partitions|neighbors|groups|stats" "$T/err" ||
+	fail "ibgwctl show frob: $(cat "$T/err")"
+# the daemon's own refusals come through as it says them (exit 1)
+C partition del frob >"$T/out" 2>"$T/err"
+rc=$?
+[ "$rc" = 1 ] || fail "ibgwctl partition del frob: exit $rc, want 1"
+grep -q "^ibgwctl: no partition frob" "$T/err" || fail "the daemon's error: $(cat "$T/err")"
 ok "ibgwctl: show summary, partitions, stats, neighbors, groups (text and JSON); errors come through"
 
 # --- clean stop ---------------------------------------------------------------------------------
