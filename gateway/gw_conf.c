@@ -377,6 +377,21 @@ static void check_rds(struct ctx *c, const struct conf_inst *in,
 	}
 }
 
+/* A router partition's address: one an interface can have. */
+static void add_address(struct ctx *c, const struct conf_value *v,
+			struct gw_part_conf *p, const char *key)
+{
+	const char *why = inet_addr_not_host(&v->v.cidr.addr);
+
+	if (!why && !v->v.cidr.plen)
+		why = "a prefix of length 0";
+	if (why)
+		perr(c, v->line, p->name, key,
+		     "'%s': %s, not an interface's address", v->text, why);
+	else
+		p->addrs[p->naddrs++] = v->v.cidr;
+}
+
 static void check_part(struct ctx *c, struct gw_conf *g,
 		       const struct conf_inst *in, struct gw_part_conf *p)
 {
@@ -385,7 +400,6 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 	static const char *const tkeys[] = { "tap", "vlan", "bridge" };
 	static const char *const rkeys[] = { "ifname", "address",
 					     "address6" };
-	const char *why;
 	unsigned int i;
 
 	v = conf_inst_get(in, "pkey");
@@ -407,26 +421,14 @@ static void check_part(struct ctx *c, struct gw_conf *g,
 	p->ipoib_connected = v && v->v.e == 1;
 	check_sdp(c, in, p);
 	check_rds(c, in, p);
-	if ((v = conf_inst_get(in, "address"))) {
-		if ((why = inet_addr_not_host(&v->v.cidr.addr)) ||
-		    (!v->v.cidr.plen && (why = "a prefix of length 0")))
-			perr(c, v->line, nm, "address",
-			     "'%s': %s, not an interface's address", v->text,
-			     why);
-		else
-			p->addrs[p->naddrs++] = v->v.cidr;
-	}
+	if ((v = conf_inst_get(in, "address")))
+		add_address(c, v, p, "address");
 	if ((v = conf_inst_get(in, "address6"))) {
 		if (v->v.cidr.addr.family != AF_INET6)
 			perr(c, v->line, nm, "address6",
 			     "'%s' is not an IPv6 prefix", v->text);
-		else if ((why = inet_addr_not_host(&v->v.cidr.addr)) ||
-			 (!v->v.cidr.plen && (why = "a prefix of length 0")))
-			perr(c, v->line, nm, "address6",
-			     "'%s': %s, not an interface's address", v->text,
-			     why);
 		else
-			p->addrs[p->naddrs++] = v->v.cidr;
+			add_address(c, v, p, "address6");
 	}
 	if (p->mode == GW_MODE_TRANSPARENT) {
 		for (i = 0; i < 3; i++)

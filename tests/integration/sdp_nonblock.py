@@ -398,11 +398,16 @@ def abandon(addr, port):
     print("OK abandoned after EINPROGRESS in %.1f ms" % (dt * 1000))
 
 
-def abort_server(port):
+def listener(port):
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("", int(port)))
     ls.listen(8)
+    return ls
+
+
+def abort_server(port):
+    ls = listener(port)
     while True:
         c, _ = ls.accept()
         c.recv(1)
@@ -414,10 +419,7 @@ def abort_server(port):
 
 def close_server(port):
     """accepts, reads the client's 100 bytes, closes in order (FIN)"""
-    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(("", int(port)))
-    ls.listen(8)
+    ls = listener(port)
     while True:
         c, _ = ls.accept()
         got = 0
