@@ -788,7 +788,8 @@ static int nd_from_ib(struct gw_bridge *b, const uint8_t *pkt, size_t len,
 	return 1;
 }
 
-void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
+void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len,
+		     int group)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	struct inet_addr src, dst;
@@ -815,6 +816,12 @@ void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len)
 			multi = 1;
 		} else if ((ntohl(ip.dst.s_addr) >> 28) == 0xe) {
 			eth_mcast_mac_v4(&ip.dst, dmac);
+			multi = 1;
+		} else if (group) {
+			/* a directed broadcast (10.0.0.255 of 10.0.0.0/24):
+			 * IPoIB sends it to the broadcast group, a bridge
+			 * floods it; the gateway knows no prefixes here */
+			memcpy(dmac, bcast, 6);
 			multi = 1;
 		}
 	} else if (len >= 40 && pkt[0] >> 4 == 6) {

@@ -113,8 +113,11 @@ void gw_bridge_free(struct gw_bridge *b);
 
 /* A frame from the Ethernet segment (tagged with cfg.vlan, or untagged). */
 void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *frame, size_t len);
-/* An IP packet the IPoIB link received. */
-void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len);
+/* An IP packet the IPoIB link received; group: it came to a multicast
+ * group (ipoib_link_rx_group), so an IPv4 one to a unicast-looking
+ * address is a directed broadcast and goes out as Ethernet broadcast. */
+void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len,
+		     int group);
 /* The link's proxy question: is target a host on the Ethernet side?
  * (Asks Ethernet when it does not know.) */
 int gw_bridge_proxy(struct gw_bridge *b, const struct inet_addr *target);

@@ -297,7 +297,7 @@ static void link_rx(void *arg, const uint8_t *pkt, size_t len)
 {
 	struct part *p = arg;
 
-	gw_bridge_ib_rx(p->br, pkt, len);
+	gw_bridge_ib_rx(p->br, pkt, len, ipoib_link_rx_group(p->link));
 }
 
 static void link_rx_done(void *arg)

@@ -189,7 +189,7 @@ static void run(struct gw_bridge *b, const struct work *w,
 		if (w->from_eth)
 			gw_bridge_eth_rx(b, w->buf, w->len);
 		else
-			gw_bridge_ib_rx(b, w->buf, w->len);
+			gw_bridge_ib_rx(b, w->buf, w->len, 0);
 	}
 }
 

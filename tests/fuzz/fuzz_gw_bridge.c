@@ -4,7 +4,8 @@
  * Ethernet codec under it (gateway/eth_wire.c).  The input is a series of
  * records, each a byte saying where it comes from (even: an Ethernet
  * frame from the segment, odd: an IP packet from the IPoIB link; bit 1:
- * the link knows every IB address or none; bit 2: a timer tick first),
+ * the link knows every IB address or none; bit 2: a timer tick first;
+ * bit 3: an IB packet came to a multicast group),
  * a 16-bit length and the bytes.  Nothing may crash or read out of bounds;
  * every frame the bridge sends must parse as Ethernet with our VLAN tag,
  * and every packet it sends to IB must be an IP packet that fits the MTU.
@@ -101,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (kind & 4)
 			gw_bridge_tick(b, t += 2);
 		if (kind & 1)
-			gw_bridge_ib_rx(b, buf, n);
+			gw_bridge_ib_rx(b, buf, n, kind & 8);
 		else
 			gw_bridge_eth_rx(b, buf, n);
 		free(buf);

@@ -8,7 +8,8 @@
 #
 # - transparent: ping v4/v6 both ways, iperf3 TCP both ways and UDP, curl
 #   to an HTTP server on the LAN and from the LAN to one on an IB host,
-#   a multicast stream from the LAN to the IB host that joined only, ARP
+#   a multicast stream from the LAN to the IB host that joined only, the
+#   segment's directed broadcast both ways, ARP
 #   answered with the MAC derived from the IB host's address
 # - MTU: ping -M do -s 2000 to the LAN gets fragmentation-needed, without
 #   DF it is fragmented; SYNs crossing carry MSS 1460
@@ -237,6 +238,42 @@ got=$(sed -n 's/^received //p' "$T/mj2.out")
 expect_eq "multicast from p1 to lan2, on p2's segment" "$(sed -n 's/^received //p' "$T/mn2.out")" 0
 grep -q "10.41.0.1 > 224.0.0.22: igmp v3 report" "$T/igmp.txt" || { cat "$T/igmp.txt"; fail "ib1's membership report did not reach the LAN"; }
 ok "multicast stream ib2 -> lan1 ($got/10); ib1's IGMP report seen on the LAN"
+
+# --- the segment's directed broadcast (10.41.0.255), both ways -------------------------------
+# IPoIB sends it to the broadcast group; a bridge floods it: the gateway
+# puts it on the segment as Ethernet broadcast, not ARPing for .255
+cat >"$T/brecv.py" <<'PY'
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 6100))
+print("listening", flush=True)
+s.settimeout(3)
+n = 0
+try:
+    while True:
+        s.recv(2000); n += 1
+except socket.timeout:
+    pass
+print("received", n, flush=True)
+PY
+bsend() {	# NS: five datagrams to 10.41.0.255:6100
+	ns "$1" python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+for i in range(5):
+    s.sendto(b"bcast-%d" % i, ("10.41.0.255", 6100)); time.sleep(0.1)'
+}
+for dir in "ib1 lan1" "lan1 ib2"; do
+	set -- $dir
+	ns_bg BR "$2" python3 "$T/brecv.py" >"$T/br-$2.out"
+	eventually grep -q listening "$T/br-$2.out" || fail "broadcast receiver on $2"
+	bsend "$1"
+	wait "$BR"
+	got=$(sed -n 's/^received //p' "$T/br-$2.out")
+	[ "${got:-0}" -ge 4 ] || fail "$2 received $got of 5 datagrams $1 sent to 10.41.0.255"
+done
+ok "directed broadcast 10.41.0.255: ib1 -> lan1 and lan1 -> ib2"
 
 # --- isolation ---------------------------------------------------------------------------
 ns lan2 ping -c 2 -W 1 10.41.0.1 >/dev/null 2>&1 && fail "lan2 (segment of p2) reached ib1 (p1)"

@@ -256,7 +256,7 @@ static void test_ib_to_lan(void **state)
 	fk.know_a = 1;
 	n = ipv4(p, "10.9.0.1", "10.9.0.50", 17, 0, 100);
 	for (i = 0; i < 5; i++)
-		gw_bridge_ib_rx(b, p, n);
+		gw_bridge_ib_rx(b, p, n, 0);
 	/* one probe (ARP request from 0.0.0.0), three queued, two dropped */
 	assert_int_equal(fk.neth, 1);
 	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
@@ -333,7 +333,7 @@ static void test_multicast_broadcast(void **state)
 	(void)state;
 	fk.know_a = 1;
 	n = ipv4(p, "10.9.0.1", "239.1.2.3", 17, 0, 10);
-	gw_bridge_ib_rx(b, p, n);
+	gw_bridge_ib_rx(b, p, n, 0);
 	assert_int_equal(fk.neth, 1);
 	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
 	assert_memory_equal(h.dst, ((const uint8_t[6]){ 1, 0, 0x5e, 1, 2, 3 }),
@@ -352,6 +352,22 @@ static void test_multicast_broadcast(void **state)
 	gw_bridge_eth_rx(b, f, n);
 	assert_int_equal(fk.nib, 2);
 	assert_true(fk.ib[1].bcast);
+	/* an IB host's directed broadcast came to the broadcast group: the
+	 * segment's broadcast, not an ARP for 10.9.0.255 */
+	fk.neth = 0;
+	n = ipv4(p, "10.9.0.1", "10.9.0.255", 17, 0, 10);
+	gw_bridge_ib_rx(b, p, n, 1);
+	assert_int_equal(fk.neth, 1);
+	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
+	assert_memory_equal(h.dst, BC, 6);
+	assert_int_equal(h.type, 0x0800);
+	assert_memory_equal(fk.eth[0].data + 14, p, n);
+	/* the same to our QP (unicast): a neighbour to find on the LAN */
+	fk.neth = 0;
+	gw_bridge_ib_rx(b, p, n, 0);
+	assert_int_equal(fk.neth, 1);
+	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
+	assert_int_equal(h.type, 0x0806);
 	gw_bridge_free(b);
 }
 
@@ -398,7 +414,7 @@ static void test_mtu(void **state)
 	gw_bridge_eth_rx(b, f, n);		/* learn the LAN host */
 	fk.neth = 0;
 	n = ipv4(p, "10.9.0.1", "10.9.0.50", 17, 1, 1980);
-	gw_bridge_ib_rx(b, p, n);
+	gw_bridge_ib_rx(b, p, n, 0);
 	assert_int_equal(fk.neth, 0);
 	assert_int_equal(fk.nib, 1);
 	assert_true(fk.ib[0].has_nh && is_a(&fk.ib[0].nh));
@@ -410,7 +426,7 @@ static void test_mtu(void **state)
 	assert_memory_equal(fk.ib[0].data + 12, p + 16, 4);
 	assert_int_equal(tv_csum(fk.ib[0].data, 20, 0), 0);
 	n = ipv4(p, "10.9.0.1", "10.9.0.50", 17, 0, 1980);
-	gw_bridge_ib_rx(b, p, n);
+	gw_bridge_ib_rx(b, p, n, 0);
 	assert_int_equal(fk.neth, 2);
 	for (i = 0; i < 2; i++) {
 		const uint8_t *ip = fk.eth[i].data + 14;
@@ -575,7 +591,7 @@ static void test_dad(void **state)
 	fk.neth = fk.nib = 0;
 	inet_solicited_node(&l6, &sn);
 	len = ipoib_nd_build_ns(&any, &sn, &l6, NULL, p, sizeof(p));
-	gw_bridge_ib_rx(b, p, len);
+	gw_bridge_ib_rx(b, p, len, 0);
 	assert_int_equal(fk.neth, 1);
 	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
 	assert_memory_equal(h.src, GWMAC, 6);
@@ -587,7 +603,7 @@ static void test_dad(void **state)
 	fk.neth = 0;
 	len = ipoib_nd_build_na(&a6, &an, &a6, INET_NA_FLAG_OVERRIDE,
 				&fk.a_hw, p, sizeof(p));
-	gw_bridge_ib_rx(b, p, len);
+	gw_bridge_ib_rx(b, p, len, 0);
 	assert_int_equal(fk.neth, 1);
 	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
 	assert_memory_equal(h.dst, AN, 6);
@@ -613,8 +629,8 @@ static void test_neigh_failure(void **state)
 	fk.know_a = 1;
 	gw_bridge_tick(b, t);
 	n = ipv4(p, "10.9.0.1", "10.9.0.77", 17, 0, 10);
-	gw_bridge_ib_rx(b, p, n);
-	gw_bridge_ib_rx(b, p, n);
+	gw_bridge_ib_rx(b, p, n, 0);
+	gw_bridge_ib_rx(b, p, n, 0);
 	assert_int_equal(fk.neth, 1);
 	gw_bridge_tick(b, t + 1);
 	gw_bridge_tick(b, t + 2);
@@ -645,8 +661,8 @@ static void test_malformed(void **state)
 	gw_bridge_eth_rx(b, f, n + 30);
 	n = eth_hdr(f, BC, LMAC, 0, 0x0040);	/* an 802.3 length */
 	gw_bridge_eth_rx(b, f, n + 30);
-	gw_bridge_ib_rx(b, f, 3);
-	gw_bridge_ib_rx(b, f, 0);
+	gw_bridge_ib_rx(b, f, 3, 0);
+	gw_bridge_ib_rx(b, f, 0, 0);
 	assert_int_equal(gw_bridge_stats(b)->drop[GW_DROP_ETH_MALFORMED], 4);
 	assert_int_equal(gw_bridge_stats(b)->drop[GW_DROP_ETH_TYPE], 1);
 	assert_int_equal(gw_bridge_stats(b)->drop[GW_DROP_IB_MALFORMED], 2);

@@ -415,8 +415,13 @@ static void rx_cb(evutil_socket_t fd, short what, void *arg)
 				drop(l, IPOIB_DROP_RX_OWN);
 				continue;
 			}
+			/* the GRH's DGID (bytes 24..39): a group's, as the
+			 * kernel's IPoIB marks PACKET_BROADCAST/MULTICAST */
+			l->rx_group = rc[i].grh_present &&
+				      rc[i].buf[24] == 0xff;
 			ipoib_link_rx_frame(l, rc[i].buf + FAB_GRH_LEN,
 					    rc[i].byte_len - FAB_GRH_LEN);
+			l->rx_group = 0;
 		}
 		if (n < RX_BATCH)
 			break;
@@ -876,6 +881,11 @@ int ipoib_link_has_pkey(const struct ipoib_link *l)
 	if (!l)
 		return 0;
 	return l->pkey_index >= 0;
+}
+
+int ipoib_link_rx_group(const struct ipoib_link *l)
+{
+	return l ? l->rx_group : 0;
 }
 
 int ipoib_link_rx_error(const struct ipoib_link *l)

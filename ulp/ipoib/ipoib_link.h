@@ -204,6 +204,9 @@ int ipoib_link_has_pkey(const struct ipoib_link *l);
  * there is no queue pair yet: the broadcast join makes it); else the
  * errno of the last poll that failed (ECONNRESET: the fabric is gone). */
 int ipoib_link_rx_error(const struct ipoib_link *l);
+/* In ops.rx: 1 when the packet came to a multicast group (the broadcast
+ * group included) rather than to our QP, from the datagram's GRH. */
+int ipoib_link_rx_group(const struct ipoib_link *l);
 /* Entries of the neighbour cache; multicast groups (any state), as the
  * report's "neighbors" and "groups" list them. */
 unsigned int ipoib_link_neigh_count(const struct ipoib_link *l);

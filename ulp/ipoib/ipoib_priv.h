@@ -164,6 +164,8 @@ struct ipoib_link {
 	union fab_gid bcast_mgid;
 	int carrier;
 	int rx_err;		/* errno of the last failed QP poll, or 0 */
+	int rx_group;		/* the datagram being delivered came to a
+				 * multicast group (the broadcast one too) */
 	unsigned int mtu;
 	struct mc *mcs;
 	struct path *paths;
