@@ -13,7 +13,7 @@
 # - the capture decodes in tshark as IPoIB ARP (hardware type 32, length
 #   20, QPN and GID in the sender's address) sent to the broadcast MGID;
 # - a port taken down and up again (ibfabricctl port) drops and restores
-#   the carrier and traffic;
+#   the carrier and traffic, and an MTU the operator set stays;
 # - a clean stop leaves the groups and removes the interface; a killed
 #   ipoibd's memberships are dropped by ibfabricd.
 . "$(dirname "$0")/lib.bash"
@@ -185,6 +185,7 @@ ns h1 ip link set ib0 mtu 2044
 ok "ICMP fragmentation-needed for an oversize packet"
 
 # --- a port down and up again: carrier follows, traffic resumes ---------------
+ns h2 ip link set ib0 mtu 1500	# the operator's, kept as the kernel keeps it
 ctl port h2 down >/dev/null || fail "port h2 down"
 eventually grep -q "port event PORT_ERR" "$T/h2.log" || fail "h2 did not see PORT_ERR"
 ns h1 ping -c 1 -W 1 10.1.0.2 >/dev/null 2>&1 && fail "reached h2 while its port was down"
@@ -192,6 +193,8 @@ ctl port h2 up >/dev/null || fail "port h2 up"
 eventually grep -q "port event PORT_ACTIVE" "$T/h2.log" || fail "h2 did not see PORT_ACTIVE"
 h2_back() { ns h1 ping -c 1 -W 1 10.1.0.2 >/dev/null 2>&1; }
 eventually h2_back || { cat "$T/h2.log"; fail "h2 unreachable after its port came back"; }
+expect_eq "h2's MTU set before the port went down" "$(ns h2 cat /sys/class/net/ib0/mtu)" 1500
+ns h2 ip link set ib0 mtu 2044
 ok "port down/up: carrier off and back, traffic resumes"
 
 # --- malformed IPoIB frames replayed into the subnet: counted, no harm --------

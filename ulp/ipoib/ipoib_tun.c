@@ -44,6 +44,9 @@ struct ipoib_tun {
 	int tun_fd, ifindex;
 	char ifname[IFNAMSIZ];
 	int configured, ready;
+	/* the MTU we last gave the interface, and one the operator set
+	 * over it (ip link set mtu), kept as the kernel's admin_mtu */
+	unsigned int mtu_set, mtu_admin;
 	int no_nh_cache;	/* no route monitor: look up every time */
 	struct event *tun_ev;
 	int rd_err;		/* errno that stopped the reads, or 0 */
@@ -430,15 +433,30 @@ static void conflict(void *arg, const struct inet_addr *a,
 static void carrier(void *arg, int up, unsigned int mtu)
 {
 	struct ipoib_tun *d = arg;
+	struct nl_link_info li;
 	char err[NL_ERRLEN];
 	unsigned int i;
 
+	if (up) {
+		/* an MTU set on the interface since ours is the operator's:
+		 * it stays, under the link's (as IPoIB re-applies
+		 * min(admin_mtu, the broadcast group's) after a rejoin) */
+		if (d->mtu_set &&
+		    nl_link_get_index(d->nl, d->ifindex, &li, err,
+				      sizeof(err)) == 0 &&
+		    li.mtu != d->mtu_set)
+			d->mtu_admin = li.mtu;
+		if (d->mtu_admin && d->mtu_admin < mtu)
+			mtu = d->mtu_admin;
+	}
 	if (d->ops.carrier)
 		d->ops.carrier(d->arg, d, up, mtu);
 	if (!up)
 		return;
 	if (nl_link_set_mtu(d->nl, d->ifindex, mtu, err, sizeof(err)) < 0)
 		tun_error(d, err);
+	else
+		d->mtu_set = mtu;
 	if (!d->configured) {
 		for (i = 0; i < d->cfg.naddrs; i++) {
 			/* IPv6 ones tentative until the kernel's DAD is
