@@ -221,6 +221,12 @@ out=$(pre "$C" timeout 30 python3 "$PROGS" asyncio-client $A 7201 2 100000) ||
 	fail "tcp rule: $out"
 expect_eq "bytes relayed for the tcp rule" "$(relayed)" "$r0"
 stop_srv "$S"
+# min-level 1 has the sockets the rules sent to TCP too (before: only a
+# fallback after SDP failed was logged)
+grep -q "connect $A:7201: TCP (a 'use tcp' rule)" "$T/preload.log" &&
+	grep -q "listen $A:7201: TCP (a 'use tcp' rule)" "$T/preload.log" ||
+	{ cat "$T/preload.log"; fail "no log line for the sockets sent to TCP"; }
+ok "logged: $(grep -m1 "connect $A:7201: TCP" "$T/preload.log" | sed 's/.*: connect/connect/')"
 start_srv S "$C" python3 "$PROGS" echo-server $A 7202
 wait_listen 7202
 tcp_listens $A:7202 && fail "an 'sdp' listener listens on TCP too"
@@ -233,6 +239,57 @@ stop_srv "$S"
 grep -q "connect $A:7202: SDP" "$T/preload.log" ||
 	{ cat "$T/preload.log"; fail "no log line for the redirected connect"; }
 ok "the log line's file has: $(grep -m1 "connect $A:7202" "$T/preload.log")"
+# out of descriptors when the rules are first needed: that socket goes
+# TCP (refused: 7202 is 'sdp' only), the next one, with descriptors
+# again, reads the file and goes SDP (before: TCP for the process's life)
+start_srv S "$C" python3 "$PROGS" echo-server $A 7202
+wait_listen 7202
+out=$(pre "$C" timeout 30 python3 -c '
+import os, socket, sys
+a, p = sys.argv[1], int(sys.argv[2])
+s = socket.socket()
+fill = []
+try:
+    while True:
+        fill.append(os.dup(0))
+except OSError:
+    pass
+try:
+    s.connect((a, p))
+    first = "connected"
+except OSError as e:
+    first = e.strerror
+for f in fill:
+    os.close(f)
+s.close()
+s = socket.create_connection((a, p), timeout=10)
+s.sendall(b"y" * 10)
+print(first, "then echo", len(s.recv(100)))' $A 7202 2>"$T/emfile.err") ||
+	fail "descriptors back, SDP again: $out $(cat "$T/emfile.err")"
+expect_eq "connects out of descriptors, then not" "$out" "Connection refused then echo 10"
+grep -q "Too many open files; TCP until it can be read" "$T/emfile.err" ||
+	{ cat "$T/emfile.err"; fail "EMFILE on libsdp.conf not reported"; }
+ok "libsdp.conf unreadable for want of descriptors: TCP for that socket, SDP for the next"
+# O_ASYNC and its owner set before connect stay with the SDP stream: the
+# echo raises SIGIO, as on TCP (before: the flag without an owner, no
+# signal)
+out=$(pre "$C" timeout 30 python3 -c '
+import fcntl, os, signal, socket, sys, time
+got = []
+signal.signal(signal.SIGIO, lambda n, f: got.append(n))
+s = socket.socket()
+fcntl.fcntl(s, fcntl.F_SETOWN, os.getpid())
+fcntl.fcntl(s, fcntl.F_SETFL, fcntl.fcntl(s, fcntl.F_GETFL) | os.O_ASYNC)
+s.connect((sys.argv[1], int(sys.argv[2])))
+got.clear()
+s.sendall(b"z" * 10)
+end = time.time() + 5
+while not got and time.time() < end:
+    time.sleep(0.01)
+print("SIGIO" if got else "no SIGIO", len(s.recv(100)))' $A 7202 2>&1) ||
+	fail "O_ASYNC: $out"
+expect_eq "an O_ASYNC socket's echo" "$out" "SIGIO 10"
+stop_srv "$S"
 ns_bg S p socat TCP-LISTEN:7203,bind=$A,reuseaddr SYSTEM:'echo tcp'
 eventually tcp_listens $A:7203 || fail "TCP server on 7203"
 out=$(pre "$C" timeout 30 python3 "$PROGS" tcp-client $A 7203 2>&1) &&
@@ -272,6 +329,18 @@ grep -q "^libibgw_preload: $T/bad.conf:3: .*; using TCP only$" "$T/bad.err" ||
 	{ cat "$T/bad.err"; fail "no file:line report"; }
 ok "reported: $(cat "$T/bad.err")"
 expect_eq "bytes relayed with a bad file" "$(relayed)" "$r0"
+# read whole or not at all: a rule past the first MiB is not dropped
+# without a word (before: the file was cut there, silently)
+stop_srv "$S"
+python3 -c 'import sys; sys.stdout.write("# filler\n" * 120000 + "use sdp client * *:7301\n")' >"$T/big.conf"
+ns_bg S p socat TCP-LISTEN:7301,bind=$A,reuseaddr SYSTEM:'echo tcp'
+eventually tcp_listens $A:7301 || fail "TCP server on 7301"
+out=$(pre "$T/big.conf" timeout 30 python3 "$PROGS" tcp-client $A 7301 2>"$T/big.err") ||
+	fail "with a file over 1 MiB: $out $(cat "$T/big.err")"
+expect_eq "with a file over 1 MiB" "$out" "OK got tcp"
+grep -q "^libibgw_preload: $T/big.conf: File too large; using TCP only$" "$T/big.err" ||
+	{ cat "$T/big.err"; fail "a file over 1 MiB not reported"; }
+ok "a libsdp.conf over 1 MiB: reported, TCP"
 stop_srv "$S"
 
 kill -0 "$MOCK_PID" 2>/dev/null || fail "the mock died"

@@ -286,15 +286,21 @@ static void replace_aliases(int fd, const struct stat *old, bool stream)
 
 /*
  * newfd replaces fd (and the duplicates made of it before), keeping fd's
- * FD_CLOEXEC and O_NONBLOCK.  The flags are read before, since dup3
- * closes the old socket.
+ * FD_CLOEXEC, O_NONBLOCK and O_ASYNC (with the owner and signal SIGIO
+ * goes to).  The flags are read before, since dup3 closes the old socket.
  */
 static int replace_fd(int fd, int newfd, int fl, int fdfl, bool stream)
 {
+	struct f_owner_ex own = { 0, 0 };
 	struct stat old;
-	int e, aliased;
+	int e, aliased, sig = 0;
 
 	aliased = fstat(fd, &old) == 0;
+	if (fl & O_ASYNC) {
+		if (fcntl(fd, F_GETOWN_EX, &own) < 0)
+			own.pid = 0;
+		sig = fcntl(fd, F_GETSIG);
+	}
 	if (preload_real.dup3(newfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
 		e = errno;
 		preload_real.close(newfd);
@@ -302,7 +308,11 @@ static int replace_fd(int fd, int newfd, int fl, int fdfl, bool stream)
 		return -1;
 	}
 	preload_real.close(newfd);
-	if ((fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+	if (own.pid)
+		fcntl(fd, F_SETOWN_EX, &own);
+	if (sig > 0)
+		fcntl(fd, F_SETSIG, sig);
+	if ((fl & (O_NONBLOCK | O_ASYNC)) && fcntl(fd, F_SETFL, fl) < 0)
 		return -1;
 	if (aliased)
 		replace_aliases(fd, &old, stream);
@@ -805,8 +815,10 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	if (sa->sa_family != family || is_loopback(sa) || is_any(sa))
 		return tcp_connect(fd, sa, len);
 	use = preload_policy(SDP_ROLE_CLIENT, sa);
-	if (use != SDP_USE_SDP && use != SDP_USE_BOTH)
+	if (use != SDP_USE_SDP && use != SDP_USE_BOTH) {
+		preload_log_tcp("connect", sa, use);
 		return tcp_connect(fd, sa, len);
+	}
 	preload_sa_str(sa, dst, sizeof(dst));
 	if (connect_sdp(fd, family, sa, use, &pending) == 0) {
 		preload_log(PRELOAD_LOG_INFO, "connect %s: SDP%s", dst,
@@ -987,6 +999,7 @@ EXPORT int listen(int fd, int backlog)
 					     &len) < 0)
 			return 0;
 	} else if (use != SDP_USE_SDP) {
+		preload_log_tcp("listen", (struct sockaddr *)&ss, use);
 		return preload_real.listen(fd, backlog);
 	}
 	preload_sa_str((struct sockaddr *)&ss, a, sizeof(a));

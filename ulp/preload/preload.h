@@ -104,10 +104,17 @@ static inline bool preload_off(void)
 				    memory_order_relaxed) != 0;
 }
 
-/* preload_policy.c: libsdp.conf, read once, and the preload's log. */
+/* preload_policy.c: libsdp.conf, read once (again after a failure that
+ * was the process's: out of descriptors or memory), and the preload's
+ * log. */
 enum sdp_use preload_policy(enum sdp_role role, const struct sockaddr *sa);
 void preload_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* 1 when a line of this level would be written */
+bool preload_log_wants(int level);
+/* A socket the rules send to TCP (use is preload_policy's answer) */
+void preload_log_tcp(const char *call, const struct sockaddr *sa,
+		     enum sdp_use use);
 const char *preload_sa_str(const struct sockaddr *sa, char *buf, size_t len);
 #define PRELOAD_SA_STRLEN	(INET6_ADDRSTRLEN + 10)
 /* Log levels, libsdp's: a line is written when its level >= min-level

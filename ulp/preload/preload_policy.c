@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,14 @@ enum policy_mode {
 
 static enum policy_mode policy_mode;
 static struct sdp_conf policy_conf;
-static pthread_once_t policy_once = PTHREAD_ONCE_INIT;
+/* 1 once the file was read or found bad or missing; a transient failure
+ * (out of descriptors or memory) leaves it 0: TCP until a later socket
+ * call reads it */
+static atomic_int policy_loaded;
+static pthread_mutex_t policy_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The whole file, NUL-terminated, or NULL with errno (ENOENT: none). */
+/* The whole file, NUL-terminated, or NULL with errno (ENOENT: none;
+ * EFBIG: over POLICY_FILE_MAX). */
 static char *policy_read(const char *path, size_t *len)
 {
 	char *buf = NULL;
@@ -57,6 +63,15 @@ static char *policy_read(const char *path, size_t *len)
 			break;
 		n += (size_t)r;
 	}
+	if (n == POLICY_FILE_MAX) {
+		/* read whole or not at all: a rule past the end would be
+		 * lost without a word */
+		r = preload_real.read(fd, buf, 1);
+		if (r != 0) {
+			errno = r > 0 ? EFBIG : errno;
+			goto fail;
+		}
+	}
 	preload_real.close(fd);
 	buf[n] = '\0';
 	*len = n;
@@ -71,6 +86,7 @@ fail:
 
 static void policy_load(void)
 {
+	static atomic_int told;
 	const char *path = getenv("LIBSDP_CONFIG_FILE");
 	unsigned int line = 0;
 	char err[160] = "";
@@ -83,11 +99,22 @@ static void policy_load(void)
 	if (!text) {
 		if (errno == ENOENT) {
 			policy_mode = POLICY_ALL_BOTH;
+			atomic_store(&policy_loaded, 1);
+			return;
+		}
+		policy_mode = POLICY_ALL_TCP;
+		if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) {
+			/* the process's state, not the file's: this socket
+			 * goes TCP, a later one tries again */
+			if (!atomic_exchange(&told, 1))
+				fprintf(stderr, "libibgw_preload: %s: %s; TCP "
+					"until it can be read\n", path,
+					strerror(errno));
 			return;
 		}
 		fprintf(stderr, "libibgw_preload: %s: %s; using TCP only\n",
 			path, strerror(errno));
-		policy_mode = POLICY_ALL_TCP;
+		atomic_store(&policy_loaded, 1);
 		return;
 	}
 	if (sdp_conf_parse(&policy_conf, text, len, &line, err,
@@ -100,6 +127,17 @@ static void policy_load(void)
 		policy_mode = POLICY_RULES;
 	}
 	free(text);
+	atomic_store(&policy_loaded, 1);
+}
+
+static void policy_get(void)
+{
+	if (atomic_load(&policy_loaded))
+		return;
+	pthread_mutex_lock(&policy_lock);
+	if (!atomic_load(&policy_loaded))
+		policy_load();
+	pthread_mutex_unlock(&policy_lock);
 }
 
 static int policy_inet(const struct sockaddr *sa, struct inet_addr *a,
@@ -125,7 +163,7 @@ enum sdp_use preload_policy(enum sdp_role role, const struct sockaddr *sa)
 	struct inet_addr a;
 	uint16_t port;
 
-	pthread_once(&policy_once, policy_load);
+	policy_get();
 	switch (policy_mode) {
 	case POLICY_ALL_BOTH:
 		return SDP_USE_BOTH;
@@ -175,6 +213,27 @@ static void policy_write(int fd, const char *line, size_t n)
 	}
 }
 
+bool preload_log_wants(int level)
+{
+	policy_get();
+	return policy_mode == POLICY_RULES &&
+	       policy_conf.log_dest != SDP_LOG_NONE &&
+	       level >= (policy_conf.log_level ? policy_conf.log_level
+						: POLICY_LOG_DEFAULT);
+}
+
+void preload_log_tcp(const char *call, const struct sockaddr *sa,
+		     enum sdp_use use)
+{
+	char a[PRELOAD_SA_STRLEN];
+
+	if (!preload_log_wants(PRELOAD_LOG_INFO))
+		return;
+	preload_log(PRELOAD_LOG_INFO, "%s %s: TCP (%s)", call,
+		    preload_sa_str(sa, a, sizeof(a)),
+		    use == SDP_USE_TCP ? "a 'use tcp' rule" : "no rule");
+}
+
 void preload_log(int level, const char *fmt, ...)
 {
 	int min, e = errno, fd;
@@ -182,7 +241,7 @@ void preload_log(int level, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	pthread_once(&policy_once, policy_load);
+	policy_get();
 	if (policy_mode != POLICY_RULES || policy_conf.log_dest == SDP_LOG_NONE)
 		goto out;
 	min = policy_conf.log_level ? policy_conf.log_level
