@@ -26,7 +26,14 @@
 #     recvfrom's address (none on TCP), and blocking connects under a
 #     200 us timer whose handler has SA_RESTART (restarted, as TCP's; the
 #     control socket's timeout made every signal EINTR) and non-blocking
-#     ones under one without (TCP's never say EINTR).
+#     ones under one without (TCP's never say EINTR);
+#  h) a single-threaded select() server with a blocking SO_REUSEPORT
+#     listener and a client pinging it: another process's bind of the
+#     port (EADDRINUSE: the preload asks the service to let go of it) and
+#     a SO_REUSEPORT sibling's listen leave it alone, as over TCP
+#     (before, the service connected a probe to see the listener alive:
+#     the server woke, its accept took the probe and blocked, the pings
+#     stalled).
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -312,5 +319,81 @@ expect_eq "g: blocking connects under a SA_RESTART timer" "$(pre h1 python3 "$T/
 out=$(pre h1 python3 "$T/calls.py" 10.1.0.2 7600 nonblock 100 2>&1)
 case "$out" in *EINTR*|*Traceback*) fail "g: non-blocking connects under a timer: $out" ;; esac
 ok "g: sendto's address ignored, recvfrom names no sender, no EINTR from SA_RESTART or non-blocking connects ($out)"
+
+# h) a listener's liveness asked without waking it
+cat >"$T/selsrv.py" <<'EOF'
+import select, socket, sys, time
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+l.bind(("0.0.0.0", int(sys.argv[1])))
+l.listen(8)
+open(sys.argv[2], "w").close()
+clients = []
+while True:
+    r, _, _ = select.select([l] + clients, [], [], 1.0)
+    for s in r:
+        if s is l:
+            t = time.time()
+            c, a = l.accept()
+            print("accept %.1f" % (time.time() - t), flush=True)
+            clients.append(c)
+        else:
+            d = s.recv(100)
+            if not d:
+                clients.remove(s)
+                s.close()
+                continue
+            s.sendall(d)
+EOF
+cat >"$T/pinger.py" <<'EOF'
+import socket, sys, time
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
+s.settimeout(1.0)
+late = 0
+end = time.time() + float(sys.argv[3])
+while time.time() < end:
+    s.sendall(b"ping")
+    try:
+        s.recv(100)
+    except socket.timeout:
+        late += 1
+    time.sleep(0.2)
+print("late %d" % late, flush=True)
+EOF
+cat >"$T/tryport.py" <<'EOF'
+import errno, socket, sys, time
+s = socket.socket()
+if sys.argv[2] == "reuseport":
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+try:
+    s.bind(("0.0.0.0", int(sys.argv[1])))
+    if sys.argv[2] == "reuseport":
+        s.listen(8)
+        time.sleep(0.5)
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno])
+EOF
+pre_bg SEL h2 python3 "$T/selsrv.py" 7410 "$T/sel.up" >"$T/sel.out"
+for i in $(seq 1 100); do
+	[ -e "$T/sel.up" ] && break
+	sleep 0.1
+done
+[ -e "$T/sel.up" ] || fail "h: the select() server did not start"
+wait_port h2 7410
+p0=$(stat_of h2 sdp_service.listener_probes)
+pre h1 python3 "$T/pinger.py" 10.1.0.2 7410 6 >"$T/ping.out" 2>&1 &
+pinger=$!
+sleep 1.5
+expect_eq "h: another process's bind of the port" "$(pre h2 python3 "$T/tryport.py" 7410 plain)" EADDRINUSE
+sleep 1
+expect_eq "h: a SO_REUSEPORT sibling's listen" "$(pre h2 python3 "$T/tryport.py" 7410 reuseport)" ok
+wait $pinger
+expect_eq "h: pings not echoed within a second" "$(cat "$T/ping.out")" "late 0"
+expect_eq "h: the server's accepts (and the seconds each took)" "$(cat "$T/sel.out")" "accept 0.0"
+expect_eq "h: probes connected to listeners" "$(delta h2 sdp_service.listener_probes "${p0:-0}")" 0
+kill "$SEL" 2>/dev/null
+ok "h: a bind elsewhere and a SO_REUSEPORT sibling's listen: the select() server not woken, its client echoed throughout"
+
 stop_fabric
 echo PASS

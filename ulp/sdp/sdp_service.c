@@ -36,6 +36,10 @@
 					 * records kept */
 #define FAILED_KEEP_S		60	/* without sock_diag: forgotten */
 #define FILL_CHUNK		65536
+#define DIAG_LISTEN		10	/* the kernel's TCP_LISTEN, as unix
+					 * sock_diag reports a listener */
+#define DIAG_RCV_SHUTDOWN	1	/* the kernel's RCV_SHUTDOWN: a
+					 * connect is refused */
 
 struct svc_listener {
 	struct sdp_service *sv;
@@ -140,6 +144,9 @@ const struct counter_desc sdp_service_counters[] = {
 		"SDP connection requests no live listener took."),
 	COUNTER("stale_listeners", struct sdp_service_stats, stale_listeners,
 		"Listeners found closed by their programs."),
+	COUNTER("listener_probes", struct sdp_service_stats, listener_probes,
+		"Listeners whose liveness was checked by connecting to them "
+		"(no unix sock_diag): each wakes the program's poll."),
 	COUNTER("connects_async", struct sdp_service_stats, connects_async,
 		"Non-blocking connects answered at once (EINPROGRESS)."),
 	COUNTER("async_failures", struct sdp_service_stats, async_failures,
@@ -1030,6 +1037,51 @@ static int unix_query(ino_t ino)
 }
 
 /*
+ * Does the unix socket with inode ino still listen under the abstract
+ * name (no leading NUL), taking connections (not shut down)?  What a
+ * connect to it would find, asked of sock_diag without connecting (a
+ * probe wakes the program's poll and takes its blocking accept).  1
+ * yes, 0 no (gone, or not that listener), -1 when the kernel cannot say.
+ */
+static int unix_listening(ino_t ino, const char *name)
+{
+	union {
+		struct nlmsghdr nh;
+		char buf[1024];
+	} a;
+	const struct unix_diag_msg *m;
+	const struct rtattr *rta;
+	size_t nlen = strlen(name);
+	int named = 0, shut = 0, len;
+	ssize_t n = unix_diag(ino, UDIAG_SHOW_NAME, a.buf, sizeof(a.buf));
+
+	if (n < (ssize_t)sizeof(a.nh) || !NLMSG_OK(&a.nh, (size_t)n))
+		return -1;
+	if (a.nh.nlmsg_type == NLMSG_ERROR &&
+	    ((const struct nlmsgerr *)NLMSG_DATA(&a.nh))->error == -ENOENT)
+		return 0;
+	if (a.nh.nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+	    a.nh.nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+		return -1;
+	m = NLMSG_DATA(&a.nh);
+	if (m->udiag_type != SOCK_STREAM || m->udiag_state != DIAG_LISTEN)
+		return 0;
+	len = (int)(a.nh.nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+	for (rta = (const struct rtattr *)(m + 1); RTA_OK(rta, len);
+	     rta = RTA_NEXT(rta, len)) {
+		const char *d = RTA_DATA(rta);
+
+		if (rta->rta_type == UNIX_DIAG_NAME)
+			named = RTA_PAYLOAD(rta) == nlen + 1 && !d[0] &&
+				!memcmp(d + 1, name, nlen);
+		else if (rta->rta_type == UNIX_DIAG_SHUTDOWN &&
+			 RTA_PAYLOAD(rta) >= 1)
+			shut = d[0] & DIAG_RCV_SHUTDOWN;
+	}
+	return named && !shut;
+}
+
+/*
  * The inode of the peer of our unix stream end fd (the program's end):
  * > 0, 0 when it has none left (the program's end is gone), -1 when the
  * kernel cannot say.
@@ -1099,10 +1151,23 @@ static void check_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* Is the listener still held by a program?  Probes it once. */
+/*
+ * Is the listener still held by a program?  With sock_diag, its unix
+ * listener still listening under its name says so, and nothing reaches
+ * the program.  Without (or when the kernel cannot say): a probe,
+ * connected and closed; the program's accept takes it and throws it
+ * away, but its poll woke for it, and a blocking accept then waits for
+ * the next connection (docs/sdp.md, Listeners).
+ */
 static int listener_alive(struct svc_listener *l)
 {
-	int fd = listener_connect(l, l->sv->next_id++);
+	int fd, r;
+
+	if (l->sv->diag_ok && l->ino &&
+	    (r = unix_listening(l->ino, l->name)) >= 0)
+		return r;
+	l->sv->st.listener_probes++;
+	fd = listener_connect(l, l->sv->next_id++);
 
 	if (fd < 0)
 		return errno == EAGAIN;	/* a full backlog: alive */
@@ -1358,7 +1423,7 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	struct inet_addr a;
 	uint16_t port = 0;
 	char err[160];
-	int fd = -1, e;
+	int fd = -1, e, alive;
 	int v6only = c->family == AF_INET6 &&
 		     (c->req.flags & SDP_CTL_F_V6ONLY);
 	int reuse = !!(c->req.flags & SDP_CTL_F_REUSEPORT);
@@ -1401,11 +1466,12 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 		      takes_v4(c->family, v6only)) &&
 		    !(o->family == AF_INET6 && c->family == AF_INET6))
 			continue;
+		alive = listener_alive(o);
 		/* SO_REUSEPORT on both, one user: the port is shared */
-		if (reuse && o->reuseport && o->uid == uid &&
-		    uid != (uid_t)-1 && listener_alive(o))
+		if (alive && reuse && o->reuseport && o->uid == uid &&
+		    uid != (uid_t)-1)
 			continue;
-		if (listener_alive(o)) {
+		if (alive) {
 			e = EADDRINUSE;
 			goto fail;
 		}

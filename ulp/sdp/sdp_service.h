@@ -61,6 +61,8 @@ struct sdp_service_stats {
 	uint64_t accepted_tcp;		/* TCP ones ('both' listeners) */
 	uint64_t refused;		/* REQs no live listener took */
 	uint64_t stale_listeners;	/* listeners found closed */
+	uint64_t listener_probes;	/* liveness by connecting (no
+					 * sock_diag) */
 	uint64_t connects_async;	/* non-blocking: EINPROGRESS given */
 	uint64_t async_failures;	/* ... that failed afterwards */
 	uint64_t tcp_relays;		/* ... 'both', carried by our TCP */
