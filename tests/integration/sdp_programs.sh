@@ -33,7 +33,14 @@
 #     a SO_REUSEPORT sibling's listen leave it alone, as over TCP
 #     (before, the service connected a probe to see the listener alive:
 #     the server woke, its accept took the probe and blocked, the pings
-#     stalled).
+#     stalled);
+#  i) a 'both' server with one free descriptor: a plain TCP client's
+#     connection needs two (the service's stream and the TCP socket on
+#     it), so accept says EMFILE and the connection waits; with two free
+#     the same client is served (before, the kernel dropped the socket
+#     passed, the client read end of file).  One dropped all the same (no
+#     descriptor reserved: the first accept on a TCP listener's old fd
+#     number) makes accept fail with ECONNABORTED, not wait on silently.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -395,5 +402,75 @@ expect_eq "h: probes connected to listeners" "$(delta h2 sdp_service.listener_pr
 kill "$SEL" 2>/dev/null
 ok "h: a bind elsewhere and a SO_REUSEPORT sibling's listen: the select() server not woken, its client echoed throughout"
 
+# i) accept with one free descriptor
+cat >"$T/fdsrv.py" <<'EOF'
+import errno, os, resource, socket, sys
+log = open(sys.argv[2], "w", buffering=1)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+s.listen(8)
+s.settimeout(20)
+# a loopback listener is TCP's: an accept on it marks its fd number as
+# not the preload's
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(1)
+c = socket.create_connection(l.getsockname())
+a, _ = l.accept()
+a.close()
+c.close()
+resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+hold = []
+def one_free():
+    try:
+        while True:
+            hold.append(os.open("/dev/null", os.O_RDONLY))
+    except OSError:
+        pass
+    os.close(hold.pop())
+def serve(sock, what):
+    try:
+        c, _ = sock.accept()
+    except OSError as e:
+        log.write("%s: %s\n" % (what, errno.errorcode[e.errno] if e.errno else e))
+        return
+    n = 0
+    while True:
+        d = c.recv(65536)
+        if not d:
+            break
+        n += len(d)
+    c.sendall(b"got %d\n" % n)
+    c.close()
+    log.write("%s: served\n" % what)
+one_free()
+log.write("ready 1\n")
+serve(s, "one free")
+os.close(hold.pop())
+serve(s, "two free")
+# the 'both' listener under the loopback listener's fd number
+lfd = l.detach()
+os.dup2(s.fileno(), lfd)
+s2 = socket.socket(fileno=lfd)
+s2.settimeout(20)
+one_free()
+log.write("ready 2\n")
+serve(s2, "unreserved")
+EOF
+pre_bg FDS h2 python3 "$T/fdsrv.py" 7420 "$T/fds.log"
+fds_up() { grep -q "^ready 1" "$T/fds.log" 2>/dev/null; }
+eventually fds_up || fail "i: the server did not start"
+out=$(echo hello | ns h1 timeout 30 socat -t 25 - TCP:10.1.0.2:7420 2>&1)
+expect_eq "i: a plain TCP client of the server with one descriptor free" "$out" "got 6"
+expect_eq "i: the server's accepts" "$(sed -n 2,3p "$T/fds.log" | tr '\n' ,)" "one free: EMFILE,two free: served,"
+fds_up() { grep -q "^ready 2" "$T/fds.log" 2>/dev/null; }
+eventually fds_up || fail "i: the server's second part did not start"
+out=$(echo hello | ns h1 timeout 30 socat -t 25 - TCP:10.1.0.2:7420 2>&1)
+fds_done() { grep -q "^unreserved" "$T/fds.log" 2>/dev/null; }
+eventually fds_done || { cat "$T/fds.log"; fail "i: the server's unreserved accept did not return"; }
+expect_eq "i: an unreserved accept whose TCP socket the kernel dropped" "$(sed -n 5p "$T/fds.log")" "unreserved: ECONNABORTED"
+kill "$FDS" 2>/dev/null
+ok "i: one descriptor free: EMFILE, the connection kept and served with two; a TCP socket dropped all the same: ECONNABORTED"
 stop_fabric
 echo PASS

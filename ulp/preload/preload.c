@@ -9,7 +9,8 @@
  * listen, which ask the socket what it is (three getsockopt calls), a
  * setsockopt of SO_LINGER (one getsockopt) and a getsockopt of SO_ERROR
  * that says ECONNRESET (one getpeername): a failed non-blocking connect
- * of ours looks like that.
+ * of ours looks like that, and the first accept on a listener (a
+ * descriptor reserved and released: two).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -21,6 +22,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -890,6 +892,39 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	return preload_real.bind(fd, sa, len);
 }
 
+/*
+ * Listeners accept found not to be ours (TCP ones, or a program's own
+ * unix ones), by fd number: accept reserves no descriptor for them (see
+ * accept4).  A hint: listen clears it, and so does a connection of ours
+ * taken on one (an fd number reused for a listener of ours by dup2, or
+ * passed in, is unreserved for that first accept only).
+ */
+#define PLAIN_LFD_MAX	4096
+#define PLAIN_LFD_BITS	(8 * sizeof(unsigned long))
+static unsigned long plain_lfd[PLAIN_LFD_MAX / PLAIN_LFD_BITS];
+
+static int plain_lfd_is(int fd)
+{
+	return fd >= 0 && fd < PLAIN_LFD_MAX &&
+	       (__atomic_load_n(&plain_lfd[fd / PLAIN_LFD_BITS],
+				__ATOMIC_RELAXED) >> (fd % PLAIN_LFD_BITS) & 1);
+}
+
+static void plain_lfd_set(int fd, int on)
+{
+	unsigned long bit;
+
+	if (fd < 0 || fd >= PLAIN_LFD_MAX)
+		return;
+	bit = 1UL << (fd % PLAIN_LFD_BITS);
+	if (on)
+		__atomic_fetch_or(&plain_lfd[fd / PLAIN_LFD_BITS], bit,
+				  __ATOMIC_RELAXED);
+	else if (plain_lfd_is(fd))
+		__atomic_fetch_and(&plain_lfd[fd / PLAIN_LFD_BITS], ~bit,
+				   __ATOMIC_RELAXED);
+}
+
 /* --- listen -------------------------------------------------------------- */
 
 /*
@@ -1004,6 +1039,7 @@ EXPORT int listen(int fd, int backlog)
 	}
 	preload_sa_str((struct sockaddr *)&ss, a, sizeof(a));
 	if (listen_sdp(fd, (struct sockaddr *)&ss, backlog, use) == 0) {
+		plain_lfd_set(fd, 0);
 		preload_log(PRELOAD_LOG_INFO, "listen %s: SDP%s", a,
 			    use == SDP_USE_BOTH ? " and TCP" : "");
 		return 0;
@@ -1029,13 +1065,29 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* TCP connections whose socket the kernel could not give us (no free
+ * descriptor for the SCM_RIGHTS: another thread took the one reserved) */
+static unsigned int accept_lost;
+
+/* The reserved descriptor goes, so that the TCP socket the header may
+ * carry has a place. */
+static void spare_release(int *spare)
+{
+	if (*spare >= 0)
+		preload_real.close(*spare);
+	*spare = -1;
+}
+
 /*
  * The header the service writes first on an accepted stream, and the TCP
- * socket that may come with it (*tcp, else -1).  0, or -1: not a
- * connection to hand to the program.
+ * socket that may come with it (*tcp, else -1).  *spare, a descriptor
+ * reserved for that socket, is released just before the first read.  0;
+ * -1: not a connection to hand to the program; -2: the TCP socket that
+ * came with it was dropped by the kernel (MSG_CTRUNC: no free
+ * descriptor), the connection is lost.
  */
 static int accept_header(int s, int cloexec, struct sdp_ctl_accept *h,
-			 int *tcp)
+			 int *tcp, int *spare)
 {
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];
@@ -1044,6 +1096,7 @@ static int accept_header(int s, int cloexec, struct sdp_ctl_accept *h,
 	int64_t deadline = now_ms() + ACCEPT_HEADER_MS;
 	size_t got = 0;
 	struct cmsghdr *cm;
+	int trunc = 0;
 
 	*tcp = -1;
 	while (got < sizeof(*h)) {
@@ -1057,12 +1110,15 @@ static int accept_header(int s, int cloexec, struct sdp_ctl_accept *h,
 
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
 			goto bad;
+		spare_release(spare);
 		n = preload_real.recvmsg(s, &mh, MSG_DONTWAIT | (cloexec ? MSG_CMSG_CLOEXEC
 							    : 0));
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (n <= 0)
 			goto bad;
+		if (mh.msg_flags & MSG_CTRUNC)
+			trunc = 1;
 		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
 			size_t i, k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 			int f;
@@ -1081,6 +1137,8 @@ static int accept_header(int s, int cloexec, struct sdp_ctl_accept *h,
 	}
 	if (h->magic != SDP_CTL_MAGIC)
 		goto bad;
+	if (h->kind == SDP_CTL_ACC_TCP && *tcp < 0 && trunc)
+		return -2;
 	if (h->kind == SDP_CTL_ACC_TCP && *tcp >= 0 &&
 	    sock_tcp_family(*tcp))
 		return 0;
@@ -1118,19 +1176,32 @@ static int from_other_service(int s)
 /*
  * s, just accepted on one of our listeners: the connection to hand to the
  * program (s itself, or the TCP socket that came on it), or -1 when s was
- * a probe or not the service's (s is then closed).
+ * a probe or not the service's (s is then closed), -2 (errno
+ * ECONNABORTED) when the TCP connection that came on it is lost.  *spare
+ * is released.
  */
 static int accept_conn(int lfd, int s, pid_t svc, int flags,
-		       struct sockaddr *out, socklen_t *outlen)
+		       struct sockaddr *out, socklen_t *outlen, int *spare)
 {
 	struct sdp_ctl_accept h;
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	int tcp;
+	int tcp, r = -1;
 
 	if (!(peer_is(s, svc) || from_other_service(s)) ||
-	    accept_header(s, flags & SOCK_CLOEXEC, &h, &tcp) < 0) {
+	    (r = accept_header(s, flags & SOCK_CLOEXEC, &h, &tcp,
+			       spare)) < 0) {
+		spare_release(spare);
 		preload_real.close(s);
+		if (r == -2) {
+			preload_log(PRELOAD_LOG_ERR, "accept on fd %d: a TCP "
+				    "connection lost, no descriptor free for "
+				    "its socket (%u so far)", lfd,
+				    __atomic_add_fetch(&accept_lost, 1,
+						       __ATOMIC_RELAXED));
+			errno = ECONNABORTED;
+			return -2;
+		}
 		return -1;
 	}
 	if (tcp < 0) {
@@ -1166,10 +1237,20 @@ static int accept_failed(int fd, int flags)
 }
 
 /*
- * The real accept4 first, with the caller's flags, so that a TCP
- * listener pays nothing; only a unix peer address makes us look at the
- * listener's name.  A probe or a bad header is skipped: accept again (a
- * non-blocking listener then says EAGAIN, as the kernel would).
+ * The real accept4, with the caller's flags; only a unix peer address
+ * makes us look at the listener's name.  A probe or a bad header is
+ * skipped: accept again (a non-blocking listener then says EAGAIN, as
+ * the kernel would).
+ *
+ * A TCP connection of a 'both' listener comes as a unix stream carrying
+ * its socket (SCM_RIGHTS): two descriptors where the kernel's accept
+ * needs one, and the kernel drops a passed socket it has no descriptor
+ * for, with the connection.  So a descriptor is reserved first (an
+ * eventfd: a dup of the listener, inherited by a fork in another thread
+ * meanwhile, would keep the listener alive) and released just before
+ * the header is read: out of descriptors, accept says EMFILE at once,
+ * nothing taken, as the kernel's does with none free.  A listener found
+ * not to be ours is spared this after its first accept (plain_lfd).
  */
 EXPORT int accept4(int fd, struct sockaddr *out, socklen_t *outlen,
 		   int flags)
@@ -1177,26 +1258,51 @@ EXPORT int accept4(int fd, struct sockaddr *out, socklen_t *outlen,
 	struct sockaddr_storage ss;
 	socklen_t len;
 	pid_t svc = 0;
-	int s;
+	int s, spare, e;
 
 	init();
 	if (preload_off())
 		return preload_real.accept4(fd, out, outlen, flags);
 	for (;;) {
+		spare = -1;
+		if (!plain_lfd_is(fd)) {
+			spare = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+			if (spare < 0 && (errno == EMFILE || errno == ENFILE))
+				return -1;
+		}
 		len = sizeof(ss);
 		s = preload_real.accept4(fd, (struct sockaddr *)&ss, &len,
 					 flags);
-		if (s < 0)
+		if (s < 0) {
+			e = errno;
+			if (spare < 0)
+				return accept_failed(fd, flags);
+			spare_release(&spare);
+			/* the reserved one was the last: a listener not ours
+			 * takes a connection with it, as the kernel's */
+			if (e == EMFILE && !svc)
+				svc = preload_listener_pid(fd);
+			if (e == EMFILE && svc < 0) {
+				plain_lfd_set(fd, 1);
+				continue;
+			}
+			errno = e;
 			return accept_failed(fd, flags);
+		}
 		if (ss.ss_family == AF_UNIX && !svc)
 			svc = preload_listener_pid(fd);
 		if (ss.ss_family != AF_UNIX || svc < 0) {
+			if (spare >= 0) {
+				spare_release(&spare);
+				plain_lfd_set(fd, 1);
+			}
 			addr_out(out, outlen, &ss, len);
 			return s;
 		}
-		s = accept_conn(fd, s, svc, flags, out, outlen);
-		if (s >= 0)
-			return s;
+		plain_lfd_set(fd, 0);
+		s = accept_conn(fd, s, svc, flags, out, outlen, &spare);
+		if (s >= 0 || s == -2)
+			return s < 0 ? -1 : s;
 	}
 }
 
