@@ -129,7 +129,11 @@ int fsw_lid_reserve(struct fsw *sw, uint64_t port_guid, uint16_t lid);
 /* A process attaches to node name; the node is made on first use. */
 struct fsw_node *fsw_node_attach(struct fsw *sw, const char *name,
 				 char *err, size_t errlen);
-void fsw_node_detach(struct fsw *sw, struct fsw_node *node);
+/* The process proc (the token its MAD agents were made with; NULL if it
+ * made none) detaches: when it was the node's last, the port's SA
+ * memberships go; else only the JoinState bits it joined that no other
+ * process of the node holds. */
+void fsw_node_detach(struct fsw *sw, struct fsw_node *node, const void *proc);
 /* Port down (SM: PORT_ERR to its processes, memberships dropped) or up. */
 int fsw_port_set(struct fsw *sw, struct fsw_node *node, int up);
 /* As an SM restart: memberships forgotten, CLIENT_REREGISTER to every
@@ -170,10 +174,14 @@ int fsw_qp_is_rc(const struct fsw_qp *qp);
 /* The switch's connection managers, one per port (subnet/fsw_cm.h): the
  * process-facing calls are fsw_cm_*() on this, with the node's LID. */
 struct fsw_cm *fsw_cm(struct fsw *sw);
-/* A MAD agent: the node's QP1 for one management class, per process. */
+/* A MAD agent: the node's QP1 for one management class, per process.
+ * proc names the process (the same token for all its agents, and again
+ * to fsw_node_detach()): the SA counts the multicast joins each process
+ * makes for the node's port, as a host's multicast layer counts its local
+ * joiners (subnet/fsw_sa.h).  NULL: the agent's joins are the port's. */
 struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,
-			      void *owner, uint8_t mgmt_class, char *err,
-			      size_t errlen);
+			      void *owner, const void *proc,
+			      uint8_t mgmt_class, char *err, size_t errlen);
 struct fsw_qp *fsw_qp_find(struct fsw_node *node, uint32_t qpn);
 /* Give a QP just made the number qpn instead (a node re-attaching after
  * an ibfabricd restart asks for its QPNs back).  0, or -1 with errno

@@ -18,6 +18,10 @@
  *    broadcast group; everything else wrong is REQ_INVALID (0x0200);
  *  - JoinState bits accumulate per port; a leave (Delete) clears bits and
  *    the group goes when its last full member leaves, unless well-known;
+ *  - a port's bits are the union of what each of its processes joined, as
+ *    a host's multicast layer (drivers/infiniband/core/multicast.c) counts
+ *    its local joiners: a process's leave, or its exit, takes from the
+ *    port only the bits no other process of the port still holds;
  *  - PathRecords between two ports that share the P_Key; an unknown
  *    destination or no shared P_Key gives NO_RECORDS (0x0300).
  * Multi-MAD (RMPP) answers are not implemented: a GetTable answer carries
@@ -48,12 +52,24 @@
 #define MGID_HASH	16384	/* MGID hash buckets, power of two */
 #define NMLIDS		(FAB_LID_MCAST_MAX - FAB_LID_MCAST_MIN + 1)
 
+/* Who asked for a member's bits: a process of the port itself (the
+ * switch's token for it), or NULL for the port as a whole (a proxy join,
+ * a MAD injected as the node). */
+struct sa_joiner {
+	const void *proc;
+	uint8_t join;
+};
+
 struct sa_member {
 	uint16_t lid;		/* the port's */
 	uint64_t guid;
 	union fab_gid port_gid;
 	uint8_t scope_state;	/* scope << 4 | JoinState */
 	uint8_t proxy;
+	/* the JoinState is the union of these, and each bit in it is some
+	 * joiner's */
+	struct sa_joiner *j;
+	unsigned int nj, jcap;
 };
 
 struct sa_group {
@@ -448,13 +464,76 @@ static struct sa_group *group_new(struct fsw_sa *sa,
 	return g;
 }
 
+/* The joiner proc adds join to its bits; 0, or -1 out of memory. */
+static int joiner_add(struct sa_member *m, const void *proc, uint8_t join)
+{
+	unsigned int k;
+
+	for (k = 0; k < m->nj; k++) {
+		if (m->j[k].proc == proc) {
+			m->j[k].join |= join;
+			return 0;
+		}
+	}
+	if (m->nj == m->jcap) {
+		unsigned int cap = m->jcap ? m->jcap * 2 : 2;
+		struct sa_joiner *v = realloc(m->j, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		m->j = v;
+		m->jcap = cap;
+	}
+	m->j[m->nj].proc = proc;
+	m->j[m->nj].join = join;
+	m->nj++;
+	return 0;
+}
+
+/* Clear bits of the joiner proc (of every joiner when all is set);
+ * joiners left with none are forgotten. */
+static void joiners_clear(struct sa_member *m, int all, const void *proc,
+			  uint8_t bits)
+{
+	unsigned int k = 0;
+
+	while (k < m->nj) {
+		if (all || m->j[k].proc == proc)
+			m->j[k].join &= (uint8_t)~bits;
+		if (!m->j[k].join)
+			m->j[k] = m->j[--m->nj];
+		else
+			k++;
+	}
+}
+
+/* What the port's joiners hold together. */
+static uint8_t joiners_union(const struct sa_member *m)
+{
+	uint8_t u = 0;
+	unsigned int k;
+
+	for (k = 0; k < m->nj; k++)
+		u |= m->j[k].join;
+	return u;
+}
+
+static void member_free(struct sa_member *m)
+{
+	free(m->j);
+	m->j = NULL;
+	m->nj = m->jcap = 0;
+}
+
 static void group_delete(struct fsw_sa *sa, struct sa_group *g)
 {
 	struct sa_group **pp;
 	unsigned int i, idx = g->rec.mlid - FAB_LID_MCAST_MIN;
 
-	for (i = 0; i < g->nm; i++)
+	for (i = 0; i < g->nm; i++) {
 		port_mcm_set(sa, g->m[i].lid, g->rec.mlid, 0);
+		member_free(&g->m[i]);
+	}
 	g->nm = 0;
 	g->full_members = 0;
 	if (g->well_known)
@@ -484,11 +563,13 @@ static int member_find(const struct sa_group *g, uint64_t port_guid)
 	return -1;
 }
 
-/* osm_mgrp_add_port(): JoinState bits accumulate; returns the member */
+/* osm_mgrp_add_port(): JoinState bits accumulate, as proc's; returns the
+ * member */
 static struct sa_member *member_add(struct fsw_sa *sa, struct sa_group *g,
 				    const struct fsw_sa_port *n,
 				    const union fab_gid *port_gid,
-				    uint8_t scope_state, int proxy)
+				    uint8_t scope_state, int proxy,
+				    const void *proc)
 {
 	int i = member_find(g, n->guid);
 	uint8_t prev = 0, join = scope_state & 0xf;
@@ -496,6 +577,8 @@ static struct sa_member *member_add(struct fsw_sa *sa, struct sa_group *g,
 
 	if (i >= 0) {
 		m = &g->m[i];
+		if (joiner_add(m, proc, join) < 0)
+			return NULL;
 		prev = m->scope_state & 0xf;
 		m->scope_state = (uint8_t)((m->scope_state & 0xf0) |
 					   prev | join);
@@ -516,11 +599,15 @@ static struct sa_member *member_add(struct fsw_sa *sa, struct sa_group *g,
 		m->port_gid = *port_gid;
 		m->scope_state = scope_state;
 		m->proxy = (uint8_t)proxy;
+		if (joiner_add(m, proc, join) < 0)
+			return NULL;
 		g->nm++;
 	}
 	if (port_mcm_set(sa, n->lid, g->rec.mlid, m->scope_state & 0xf) < 0) {
-		if (i < 0)
+		if (i < 0) {
+			member_free(m);
 			g->nm--;
+		}
 		return NULL;
 	}
 	if ((join & FULL_STATES) && !(prev & FULL_STATES) &&
@@ -547,9 +634,11 @@ static int member_remove(struct fsw_sa *sa, struct sa_group *g, unsigned int i,
 		m->scope_state = (uint8_t)((m->scope_state & 0xf0) | nw);
 		*scope_state = m->scope_state;
 		port_mcm_set(sa, m->lid, g->rec.mlid, nw);
+		joiners_clear(m, 1, NULL, join);
 	} else {
 		*scope_state = m->scope_state & 0xf0;
 		port_mcm_set(sa, m->lid, g->rec.mlid, 0);
+		member_free(m);
 		g->m[i] = g->m[--g->nm];
 		/* the port is gone, whatever bits it still had: OpenSM keeps
 		 * counting a removed SendOnlyFullMember as a full member and
@@ -593,6 +682,39 @@ void fsw_sa_port_gone(struct fsw_sa *sa, uint16_t lid)
 	port_leave_all(sa, &n);
 	drop_informs(sa, lid);
 	send_trap(sa, SA_TRAP_GID_OUT_OF_SERVICE, &n.gid, 0);
+}
+
+void fsw_sa_process_gone(struct fsw_sa *sa, uint16_t lid, const void *proc)
+{
+	struct sa_port_mcms *pm;
+	struct fsw_sa_port n;
+	unsigned int k = 0;
+	uint8_t had, gone, ss;
+
+	if (!proc || sa->ops->port_by_lid(sa->ctx, lid, &n) < 0 ||
+	    lid >= sa->nmcms)
+		return;
+	pm = &sa->mcms[lid];
+	while (k < pm->n) {
+		uint16_t mlid = pm->v[k].mlid;
+		struct sa_group *g = sa->by_mlid[mlid - FAB_LID_MCAST_MIN];
+		int i = g ? member_find(g, n.guid) : -1;
+
+		if (i < 0) {	/* cannot happen; keep the loop finite */
+			pm->v[k] = pm->v[--pm->n];
+			continue;
+		}
+		/* its bits go; what another process holds stays, as the
+		 * kernel leaves for a client only what no other holds */
+		had = g->m[i].scope_state & 0xf;
+		joiners_clear(&g->m[i], 0, proc, 0xf);
+		gone = had & (uint8_t)~joiners_union(&g->m[i]);
+		if (gone)
+			member_remove(sa, g, (unsigned int)i, gone, &ss);
+		/* member_remove may have taken the entry out of pm->v */
+		if (k < pm->n && pm->v[k].mlid == mlid)
+			k++;
+	}
 }
 
 void fsw_sa_port_up(struct fsw_sa *sa, uint16_t lid)
@@ -780,8 +902,11 @@ void fsw_sa_free(struct fsw_sa *sa)
 		return;
 	for (i = 0; i < NMLIDS; i++) {
 		struct sa_group *g = sa->by_mlid[i];
+		unsigned int k;
 
 		if (g) {
+			for (k = 0; k < g->nm; k++)
+				member_free(&g->m[k]);
 			free(g->m);
 			free(g);
 		}
@@ -800,6 +925,7 @@ struct sa_req {
 	const uint8_t *mad;
 	struct sa_hdr h;
 	struct fsw_sa_port requester;
+	const void *proc;	/* the requester's process, or NULL */
 };
 
 /*
@@ -1126,7 +1252,8 @@ static void mcm_join(struct fsw_sa *sa, const struct sa_req *rq,
 	}
 	/* the port's record takes the group's scope (copy_from_create_mc_rec) */
 	m = member_add(sa, g, &port, &q->port_gid,
-		       (uint8_t)(g->rec.scope << 4 | q->join_state), proxy);
+		       (uint8_t)(g->rec.scope << 4 | q->join_state), proxy,
+		       proxy ? NULL : rq->proc);
 	if (!m) {
 		if (is_new)
 			group_delete(sa, g);
@@ -1158,7 +1285,7 @@ static void mcm_leave(struct fsw_sa *sa, const struct sa_req *rq,
 	struct sa_group *g;
 	struct sa_member *m;
 	struct sa_mcmember resp;
-	uint8_t rec[SA_MCMEMBER_LEN], ss;
+	uint8_t rec[SA_MCMEMBER_LEN], ss, gone;
 	int i;
 
 	count(sa, FSW_SA_LEAVE);
@@ -1182,7 +1309,16 @@ static void mcm_leave(struct fsw_sa *sa, const struct sa_req *rq,
 		respond_err(sa, rq, SA_STATUS_REQ_INVALID);
 		return;
 	}
-	member_remove(sa, g, (unsigned int)i, q->join_state, &ss);
+	/* the requester gives up its own bits; the port leaves only those
+	 * that no other process of it still holds (multicast.c sends the
+	 * SA a leave for those alone), and keeps the rest */
+	joiners_clear(m, 0, rq->requester.lid == m->lid ? rq->proc : NULL,
+		      q->join_state);
+	gone = q->join_state & (uint8_t)~joiners_union(m);
+	if (gone)
+		member_remove(sa, g, (unsigned int)i, gone, &ss);
+	else
+		ss = m->scope_state;
 	resp = *q;
 	resp.scope = ss >> 4;
 	resp.join_state = ss & 0xf;
@@ -1579,7 +1715,7 @@ static void sa_class_port_info(struct fsw_sa *sa, const struct sa_req *rq)
 	respond(sa, rq, 0, rec, sizeof(rec), 1);
 }
 
-void fsw_sa_input(struct fsw_sa *sa, const struct ib_ud *u)
+void fsw_sa_input(struct fsw_sa *sa, const struct ib_ud *u, const void *proc)
 {
 	struct sa_req rq;
 	enum sa_mad_err err;
@@ -1588,6 +1724,7 @@ void fsw_sa_input(struct fsw_sa *sa, const struct ib_ud *u)
 
 	memset(&rq, 0, sizeof(rq));
 	rq.u = u;
+	rq.proc = proc;
 	rq.mad = u->payload;
 	if (u->payload_len != MAD_LEN ||
 	    sa->ops->port_by_lid(sa->ctx, u->lrh.slid, &rq.requester) < 0) {

@@ -8,7 +8,8 @@
  * them.  It owns no ports: the switch owns the node table and lends it
  * through struct fsw_sa_ops, handed over at fsw_sa_new().  The SA names a
  * port by its LID, which the switch never gives to another port, and keeps
- * nothing of a port but that LID and its GUID.
+ * nothing of a port but that LID and its GUID, and of the port's processes
+ * only the opaque tokens the switch hands in with their MADs.
  */
 #ifndef IBGW_FSW_SA_H
 #define IBGW_FSW_SA_H
@@ -70,8 +71,13 @@ struct fsw_sa *fsw_sa_new(const struct prtn_conf *pc,
 			  const struct fsw_sa_ops *ops, void *ctx);
 void fsw_sa_free(struct fsw_sa *sa);
 
-/* A UD packet for the SM's QP1, its Q_Key already checked. */
-void fsw_sa_input(struct fsw_sa *sa, const struct ib_ud *u);
+/* A UD packet for the SM's QP1, its Q_Key already checked.  proc is the
+ * sending process's token (the switch's, opaque here), or NULL when no
+ * process sent it (a packet injected as the node): the JoinState bits a
+ * process joins for its own port are counted as that process's, and its
+ * Delete takes from the port only the bits no other process of the port
+ * holds, as a host's multicast layer counts its local joiners. */
+void fsw_sa_input(struct fsw_sa *sa, const struct ib_ud *u, const void *proc);
 
 /* Does a group have this MLID (the SM programmed it into the switch)? */
 int fsw_sa_mlid_known(const struct fsw_sa *sa, uint16_t mlid);
@@ -87,6 +93,11 @@ void fsw_sa_port_up(struct fsw_sa *sa, uint16_t lid);
  * memberships and subscriptions go, as OpenSM drops those of a vanished
  * port, and trap 65 (GID out of service) goes to the others. */
 void fsw_sa_port_gone(struct fsw_sa *sa, uint16_t lid);
+/* One process of the port went (it exited) while others stay: the bits
+ * it joined leave, except those another process of the port, or the port
+ * itself, still holds; groups left without a full member go as on a
+ * Delete.  NULL does nothing. */
+void fsw_sa_process_gone(struct fsw_sa *sa, uint16_t lid, const void *proc);
 /* The port's P_Key table changed: it leaves the groups whose P_Key it
  * no longer has. */
 void fsw_sa_port_pkeys_changed(struct fsw_sa *sa, uint16_t lid);

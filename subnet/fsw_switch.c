@@ -55,6 +55,7 @@ struct fsw_qp {
 	int gsi;		/* a MAD agent on the node's QP1 */
 	int rc;			/* reliable connected */
 	uint8_t gsi_class;	/* its management class */
+	const void *proc;	/* a MAD agent's process, for the SA */
 	uint16_t *mlids;	/* groups this QP is attached to */
 	unsigned int nmlids, mlids_cap;
 	struct fsw_qp *next;	/* in node->qps */
@@ -105,6 +106,7 @@ struct fsw {
 	int faults_on;
 	uint8_t held[IB_MAX_PKT];	/* --reorder: one packet held back */
 	size_t held_len;
+	const void *held_proc;		/* the process that sent it */
 };
 
 static void input(struct fsw *sw, struct fsw_node *from,
@@ -666,12 +668,19 @@ nomem:
 
 /* The node keeps its GUID and LID for the subnet's lifetime, like a
  * port that went quiet; only its processes' QPs go away. */
-void fsw_node_detach(struct fsw *sw, struct fsw_node *node)
+void fsw_node_detach(struct fsw *sw, struct fsw_node *node, const void *proc)
 {
-	/* the last process went: its memberships go, as the kernel leaves
-	 * for a process that exits */
+	/* a MAD it sent that --reorder holds back reaches the SA first, as
+	 * what it sent before exiting is on the wire */
+	if (proc && sw->held_len && sw->held_proc == proc)
+		fsw_flush(sw);
+	/* the last process went: the port's memberships go, as the kernel
+	 * leaves for a process that exits; another one: only what that
+	 * process alone joined (the kernel counts its local joiners) */
 	if (node->nprocs && !--node->nprocs)
 		fsw_sa_port_gone(sw->sa, node->lid);
+	else
+		fsw_sa_process_gone(sw->sa, node->lid, proc);
 }
 
 static void raise_event(struct fsw *sw, struct fsw_node *n,
@@ -921,8 +930,8 @@ int fsw_qp_renumber(struct fsw_node *node, struct fsw_qp *qp, uint32_t qpn)
 }
 
 struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,
-			      void *owner, uint8_t mgmt_class, char *err,
-			      size_t errlen)
+			      void *owner, const void *proc,
+			      uint8_t mgmt_class, char *err, size_t errlen)
 {
 	struct fsw_qp *q = fsw_qp_create(sw, node, owner, FAB_QP1_QKEY, 0, 1,
 					 err, errlen);
@@ -930,6 +939,7 @@ struct fsw_qp *fsw_gsi_create(struct fsw *sw, struct fsw_node *node,
 	if (q) {
 		q->gsi = 1;
 		q->gsi_class = mgmt_class;
+		q->proc = proc;
 	}
 	return q;
 }
@@ -1134,8 +1144,10 @@ void fsw_undeliver(struct fsw *sw, struct fsw_qp *qp, unsigned int n,
 	sw->stats.drop[FSW_DROP_RX_OVERRUN] += n;
 }
 
-/* A packet for the SM's QP1: the SA answers it (fsw_sa.c). */
-static void to_sm(struct fsw *sw, const uint8_t *pkt, size_t len)
+/* A packet for the SM's QP1, sent by process proc (NULL: none known):
+ * the SA answers it (fsw_sa.c). */
+static void to_sm(struct fsw *sw, const uint8_t *pkt, size_t len,
+		  const void *proc)
 {
 	struct ib_ud u;
 
@@ -1151,7 +1163,7 @@ static void to_sm(struct fsw *sw, const uint8_t *pkt, size_t len)
 		drop(sw, FSW_DROP_QKEY_MISMATCH);
 		return;
 	}
-	fsw_sa_input(sw->sa, &u);
+	fsw_sa_input(sw->sa, &u, proc);
 }
 
 /* A MAD for a node's QP1: a response goes to the agent whose number is
@@ -1208,8 +1220,10 @@ static void deliver_gsi(struct fsw *sw, struct fsw_node *dst,
 		drop(sw, FSW_DROP_UNKNOWN_QP);
 }
 
-/* Route a packet that passed the ingress checks. */
-static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
+/* Route a packet that passed the ingress checks; proc is the sending MAD
+ * agent's process, or NULL. */
+static void forward(struct fsw *sw, const uint8_t *pkt, size_t len,
+		    const void *proc)
 {
 	struct ib_lrh lrh;
 	struct ib_bth bth;
@@ -1259,7 +1273,7 @@ static void forward(struct fsw *sw, const uint8_t *pkt, size_t len)
 		return;
 	}
 	if (lrh.dlid == FSW_SA_LID) {
-		to_sm(sw, pkt, len);
+		to_sm(sw, pkt, len, proc);
 		return;
 	}
 	if (lrh.dlid == 0 || lrh.dlid > FSW_MAX_UNICAST_LID ||
@@ -1320,7 +1334,7 @@ int fsw_flush(struct fsw *sw)
 		return 0;
 	memcpy(tmp, sw->held, len);
 	sw->held_len = 0;
-	forward(sw, tmp, len);
+	forward(sw, tmp, len, sw->held_proc);
 	return 1;
 }
 
@@ -1330,7 +1344,8 @@ int fsw_held(const struct fsw *sw)
 }
 
 /* Loss, duplication and reordering, decided per packet from the seed. */
-static void forward_faulty(struct fsw *sw, const uint8_t *pkt, size_t len)
+static void forward_faulty(struct fsw *sw, const uint8_t *pkt, size_t len,
+			   const void *proc)
 {
 	struct fsw_fault *f = &sw->fault;
 
@@ -1343,13 +1358,14 @@ static void forward_faulty(struct fsw *sw, const uint8_t *pkt, size_t len)
 		 * ibfabricd's flush timer fires) */
 		memcpy(sw->held, pkt, len);
 		sw->held_len = len;
+		sw->held_proc = proc;
 		sw->stats.fault_reorder++;
 		return;
 	}
-	forward(sw, pkt, len);
+	forward(sw, pkt, len, proc);
 	if (fsw_fault_roll(f, f->cfg.dup)) {
 		sw->stats.fault_dup++;
-		forward(sw, pkt, len);
+		forward(sw, pkt, len, proc);
 	}
 	fsw_flush(sw);
 }
@@ -1390,9 +1406,9 @@ static void input_rc(struct fsw *sw, struct fsw_node *from,
 		return;
 	}
 	if (sw->faults_on)
-		forward_faulty(sw, pkt, len);
+		forward_faulty(sw, pkt, len, NULL);
 	else
-		forward(sw, pkt, len);
+		forward(sw, pkt, len, NULL);
 }
 
 static void input(struct fsw *sw, struct fsw_node *from,
@@ -1500,9 +1516,9 @@ static void input(struct fsw *sw, struct fsw_node *from,
 		}
 	}
 	if (sw->faults_on)
-		forward_faulty(sw, pkt, len);
+		forward_faulty(sw, pkt, len, from_qp ? from_qp->proc : NULL);
 	else
-		forward(sw, pkt, len);
+		forward(sw, pkt, len, from_qp ? from_qp->proc : NULL);
 }
 
 void fsw_input(struct fsw *sw, struct fsw_node *from, const uint8_t *pkt,

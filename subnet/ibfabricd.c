@@ -565,7 +565,7 @@ static void conn_free(struct conn *c)
 	if (c->node) {
 		log_debug("node %s: process detached",
 			  fsw_node_name(c->node));
-		fsw_node_detach(d->sw, c->node);
+		fsw_node_detach(d->sw, c->node, c);
 	}
 	for (pp = &d->conns; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
@@ -824,8 +824,8 @@ static int handle_qp_create(struct conn *c, const struct fsp_hdr *h,
 		return 0;
 	}
 	if (req.flags & FSP_QP_GSI)
-		io->qp = fsw_gsi_create(d->sw, c->node, io, (uint8_t)req.qkey,
-					err, sizeof(err));
+		io->qp = fsw_gsi_create(d->sw, c->node, io, c,
+					(uint8_t)req.qkey, err, sizeof(err));
 	else if (req.type == FAB_QPT_RC)
 		io->qp = fsw_rc_qp_create(d->sw, c->node, io, req.pkey_index,
 					  err, sizeof(err));

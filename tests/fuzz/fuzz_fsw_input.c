@@ -62,8 +62,8 @@ static void setup(void)
 		fsw_qp_create(sw, nodes[i], NULL, 0x1234, 1, 0, err,
 			      sizeof(err));
 		/* a MAD agent: packets sent to the SM are answered to it */
-		agents[i] = fsw_gsi_create(sw, nodes[i], NULL, 0x03, err,
-					   sizeof(err));
+		agents[i] = fsw_gsi_create(sw, nodes[i], NULL, &agents[i],
+					   0x03, err, sizeof(err));
 	}
 }
 

@@ -36,8 +36,15 @@ struct fsw_qp *slot_qp_create(struct fsw *sw, struct fsw_node *node,
 struct fsw_qp *slot_gsi_create(struct fsw *sw, struct fsw_node *node,
 			       uint8_t mgmt_class, char *err, size_t errlen)
 {
+	return slot_gsi_create_proc(sw, node, NULL, mgmt_class, err, errlen);
+}
+
+struct fsw_qp *slot_gsi_create_proc(struct fsw *sw, struct fsw_node *node,
+				    const void *proc, uint8_t mgmt_class,
+				    char *err, size_t errlen)
+{
 	struct fsw_qp **slot = slot_next();
 
-	*slot = fsw_gsi_create(sw, node, slot, mgmt_class, err, errlen);
+	*slot = fsw_gsi_create(sw, node, slot, proc, mgmt_class, err, errlen);
 	return *slot;
 }

@@ -21,5 +21,10 @@ struct fsw_qp *slot_qp_create(struct fsw *sw, struct fsw_node *node,
 			      int privileged, char *err, size_t errlen);
 struct fsw_qp *slot_gsi_create(struct fsw *sw, struct fsw_node *node,
 			       uint8_t mgmt_class, char *err, size_t errlen);
+/* A MAD agent of process proc (fsw_gsi_create()); slot_gsi_create()'s
+ * agents are no process's: their joins are the port's. */
+struct fsw_qp *slot_gsi_create_proc(struct fsw *sw, struct fsw_node *node,
+				    const void *proc, uint8_t mgmt_class,
+				    char *err, size_t errlen);
 
 #endif

@@ -1068,6 +1068,171 @@ static void test_agents(void **state)
 	assert_int_equal(drops(e, FSW_DROP_UNKNOWN_QP), unk + 1);
 }
 
+/* ---- (9) a port's processes join apart ---------------------------------- */
+
+/* Does a QP of node a attached to the broadcast group hear a broadcast
+ * from c?  (c's QP is made on first use.) */
+static int a_hears_broadcast(struct env *e, struct fsw_qp *qa)
+{
+	static struct fsw_qp *qc;
+	uint8_t pkt[IB_MAX_PKT];
+	char err[256];
+
+	if (!qc || fsw_qp_node(qc) != e->c)
+		qc = slot_qp_create(e->sw, e->c, IPOIB_QKEY, 0, 0, err,
+				    sizeof(err));
+	assert_non_null(qc);
+	ncap = 0;
+	fsw_input_qp(e->sw, qc, pkt, mcast_pkt(pkt, qc, 0xc000, BCAST));
+	return got_for(qa, NULL) == 1;
+}
+
+/*
+ * Several processes on one port (two ipoibd with one node name) each join
+ * the broadcast group.  As a host's multicast layer counts its local
+ * joiners (drivers/infiniband/core/multicast.c), the port's JoinState is
+ * the union of theirs: one process leaving, or exiting, takes from the
+ * port only the bits no other process of it holds, and the others keep
+ * receiving.
+ */
+static void test_processes_join_apart(void **state)
+{
+	static int p1, p2, p3;	/* the processes' tokens */
+	struct env *e = *state;
+	struct fsw_qp *g1, *g2, *g3, *qa;
+	union fab_gid mg = gid(BCAST);
+	struct sa_mcmember r;
+	char err[256];
+	uint64_t leaves;
+
+	/* besides the setup's process (its agent e->ga is no process's),
+	 * three more on a, each with its SA agent */
+	assert_ptr_equal(fsw_node_attach(e->sw, "a", err, sizeof(err)), e->a);
+	assert_ptr_equal(fsw_node_attach(e->sw, "a", err, sizeof(err)), e->a);
+	assert_ptr_equal(fsw_node_attach(e->sw, "a", err, sizeof(err)), e->a);
+	g1 = slot_gsi_create_proc(e->sw, e->a, &p1, MAD_CLASS_SUBN_ADM, err,
+				  sizeof(err));
+	g2 = slot_gsi_create_proc(e->sw, e->a, &p2, MAD_CLASS_SUBN_ADM, err,
+				  sizeof(err));
+	g3 = slot_gsi_create_proc(e->sw, e->a, &p3, MAD_CLASS_SUBN_ADM, err,
+				  sizeof(err));
+	assert_non_null(g1);
+	assert_non_null(g2);
+	assert_non_null(g3);
+	qa = slot_qp_create(e->sw, e->a, IPOIB_QKEY, 0, 0, err, sizeof(err));
+	assert_non_null(qa);
+	assert_int_equal(fsw_mcast_attach(e->sw, qa, &mg, 0xc000, err,
+					  sizeof(err)), 0);
+	/* b is a full member throughout, so that a port of non-members
+	 * stays in the group */
+	assert_int_equal(mcm_join(e, e->gb, BCAST, SA_JOIN_FULL, NULL), 0);
+
+	/* the answers are the port's record: bits accumulate as before */
+	assert_int_equal(mcm_join(e, g1, BCAST, SA_JOIN_FULL, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL);
+	assert_int_equal(mcm_join(e, g2, BCAST, SA_JOIN_FULL, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL);
+	assert_int_equal(mcm_join(e, g3, BCAST, SA_JOIN_NON, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL | SA_JOIN_NON);
+	assert_true(a_hears_broadcast(e, qa));
+
+	/* the first process leaves: answered, counted, and the port stays a
+	 * full member for the second */
+	leaves = fsw_stats(e->sw)->sa_leaves;
+	assert_int_equal(mcm_leave(e, g1, BCAST, SA_JOIN_FULL, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL | SA_JOIN_NON);
+	assert_int_equal(fsw_stats(e->sw)->sa_leaves, leaves + 1);
+	assert_int_equal(mcm_member(e, e->gb, BCAST, e->a, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL | SA_JOIN_NON);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 1);
+	assert_true(a_hears_broadcast(e, qa));
+	/* a leave of bits the port holds, though not from this process,
+	 * takes nothing another process holds */
+	assert_int_equal(mcm_leave(e, g1, BCAST, SA_JOIN_FULL, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL | SA_JOIN_NON);
+	/* bits the port does not hold are refused, as before */
+	assert_int_equal(mcm_leave(e, g1, BCAST, SA_JOIN_SENDONLY_NON, NULL),
+			 SA_STATUS_REQ_INVALID);
+
+	/* the second process exits without leaving: its FullMember goes,
+	 * the third's NonMember stays (and still receives) */
+	fsw_node_detach(e->sw, e->a, &p2);
+	assert_int_equal(mcm_member(e, e->gb, BCAST, e->a, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_NON);
+	assert_true(a_hears_broadcast(e, qa));
+	/* the exit was no Delete on the wire (three were) */
+	assert_int_equal(fsw_stats(e->sw)->sa_leaves, leaves + 3);
+
+	/* the third process leaves what it alone holds: the port is out */
+	assert_int_equal(mcm_leave(e, g3, BCAST, SA_JOIN_NON, &r), 0);
+	assert_int_equal(r.join_state, 0);
+	assert_int_equal(mcm_member(e, e->gb, BCAST, e->a, &r),
+			 SA_STATUS_NO_RECORDS);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 0);
+	assert_false(a_hears_broadcast(e, qa));
+
+	/* it joins again and exits: its bits go though the port has
+	 * processes left */
+	assert_int_equal(mcm_join(e, g3, BCAST, SA_JOIN_FULL, &r), 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 1);
+	fsw_node_detach(e->sw, e->a, &p3);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 0);
+	/* b, another port, is untouched throughout */
+	assert_int_equal(mcm_member(e, e->gb, BCAST, e->b, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL);
+
+	/* what the port itself joined (no process) is left only by a
+	 * Delete or by the port going */
+	assert_int_equal(mcm_join(e, e->ga, BCAST, SA_JOIN_FULL, NULL), 0);
+	assert_int_equal(mcm_join(e, g1, BCAST, SA_JOIN_FULL, NULL), 0);
+	fsw_node_detach(e->sw, e->a, &p1);
+	assert_int_equal(mcm_member(e, e->gb, BCAST, e->a, &r), 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL);
+	/* the last process: the port's memberships go */
+	fsw_node_detach(e->sw, e->a, NULL);
+	assert_int_equal(fsw_node_groups(e->sw, e->a), 0);
+}
+
+/*
+ * An ordinary group created by one process of a port and joined by
+ * another: the creator's leave keeps the group, the other's exit then
+ * deletes it (the last full member gone), with trap 67 as on a Delete.
+ */
+static void test_process_exit_deletes_group(void **state)
+{
+	static int p1, p2;
+	struct env *e = *state;
+	struct fsw_qp *g1, *g2;
+	struct sa_mcmember r;
+	char err[256];
+
+	assert_ptr_equal(fsw_node_attach(e->sw, "b", err, sizeof(err)), e->b);
+	assert_ptr_equal(fsw_node_attach(e->sw, "b", err, sizeof(err)), e->b);
+	g1 = slot_gsi_create_proc(e->sw, e->b, &p1, MAD_CLASS_SUBN_ADM, err,
+				  sizeof(err));
+	g2 = slot_gsi_create_proc(e->sw, e->b, &p2, MAD_CLASS_SUBN_ADM, err,
+				  sizeof(err));
+	assert_non_null(g1);
+	assert_non_null(g2);
+	assert_int_equal(mcm_create(e, g1, "ff12:1234::77", 0x99, 0xffff,
+				    SA_JOIN_FULL, &r), 0);
+	assert_int_equal(mcm_join(e, g2, "ff12:1234::77", SA_JOIN_FULL, &r),
+			 0);
+	assert_int_equal(mcm_leave(e, g1, "ff12:1234::77", SA_JOIN_FULL, &r),
+			 0);
+	assert_int_equal(r.join_state, SA_JOIN_FULL);
+	assert_int_equal(mcm_get(e, e->ga, "ff12:1234::77", &r), 0);
+	fsw_node_detach(e->sw, e->b, &p2);
+	assert_int_equal(mcm_get(e, e->ga, "ff12:1234::77", &r),
+			 SA_STATUS_NO_RECORDS);
+	assert_int_equal(fsw_node_groups(e->sw, e->b), 0);
+	/* the process that left stays attached; its later join makes the
+	 * group again */
+	assert_int_equal(mcm_create(e, g1, "ff12:1234::77", 0x99, 0xffff,
+				    SA_JOIN_FULL, &r), 0);
+	assert_int_equal(fsw_node_groups(e->sw, e->b), 1);
+}
+
 /* ---- InformInfo and the traps of group creation and deletion ------------- */
 
 static uint16_t subscribe(struct env *e, struct fsw_qp *agent, int on,
@@ -1412,6 +1577,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_malformed_mads, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_agents, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_processes_join_apart, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_process_exit_deletes_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inform_traps, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(
