@@ -22,7 +22,11 @@
 #     host is busy (its ipoibd stopped for a second): every one connects
 #     over SDP once it runs again, as SYNs wait in a TCP listener's
 #     queue; the fabric's CM used to keep 16 REQs per listener waiting
-#     and refuse the rest (a 'both' client went TCP unseen).
+#     and refuse the rest (a 'both' client went TCP unseen);
+#  g) the reading program's own ipoibd (h1) killed mid-stream: what was
+#     already in its socket is read, then ECONNRESET, as a TCP reader
+#     gets when its peer goes away, not an end of file that would pass a
+#     cut transfer for a whole one.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -264,5 +268,37 @@ expect_eq "f: connections the server accepted" "$(cat "$T/f.srv")" 40
 expect_eq "f: SDP connections made" "$(delta h1 sdp_service.connects "$f_c0")" 40
 ok "f: 40 connects while the server's ipoibd was stopped 1 s: all over SDP"
 kill -0 "$h1_PID" && kill -0 "$h2_PID" || fail "an ipoibd died"
+
+# g) the client's own service killed while it reads an endless stream
+pre_bg S7 h2 socat -u OPEN:/dev/zero TCP-LISTEN:7700,reuseaddr
+wait_port h2 7700
+cat >"$T/g_cli.py" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("10.1.0.2", 7700), timeout=30)
+n = 0
+print("reading", flush=True)
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            print("EOF after", n, flush=True)
+            break
+        n += len(b)
+        time.sleep(0.002)	# slower than the stream: the pair stays full
+except OSError as e:
+    print("error", e.errno == 104 and "ECONNRESET" or e.strerror, "after", n,
+          flush=True)
+PY
+pre h1 timeout 60 python3 "$T/g_cli.py" >"$T/g.cli" 2>&1 &
+GC=$!
+eventually grep -q reading "$T/g.cli" || fail "g: the client did not start"
+sleep 1
+kill -KILL "$h1_PID"
+wait "$GC"
+kill "$S7" 2>/dev/null
+case "$(tail -n1 "$T/g.cli")" in
+"error ECONNRESET after "*) ok "g: h1's ipoibd killed under a reader: $(tail -n1 "$T/g.cli")" ;;
+*) cat "$T/g.cli"; fail "g: the reader of a stream whose service was killed got: $(tail -n1 "$T/g.cli")" ;;
+esac
 stop_fabric
 echo PASS

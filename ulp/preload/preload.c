@@ -112,8 +112,20 @@ bool preload_is_stream(int fd)
  * the service then knows (INFO: SDP_CTL_R_RESET), and taking it makes
  * this read or write the one that fails, as the first after TCP's RST.
  * An end of file found not to be a reset is marked, so that reading it
- * again asks nothing.
+ * again asks nothing.  When the service that held the stream is gone
+ * (ipoibd stopped, killed or started again), its end closed with the
+ * connection cut wherever it was: ECONNRESET, not an end of file that
+ * would pass a cut transfer for a whole one.
  */
+static int stream_service_gone(int fd)
+{
+	uint64_t n;
+	pid_t pid;
+
+	return preload_stream_id(fd, &n, &pid) == 0 && pid > 0 &&
+	       preload_ctl_pid_gone(SDP_CTL_ENV, SDP_CTL_NAME, pid);
+}
+
 int preload_stream_reset(int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -127,8 +139,16 @@ int preload_stream_reset(int fd)
 	memset(&req, 0, sizeof(req));
 	req.op = SDP_CTL_INFO;
 	req.flags = SDP_CTL_F_TAKE_RESET;
-	if (preload_stream_call(fd, &req, &rep) < 0)
-		goto no;
+	if (preload_stream_call(fd, &req, &rep) < 0 ||
+	    (rep.err == ENOENT && !(rep.flags & SDP_CTL_R_RESET))) {
+		preload_cache_mark(fd, PRELOAD_MARK_EOF, 1);
+		if (!stream_service_gone(fd))
+			goto no;
+		preload_log(PRELOAD_LOG_INFO, "fd %d: reset (the SDP service "
+			    "that held it is gone)", fd);
+		errno = ECONNRESET;
+		return 1;
+	}
 	preload_cache_mark(fd, PRELOAD_MARK_EOF, 1);
 	if (!(rep.flags & SDP_CTL_R_RESET) || rep.err <= 0)
 		goto no;

@@ -154,6 +154,10 @@ int preload_ctl_raw(const char *env, const char *name, unsigned int svc,
 unsigned int preload_ctl_count(const char *env);
 /* Is pid one of the services env names (asked each time)? */
 bool preload_ctl_is_service(const char *env, const char *name, pid_t pid);
+/* The service whose process was pid is known to be gone: no named service
+ * answers, or each that answers is another process of our PID namespace
+ * (in another namespace its PID is not ours to compare: not known). */
+bool preload_ctl_pid_gone(const char *env, const char *name, pid_t pid);
 
 /* preload_cache.c: what the kernel cannot tell about our sockets, keyed
  * by the socket's inode, so that dup and fork share it. */

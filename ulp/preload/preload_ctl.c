@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -152,6 +153,38 @@ bool preload_ctl_is_service(const char *env, const char *name, pid_t pid)
 		preload_real.close(s);
 	}
 	return yes;
+}
+
+/* Is process pid in our PID namespace?  (-1: cannot tell) */
+static int same_pid_ns(pid_t pid)
+{
+	char path[64], mine[64], theirs[64];
+	ssize_t a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	a = readlink("/proc/self/ns/pid", mine, sizeof(mine) - 1);
+	b = readlink(path, theirs, sizeof(theirs) - 1);
+	if (a <= 0 || b <= 0)
+		return -1;
+	return a == b && !memcmp(mine, theirs, (size_t)a);
+}
+
+bool preload_ctl_pid_gone(const char *env, const char *name, pid_t pid)
+{
+	unsigned int i, n = preload_ctl_count(env);
+	pid_t p;
+	int s;
+
+	for (i = 0; i < n; i++) {
+		s = ctl_open(0, 0, env, name, i);
+		if (s < 0)
+			continue;
+		p = peer_pid(s);
+		preload_real.close(s);
+		if (p == pid || p <= 0 || same_pid_ns(p) != 1)
+			return false;
+	}
+	return true;
 }
 
 static int ctl_send(int s, const void *req, size_t reqlen, int send_fd)
