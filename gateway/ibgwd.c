@@ -1385,6 +1385,11 @@ int ibgwd_partition_del(struct ibgwd *d, const char *name, char *err,
 		snprintf(err, errlen, "no partition %s", name);
 		return -1;
 	}
+	if (parts_used(d) == 1) {
+		snprintf(err, errlen, "partition %s is the last one: a "
+			 "configuration needs one (stop ibgwd instead)", name);
+		return -1;
+	}
 	if (candidate(d, name, NULL, &cand, err, errlen) < 0)
 		return -1;
 	part_stop(p, 0);	/* leaves sent, not waited for: the loop runs */

@@ -224,4 +224,9 @@ eventually gone3 || fail "reload kept ib8003"
 expect_eq "partitions after reload" "$(C -j show summary | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitions"])')" 1
 ns lan1 ping -c 2 -W 2 10.51.0.1 >/dev/null || fail "p1 after the reloads"
 ok "reload: a bad file changes nothing and says why; a good one applies"
+# the last partition: refused with the reason (before: "[partition p1]:
+# required section missing")
+expect_refusal "partition p1 is the last one" partition del p1
+ns lan1 ping -c 1 -W 2 10.51.0.1 >/dev/null || fail "p1 after its refused deletion"
+ok "the last partition's deletion refused: $(cat "$T/err")"
 ok "gateway_admin"
