@@ -7,10 +7,11 @@
  * side: a destination that is one of the gateway's own addresses, or a
  * host of the partition's IB side, is refused with a REJ (the IB host's
  * preload falls back to TCP).  The request waits for the TCP connect
- * (the endpoint holds its REP, the CM sends MRAs): a failure is refused
- * with a REJ that names the errno, so that the IB program's connect()
- * fails as a TCP one to that server would (ECONNREFUSED, EHOSTUNREACH,
- * ETIMEDOUT), never after it succeeded.  The TCP connection is the
+ * (the endpoint holds its REP, the CM sends MRAs): a failure, at once
+ * (ENETUNREACH, EACCES, EPERM) or later, is refused with a REJ that names
+ * the errno, so that the IB program's connect() fails as a TCP one to
+ * that server would (ECONNREFUSED, EHOSTUNREACH, ETIMEDOUT), never after
+ * it succeeded.  The TCP connection is the
  * gateway's own: the kernel picks its source, the gateway's LAN address,
  * so the LAN server sees the gateway and the IB host's address nowhere.
  *
@@ -290,21 +291,26 @@ static int on_accept(void *arg, const struct sdp_sock_info *info,
 		log_debug("sdp: %s:%u -> %s:%u refused: %u connections "
 			  "(sdp_max_conns)", b, info->rport, a, info->lport,
 			  g->p->pc->sdp_max_conns);
-		errno = ENOBUFS;
+		errno = ECONNREFUSED;
 		return -1;
 	}
 	if (is_gateway_addr(&info->local) || is_ib_side(g, &info->local)) {
 		g->st.refused_local++;
 		log_debug("sdp: %s:%u -> %s:%u refused: not on the Ethernet "
 			  "side", b, info->rport, a, info->lport);
-		errno = EHOSTUNREACH;
+		errno = ECONNREFUSED;	/* not ours to continue */
 		return -1;
 	}
 	fd = tcp_connect(&info->local, info->lport, connecting);
 	if (fd < 0) {
+		int e = errno;
+
+		/* refused at once (ENETUNREACH: no route; EPERM: a
+		 * firewall): the REJ names it, as a later failure's does */
 		g->st.tcp_connect_failed++;
 		log_debug("sdp: TCP to %s:%u: %s", a, info->lport,
-			  strerror(errno));
+			  strerror(e));
+		errno = e;
 		return -1;
 	}
 	c = conn_new(g, fd);

@@ -14,7 +14,8 @@
 # partition: CM listeners by P_Key).  In each: curl with
 # a file's sha256, iperf3, socat with a half-close, a LAN server's reset,
 # a closed LAN port (connect() ECONNREFUSED, as TCP; in router mode a LAN
-# address nobody has, EHOSTUNREACH),
+# address nobody has, EHOSTUNREACH, and a network the gateway has no route
+# to, ENETUNREACH),
 # an export (curl from the LAN to an http.server on the IB host started
 # under the preload); a destination on the gateway itself refused; in
 # transparent mode, reloaded with
@@ -286,6 +287,18 @@ got=$(SO ib4 python3 "$T/connect_errno.py" 10.44.0.99 80 20)
 expect_eq "router: connect() to a LAN address nobody has, SDP only" "$got" EHOSTUNREACH
 [ "$(sdpc p3 tcp_connect_failed)" -gt "$t1" ] || fail "router: tcp_connect_failed not counted for the unreachable host"
 ok "router: a LAN host that does not answer ARP: connect() EHOSTUNREACH"
+
+# a destination the gateway has no route to: its TCP connect fails at
+# once (ENETUNREACH), and the REJ names that as it names a later failure:
+# the IB program's connect() says what a TCP one routed by the gateway
+# says, not ECONNREFUSED
+tcp=$(ns ib4 python3 "$T/connect_errno.py" 10.99.0.1 80 10)
+expect_eq "router: connect() to an unrouted network, plain TCP" "$tcp" ENETUNREACH
+t1=$(sdpc p3 tcp_connect_failed)
+got=$(SO ib4 python3 "$T/connect_errno.py" 10.99.0.1 80 10)
+expect_eq "router: connect() to an unrouted network, SDP only" "$got" ENETUNREACH
+[ "$(sdpc p3 tcp_connect_failed)" -gt "$t1" ] || fail "router: tcp_connect_failed not counted for the unrouted network"
+ok "router: no route on the gateway: connect() ENETUNREACH over SDP as over TCP"
 
 # an export to an IB host nobody answers for: the LAN connection is reset
 ns lan3 curl -s -m 10 -o /dev/null "http://10.44.0.254:8090/" && fail "export to nobody answered"

@@ -362,7 +362,11 @@ static void test_rej_vector(void **state)
 		{ EHOSTUNREACH, "49 42 47 57 | 01 | 02 | 00 00" },
 		{ ENETUNREACH, "49 42 47 57 | 01 | 03 | 00 00" },
 		{ ETIMEDOUT, "49 42 47 57 | 01 | 04 | 00 00" },
-		{ EACCES, "49 42 47 57 | 01 | 01 | 00 00" },	/* refused */
+		{ EACCES, "49 42 47 57 | 01 | 05 | 00 00" },
+		{ EPERM, "49 42 47 57 | 01 | 06 | 00 00" },
+		{ ENETDOWN, "49 42 47 57 | 01 | 07 | 00 00" },
+		{ EHOSTDOWN, "49 42 47 57 | 01 | 08 | 00 00" },
+		{ ENOBUFS, "49 42 47 57 | 01 | 01 | 00 00" },	/* refused */
 	};
 	uint8_t want[SDP_REJ_LEN], b[148];	/* a REJ's private data */
 	size_t i;
@@ -377,7 +381,7 @@ static void test_rej_vector(void **state)
 		/* as a CM hands it over: zero-padded to the REJ's 148 */
 		memset(b + 8, 0, sizeof(b) - 8);
 		assert_int_equal(sdp_rej_parse(b, sizeof(b)),
-				 v[i].err == EACCES ? ECONNREFUSED : v[i].err);
+				 v[i].err == ENOBUFS ? ECONNREFUSED : v[i].err);
 	}
 }
 
@@ -400,7 +404,7 @@ static void test_rej_refused(void **state)
 	b[4] = 1;
 	b[5] = 0;						/* code */
 	assert_int_equal(sdp_rej_parse(b, sizeof(b)), -1);
-	b[5] = 5;
+	b[5] = 9;			/* a code of a later gateway's */
 	assert_int_equal(sdp_rej_parse(b, sizeof(b)), -1);
 	memset(b, 0, sizeof(b));	/* rdma_cm's zeros: no reason */
 	assert_int_equal(sdp_rej_parse(b, sizeof(b)), -1);

@@ -1198,11 +1198,12 @@ static void wait_cb(evutil_socket_t fd, short what, void *arg)
 static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
 {
 	struct sdp_sock_info info;
+	uint8_t pd[SDP_REJ_LEN];
 	struct sdp_hello h;
 	struct sdp_sock *s;
 	void *ctx = NULL;
 	char err[128];
-	int fd, connecting = 0;
+	int fd, connecting = 0, e = 0;
 
 	if (ep->cfg.profile == SDP_PROFILE_RDMA_CM) {
 		if (cm_hello(ep, ev, &h, &info) < 0) {
@@ -1226,8 +1227,13 @@ static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
 	info.peer_gid = ev->peer.gid;
 	info.peer_qpn = ev->peer_qpn;
 	fd = ep->ops.accept(ep->arg, &info, &ctx, &connecting);
-	if (fd < 0)
+	if (fd < 0) {
+		/* its reason, as a connect that fails later (wait_cb)
+		 * names it: a TCP connect that failed at once
+		 * (ENETUNREACH, EPERM) fails the peer's so too */
+		e = errno;
 		goto refuse;
+	}
 	s = sock_new(ep, ev->id, fd, ctx, err, sizeof(err));
 	if (!s) {
 		close(fd);
@@ -1256,7 +1262,10 @@ static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
 	return;
 refuse:
 	ep->st.rejected++;
-	fab_cm_reject(ev->id, NULL, 0, NULL, 0);
+	if (e && sdp_rej_build(pd, sizeof(pd), e) > 0)
+		fab_cm_reject(ev->id, pd, sizeof(pd), NULL, 0);
+	else
+		fab_cm_reject(ev->id, NULL, 0, NULL, 0);
 	fab_cm_destroy(ev->id);
 }
 

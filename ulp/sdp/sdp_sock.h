@@ -120,7 +120,8 @@ struct sdp_ep_ops {
 	 * for) from info->remote:rport arrived on a port we listen on.
 	 * Return the fd to splice the connection to (the endpoint owns it
 	 * from then on and closes it at the end), or -1 with errno to refuse
-	 * it (a REJ).  *ctx is handed back to closed().  An fd that is still
+	 * it (a REJ naming errno as below: ECONNREFUSED for a plain
+	 * refusal).  *ctx is handed back to closed().  An fd that is still
 	 * connecting (a non-blocking TCP connect) is returned with
 	 * *connecting set: the endpoint answers the request only when it
 	 * is over, within accept_wait_ms (the CM keeps the peer waiting

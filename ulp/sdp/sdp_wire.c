@@ -281,6 +281,13 @@ static const struct {
 	{ 2, EHOSTUNREACH },
 	{ 3, ENETUNREACH },
 	{ 4, ETIMEDOUT },
+	/* refusals of the gateway's own network: a route of type prohibit
+	 * (EACCES), a firewall's drop of its SYN (EPERM), its interface
+	 * down (ENETDOWN), a neighbour known dead (EHOSTDOWN) */
+	{ 5, EACCES },
+	{ 6, EPERM },
+	{ 7, ENETDOWN },
+	{ 8, EHOSTDOWN },
 };
 
 int sdp_rej_build(uint8_t *p, size_t cap, int err)

@@ -140,8 +140,10 @@ int sdp_hello_parse_cm(const uint8_t *p, size_t len, struct sdp_hello *h);
  */
 #define SDP_REJ_LEN		8
 /* Build the REJ private data for err (ECONNREFUSED, EHOSTUNREACH,
- * ENETUNREACH, ETIMEDOUT; any other as ECONNREFUSED) into p (cap >=
- * SDP_REJ_LEN): the length, or -1 (EINVAL). */
+ * ENETUNREACH, ETIMEDOUT, EACCES, EPERM, ENETDOWN, EHOSTDOWN; any other
+ * as ECONNREFUSED) into p (cap >= SDP_REJ_LEN): the length, or -1
+ * (EINVAL).  A peer that knows fewer codes takes an unknown one as
+ * ECONNREFUSED. */
 int sdp_rej_build(uint8_t *p, size_t cap, int err);
 /* The errno a REJ's private data names, or -1 (EINVAL): not ours, an
  * unknown format or code (the caller takes ECONNREFUSED). */
