@@ -1064,6 +1064,27 @@ static void rx_mra(struct fsw_cm *cm, uint16_t lid, uint16_t slid,
 		      timeout_ms(FSW_CM_RESP_TIMEOUT);
 }
 
+/*
+ * The REQ a REJ of its sender withdraws: the active side gave up (its
+ * process destroyed the id, or its REQ's retries ran out) before it
+ * learnt our comm ID (an MRA does not carry it over), so the REJ names
+ * only its own, as ib_cm's cm_acquire_rejected_id finds it: by the
+ * sender's port and comm ID.  Without it the process holding the REQ
+ * (a gateway whose TCP connect is under way) never hears.
+ */
+static struct cm_conn *req_rejected(struct fsw_cm *cm, uint16_t lid,
+				    uint16_t slid, uint32_t theirs)
+{
+	struct cm_conn *c;
+
+	for (c = cm->conns; c; c = c->next)
+		if (!c->active && c->lid == lid && c->remote_lid == slid &&
+		    c->remote_id == theirs &&
+		    (c->state == CS_REQ_RCVD || c->state == CS_MRA_SENT))
+			return c;
+	return NULL;
+}
+
 static void rx_rej(struct fsw_cm *cm, uint16_t lid, uint16_t slid,
 		   const struct cm_msg *m)
 {
@@ -1071,6 +1092,8 @@ static void rx_rej(struct fsw_cm *cm, uint16_t lid, uint16_t slid,
 	struct cm_conn *c;
 
 	c = conn_named(cm, lid, slid, r->remote_comm_id, 0, 0);
+	if (!c && r->msg_rejected == CM_MSG_REQ)
+		c = req_rejected(cm, lid, slid, r->local_comm_id);
 	if (!c) {
 		cm->st.unknown++;
 		return;

@@ -46,7 +46,9 @@
  * wire.  A destroyed connection that still needs its DREQ or timewait
  * stays (shown "(gone)" in the report) and tells no one.  A REQ_SENT
  * connection destroyed sends REJ reason 4 with the CA GUID as ARI, as
- * ib_cm's cm_destroy_id does.
+ * ib_cm's cm_destroy_id does; the passive side finds the REQ it
+ * withdraws by the sender's port and comm ID (its remote comm ID is 0
+ * when the sender never had a REP) and tells its process REJECTED.
  */
 #ifndef IBGW_FSW_CM_H
 #define IBGW_FSW_CM_H

@@ -757,6 +757,37 @@ static void test_slow_accept_mra(void **state)
 	assert_int_equal(nev(h, OB, FAB_CM_EV_ESTABLISHED), 1);
 }
 
+/* The active side gives up on a REQ the passive process holds (it never
+ * had the passive comm ID: the MRA does not carry it): its REJ reaches
+ * that process, before the MRA and after. */
+static void test_req_withdrawn(void **state)
+{
+	struct h *h = *state;
+	const struct fsp_cm_event *e;
+	uint32_t ah, ph;
+	int mra;
+
+	do_listen(h, LID_B, OB, SID, 0);
+	for (mra = 0; mra < 2; mra++) {
+		ah = do_connect(h, LID_A, OA, LID_B, SID, 0x100 + mra);
+		deliver(h);
+		ph = last(h, OB, FAB_CM_EV_CONNECT_REQUEST)->handle;
+		if (mra) {
+			advance(h, TO_MS);
+			assert_true(report_has(h, "MRA_RCVD"));
+		}
+		assert_int_equal(fsw_cm_destroy(h->cm, OA, ah), 0);
+		deliver(h);
+		assert_int_equal(nev(h, OB, FAB_CM_EV_REJECTED), mra + 1);
+		e = last(h, OB, FAB_CM_EV_REJECTED);
+		assert_int_equal(e->handle, ph);
+		assert_int_equal(e->status, CM_REJ_TIMEOUT);
+		assert_int_equal(fsw_cm_stats(h->cm)->unknown, 0);
+		assert_int_equal(fsw_cm_destroy(h->cm, OB, ph), 0);
+	}
+	assert_int_equal(nev_owner(h, OA), 0);
+}
+
 static void test_dup_dreq(void **state)
 {
 	struct h *h = *state;
@@ -1431,6 +1462,7 @@ int main(void)
 		T(test_rep_lost),
 		T(test_rtu_lost),
 		T(test_slow_accept_mra),
+		T(test_req_withdrawn),
 		T(test_dup_dreq),
 		T(test_dreq_after_timewait),
 		T(test_dreq_timeout),
