@@ -83,6 +83,8 @@ const struct counter_desc gw_sdp_counters[] = {
 		"SDP connections refused: for the gateway or the IB side."),
 	COUNTER("tcp_connect_failed", struct gw_sdp_stats, tcp_connect_failed,
 		"TCP connections to the LAN that failed."),
+	COUNTER("abandoned", struct gw_sdp_stats, abandoned,
+		"TCP connects to the LAN cancelled: the IB host gave up first."),
 	COUNTER("export_unresolved", struct gw_sdp_stats, export_unresolved,
 		"Export connections reset: the IB host did not resolve."),
 	COUNTER("export_failed", struct gw_sdp_stats, export_failed,
@@ -266,6 +268,15 @@ static void on_accepted(void *arg, void *ctx, int err)
 	char a[INET_ADDR_STRLEN];
 
 	inet_addr_str(&c->client, a, sizeof(a));
+	if (err == ECANCELED) {
+		/* the IB host's connect is gone (its deadline, its CM's):
+		 * the TCP connect is closed before the LAN server can
+		 * take it */
+		g->st.abandoned++;
+		log_debug("sdp: TCP to %s:%u: cancelled, the IB host gave up",
+			  a, c->cport);
+		return;
+	}
 	if (err) {
 		g->st.tcp_connect_failed++;
 		log_debug("sdp: TCP to %s:%u: %s: refused", a, c->cport,

@@ -28,6 +28,8 @@ struct gw_sdp_stats {
 	uint64_t refused_limit;		/* over sdp_max_conns */
 	uint64_t refused_local;		/* for the gateway or the IB side */
 	uint64_t tcp_connect_failed;	/* the LAN server did not answer */
+	uint64_t abandoned;		/* the IB host gave up first: the TCP
+					 * connect cancelled */
 	uint64_t export_unresolved;	/* no IPoIB neighbour for the host */
 	uint64_t export_failed;		/* the IB host refused, timed out */
 };

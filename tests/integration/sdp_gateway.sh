@@ -15,7 +15,8 @@
 # a file's sha256, iperf3, socat with a half-close, a LAN server's reset,
 # a closed LAN port (connect() ECONNREFUSED, as TCP; in router mode a LAN
 # address nobody has, EHOSTUNREACH, and a network the gateway has no route
-# to, ENETUNREACH),
+# to, ENETUNREACH; a LAN server whose accept queue is full past the
+# program's deadline sees no connection of the gateway's: abandoned),
 # an export (curl from the LAN to an http.server on the IB host started
 # under the preload); a destination on the gateway itself refused; in
 # transparent mode, reloaded with
@@ -186,9 +187,11 @@ sys.exit(1)
 PY
 cat >"$T/connect_errno.py" <<'PY'
 # connect() once; print the errno's name it failed with, or "connected"
+# (TIMEOUT: s, or none for a blocking connect)
 import errno, socket, sys
 c = socket.socket()
-c.settimeout(float(sys.argv[3]))
+if sys.argv[3] != "none":
+    c.settimeout(float(sys.argv[3]))
 try:
     c.connect((sys.argv[1], int(sys.argv[2])))
     print("connected")
@@ -299,6 +302,82 @@ got=$(SO ib4 python3 "$T/connect_errno.py" 10.99.0.1 80 10)
 expect_eq "router: connect() to an unrouted network, SDP only" "$got" ENETUNREACH
 [ "$(sdpc p3 tcp_connect_failed)" -gt "$t1" ] || fail "router: tcp_connect_failed not counted for the unrouted network"
 ok "router: no route on the gateway: connect() ENETUNREACH over SDP as over TCP"
+
+# a LAN server whose accept queue stays full past the IB program's
+# deadline (IBGW_SDP_TIMEOUT_MS, short here): the program gives up, its
+# CM's REJ reaches the gateway, which cancels its TCP connect (abandoned,
+# not terminated). When the server accepts, it sees no connection of the
+# gateway's: none for an 'sdp' program, only the program's own TCP
+# fallback for a 'both' one.
+cat >"$T/lateaccept.py" <<'PY'
+# listen(0) with the accept queue filled, accept after DELAY s; log each
+# connection's peer and the bytes it sent
+import socket, sys, threading, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(0)
+f = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+print("listening", flush=True)
+time.sleep(float(sys.argv[2]))
+print("accepting", flush=True)
+def serve(c, a):
+    n = 0
+    c.settimeout(5)
+    try:
+        while True:
+            b = c.recv(65536)
+            if not b:
+                break
+            n += len(b)
+    except OSError:
+        pass
+    print("conn %s %d" % (a[0], n), flush=True)
+while True:
+    c, a = s.accept()
+    if a[0] != "127.0.0.1":
+        print("accepted %s" % a[0], flush=True)
+        threading.Thread(target=serve, args=(c, a), daemon=True).start()
+PY
+cat >"$T/send_hi.py" <<'PY'
+# connect (timeout 30 s), send 3 bytes, close; print how it went
+import errno, socket, sys
+c = socket.socket()
+c.settimeout(30)
+try:
+    c.connect((sys.argv[1], int(sys.argv[2])))
+    c.sendall(b"hi\n")
+    c.close()
+    print("sent")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))
+PY
+ns_bg LA lan3 python3 "$T/lateaccept.py" 7004 6 >"$T/late_sdp.log"
+ns_bg LB lan3 python3 "$T/lateaccept.py" 7005 6 >"$T/late_both.log"
+lup() { grep -q listening "$T/late_sdp.log" && grep -q listening "$T/late_both.log"; }
+eventually lup || fail "router: LAN servers with a full accept queue not up"
+a0=$(sdpc p3 abandoned)
+t0=$(sdpc p3 terminated)
+P ib4 env IBGW_SDP_TIMEOUT_MS=1000 python3 "$T/send_hi.py" 10.44.0.1 7005 >"$T/late_both.out" 2>&1 &
+X=$!
+got=$(SO ib4 env IBGW_SDP_TIMEOUT_MS=1500 timeout 20 python3 "$T/connect_errno.py" 10.44.0.1 7004 none)
+# ETIMEDOUT: python's socket.timeout since 3.10
+case $got in timeout|ETIMEDOUT) ;; *) fail "router: connect() past the program's deadline, SDP only: $got" ;; esac
+# both IB connects given up: no TCP connect of the gateway's is left
+ab() { [ "$(sdpc p3 abandoned)" -ge $((a0 + 2)) ]; }
+eventually ab || { tail -20 "$T/gw.log"; fail "router: the gateway's TCP connects not abandoned (abandoned $(sdpc p3 abandoned), was $a0)"; }
+left=$(ns gw ss -tnH state syn-sent "( dport = :7004 or dport = :7005 )")
+[ -z "$left" ] || fail "router: the gateway still connects to the LAN server after the IB program gave up: $left"
+wait "$X"
+expect_eq "router: a 'both' program past its SDP deadline, over TCP" "$(cat "$T/late_both.out")" sent
+acc() { grep -q "^conn " "$T/late_both.log"; }
+eventually acc || fail "router: the 'both' program's TCP connection not seen by the LAN server"
+sleep 4		# time for a SYN of the gateway's to be taken, were it left
+kill "$LA" "$LB" 2>/dev/null
+wait "$LA" "$LB" 2>/dev/null
+grep -q "^accepted " "$T/late_sdp.log" && { cat "$T/late_sdp.log"; fail "router: the LAN server took a connection of the gateway's after the 'sdp' program gave up"; }
+expect_eq "router: connections the LAN server took for a 'both' program" "$(grep "^accepted " "$T/late_both.log")" "accepted 10.43.0.1"
+grep -qx "conn 10.43.0.1 3" "$T/late_both.log" || { cat "$T/late_both.log"; fail "router: the 'both' program's bytes not at the LAN server"; }
+expect_eq "router: terminated by connects the IB side gave up" "$(sdpc p3 terminated)" "$t0"
+ok "router: a LAN server's full backlog past the program's deadline: the gateway's connect abandoned ($(sdpc p3 abandoned)), the server sees only the 'both' program's TCP"
 
 # an export to an IB host nobody answers for: the LAN connection is reset
 ns lan3 curl -s -m 10 -o /dev/null "http://10.44.0.254:8090/" && fail "export to nobody answered"

@@ -1194,6 +1194,25 @@ static void wait_cb(evutil_socket_t fd, short what, void *arg)
 	sock_free(s);	/* destroys the id */
 }
 
+/*
+ * The peer gave up on a REQ we hold while its fd connects (its REJ: its
+ * program's deadline, its CM's retries run out; our CM's timeout): no
+ * REP can go, so the fd's connect is cancelled, closed with a reset in
+ * case it completed meanwhile, before the LAN server sees a connection
+ * nobody will use.  accepted() hears ECANCELED.
+ */
+static void wait_abandon(struct sdp_sock *s)
+{
+	struct sdp_ep *ep = s->ep;
+	struct linger lg = { 1, 0 };
+
+	if (ep->ops.accepted)
+		ep->ops.accepted(ep->arg, s->ctx, ECANCELED);
+	if (s->fd >= 0 && !s->fd_closed)
+		setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	sock_free(s);	/* closes the fd, then closed() */
+}
+
 /* A REQ on one of our listeners. */
 static void on_request(struct sdp_ep *ep, const struct fab_cm_event *ev)
 {
@@ -1347,6 +1366,10 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 		case FAB_CM_EV_UNREACHABLE:
 		case FAB_CM_EV_CONNECT_ERROR:
 			s->rejected = ev.type == FAB_CM_EV_REJECTED;
+			if (s->st == S_WAITING) {
+				wait_abandon(s);
+				break;
+			}
 			if (s->st == S_CONNECTING) {
 				ep->st.connect_failed++;
 				if (ep->ops.connected)
@@ -1357,6 +1380,10 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 			break;
 		case FAB_CM_EV_DISCONNECTED:
 		case FAB_CM_EV_DEVICE_REMOVAL:
+			if (s->st == S_WAITING) {
+				wait_abandon(s);
+				break;
+			}
 			if (s->st == S_CONNECTING) {
 				ep->st.connect_failed++;
 				if (ep->ops.connected)

@@ -133,7 +133,10 @@ struct sdp_ep_ops {
 		      int *connecting);
 	/* The connecting fd of an accept is connected (err 0: the REP goes
 	 * now) or failed (err: SO_ERROR, or ETIMEDOUT past accept_wait_ms;
-	 * the REJ goes, then closed() with s NULL).  Optional. */
+	 * the REJ goes, then closed() with s NULL), or the peer gave up
+	 * first (err ECANCELED: its REJ or the CM's timeout; the fd is
+	 * closed with a reset before its connect is over, then closed()).
+	 * Optional. */
 	void (*accepted)(void *arg, void *ctx, int err);
 	/* A connection made by sdp_ep_connect is up (err 0: the fd is
 	 * spliced now) or failed (err: ECONNREFUSED for a REJ, ETIMEDOUT,
