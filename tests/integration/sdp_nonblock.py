@@ -43,6 +43,14 @@
 #                              argument nb, connected with a timeout (a
 #                              non-blocking connect: 'both' against a
 #                              TCP-only server is the service's relay)
+#   data-server PORT N         accepts, reads a byte, sends N bytes, then
+#                              (0.5 s later) SO_LINGER {1,0} and close
+#   data-client ADDR PORT read|write|close  sends a byte, waits 2 s (the
+#                              server's N bytes and its reset come
+#                              meanwhile), then (write) one write, then
+#                              reads to the end and once more: what they
+#                              gave (TCP: all N bytes, then ECONNRESET);
+#                              close: closes without reading
 import errno
 import hashlib
 import os
@@ -522,6 +530,50 @@ def reset_client(addr, port, how, mode=""):
     print("reset then", how + ":", ", ".join(got), flush=True)
 
 
+def data_server(port, size):
+    """sends size bytes, then resets before the client has read them"""
+    ls = listener(port)
+    while True:
+        c, _ = ls.accept()
+        c.recv(1)
+        c.sendall(b"d" * int(size))
+        time.sleep(0.5)
+        c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                     struct.pack("ii", 1, 0))
+        c.close()
+        print("reset after", size, flush=True)
+
+
+def data_client(addr, port, how):
+    """reads what the server sent before its reset, 2 s after it came:
+    TCP's receive queue stays readable after an RST, then the reset's
+    error (or, how write, the write fails with it first, and the reads
+    get everything, then end of file)"""
+    s = socket.create_connection((addr, int(port)))
+    s.sendall(b"x")
+    time.sleep(2.0)
+    if how == "close":
+        s.close()
+        print("closed unread", flush=True)
+        return
+    s.settimeout(10)
+    got = []
+    if how == "write":
+        got.append("write " + outcome(lambda: s.send(b"y" * 1000)))
+    n, end = 0, None
+    while end is None:
+        try:
+            b = s.recv(65536)
+            if not b:
+                end = "eof"
+            n += len(b)
+        except OSError as e:
+            end = errno.errorcode.get(e.errno, str(e.errno))
+    got.append("read %d then %s" % (n, end))
+    got.append(outcome(lambda: s.recv(10)))
+    print("data then", how + ":", ", ".join(got), flush=True)
+
+
 if __name__ == "__main__":
     a = sys.argv[1:]
     {"ready": lambda: ready(*a[1:5]), "fail": lambda: fail(*a[1:4]),
@@ -534,4 +586,6 @@ if __name__ == "__main__":
      "close-server": lambda: close_server(a[1]),
      "closed-client": lambda: closed_client(*a[1:3]),
      "inherit-server": lambda: inherit_server(*a[1:3]),
-     "reset-client": lambda: reset_client(*a[1:5])}[a[0]]()
+     "reset-client": lambda: reset_client(*a[1:5]),
+     "data-server": lambda: data_server(*a[1:3]),
+     "data-client": lambda: data_client(*a[1:4])}[a[0]]()

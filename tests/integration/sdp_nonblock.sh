@@ -32,12 +32,20 @@
 #    (or write, or SO_ERROR; or a read waiting when it comes) gives
 #    ECONNRESET, then end of file and EPIPE, and SIGPIPE only on the
 #    second write, the same as over TCP in the same run;
+#  - a server sends 1 MB, then resets before its client reads: the
+#    client still reads all of it, then ECONNRESET (or its write fails
+#    with ECONNRESET first, and its reads still get it all), as over TCP
+#    (in the same run: what TCP's window took, then ECONNRESET); a
+#    client that closes without reading leaves nothing behind;
 #  - an accepted stream inherits its listener's options (set before
 #    listen or after): SO_LINGER {1, 0}, SO_KEEPALIVE, TCP_KEEPIDLE,
 #    TCP_NODELAY, SO_RCVBUF read back as over TCP, and its close resets;
 #  - SO_LINGER 0 through the gateway (router mode, g1 -> lan): the LAN
 #    TCP server reads part of the data, then ECONNRESET (an RST); a LAN
-#    server's RST: the IB client's reads after it as over TCP;
+#    server's RST: the IB client's reads after it as over TCP; 1 MB sent
+#    before a reset, both ways through the gateway (a LAN server to an
+#    IB client, an IB server behind an export to a LAN client): all of
+#    it read, then ECONNRESET, as over TCP;
 #  - no record or descriptor left behind in h1's service.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
@@ -262,6 +270,50 @@ for how in read write error blocked; do
 	ok "accepted stream, SO_LINGER 0: the client's $how after it, over SDP as over TCP: $out"
 done
 
+# data sent before a reset is read before the reset's error, as TCP's
+# receive queue stays readable after an RST (before: h1's service
+# closed the stream at the AbortConn, with what it had not written to it
+# yet, most of the 1 MB)
+ns_bg TDAT h2 python3 "$PY" data-server 7730 1000000 >"$T/tdat.log" 2>&1
+pre_bg DAT h2 python3 "$PY" data-server 7731 1000000 >"$T/dat.log" 2>&1
+wait_port h2 7730
+wait_port h2 7731
+# TCP, the oracle, gives what reached its receive queue before the RST
+# (all of it, or what its window took: the RST drops the server's unsent
+# rest), then ECONNRESET; SDP's buffers (32 x 64 KiB) hold all of it
+want=$(ns h1 timeout 60 python3 "$PY" data-client $A 7730 read 2>&1)
+echo "TCP: $want"
+case "$want" in
+"data then read: read "*" then ECONNRESET, eof") ;;
+*) cat "$T/tdat.log"; fail "TCP, the oracle, 1 MB then a reset: '$want'" ;;
+esac
+want="data then read: read 1000000 then ECONNRESET, eof"
+# a write after the reset, before the reads: TCP's fails with the reset's
+# error once its RST is taken (a receive queue at its limit may drop the
+# RST: then the write goes, and draws a new one), the reads still get
+# everything, then end of file.  Over SDP the service shuts its end for
+# reading while it still writes what came, so the write fails at once
+# and cannot block on a service that no longer reads
+for how in read write; do
+	[ $how = read ] && w=$want ||
+		w="data then write: write ECONNRESET, read 1000000 then eof, eof"
+	ar0=$(stat_of h1 sdp.aborts_rx)
+	rt0=$(stat_of h1 sdp_service.resets_told)
+	out=$(pre h1 timeout 60 python3 "$PY" data-client $A 7731 $how 2>&1)
+	echo "SDP: $out"
+	expect_eq "h1 AbortConn received" "$(delta h1 sdp.aborts_rx "$ar0")" 1
+	expect_eq "h1 resets told" "$(delta h1 sdp_service.resets_told "$rt0")" 1
+	[ "$out" = "$w" ] || fail "1 MB then a reset, $how: SDP '$out', want '$w'"
+	ok "1 MB then the server's reset, the client's $how after it: $out"
+done
+# a client that never reads: its close frees what the service held
+cn0=$(stat_of h1 sdp.conns_now)
+out=$(pre h1 timeout 60 python3 "$PY" data-client $A 7731 close 2>&1) || fail "data-client close: $out"
+gone() { [ "$(stat_of h1 sdp.conns_now)" = "$cn0" ]; }
+eventually gone || fail "h1 holds $(stat_of h1 sdp.conns_now) SDP connections after the unread one closed, $cn0 before"
+ok "1 MB then a reset, the client closes unread: h1's connection gone"
+kill "$TDAT" "$DAT" 2>/dev/null
+
 # the same reset from a TCP-only server through the service's TCP relay
 # (a non-blocking 'both' connect that SDP could not serve): the client's
 # calls after it give what they give over TCP (before, end of file: a
@@ -341,6 +393,7 @@ mode = router
 ifname = ib8003
 address = 10.43.0.254/24
 sdp = on
+sdp_exports = 8090=10.43.0.1:7806
 CONF
 ns_bg GW_PID gw "$BIN/ibgwd" -f -v -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
 gw_ready() { grep -q "ready: 1 partition" "$T/gw.log"; }
@@ -377,6 +430,49 @@ echo "SDP: $out"
 expect_eq "g1 resets told" "$(delta g1 sdp_service.resets_told "$rt0")" 1
 [ "$out" = "$want" ] || fail "through the gateway, a LAN server's reset: SDP '$out', TCP '$want'"
 ok "through the gateway, a LAN server's RST: the IB client's reads after it, over SDP as over TCP: $out"
+# 1 MB, then the LAN server's RST before the IB client reads: the
+# gateway's AbortConn goes after the data, and g1's service writes all
+# of it to the stream before the reset (before: ~240 KB of it)
+ns_bg LANDAT lan python3 "$PY" data-server 7802 1000000 >"$T/landat.log" 2>&1
+for i in $(seq 1 50); do ns lan ss -ltn "sport = :7802" | grep -q LISTEN && break; sleep 0.1; done
+want=$(ns g1 timeout 60 python3 "$PY" data-client 10.44.0.1 7802 read 2>&1)
+echo "TCP: $want"
+case "$want" in
+"data then read: read "*" then ECONNRESET, eof") ;;
+*) fail "TCP through the gateway, the oracle, 1 MB then a LAN reset: '$want'" ;;
+esac
+want="data then read: read 1000000 then ECONNRESET, eof"
+out=$(pre g1 timeout 60 python3 "$PY" data-client 10.44.0.1 7802 read 2>&1)
+echo "SDP: $out"
+[ "$out" = "$want" ] || fail "through the gateway, 1 MB then a LAN server's reset: SDP '$out', want '$want'"
+ok "through the gateway, 1 MB then a LAN server's RST: the IB client read it all, then the reset: $out"
+# and the other way: an IB server behind the export (8090 -> g1:7806)
+# sends 1 MB, then resets: the gateway sends what it holds for the LAN
+# client, then its RST (before: ~130 KB of it); the oracle is a TCP
+# server on g1 reached through the gateway's routing
+pre_bg IBDAT g1 python3 "$PY" data-server 7806 1000000 >"$T/ibdat.log" 2>&1
+ns_bg TIBDAT g1 python3 "$PY" data-server 7807 1000000 >"$T/tibdat.log" 2>&1
+wait_port g1 7806
+wait_port g1 7807
+want=$(ns lan timeout 60 python3 "$PY" data-client 10.43.0.1 7807 read 2>&1)
+echo "TCP: $want"
+case "$want" in
+"data then read: read "*" then ECONNRESET, eof") ;;
+*) fail "TCP through the gateway, the oracle, 1 MB then an IB server's reset: '$want'" ;;
+esac
+want="data then read: read 1000000 then ECONNRESET, eof"
+la0=$(stat_of g1 sdp.linger_aborts)
+out=$(ns lan timeout 60 python3 "$PY" data-client 10.44.0.254 8090 read 2>&1)
+echo "export: $out"
+expect_eq "g1 linger_aborts" "$(delta g1 sdp.linger_aborts "$la0")" 1
+[ "$out" = "$want" ] || fail "through an export, 1 MB then the IB server's reset: '$out', want '$want'"
+ok "through an export, 1 MB then the IB server's reset: the LAN client read it all, then the RST: $out"
+gwc() { "$BIN/ibgwctl" -s "$T/ibgwd.sock" -j show stats |
+	python3 -c 'import json, sys; print(sum(p.get("sdp", {}).get("gw_conns_now", 0) for p in json.load(sys.stdin)["partitions"]))'; }
+gw_idle() { [ "$(gwc)" = 0 ]; }
+eventually gw_idle || fail "the gateway holds $(gwc) SDP connections"
+ok "the gateway holds no SDP connection"
+kill "$LANDAT" "$IBDAT" "$TIBDAT" 2>/dev/null
 
 # 6: programs that close while connecting; nothing left behind
 kill -STOP "$h2_PID"

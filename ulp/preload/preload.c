@@ -115,7 +115,12 @@ bool preload_is_stream(int fd)
  * again asks nothing.  When the service that held the stream is gone
  * (ipoibd stopped, killed or started again), its end closed with the
  * connection cut wherever it was: ECONNRESET, not an end of file that
- * would pass a cut transfer for a whole one.
+ * would pass a cut transfer for a whole one.  A write's EPIPE (epipe 1)
+ * asks without POLLHUP: while what came before a reset still goes to
+ * the program, the service keeps its end but shuts it for reading, so
+ * that writes fail at once as after TCP's RST; only a reset found then
+ * is marked (an EPIPE of the program's own shutdown says nothing of a
+ * reset to come).
  */
 static int stream_service_gone(int fd)
 {
@@ -126,21 +131,23 @@ static int stream_service_gone(int fd)
 	       preload_ctl_pid_gone(SDP_CTL_ENV, SDP_CTL_NAME, pid);
 }
 
-int preload_stream_reset(int fd)
+int preload_stream_reset(int fd, int epipe)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct sdp_ctl_req req;
 	struct sdp_ctl_reply rep;
-	int e = errno;
+	int e = errno, hup;
 
-	if (poll(&p, 1, 0) != 1 || !(p.revents & POLLHUP) ||
-	    preload_cache_mark(fd, PRELOAD_MARK_EOF, 0))
+	hup = poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
+	if ((!hup && !epipe) || preload_cache_mark(fd, PRELOAD_MARK_EOF, 0))
 		goto no;
 	memset(&req, 0, sizeof(req));
 	req.op = SDP_CTL_INFO;
 	req.flags = SDP_CTL_F_TAKE_RESET;
 	if (preload_stream_call(fd, &req, &rep) < 0 ||
 	    (rep.err == ENOENT && !(rep.flags & SDP_CTL_R_RESET))) {
+		if (!hup)
+			goto no;	/* its end is there: not gone */
 		preload_cache_mark(fd, PRELOAD_MARK_EOF, 1);
 		if (!stream_service_gone(fd))
 			goto no;
@@ -149,7 +156,8 @@ int preload_stream_reset(int fd)
 		errno = ECONNRESET;
 		return 1;
 	}
-	preload_cache_mark(fd, PRELOAD_MARK_EOF, 1);
+	if (hup || ((rep.flags & SDP_CTL_R_RESET) && rep.err > 0))
+		preload_cache_mark(fd, PRELOAD_MARK_EOF, 1);
 	if (!(rep.flags & SDP_CTL_R_RESET) || rep.err <= 0)
 		goto no;
 	preload_log(PRELOAD_LOG_INFO, "fd %d: reset (%s)", fd,
@@ -1480,7 +1488,7 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 		    stream_state(fd, 1, &e) == SDP_CTL_R_FAILED && e)
 			opt_int(val, len, e);	/* the connect's own error */
 		else if (name == SO_ERROR && v == 0 && preload_sdp_is(fd) &&
-			 preload_stream_reset(fd))
+			 preload_stream_reset(fd, 0))
 			opt_int(val, len, errno);	/* a reset's, once */
 		else if (name == SO_DOMAIN && v == AF_UNIX &&
 		    (family = ours_family(fd)))

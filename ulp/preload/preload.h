@@ -202,11 +202,12 @@ enum preload_kind {
 enum preload_kind preload_kind(int fd);
 /* Is fd one of our SDP streams (its peer's name says so)? */
 bool preload_is_stream(int fd);
-/* End of file, or EPIPE, on our stream fd: 1 when it is a reset (the
- * service's end closed by one) not reported yet, with errno the error
- * TCP reports for it (ECONNRESET, ETIMEDOUT), taken so that it is told
- * once; else 0, errno kept. */
-int preload_stream_reset(int fd);
+/* End of file, or EPIPE (epipe 1: a write's), on our stream fd: 1 when
+ * it is a reset (the service's end closed by one, or shut for reading
+ * while what came before it still goes) not reported yet, with errno
+ * the error TCP reports for it (ECONNRESET, ETIMEDOUT), taken so that
+ * it is told once; else 0, errno kept. */
+int preload_stream_reset(int fd, int epipe);
 /* close() of our stream fd: with SO_LINGER {1, N > 0} it waits, at most N
  * seconds, for the service to have everything acknowledged when it was
  * the last descriptor (LINGER_WAIT), as TCP's close waits. */

@@ -1723,7 +1723,7 @@ static int stale(int fd)
  */
 static ssize_t sdp_eof(int fd, ssize_t n, size_t len)
 {
-	if (n == 0 && len && preload_stream_reset(fd))
+	if (n == 0 && len && preload_stream_reset(fd, 0))
 		return -1;
 	return n;
 }
@@ -1734,7 +1734,7 @@ static ssize_t sdp_sent(int fd, ssize_t n, int flags)
 		return n;
 	/* a reset's error; EPIPE (one that came after the peer's DisConn,
 	 * as TCP's in CLOSE_WAIT) raises SIGPIPE as TCP's does */
-	if (preload_stream_reset(fd) && errno != EPIPE)
+	if (preload_stream_reset(fd, 1) && errno != EPIPE)
 		return n;
 	if (!(flags & MSG_NOSIGNAL))
 		pthread_kill(pthread_self(), SIGPIPE);

@@ -16,12 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
 #include <event2/event.h>
+#include <linux/sockios.h>
 
 #include "inet/byteorder.h"
 #include "ulp/sdp/sdp_sock.h"
@@ -43,6 +45,14 @@
  * s, the kernel's later); a TCP connect to a silent host takes 127 s */
 #define DEF_ACCEPT_WAIT_MS 30000
 #define ABORT_LINGER_MS	500		/* wait for the AbortConn's ACK */
+/* S_RESETTING on a TCP fd: what the peer sent before its reset goes to
+ * the LAN before our RST, as long as it moves: reset anyway after
+ * RESET_STALL_MS with nothing moved (a client that does not read), or
+ * RESET_MAX_MS in all; the socket's queue looked at every
+ * RESET_POLL_MS */
+#define RESET_STALL_MS	5000
+#define RESET_MAX_MS	60000
+#define RESET_POLL_MS	20
 #define MAX_LISTEN	64
 /* REQs the fabric's CM keeps waiting for our REP per listener: a burst
  * of connects while this process is busy must wait, as SYNs wait in a
@@ -61,6 +71,9 @@ enum sock_state {
 	S_ABORTING,		/* AbortConn sent: waiting for it to go */
 	S_DRAINING,		/* the peer closed in order and left: what
 				 * it sent still goes to the fd */
+	S_RESETTING,		/* the peer reset (AbortConn, or gone without
+				 * DisConn): what it sent before still goes
+				 * to the fd, then the fd's reset */
 };
 
 struct listener {
@@ -105,6 +118,10 @@ struct sdp_sock {
 	unsigned int peer_gone:1;	/* its DREQ came: flushes are ours */
 	unsigned int ka_out:1;		/* a keepalive probe is posted */
 	unsigned int rejected:1;	/* the peer's REJ ended the connect */
+	unsigned int reset_told:1;	/* ops->reset called */
+	int rst_err;			/* S_RESETTING: the fd's errno */
+	uint64_t rst_left;		/* ... bytes still to go */
+	uint64_t rst_stall, rst_end;	/* ... reset anyway at (now_ms) */
 	uint64_t alive_ms;		/* the last successful completion */
 	uint32_t ka_ms;			/* its program's idle time (0: the
 					 * endpoint's) */
@@ -190,6 +207,9 @@ const struct counter_desc sdp_ep_counters[] = {
 static void sock_kick(struct sdp_sock *s);
 static void arm_timer(struct sdp_sock *s, unsigned int ms);
 static void sock_abort(struct sdp_sock *s);
+static void reset_begin(struct sdp_sock *s, int err);
+static void reset_flush(struct sdp_sock *s);
+static void reset_finish(struct sdp_sock *s);
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -290,7 +310,7 @@ static void fd_close(struct sdp_sock *s, int err)
 	set_wr(s, 0);
 	if (err && s->fd_tcp)
 		setsockopt(s->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	else if (err && s->owns_fd && s->ep->ops.reset)
+	else if (err && s->owns_fd && s->ep->ops.reset && !s->reset_told)
 		s->ep->ops.reset(s->ep->arg, s, s->ctx, s->fd, err);
 	close(s->fd);
 	s->fd = -1;
@@ -470,6 +490,10 @@ void sdp_sock_abort_on_close(struct sdp_sock *s, int on)
 void sdp_sock_when_sent(struct sdp_sock *s, void (*cb)(void *arg, int err),
 			void *arg)
 {
+	if (s->st == S_RESETTING) {
+		cb(arg, s->rst_err);	/* reset_begin told the last one */
+		return;
+	}
 	s->sent_cb = cb;
 	s->sent_arg = arg;
 	sent_check(s);
@@ -568,8 +592,12 @@ static void rx_to_fd(struct sdp_sock *s)
 				return;
 			}
 			/* the program closed its end, or the LAN peer
-			 * reset: data we cannot deliver -- a reset */
-			sock_abort(s);
+			 * reset: data we cannot deliver -- a reset (in
+			 * S_RESETTING one already: reset_flush ends it) */
+			if (s->st == S_RESETTING)
+				fd_close(s, s->rst_err);
+			else
+				sock_abort(s);
 			return;
 		}
 		s->pend_off += (uint32_t)n;
@@ -578,13 +606,34 @@ static void rx_to_fd(struct sdp_sock *s)
 		s->pend_off = 0;
 		s->pend_head = (s->pend_head + 1) % s->ep->cfg.rx_bufs;
 		s->pend_n--;
-		repost(s, slot);
+		if (s->st != S_RESETTING)	/* no QP to take it */
+			repost(s, slot);
 	}
 	set_wr(s, 0);
 	if (s->shut_pending && !s->shut_done && !s->fd_closed) {
 		shutdown(s->fd, SHUT_WR);
 		s->shut_done = 1;
 	}
+}
+
+/* Bytes the peer sent that the fd's reader has not got yet: ours, and
+ * for a TCP fd its send queue (SIOCOUTQ: not yet acknowledged). */
+static uint64_t held_bytes(const struct sdp_sock *s)
+{
+	uint64_t n = 0;
+	uint32_t i;
+	int q = 0;
+
+	if (s->fd_closed || s->fd < 0)
+		return 0;
+	for (i = 0; i < s->pend_n; i++)
+		n += s->rx_len[s->pend[(s->pend_head + i) %
+				       s->ep->cfg.rx_bufs]];
+	if (s->pend_n)
+		n -= s->pend_off;
+	if (s->fd_tcp && ioctl(s->fd, SIOCOUTQ, &q) == 0 && q > 0)
+		n += (uint64_t)q;
+	return n;
 }
 
 static void proto_fail(struct sdp_sock *s)
@@ -598,6 +647,7 @@ static void on_recv(struct sdp_sock *s, uint32_t slot, uint32_t len)
 {
 	struct sdp_rx rx;
 	uint32_t at;
+	int e;
 
 	if (slot >= s->ep->cfg.rx_bufs || len > s->ep->cfg.buf_size) {
 		s->c.error = SDP_ERR_LEN;
@@ -632,9 +682,19 @@ static void on_recv(struct sdp_sock *s, uint32_t slot, uint32_t len)
 		s->ep->st.aborts_rx++;
 		repost(s, slot);
 		/* tcp_reset(): EPIPE in CLOSE_WAIT (the peer's DisConn came,
-		 * ours did not go), else ECONNRESET */
-		fd_close(s, s->c.fin_rcvd && !s->c.fin_sent ? EPIPE :
-			 ECONNRESET);
+		 * ours did not go), else ECONNRESET.  What came before it
+		 * goes to the fd first, as TCP's receive queue stays
+		 * readable after an RST */
+		e = s->c.fin_rcvd && !s->c.fin_sent ? EPIPE : ECONNRESET;
+		if (s->st == S_UP && held_bytes(s)) {
+			if (!s->dreq_sent) {
+				s->dreq_sent = 1;
+				fab_cm_disconnect(s->id, NULL, 0);
+			}
+			reset_begin(s, e);
+			break;
+		}
+		fd_close(s, e);
 		if (!s->dreq_sent) {
 			s->dreq_sent = 1;
 			s->st = S_CLOSING;
@@ -661,6 +721,10 @@ static void tmo_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (s->st == S_RESETTING) {
+		reset_flush(s);
+		return;
+	}
 	if (s->st == S_CONNECTING) {
 		ep->st.connect_failed++;
 		if (ep->ops.connected)
@@ -701,6 +765,77 @@ static void sock_abort(struct sdp_sock *s)
 		fab_cm_disconnect(s->id, NULL, 0);
 	}
 	arm_timer(s, ABORT_LINGER_MS * 4);
+}
+
+/*
+ * The peer reset (its AbortConn, or its DREQ without DisConn) while what
+ * it sent before is not all at the fd's reader yet: the RC side is over
+ * (the caller sent our DREQ; nothing more is read from the fd, no buffer
+ * reposted), what we hold still goes to the fd, and only then is the fd
+ * closed with err, as now (reset_finish).  A program's stream is shut
+ * for reading at once and ops->reset told now: its writes fail (EPIPE,
+ * which its preload asks about), none waits on us; it is held while the
+ * program keeps its end, as TCP keeps a reset socket's receive queue,
+ * and the program's close ends it (our send's EPIPE).  A TCP fd (the
+ * gateway's LAN side) waits for its send queue as well, bounded
+ * (RESET_STALL_MS, RESET_MAX_MS).  Nothing is freed here: the caller
+ * may be in qp_take; reset_flush runs from the timer.
+ */
+static void reset_begin(struct sdp_sock *s, int err)
+{
+	uint64_t now = now_ms();
+
+	s->st = S_RESETTING;
+	s->rst_err = err;
+	set_rd(s, 0);
+	hup_unwatch(s);
+	if (!s->fd_tcp) {
+		shutdown(s->fd, SHUT_RD);
+		if (s->owns_fd && s->ep->ops.reset) {
+			s->reset_told = 1;
+			s->ep->ops.reset(s->ep->arg, s, s->ctx, s->fd, err);
+		}
+	}
+	sent_tell(s, err);
+	s->rst_left = held_bytes(s);
+	s->rst_stall = now + RESET_STALL_MS;
+	s->rst_end = now + RESET_MAX_MS;
+	arm_timer(s, 0);
+}
+
+/* The reset's end: the fd closed with its errno, the connection gone. */
+static void reset_finish(struct sdp_sock *s)
+{
+	fd_close(s, s->rst_err);
+	sock_free(s);
+}
+
+/* S_RESETTING: more to the fd; the end once it has all gone, the fd
+ * failed (the program closed it, the LAN peer reset), or a TCP fd's
+ * reader stalled. */
+static void reset_flush(struct sdp_sock *s)
+{
+	uint64_t now, left;
+
+	if (s->pend_n && !s->fd_closed)
+		rx_to_fd(s);
+	left = held_bytes(s);
+	if (!left) {
+		reset_finish(s);
+		return;
+	}
+	if (!s->fd_tcp)
+		return;		/* wr_ev: as the program reads, or closes */
+	now = now_ms();
+	if (left < s->rst_left) {
+		s->rst_left = left;
+		s->rst_stall = now + RESET_STALL_MS;
+	}
+	if (now >= s->rst_stall || now >= s->rst_end) {
+		reset_finish(s);
+		return;
+	}
+	arm_timer(s, RESET_POLL_MS);
 }
 
 /* Everything that may move after any event. */
@@ -759,6 +894,8 @@ static int qp_take(struct sdp_sock *s, int budget)
 					    FAB_WC_WR_FLUSH_ERR)
 						s->ep->st.keepalive_dead++;
 				}
+				if (s->st == S_RESETTING)
+					continue;	/* over already */
 				if (wc[i].status != FAB_WC_WR_FLUSH_ERR ||
 				    (s->st == S_UP && !s->peer_gone)) {
 					if (s->st == S_UP || s->st ==
@@ -846,6 +983,10 @@ static void wr_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (s->st == S_DRAINING) {
 		drain(s);
+		return;
+	}
+	if (s->st == S_RESETTING) {
+		reset_flush(s);
 		return;
 	}
 	rx_to_fd(s);
@@ -1392,6 +1533,10 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 				sock_free(s);
 				break;
 			}
+			if (s->st == S_RESETTING) {
+				s->peer_gone = 1;	/* reset_flush ends it */
+				break;
+			}
 			if (s->st == S_UP || s->st == S_ACCEPTING) {
 				/* what it sent before its DREQ may still
 				 * wait in our completion queue (then the
@@ -1399,6 +1544,8 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 				s->peer_gone = 1;
 				while (qp_take(s, 64) < 0)
 					;
+				if (s->st == S_RESETTING)
+					break;	/* its AbortConn came */
 				if (s->c.fin_rcvd && !s->c.error &&
 				    s->st == S_UP) {
 					/* an orderly close: deliver it */
@@ -1408,8 +1555,14 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 					drain(s);
 					break;
 				}
-				/* gone without its DisConn: a reset */
+				/* gone without its DisConn: a reset, what
+				 * it sent before still delivered */
 				ep->st.peer_resets++;
+				if (s->st == S_UP && held_bytes(s)) {
+					s->dreq_sent = 1;
+					reset_begin(s, ECONNRESET);
+					break;
+				}
 				rx_to_fd(s);
 				fd_close(s, ECONNRESET);
 			}
@@ -1599,6 +1752,7 @@ static const char *state_name(enum sock_state st)
 	case S_CLOSING: return "closing";
 	case S_ABORTING: return "aborting";
 	case S_DRAINING: return "draining";
+	case S_RESETTING: return "resetting";
 	}
 	return "?";
 }

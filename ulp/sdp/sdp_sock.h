@@ -17,10 +17,16 @@
  *   DisConn from the peer           -> shutdown(fd, SHUT_WR), after the
  *                                      data that came before it
  *   both DisConns                   -> the CM's DREQ, then the fd closed
- *   AbortConn, a broken QP, a
- *   protocol violation by the peer  -> the fd closed at once (a TCP fd
- *                                      with SO_LINGER 0: the LAN side sees
- *                                      a reset)
+ *   AbortConn, the peer's DREQ
+ *   without DisConn                 -> what came before it still goes
+ *                                      to the fd (a unix fd is shut for
+ *                                      reading meanwhile; a TCP fd's send
+ *                                      queue is waited for, bounded),
+ *                                      then the fd closed as a reset (a
+ *                                      TCP fd with SO_LINGER 0: the LAN
+ *                                      side sees an RST)
+ *   a broken QP, a protocol
+ *   violation by the peer           -> the fd closed at once, as a reset
  *   an error reading or writing the
  *   fd (ECONNRESET, EPIPE)          -> AbortConn, then DREQ
  *
