@@ -136,7 +136,7 @@ int preload_stream_reset(int fd, int epipe)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct sdp_ctl_req req;
 	struct sdp_ctl_reply rep;
-	int e = errno, hup;
+	int e = errno, hup, r;
 
 	hup = poll(&p, 1, 0) == 1 && (p.revents & POLLHUP);
 	if ((!hup && !epipe) || preload_cache_mark(fd, PRELOAD_MARK_EOF, 0))
@@ -144,13 +144,18 @@ int preload_stream_reset(int fd, int epipe)
 	memset(&req, 0, sizeof(req));
 	req.op = SDP_CTL_INFO;
 	req.flags = SDP_CTL_F_TAKE_RESET;
-	if (preload_stream_call(fd, &req, &rep) < 0 ||
-	    (rep.err == ENOENT && !(rep.flags & SDP_CTL_R_RESET))) {
+	r = preload_stream_call(fd, &req, &rep);
+	if (r < 0 || (rep.err == ENOENT && !(rep.flags & SDP_CTL_R_RESET))) {
 		if (!hup)
 			goto no;	/* its end is there: not gone */
-		preload_cache_mark(fd, PRELOAD_MARK_EOF, 1);
-		if (!stream_service_gone(fd))
+		if (!stream_service_gone(fd)) {
+			/* an answer (not known) is final; a failed call
+			 * (a busy service) is asked again next time */
+			if (r == 0)
+				preload_cache_mark(fd, PRELOAD_MARK_EOF, 1);
 			goto no;
+		}
+		preload_cache_mark(fd, PRELOAD_MARK_EOF, 1);
 		preload_log(PRELOAD_LOG_INFO, "fd %d: reset (the SDP service "
 			    "that held it is gone)", fd);
 		errno = ECONNRESET;
