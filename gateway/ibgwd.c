@@ -13,6 +13,7 @@
  * Configuration: gateway/gw_conf.c, docs/ibgw.conf.5.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <linux/if_packet.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1312,6 +1314,45 @@ static int commit(struct ibgwd *d, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * One KEY=VALUE of a partition add, as the file will hold it: a key once,
+ * and a value the file's grammar keeps as given (';' and '#' would start
+ * a comment there and cut it silently, quotes would be taken off, a
+ * backslash at the end would join the next line).  0, or -1 with err.
+ */
+static int kv_check(char **kv, int k, const char *eq, char *err,
+		    size_t errlen)
+{
+	size_t klen = (size_t)(eq - kv[k]);
+	const char *v;
+	int j;
+
+	for (v = kv[k]; v < eq; v++)
+		if (!isalnum((unsigned char)*v) && *v != '_') {
+			snprintf(err, errlen, "'%.*s': not a key", (int)klen,
+				 kv[k]);
+			return -1;
+		}
+	for (v = eq + 1; *v; v++)
+		if (strchr("#;\"'\\", *v) || (unsigned char)*v < 0x20 ||
+		    *v == 0x7f) {
+			snprintf(err, errlen, "%.*s: '%s': %s cannot be in a "
+				 "value of ibgw.conf", (int)klen, kv[k],
+				 eq + 1, (unsigned char)*v < 0x20 ||
+				 *v == 0x7f ? "a control character" :
+				 *v == '#' ? "'#'" : *v == ';' ? "';'" :
+				 *v == '\\' ? "a backslash" : "a quote");
+			return -1;
+		}
+	for (j = 0; j < k; j++)
+		if (!strncasecmp(kv[j], kv[k], klen) && kv[j][klen] == '=') {
+			snprintf(err, errlen, "%.*s: given twice", (int)klen,
+				 kv[k]);
+			return -1;
+		}
+	return 0;
+}
+
 int ibgwd_partition_add(struct ibgwd *d, const char *name, char **kv,
 			int nkv, char *err, size_t errlen)
 {
@@ -1342,6 +1383,8 @@ int ibgwd_partition_add(struct ibgwd *d, const char *name, char **kv,
 			snprintf(err, errlen, "'%s': KEY=VALUE wanted", kv[k]);
 			return -1;
 		}
+		if (kv_check(kv, k, eq, err, errlen) < 0)
+			return -1;
 		o += (size_t)snprintf(sec + o, sizeof(sec) - o, "%.*s = %s\n",
 				      (int)(eq - kv[k]), kv[k], eq + 1);
 	}
@@ -1415,10 +1458,42 @@ int ibgwd_reload(struct ibgwd *d, char *err, size_t errlen)
 	return n;
 }
 
+/* The loader's lines as one: "; " between them, none at the end
+ * (malloc'd; NULL without memory). */
+static char *join_lines(const char *msg)
+{
+	size_t n = 0, o = 0;
+	const char *p, *nl;
+	char *out;
+
+	for (p = msg; p && *p; p++)
+		n += *p == '\n' ? 2 : 1;
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	for (p = msg; p && *p; p = nl) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		if (nl > p) {
+			if (o) {
+				out[o++] = ';';
+				out[o++] = ' ';
+			}
+			memcpy(out + o, p, (size_t)(nl - p));
+			o += (size_t)(nl - p);
+		}
+		if (*nl)
+			nl++;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static int reload(struct ibgwd *d, char *err, size_t errlen)
 {
 	static struct gw_conf nc;
-	char *msg = NULL, *nl;
+	char *msg = NULL;
 	size_t msglen = 0;
 	unsigned int i, j, added = 0, removed = 0, changed = 0;
 	FILE *e = open_memstream(&msg, &msglen);
@@ -1431,12 +1506,13 @@ static int reload(struct ibgwd *d, char *err, size_t errlen)
 	n = gw_conf_load(d->conf.path, &nc, e);
 	fclose(e);
 	if (n) {
-		for (nl = msg; nl && (nl = strchr(nl, '\n'));)
-			*nl = ';';
+		char *why = join_lines(msg);
+
 		log_warnx("reload: %s has errors, the running configuration "
-			  "stays: %s", d->conf.path, msg ? msg : "");
+			  "stays: %s", d->conf.path, why ? why : "");
 		snprintf(err, errlen, "%s has errors, nothing changed: %s",
-			 d->conf.path, msg ? msg : "");
+			 d->conf.path, why ? why : "");
+		free(why);
 		free(msg);
 		return -1;
 	}

@@ -173,6 +173,16 @@ expect_refusal "^ibgwctl: \[partition p9\] bogus: unknown key; \[partition p9\] 
 grep -q "\.new" "$T/err" && fail "the refusal names the temporary file: $(cat "$T/err")"
 expect_refusal "no partition nosuch" partition del nosuch
 expect_refusal "KEY=VALUE wanted" partition add p9 pkey
+# what the file could not hold as given is refused, not cut (before: a
+# partition with tap "x" was added and written, the '#' read as a comment)
+expect_refusal "tap: 'x#9': '#' cannot be in a value" partition add p9 pkey=0x8009 'tap=x#9'
+expect_refusal "bridge: 'br2;x': ';' cannot be in a value" partition add p9 pkey=0x8009 tap=x9 'bridge=br2;x'
+expect_refusal "a quote cannot be" partition add p9 pkey=0x8009 'tap="x9"'
+expect_refusal "a backslash cannot be" partition add p9 pkey=0x8009 'tap=x9\'
+# a key given twice says so (before: "duplicate key (first at line N)",
+# a line of a file the operator never saw)
+expect_refusal "^ibgwctl: pkey: given twice$" partition add p9 pkey=0x8009 tap=x9 pkey=0x800a
+expect_refusal "'p-key': not a key" partition add p9 p-key=0x8009 tap=x9
 [ -e "$CONFF.new" ] && fail "a refused change left $CONFF.new"
 grep -q "^\[partition p9\]" "$CONFF" && fail "a refused partition was written"
 ok "refusals reach ibgwctl with exit status 1; nothing written"
@@ -214,7 +224,12 @@ kill -HUP "$GW_PID"
 bad_logged() { grep -q "reload: .* has errors, the running configuration stays" "$T/gw.log"; }
 eventually bad_logged || { tail "$T/gw.log"; fail "bad reload not logged"; }
 grep "reload: .* has errors" "$T/gw.log" | grep -q "nonsense: unknown key" || fail "the reason is not in the log"
+printf 'mtu = 70000\n' >>"$CONFF"
 expect_refusal "has errors, nothing changed" reload
+# the reasons on one line, "; " between them, none after the last
+# (before: ";" between them and one at the end)
+grep -q "nonsense: unknown key; .*mtu: " "$T/err" && ! grep -q ';$' "$T/err" ||
+	fail "reload's reasons: $(cat "$T/err")"
 expect_eq "partitions after a bad reload" "$(C -j show summary | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitions"])')" 2
 # a good file without p3: reload removes it
 grep -v "^$" "$T/good.conf" | awk '/^\[partition p3\]/{skip=1; next} /^\[/{skip=0} !skip' >"$CONFF"
