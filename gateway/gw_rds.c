@@ -31,6 +31,7 @@
  * dropped and counted.
  */
 #include <errno.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,8 +160,44 @@ const struct counter_desc gw_rds_counters[] = {
 	COUNTERS_END
 };
 
-const struct gw_rds_stats *gw_rds_stats(const struct gw_rds *g)
+/*
+ * The kernel's count of datagrams dropped at a socket (sk_drops) is n: what
+ * it grew by since *seen is counted.  It comes with each datagram
+ * (SO_RXQ_OVFL, as it was when that one was queued, so maybe older than
+ * what SO_MEMINFO read) and from SO_MEMINFO.
+ */
+static void drops_seen(struct gw_rds *g, uint32_t n, uint32_t *seen)
 {
+	if ((int32_t)(n - *seen) > 0) {
+		g->st.drop_udp_rx_overflow += n - *seen;
+		*seen = n;
+	}
+}
+
+/* A socket's drops as of now: those after the last datagram queued (a
+ * burst's last ones) come with no datagram until the next. */
+static void drops_now(struct gw_rds *g, int fd, uint32_t *seen)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mi);
+
+	if (fd >= 0 &&
+	    getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &len) == 0 &&
+	    len > SK_MEMINFO_DROPS * sizeof(mi[0]))
+		drops_seen(g, mi[SK_MEMINFO_DROPS], seen);
+}
+
+const struct gw_rds_stats *gw_rds_stats(struct gw_rds *g)
+{
+	struct rmap *m;
+	unsigned int i;
+
+	for (i = 0; i < g->nex; i++)
+		drops_now(g, g->ex[i].fd, &g->ex[i].ovfl);
+	for (i = 0; i < NBUCKETS; i++)
+		for (m = g->tab[i]; m; m = m->next)
+			if (m->kind == M_OUT)
+				drops_now(g, m->fd, &m->ovfl);
 	return &g->st;
 }
 
@@ -390,6 +427,7 @@ static void map_free(struct gw_rds *g, struct rmap *m)
 	if (m->ev)
 		event_free(m->ev);
 	if (m->kind == M_OUT) {
+		drops_now(g, m->fd, &m->ovfl);
 		close(m->fd);
 		g->st.mappings_now--;
 	} else {
@@ -535,8 +573,7 @@ static ssize_t udp_recv(struct gw_rds *g, int fd, struct sockaddr_storage *ss,
 		if (c->cmsg_level == SOL_SOCKET &&
 		    c->cmsg_type == SO_RXQ_OVFL) {
 			memcpy(&n, CMSG_DATA(c), sizeof(n));
-			g->st.drop_udp_rx_overflow += (uint32_t)(n - *seen);
-			*seen = n;
+			drops_seen(g, n, seen);
 		}
 	return len;
 }

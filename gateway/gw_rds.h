@@ -55,7 +55,7 @@ struct gw_rds *gw_rds_new(struct part *p, char *err, size_t errlen);
 /* Every mapping and export closed, the endpoint freed. */
 void gw_rds_free(struct gw_rds *g);
 
-const struct gw_rds_stats *gw_rds_stats(const struct gw_rds *g);
+const struct gw_rds_stats *gw_rds_stats(struct gw_rds *g);
 /* NULL before the endpoint is up. */
 const struct rds_ep_stats *gw_rds_ep_stats(const struct gw_rds *g);
 
