@@ -1193,17 +1193,24 @@ static int peer_is(int s, pid_t pid)
 				       &len) == 0 && uc.pid == pid;
 }
 
-/* Where several services are named: a connection one of the others
- * made (a listener it adopted). */
+/* A connection another service made: one of the others where several
+ * are named (a listener it adopted), or the one started after the
+ * listener's own had gone (it took the listener over). */
 static int from_other_service(int s)
 {
+	static pid_t known;	/* the last one found: asked once */
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
 
-	return preload_ctl_count(SDP_CTL_ENV) > 1 &&
-	       preload_real.getsockopt(s, SOL_SOCKET, SO_PEERCRED, &uc,
-				       &len) == 0 &&
-	       preload_ctl_is_service(SDP_CTL_ENV, SDP_CTL_NAME, uc.pid);
+	if (preload_real.getsockopt(s, SOL_SOCKET, SO_PEERCRED, &uc,
+				    &len) < 0 || uc.pid <= 0)
+		return 0;
+	if (uc.pid == __atomic_load_n(&known, __ATOMIC_RELAXED))
+		return 1;
+	if (!preload_ctl_is_service(SDP_CTL_ENV, SDP_CTL_NAME, uc.pid))
+		return 0;
+	__atomic_store_n(&known, uc.pid, __ATOMIC_RELAXED);
+	return 1;
 }
 
 /*

@@ -47,7 +47,7 @@ struct svc_listener {
 	struct inet_addr addr;		/* family 0: any */
 	int family;			/* the program's socket's */
 	uint16_t port;
-	char name[64];			/* abstract, no leading NUL */
+	char name[108];			/* abstract, no leading NUL */
 	int tcp_fd;			/* 'both': the program's TCP listener */
 	struct event *tcp_ev;
 	struct event *tcp_pause_ev;	/* accept paused: out of fds */
@@ -144,6 +144,14 @@ const struct counter_desc sdp_service_counters[] = {
 		"SDP connection requests no live listener took."),
 	COUNTER("stale_listeners", struct sdp_service_stats, stale_listeners,
 		"Listeners found closed by their programs."),
+	COUNTER("listens_restored", struct sdp_service_stats,
+		listens_restored,
+		"Listeners of the service that held this one's socket name "
+		"before it (a restart), taken over at start."),
+	COUNTER("restore_tcp_failures", struct sdp_service_stats,
+		restore_tcp_failures,
+		"Taken-over 'both' listeners whose TCP half could not be made "
+		"again (SDP only)."),
 	COUNTER("listener_probes", struct sdp_service_stats, listener_probes,
 		"Listeners whose liveness was checked by connecting to them "
 		"(no unix sock_diag): each wakes the program's poll."),
@@ -945,7 +953,7 @@ static void listener_free(struct svc_listener *l)
 static int listener_connect(const struct svc_listener *l, unsigned int id)
 {
 	struct sockaddr_un sa;
-	char full[80], name[64];
+	char full[sizeof(l->name) + 2], name[64];
 	socklen_t sl;
 	int fd;
 
@@ -1416,6 +1424,58 @@ static int adopted_name(int fd, char *name, size_t cap)
 	return 0;
 }
 
+/* A 'both' listener's TCP half, watched from now on. */
+static void listener_tcp_watch(struct svc_listener *l, int tcp_fd)
+{
+	l->tcp_fd = tcp_fd;
+	fcntl(l->tcp_fd, F_SETFL, fcntl(l->tcp_fd, F_GETFL) | O_NONBLOCK);
+	l->tcp_ev = event_new(l->sv->base, l->tcp_fd, EV_READ | EV_PERSIST,
+			      tcp_accept_cb, l);
+	if (l->tcp_ev)
+		event_add(l->tcp_ev, NULL);
+}
+
+/* The service's control socket name, short, in its listeners' names:
+ * the one that holds that name next takes them over (FNV-1a). */
+static uint32_t name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h;
+}
+
+/*
+ * A listener's name says what a service started after this one needs to
+ * take it over (listeners_restore): "ibgw-sdp-l/PID.ID/HASH.FLAGS.UID.
+ * PORT.FAMILY/ADDR", HASH of our control socket's name, FLAGS LN_*, ADDR
+ * "*" for any.  At most 106 characters.
+ */
+#define LN_BOTH		1
+#define LN_V6ONLY	2
+#define LN_REUSEPORT	4
+
+static int listener_bind(int fd, struct svc_listener *l, unsigned int id,
+			 int both)
+{
+	struct sockaddr_un sa;
+	char full[sizeof(l->name) + 2], a[INET6_ADDRSTRLEN];
+	unsigned int f = (both ? LN_BOTH : 0) | (l->v6only ? LN_V6ONLY : 0) |
+			 (l->reuseport ? LN_REUSEPORT : 0);
+
+	if (addr_any(&l->addr))
+		snprintf(a, sizeof(a), "*");
+	else if (!inet_ntop(l->addr.family, l->addr.raw, a, sizeof(a)))
+		return -1;
+	snprintf(l->name, sizeof(l->name),
+		 "ibgw-sdp-l/%ld.%u/%08x.%x.%lu.%u.%d/%s", (long)getpid(), id,
+		 name_hash(l->sv->name), f, (unsigned long)l->uid, l->port,
+		 l->family, a);
+	snprintf(full, sizeof(full), "@%s", l->name);
+	return bind(fd, (struct sockaddr *)&sa, un_addr(full, &sa));
+}
+
 static void do_listen(struct svc_conn *c, int tcp_fd)
 {
 	struct sdp_service *sv = c->sv;
@@ -1429,7 +1489,7 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	int reuse = !!(c->req.flags & SDP_CTL_F_REUSEPORT);
 	int adopt = !!(c->req.flags & SDP_CTL_F_ADOPT);
 	uid_t uid = req_uid(c);
-	char aname[64];
+	char aname[108];
 
 	if (from_ctl(&c->req.local, &a, &port) < 0 || !port) {
 		e = EINVAL;
@@ -1508,8 +1568,7 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 		snprintf(l->name, sizeof(l->name), "%s", aname);
 	} else {
 		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0 ||
-		    bind_name(fd, "l", c->id, l->name, sizeof(l->name)) < 0 ||
+		if (fd < 0 || listener_bind(fd, l, c->id, tcp_fd >= 0) < 0 ||
 		    listen(fd, c->req.backlog > SOMAXCONN ? c->req.backlog :
 			   SOMAXCONN) < 0) {
 			e = errno;
@@ -1526,14 +1585,8 @@ static void do_listen(struct svc_conn *c, int tcp_fd)
 	sv->listeners = l;
 	sv->nlisteners++;
 	if (tcp_fd >= 0) {
-		l->tcp_fd = tcp_fd;
+		listener_tcp_watch(l, tcp_fd);
 		tcp_fd = -1;
-		fcntl(l->tcp_fd, F_SETFL, fcntl(l->tcp_fd, F_GETFL) |
-		      O_NONBLOCK);
-		l->tcp_ev = event_new(sv->base, l->tcp_fd, EV_READ | EV_PERSIST,
-				      tcp_accept_cb, l);
-		if (l->tcp_ev)
-			event_add(l->tcp_ev, NULL);
 	}
 	{
 		struct stat st;
@@ -2088,6 +2141,213 @@ static void ctl_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the service ------------------------------------------------------------ */
 
+/* A listener's address as its program's socket (family l->family) had
+ * it bound: IPv4 in an IPv6 socket as IPv4-mapped. */
+static socklen_t listen_sa(const struct svc_listener *l,
+			   struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (l->family == AF_INET) {
+		if (l->addr.family == AF_INET6)
+			return 0;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(l->port);
+		if (l->addr.family == AF_INET)
+			s4->sin_addr = l->addr.v4;
+		return sizeof(*s4);
+	}
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(l->port);
+	if (l->addr.family == AF_INET6) {
+		s6->sin6_addr = l->addr.v6;
+	} else if (l->addr.family == AF_INET) {
+		s6->sin6_addr.s6_addr[10] = s6->sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&s6->sin6_addr.s6_addr[12], &l->addr.v4, 4);
+	}
+	return sizeof(*s6);
+}
+
+/*
+ * One listener a service that held our control socket's name before us
+ * left (its name, parsed: listener_bind): taken over as if its program
+ * had just listened through us.  A 'both' one gets a new TCP half, bound
+ * as the program's was.  0, or -1 (not ours to take, or it failed).
+ */
+static int listener_restore(struct sdp_service *sv, const char *name,
+			    ino_t ino)
+{
+	static const char pfx[] = "ibgw-sdp-l/";
+	struct svc_listener *l;
+	struct sockaddr_storage ss;
+	char a[INET6_ADDRSTRLEN + 1], err[160];
+	unsigned long pid, id, uid;
+	unsigned int hash, f, port;
+	int fam, n = 0, tcp = -1, one = 1;
+	socklen_t sl;
+
+	if (strncmp(name, pfx, sizeof(pfx) - 1) ||
+	    sscanf(name + sizeof(pfx) - 1, "%lu.%lu/%8x.%x.%lu.%u.%d/%46s%n",
+		   &pid, &id, &hash, &f, &uid, &port, &fam, a, &n) != 8 ||
+	    name[sizeof(pfx) - 1 + (size_t)n] || hash != name_hash(sv->name) ||
+	    pid == (unsigned long)getpid() || !port || port > 65535 ||
+	    (fam != AF_INET && fam != AF_INET6) || f > 7 ||
+	    strlen(name) >= sizeof(l->name))
+		return -1;
+	for (l = sv->listeners; l; l = l->next)
+		if (l->ino == ino)
+			return -1;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -1;
+	l->sv = sv;
+	l->family = fam;
+	l->port = (uint16_t)port;
+	l->tcp_fd = l->held_fd = -1;
+	l->v6only = !!(f & LN_V6ONLY);
+	l->reuseport = !!(f & LN_REUSEPORT);
+	l->uid = (uid_t)uid;
+	l->ino = ino;
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	if (strcmp(a, "*")) {
+		l->addr.family = strchr(a, ':') ? AF_INET6 : AF_INET;
+		if (inet_pton(l->addr.family, a, l->addr.raw) != 1)
+			goto fail;
+	}
+	if (f & LN_BOTH) {
+		/* the program's TCP half went with the service that held
+		 * it: a new one on the same address and port; the address
+		 * may not be back yet (the interface is ours, made again,
+		 * IPv6 ones tentative): bound all the same */
+		tcp = socket(fam, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		sl = listen_sa(l, &ss);
+		if (tcp < 0 ||
+		    setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one,
+			       sizeof(one)) < 0 ||
+		    setsockopt(tcp, fam == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP,
+			       fam == AF_INET6 ? IPV6_FREEBIND : IP_FREEBIND,
+			       &one, sizeof(one)) < 0 ||
+		    (fam == AF_INET6 &&
+		     setsockopt(tcp, IPPROTO_IPV6, IPV6_V6ONLY, &l->v6only,
+				sizeof(l->v6only)) < 0) ||
+		    (l->reuseport &&
+		     setsockopt(tcp, SOL_SOCKET, SO_REUSEPORT, &one,
+				sizeof(one)) < 0) ||
+		    !sl || bind(tcp, (struct sockaddr *)&ss, sl) < 0 ||
+		    listen(tcp, SOMAXCONN) < 0) {
+			sv->st.restore_tcp_failures++;
+			if (tcp >= 0)
+				close(tcp);
+			tcp = -1;
+		}
+	}
+	if (sdp_ep_listen(sv->ep, l->port, err, sizeof(err)) < 0)
+		goto fail;
+	if (tcp >= 0)
+		listener_tcp_watch(l, tcp);
+	l->next = sv->listeners;
+	sv->listeners = l;
+	sv->nlisteners++;
+	sv->st.listens_restored++;
+	return 0;
+fail:
+	if (tcp >= 0)
+		close(tcp);
+	free(l);
+	return -1;
+}
+
+/*
+ * The listeners of the service that held our control socket's name
+ * before us (stopped, or killed, and started again): found by sock_diag
+ * among the unix listeners of our network namespace, by their names.
+ * Their programs still wait in accept, knowing nothing of the restart.
+ * Only sockets our user owns: the service made them and passed them on,
+ * so what their names say is ours (a name alone could be anyone's).
+ */
+static void listeners_restore(struct sdp_service *sv)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct unix_diag_req r;
+	} q;
+	union {
+		struct nlmsghdr nh;
+		char buf[32768];
+	} a;
+	const struct nlmsghdr *h;
+	const struct unix_diag_msg *m;
+	const struct rtattr *rta;
+	char name[sizeof(((struct svc_listener *)0)->name)];
+	ssize_t n;
+	int s, len, done = 0, shut, mine;
+	uint32_t uid;
+	size_t pl;
+
+	memset(&q, 0, sizeof(q));
+	q.nh.nlmsg_len = sizeof(q);
+	q.nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	q.r.sdiag_family = AF_UNIX;
+	q.r.udiag_states = 1u << 10;	/* TCP_LISTEN */
+	/* the shutdown always comes */
+	q.r.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_UID;
+	s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (s < 0)
+		return;
+	if (send(s, &q, sizeof(q), 0) != (ssize_t)sizeof(q)) {
+		close(s);
+		return;
+	}
+	while (!done && (n = recv(s, a.buf, sizeof(a.buf), 0)) > 0) {
+		for (h = &a.nh; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE ||
+			    h->nlmsg_type == NLMSG_ERROR) {
+				done = 1;
+				break;
+			}
+			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+			    h->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
+				continue;
+			m = NLMSG_DATA(h);
+			if (m->udiag_type != SOCK_STREAM ||
+			    m->udiag_state != 10)
+				continue;
+			name[0] = '\0';
+			shut = 0;
+			mine = 0;
+			len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
+			for (rta = (const struct rtattr *)(m + 1);
+			     RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+				const char *d = RTA_DATA(rta);
+
+				pl = RTA_PAYLOAD(rta);
+				if (rta->rta_type == UNIX_DIAG_NAME && pl > 1 &&
+				    !d[0] && pl - 1 < sizeof(name) &&
+				    !memchr(d + 1, 0, pl - 1)) {
+					memcpy(name, d + 1, pl - 1);
+					name[pl - 1] = '\0';
+				} else if (rta->rta_type == UNIX_DIAG_SHUTDOWN &&
+					   pl >= 1) {
+					shut = d[0] & DIAG_RCV_SHUTDOWN;
+				} else if (rta->rta_type == UNIX_DIAG_UID &&
+					   pl >= sizeof(uint32_t)) {
+					memcpy(&uid, d, sizeof(uid));
+					mine = uid == (uint32_t)geteuid();
+				}
+			}
+			/* only a socket a service of ours made (its owner):
+			 * anyone may name one so, and a 'both' one gets a
+			 * TCP port from us */
+			if (name[0] && !shut && mine)
+				listener_restore(sv, name, m->udiag_ino);
+		}
+	}
+	close(s);
+}
+
 struct sdp_service *sdp_service_new(struct event_base *base,
 				    struct fab_dev *dev,
 				    const struct sdp_ep_cfg *cfg,
@@ -2163,6 +2423,10 @@ struct sdp_service *sdp_service_new(struct event_base *base,
 		sv->diag_ok = fstat(sv->ctl_fd, &st) == 0 &&
 			      unix_query(st.st_ino) == 1;
 	}
+	/* we hold the name now: what our predecessor under it listened
+	 * for is ours (the kernel says what is still there) */
+	if (sv->diag_ok)
+		listeners_restore(sv);
 	sv->check_ev = event_new(base, -1, EV_PERSIST, check_cb, sv);
 	if (sv->check_ev) {
 		struct timeval one = { 1, 0 };

@@ -76,6 +76,8 @@ struct sdp_service_stats {
 	uint64_t resets_told;		/* ... its error taken (INFO TAKE) */
 	uint64_t tcp_accept_pauses;	/* 'both' TCP halves out of fds */
 	uint64_t tcp_listeners_lost;	/* ... no longer listening */
+	uint64_t listens_restored;	/* a predecessor's, at start */
+	uint64_t restore_tcp_failures;
 	uint64_t listens_adopted;	/* LISTENs of another partition's
 					 * service's listener */
 	uint64_t connects_elsewhere;	/* CONNECTs not through this
