@@ -270,6 +270,15 @@ static void tun_carrier(void *arg, struct ipoib_tun *t, int up,
 	status_carrier(p->d);
 }
 
+static void tun_mtu_refused(void *arg, struct ipoib_tun *t,
+			    unsigned int asked, unsigned int limit)
+{
+	(void)arg;
+	log_warnx("%s: MTU %u refused: the link carries at most %u (%s "
+		  "mode); MTU %u again", ipoib_tun_ifname(t), asked, limit,
+		  ipoib_link_mode_name(ipoib_tun_link(t)), limit);
+}
+
 /* Set-up steps that failed without stopping the interface. */
 static void tun_error(void *arg, struct ipoib_tun *t, const char *msg)
 {
@@ -765,9 +774,9 @@ static int start_roce(struct part *p, char *err, size_t errlen)
 
 static int start_router(struct part *p, char *err, size_t errlen)
 {
-	static const struct ipoib_tun_ops tops = { .ready = tun_ready,
-						   .carrier = tun_carrier,
-						   .error = tun_error };
+	static const struct ipoib_tun_ops tops = {
+		.ready = tun_ready, .carrier = tun_carrier,
+		.error = tun_error, .mtu_refused = tun_mtu_refused };
 	struct ipoib_tun_cfg tc;
 	unsigned int i;
 
@@ -966,12 +975,19 @@ static void monitor_cb(evutil_socket_t fd, short what, void *arg)
 	char err[NL_ERRLEN];
 	unsigned int i;
 
+	int r;
+
 	(void)fd;
 	(void)what;
-	if (nl_monitor_read(d->nl, err, sizeof(err)) != 0)
-		for (i = 0; i < d->nparts; i++)
-			if (d->parts[i].used && d->parts[i].tun)
-				ipoib_tun_routes_changed(d->parts[i].tun);
+	r = nl_monitor_read(d->nl, err, sizeof(err));
+	for (i = 0; r && i < d->nparts; i++) {
+		if (!d->parts[i].used || !d->parts[i].tun)
+			continue;
+		if (r < 0 || (r & NL_CHG_ROUTE))
+			ipoib_tun_routes_changed(d->parts[i].tun);
+		if (r < 0 || (r & NL_CHG_LINK))	/* ip link set mtu ... */
+			ipoib_tun_links_changed(d->parts[i].tun);
+	}
 }
 
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
@@ -1688,13 +1704,15 @@ int main(int argc, char **argv)
 	d.dev_ev = event_new(d.base, fab_dev_fd(d.dev), EV_READ | EV_PERSIST,
 			     dev_cb, &d);
 	event_add(d.dev_ev, NULL);
-	if (nl_monitor_open(d.nl, NL_CHG_ROUTE, err, sizeof(err)) >= 0) {
+	if (nl_monitor_open(d.nl, NL_CHG_ROUTE | NL_CHG_LINK, err,
+			    sizeof(err)) >= 0) {
 		d.mon_ev = event_new(d.base, nl_monitor_fd(d.nl),
 				     EV_READ | EV_PERSIST, monitor_cb, &d);
 		event_add(d.mon_ev, NULL);
 	} else {
 		log_warnx("route monitor: %s (next hops are looked up for "
-			  "every packet)", err);
+			  "every packet, an MTU set above the link's is not "
+			  "put back)", err);
 		for (i = 0; i < d.nparts; i++)
 			if (d.parts[i].used && d.parts[i].tun)
 				ipoib_tun_set_nocache(d.parts[i].tun, 1);

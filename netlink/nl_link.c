@@ -48,6 +48,9 @@
 #define NL_MON_RCVBUF	(1 << 20)	/* asked for, best effort */
 #define NL_MON_BATCH	64		/* data_ready calls per read */
 #define NL_MON_CACHES	4		/* route, rule, addr, link */
+#ifndef TUNSETCARRIER			/* Linux 5.0; older headers */
+#define TUNSETCARRIER	_IOW('T', 226, int)
+#endif
 
 struct nl_sock_ctx;
 
@@ -236,6 +239,17 @@ int nl_tun_set_offload(int fd, int tso, char *err, size_t errlen)
 	if (ioctl(fd, TUNSETOFFLOAD, off) < 0)
 		return nl_fail(err, errlen, errno, NULL,
 			       "tun offloads (TUNSETOFFLOAD)");
+	return 0;
+}
+
+int nl_tun_set_carrier(int fd, int on, char *err, size_t errlen)
+{
+	int v = !!on;
+
+	if (ioctl(fd, TUNSETCARRIER, &v) < 0)
+		return nl_fail(err, errlen, errno, NULL,
+			       "tun carrier %s (TUNSETCARRIER)",
+			       on ? "on" : "off");
 	return 0;
 }
 

@@ -68,6 +68,10 @@ int nl_tun_open(const char *name, unsigned int flags, int *ifindex,
  * packets with partial checksums and, with tso, TCP super-packets
  * (TUNSETOFFLOAD with TUN_F_CSUM, TUN_F_TSO4, TUN_F_TSO6). */
 int nl_tun_set_offload(int fd, int tso, char *err, size_t errlen);
+/* The interface's carrier (TUNSETCARRIER, Linux 5.0): off, it shows
+ * NO-CARRIER and the kernel sends nothing to it, as a NIC whose link is
+ * down; a new TUN has it on.  EINVAL from an older kernel. */
+int nl_tun_set_carrier(int fd, int on, char *err, size_t errlen);
 
 
 /* --- rtnetlink ------------------------------------------------------------ */

@@ -17,7 +17,10 @@
 #   subnet reaches nobody in p1; IB hosts of different partitions neither
 # - the trunk: tagged ARP and ICMP to an IB host on VLAN 100 are answered
 #   tagged (a raw-socket client in Python), VLAN 200 is counted unmapped
-# - router: ping, iperf3, curl both ways, frag-needed from the gateway
+# - router: ping, iperf3, curl both ways, frag-needed from the gateway; an
+#   MTU set above the link's on the router interface is put back and
+#   logged; the gateway's port down shows NO-CARRIER on it, up again the
+#   carrier and the routed pings come back
 # - malformed frames on the segment are counted; ibgwd stops cleanly and
 #   removes its taps and interfaces
 . "$(dirname "$0")/lib.bash"
@@ -343,6 +346,24 @@ ns lan3 curl -sf --max-time 10 http://10.43.0.1:8084/ | grep -q "hello from the 
 ns ib4 ping -M do -s 2000 -c 1 -W 2 10.44.0.1 >"$T/df4" 2>&1
 grep -q "Frag needed and DF set (mtu = 1500)\|message too long, mtu=1500" "$T/df4" || { cat "$T/df4"; fail "router: no fragmentation-needed"; }
 ok "router: ping, iperf3 $(( $(iperf_rate "$T/i4.json") / 1000000 )) Mb/s, curl, frag-needed"
+# the router interface is ipoibd's TUN path: the same MTU and carrier rules
+ns gw ip link set ib8003 mtu 4000 || fail "ip link set ib8003 mtu 4000"
+r_mtu_back() { [ "$(ns gw cat /sys/class/net/ib8003/mtu)" = 2044 ]; }
+for _ in $(seq 1 40); do r_mtu_back && break; sleep 0.05; done
+r_mtu_back || fail "router: MTU 4000 not put back within 2 s: $(ns gw cat /sys/class/net/ib8003/mtu)"
+grep -q "ib8003: MTU 4000 refused: the link carries at most 2044 (datagram mode); MTU 2044 again" "$T/gw.log" ||
+	{ tail "$T/gw.log"; fail "router: no log line for the refused MTU"; }
+ctl port gw down >/dev/null || fail "port gw down"
+r_carrier() { [ "$(ns gw cat /sys/class/net/ib8003/carrier 2>&1)" = "$1" ]; }
+eventually r_carrier 0 || fail "router: ib8003's carrier with the port down: $(ns gw cat /sys/class/net/ib8003/carrier 2>&1)"
+ns gw ip link show dev ib8003 | grep -q NO-CARRIER || fail "router: ib8003 without NO-CARRIER with the port down"
+ctl port gw up >/dev/null || fail "port gw up"
+eventually r_carrier 1 || { tail "$T/gw.log"; fail "router: ib8003's carrier after the port came back"; }
+r_back() { ns lan3 ping -c 1 -W 1 10.43.0.1 >/dev/null 2>&1; }
+eventually r_back || fail "router: lan3 -> ib4 after the gateway's port came back"
+t_back() { ns lan1 ping -c 1 -W 1 10.41.0.1 >/dev/null 2>&1; }
+eventually t_back || fail "transparent: lan1 -> ib1 after the gateway's port came back"
+ok "router: MTU 4000 put back to 2044; NO-CARRIER while the port is down, traffic after"
 
 # --- malformed frames on a segment; counters -------------------------------------------------------
 ns lan1 python3 - <<'PY'

@@ -4,6 +4,8 @@
 # - c1 and c2 in connected mode, d3 in datagram mode, one partition;
 # - connected mode's interface MTU is 65520 and the link address carries
 #   the RC flag (0x80 in its first byte); datagram mode's has neither;
+#   an MTU set above 65520 is put back to it, as the Linux driver refuses
+#   it (ipoib_hosts.sh does datagram mode's);
 # - a 30000-byte ping with DF between c1 and c2 goes whole, over RC
 #   connections made to service ID 0x1000000000000000 | UD QPN (the CMs
 #   show them), and the hosts' counters show the frames on them;
@@ -49,6 +51,13 @@ c1_hw=$(hw c1) d3_hw=$(hw d3)
 case "$c1_hw" in 80:*) ;; *) fail "c1's address $c1_hw has no RC flag" ;; esac
 case "$d3_hw" in 00:*) ;; *) fail "d3's address $d3_hw has flags" ;; esac
 ok "connected mode: MTU 65520, address $c1_hw; datagram mode: MTU 2044, address $d3_hw"
+ns c1 ip link set ib0 mtu 65535 || fail "ip link set ib0 mtu 65535"
+c1_mtu_back() { [ "$(ns c1 cat /sys/class/net/ib0/mtu)" = 65520 ]; }
+for _ in $(seq 1 40); do c1_mtu_back && break; sleep 0.05; done
+c1_mtu_back || fail "MTU 65535 in connected mode not put back within 2 s: $(ns c1 cat /sys/class/net/ib0/mtu)"
+grep -q "ib0: MTU 65535 refused: the link carries at most 65520 (connected mode); MTU 65520 again" "$T/c1.log" ||
+	{ tail "$T/c1.log"; fail "no log line for the refused MTU"; }
+ok "MTU 65535 in connected mode put back to 65520 and logged"
 
 stats() {	# HOST COUNTER: from ipoibd's SIGUSR1 report
 	kill -USR1 "$(eval echo \$${1}_PID)"

@@ -9,11 +9,15 @@
 # - iperf3 TCP for 5 s with a non-zero rate, and a CLIENT_REREGISTER in the
 #   middle of another run does not end the transfer;
 # - UDP multicast reaches only the host that joined the group;
-# - a packet above the link MTU gets ICMP fragmentation-needed;
+# - an MTU set above the link's (ip link set mtu 4000 on a 2044 link) is
+#   put back and logged, as the Linux driver refuses it: a 3000-byte ping
+#   with DF then fails at the sender (message too long); 1500 stays;
 # - the capture decodes in tshark as IPoIB ARP (hardware type 32, length
 #   20, QPN and GID in the sender's address) sent to the broadcast MGID;
 # - a port taken down and up again (ibfabricctl port) drops and restores
-#   the carrier and traffic, and an MTU the operator set stays;
+#   the carrier and traffic: the interface shows NO-CARRIER meanwhile (as
+#   it does before the first join), IPv4 and IPv6 work again after; an MTU
+#   the operator set stays;
 # - a clean stop leaves the groups and removes the interface; a killed
 #   ipoibd's memberships are dropped by ibfabricd.
 . "$(dirname "$0")/lib.bash"
@@ -91,6 +95,10 @@ h1p_waits() { grep -q "P_Key 0x8001 is not in the port's table: no carrier" "$T/
 eventually h1p_waits || { cat "$T/h1-8001.log"; fail "unclear message"; }
 kill -0 "$h1p_PID" 2>/dev/null || { cat "$T/h1-8001.log"; fail "ipoibd in a foreign partition exited"; }
 grep -q "carrier up" "$T/h1-8001.log" && fail "carrier in a foreign partition"
+# the interface is up, without carrier, as the kernel's before its join
+ns h1 ip link show dev ib1 >"$T/ib1.link" 2>&1
+grep -q "NO-CARRIER.*UP" "$T/ib1.link" || { cat "$T/ib1.link"; fail "ib1 not up with NO-CARRIER"; }
+expect_eq "ib1 carrier before the P_Key is added" "$(ns h1 cat /sys/class/net/ib1/carrier 2>&1)" 0
 kill -TERM "$h1p_PID"; wait "$h1p_PID" || { cat "$T/h1-8001.log"; fail "foreign ipoibd exit status"; }
 ok "ipoibd in a foreign partition stays up without carrier"
 
@@ -177,22 +185,57 @@ h2_left() { ! ctl groups ff12:401b:ffff::f01:203 | grep -q "h2:F"; }
 eventually h2_left || { ctl groups; fail "h2 still a full member after its listener left"; }
 ok "IGMP leave seen: h2 left the group"
 
-# --- oversize: fragmentation-needed from the link ----------------------------
-ns h1 ip link set ib0 mtu 4000	# the kernel would send 3028 bytes
-ns h1 ping -c 1 -W 2 -M do -s 3000 10.1.0.2 >"$T/big" 2>&1
-grep -qi "frag needed.*mtu = 2044\|message too long, mtu=2044\|mtu = 2044" "$T/big" || { cat "$T/big"; fail "no fragmentation-needed with MTU 2044"; }
+# --- an MTU above the link's is put back, one below stays ---------------------
+# the Linux driver refuses ip link set mtu above IPOIB_UD_MTU in datagram
+# mode (EINVAL); a TUN takes it, so ipoibd puts the link MTU back
+ns h1 ip link set ib0 mtu 4000 || fail "ip link set ib0 mtu 4000"
+mtu_is() { [ "$(ns "$1" cat /sys/class/net/ib0/mtu)" = "$2" ]; }
+for _ in $(seq 1 40); do mtu_is h1 2044 && break; sleep 0.05; done
+mtu_is h1 2044 || fail "MTU 4000 on a 2044 link not put back within 2 s: $(ns h1 cat /sys/class/net/ib0/mtu)"
+grep -q "ib0: MTU 4000 refused: the link carries at most 2044 (datagram mode); MTU 2044 again" "$T/h1.log" ||
+	{ tail "$T/h1.log"; fail "no log line for the refused MTU"; }
+# nothing above the link MTU leaves: the kernel refuses it at the sender
+ns h1 ping -c 1 -W 2 -M do -s 3000 10.1.0.2 >"$T/big" 2>&1 && { cat "$T/big"; fail "3000-byte ping with DF succeeded"; }
+grep -qi "message too long" "$T/big" || { cat "$T/big"; fail "3000-byte ping with DF: no local error"; }
+ns h1 ping -6 -c 1 -W 2 -M do -s 3000 fd01::2 >"$T/big6" 2>&1 && { cat "$T/big6"; fail "IPv6 3000-byte ping with DF succeeded"; }
+grep -qi "message too long" "$T/big6" || { cat "$T/big6"; fail "IPv6 3000-byte ping with DF: no local error"; }
+ns h1 ping -c 1 -W 2 -M do -s 2016 10.1.0.2 >/dev/null || fail "a ping of the link MTU"
+ok "MTU 4000 put back to 2044 and logged; 3000 bytes with DF: message too long"
+# a smaller MTU is the operator's: it stays
+ns h1 ip link set ib0 mtu 1500 || fail "ip link set ib0 mtu 1500"
+sleep 1
+expect_eq "h1's MTU set to 1500" "$(ns h1 cat /sys/class/net/ib0/mtu)" 1500
+grep -q "MTU 1500 refused" "$T/h1.log" && fail "MTU 1500 refused"
+ns h1 ping -c 1 -W 2 -M do -s 1600 10.1.0.2 >"$T/big" 2>&1 && fail "1628 bytes with DF through MTU 1500"
+grep -qi "message too long" "$T/big" || { cat "$T/big"; fail "1628 bytes with DF at MTU 1500: no local error"; }
+ns h1 ping -c 1 -W 2 10.1.0.2 >/dev/null || fail "ping at MTU 1500"
 ns h1 ip link set ib0 mtu 2044
-ok "ICMP fragmentation-needed for an oversize packet"
+ok "an MTU below the link's stays"
 
 # --- a port down and up again: carrier follows, traffic resumes ---------------
 ns h2 ip link set ib0 mtu 1500	# the operator's, kept as the kernel keeps it
 ctl port h2 down >/dev/null || fail "port h2 down"
 eventually grep -q "port event PORT_ERR" "$T/h2.log" || fail "h2 did not see PORT_ERR"
+# the interface shows it, as the kernel's IPoIB (netif_carrier_off)
+carrier_is() { [ "$(ns h2 cat /sys/class/net/ib0/carrier 2>&1)" = "$1" ]; }
+eventually carrier_is 0 || fail "h2's carrier while its port is down: $(ns h2 cat /sys/class/net/ib0/carrier 2>&1)"
+ns h2 ip link show dev ib0 >"$T/ib0.link"
+grep -q "NO-CARRIER" "$T/ib0.link" || { cat "$T/ib0.link"; fail "h2's ib0 without NO-CARRIER while its port is down"; }
 ns h1 ping -c 1 -W 1 10.1.0.2 >/dev/null 2>&1 && fail "reached h2 while its port was down"
+# the addresses stay
+ns h2 ip addr show dev ib0 | grep -q "inet 10.1.0.2/24" || fail "h2's IPv4 address gone without carrier"
+ns h2 ip addr show dev ib0 | grep -q "inet6 fd01::2/64" || fail "h2's IPv6 address gone without carrier"
 ctl port h2 up >/dev/null || fail "port h2 up"
 eventually grep -q "port event PORT_ACTIVE" "$T/h2.log" || fail "h2 did not see PORT_ACTIVE"
+eventually carrier_is 1 || { cat "$T/h2.log"; fail "h2's carrier after its port came back"; }
+ns h2 ip link show dev ib0 | grep -q "LOWER_UP" || fail "h2's ib0 without LOWER_UP after its port came back"
 h2_back() { ns h1 ping -c 1 -W 1 10.1.0.2 >/dev/null 2>&1; }
 eventually h2_back || { cat "$T/h2.log"; fail "h2 unreachable after its port came back"; }
+h2_back6() { ns h1 ping -c 1 -W 1 fd01::2 >/dev/null 2>&1; }
+eventually h2_back6 || { ns h2 ip addr show dev ib0; cat "$T/h2.log"; fail "h2 unreachable over IPv6 after its port came back"; }
+ns h2 ping -c 1 -W 2 10.1.0.1 >/dev/null || fail "h2 -> h1 IPv4 after its port came back"
+ns h2 ping -c 1 -W 2 fd01::1 >/dev/null || fail "h2 -> h1 IPv6 after its port came back"
+ns h2 ip -6 addr show dev ib0 | grep "fd01::2/64" | grep -q "tentative\|dadfailed" && fail "h2's IPv6 address tentative or dadfailed after the carrier came back"
 expect_eq "h2's MTU set before the port went down" "$(ns h2 cat /sys/class/net/ib0/mtu)" 1500
 ns h2 ip link set ib0 mtu 2044
 ok "port down/up: carrier off and back, traffic resumes"

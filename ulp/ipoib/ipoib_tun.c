@@ -47,6 +47,8 @@ struct ipoib_tun {
 	/* the MTU we last gave the interface, and one the operator set
 	 * over it (ip link set mtu), kept as the kernel's admin_mtu */
 	unsigned int mtu_set, mtu_admin;
+	/* TUNSETCARRIER works: the interface's carrier is the link's */
+	int carrier_ctl;
 	int no_nh_cache;	/* no route monitor: look up every time */
 	struct event *tun_ev;
 	int rd_err;		/* errno that stopped the reads, or 0 */
@@ -430,42 +432,113 @@ static void conflict(void *arg, const struct inet_addr *a,
 		d->ops.conflict(d->arg, d, a, hw, failed);
 }
 
+/* The TUN's carrier, as the link's: NO-CARRIER while the port is down or
+ * the broadcast group is not joined (the Linux driver's
+ * netif_carrier_off), so the kernel sends nothing to the interface.  The
+ * kernel keeps the addresses, IPv6 ones stay preferred; routes through it
+ * show linkdown meanwhile. */
+static void set_tun_carrier(struct ipoib_tun *d, int on)
+{
+	char err[NL_ERRLEN];
+
+	if (d->carrier_ctl &&
+	    nl_tun_set_carrier(d->tun_fd, on, err, sizeof(err)) < 0)
+		tun_error(d, err);
+}
+
+/*
+ * An MTU on the interface other than the one we set is the operator's
+ * (ip link set mtu).  One at or below the link MTU (limit) stays, also
+ * over later carrier changes, as IPoIB keeps its admin_mtu and applies
+ * min(admin_mtu, the broadcast group's) after a rejoin; 0.  One above it
+ * the Linux driver would refuse (EINVAL), which a TUN cannot: it is
+ * forgotten, the interface is to get the link MTU again; 1.
+ */
+static int operator_mtu(struct ipoib_tun *d, unsigned int now,
+			unsigned int limit)
+{
+	if (now > limit) {
+		d->mtu_admin = 0;
+		return 1;
+	}
+	d->mtu_admin = now;
+	return 0;
+}
+
+void ipoib_tun_links_changed(struct ipoib_tun *t)
+{
+	unsigned int limit = ipoib_link_mtu(t->link);
+	struct nl_link_info li;
+	char err[NL_ERRLEN];
+
+	/* before the first carrier the MTU is not ours to keep: the
+	 * carrier sets it */
+	if (!t->mtu_set || !limit)
+		return;
+	if (nl_link_get_index(t->nl, t->ifindex, &li, err, sizeof(err)) < 0 ||
+	    li.mtu == t->mtu_set)
+		return;
+	if (!operator_mtu(t, li.mtu, limit)) {
+		t->mtu_set = li.mtu;
+		return;
+	}
+	/* meanwhile the link sent nothing above its MTU: the kernel's
+	 * packets that were bigger got ICMP too big (drop.too_big) */
+	if (nl_link_set_mtu(t->nl, t->ifindex, limit, err, sizeof(err)) < 0) {
+		tun_error(t, err);
+		return;
+	}
+	t->mtu_set = limit;
+	if (t->ops.mtu_refused)
+		t->ops.mtu_refused(t->arg, t, li.mtu, limit);
+}
+
 static void carrier(void *arg, int up, unsigned int mtu)
 {
 	struct ipoib_tun *d = arg;
 	struct nl_link_info li;
 	char err[NL_ERRLEN];
-	unsigned int i;
+	unsigned int i, refused = 0, limit = mtu;
 
 	if (up) {
-		/* an MTU set on the interface since ours is the operator's:
-		 * it stays, under the link's (as IPoIB re-applies
-		 * min(admin_mtu, the broadcast group's) after a rejoin) */
+		/* an MTU set on the interface since ours is the operator's
+		 * (operator_mtu) */
 		if (d->mtu_set &&
 		    nl_link_get_index(d->nl, d->ifindex, &li, err,
 				      sizeof(err)) == 0 &&
-		    li.mtu != d->mtu_set)
-			d->mtu_admin = li.mtu;
+		    li.mtu != d->mtu_set && operator_mtu(d, li.mtu, mtu))
+			refused = li.mtu;
 		if (d->mtu_admin && d->mtu_admin < mtu)
 			mtu = d->mtu_admin;
 	}
 	if (d->ops.carrier)
 		d->ops.carrier(d->arg, d, up, mtu);
-	if (!up)
+	if (!up) {
+		set_tun_carrier(d, 0);
 		return;
-	if (nl_link_set_mtu(d->nl, d->ifindex, mtu, err, sizeof(err)) < 0)
+	}
+	if (nl_link_set_mtu(d->nl, d->ifindex, mtu, err, sizeof(err)) < 0) {
 		tun_error(d, err);
-	else
+	} else {
 		d->mtu_set = mtu;
+		if (refused && d->ops.mtu_refused)
+			d->ops.mtu_refused(d->arg, d, refused, limit);
+	}
 	if (!d->configured) {
 		for (i = 0; i < d->cfg.naddrs; i++) {
 			/* IPv6 ones tentative until the kernel's DAD is
-			 * done: preferred, or dadfailed */
+			 * done (it starts with the carrier): preferred, or
+			 * dadfailed */
 			if (nl_ifaddr_add(d->nl, d->ifindex, &d->cfg.addrs[i],
 					  0, err,
 					  sizeof(err)) < 0 && errno != EEXIST)
 				tun_error(d, err);
 		}
+	}
+	set_tun_carrier(d, 1);
+	if (!d->configured) {
+		/* up already since ipoib_tun_start, unless the kernel has
+		 * no TUNSETCARRIER */
 		if (nl_link_set_up(d->nl, d->ifindex, 1, err,
 				   sizeof(err)) < 0)
 			tun_error(d, err);
@@ -491,7 +564,7 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 				       .nexthop = nexthop,
 				       .tx_ready = tx_ready };
 	struct ipoib_tun *d;
-	char why[FAB_ERRLEN], off[NL_ERRLEN + 32];
+	char why[FAB_ERRLEN], off[NL_ERRLEN + 64];
 	unsigned int i;
 	int e;
 
@@ -519,6 +592,15 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 	d->vnet = 1;
 	if (!if_indextoname((unsigned int)d->ifindex, d->ifname))
 		snprintf(d->ifname, sizeof(d->ifname), "%s", cfg->ifname);
+	/* a new TUN has carrier; the link has none until its broadcast
+	 * join */
+	if (nl_tun_set_carrier(d->tun_fd, 0, why, NL_ERRLEN) == 0) {
+		d->carrier_ctl = 1;
+	} else {
+		snprintf(off, sizeof(off), "%s: the interface shows a "
+			 "carrier without the link's", why);
+		tun_error(d, off);
+	}
 	if (nl_tun_set_offload(d->tun_fd, 1, why, NL_ERRLEN) < 0) {
 		snprintf(off, sizeof(off), "%s: packets go one by one", why);
 		tun_error(d, off);
@@ -556,6 +638,15 @@ fail:
 
 int ipoib_tun_start(struct ipoib_tun *t, char *err, size_t errlen)
 {
+	char why[NL_ERRLEN];
+
+	/* up at once, without carrier (NO-CARRIER) until the broadcast
+	 * join brings the link's, as an IPoIB interface set up before its
+	 * port joined; without TUNSETCARRIER it would look ready, so it
+	 * stays down until then */
+	if (t->carrier_ctl &&
+	    nl_link_set_up(t->nl, t->ifindex, 1, why, sizeof(why)) < 0)
+		tun_error(t, why);
 	return ipoib_link_start(t->link, err, errlen);
 }
 

@@ -2,11 +2,13 @@
 /*
  * An IPoIB link bound to a Linux TUN interface: what ipoibd is for one
  * host, and what ibgwd runs for each partition in router mode.  It owns
- * the TUN (virtio-net header, TSO/GRO through inet/gso.c), configures it
- * through rtnetlink when the carrier comes (MTU, addresses, link-local,
- * up), takes next hops from the kernel's routing table (cached; the owner
- * flushes the cache when routes change) and clamps the MSS of SYNs that
- * cross it when asked.
+ * the TUN (virtio-net header, TSO/GRO through inet/gso.c), brings it up
+ * without carrier (NO-CARRIER, TUNSETCARRIER) and configures it through
+ * rtnetlink when the carrier first comes (MTU, addresses, link-local),
+ * turns the TUN's carrier off and on with the link's, keeps its MTU within
+ * the link MTU, takes next hops from the kernel's routing table (cached;
+ * the owner flushes the cache when routes change) and clamps the MSS of
+ * SYNs that cross it when asked.
  *
  * Why TUN and not TAP: IPoIB has no Ethernet header and 20-byte link
  * addresses.  A TUN interface carries IP packets as IPoIB does; the link
@@ -65,6 +67,11 @@ struct ipoib_tun_ops {
 	void (*conflict)(void *arg, struct ipoib_tun *t,
 			 const struct inet_addr *a,
 			 const struct ipoib_addr *hw, int dad_failed);
+	/* Someone set the interface's MTU to asked, more than the link
+	 * carries (the link MTU, limit): it was put back to limit, as the
+	 * Linux driver refuses such an MTU (ipoib_tun_links_changed). */
+	void (*mtu_refused)(void *arg, struct ipoib_tun *t,
+			    unsigned int asked, unsigned int limit);
 };
 
 /* Create the TUN and the link (not started).  NULL with errno set and the
@@ -83,6 +90,11 @@ int ipoib_tun_start(struct ipoib_tun *t, char *err, size_t errlen);
 void ipoib_tun_free(struct ipoib_tun *t, unsigned int timeout_ms);
 
 void ipoib_tun_event(struct ipoib_tun *t, enum fab_event_type type);
+/* The kernel's links changed (a monitor's NL_CHG_LINK): an MTU set on
+ * the interface above the link MTU is put back to it (ops->mtu_refused),
+ * one at or below it is the operator's and stays, also across carrier
+ * changes.  Until the carrier first comes up nothing is looked at. */
+void ipoib_tun_links_changed(struct ipoib_tun *t);
 /* Routes changed: forget cached next hops.  nocache: look every one up
  * (no route monitor). */
 void ipoib_tun_routes_changed(struct ipoib_tun *t);

@@ -111,10 +111,15 @@ static void monitor_cb(evutil_socket_t fd, short what, void *arg)
 	struct ipoibd *d = arg;
 	char err[NL_ERRLEN];
 
+	int r;
+
 	(void)fd;
 	(void)what;
-	if (nl_monitor_read(d->nl, err, sizeof(err)) != 0)
+	r = nl_monitor_read(d->nl, err, sizeof(err));
+	if (r < 0 || (r & NL_CHG_ROUTE))
 		ipoib_tun_routes_changed(d->tun);
+	if (r < 0 || (r & NL_CHG_LINK))	/* ip link set mtu ... */
+		ipoib_tun_links_changed(d->tun);
 }
 
 static void tun_carrier(void *arg, struct ipoib_tun *t, int up,
@@ -123,6 +128,15 @@ static void tun_carrier(void *arg, struct ipoib_tun *t, int up,
 	(void)arg;
 	log_info("%s: carrier %s, MTU %u", ipoib_tun_ifname(t),
 		 up ? "up" : "down", mtu);
+}
+
+static void tun_mtu_refused(void *arg, struct ipoib_tun *t,
+			    unsigned int asked, unsigned int limit)
+{
+	(void)arg;
+	log_warnx("%s: MTU %u refused: the link carries at most %u (%s "
+		  "mode); MTU %u again", ipoib_tun_ifname(t), asked, limit,
+		  ipoib_link_mode_name(ipoib_tun_link(t)), limit);
 }
 
 /* Set-up steps that failed without stopping the interface. */
@@ -729,7 +743,8 @@ int main(int argc, char **argv)
 	static struct ipoib_tun_cfg tc = { .link = { .pkey = 0xffff } };
 	struct ipoib_tun_ops tops = { .ready = ready, .carrier = tun_carrier,
 				      .error = tun_error,
-				      .conflict = tun_conflict };
+				      .conflict = tun_conflict,
+				      .mtu_refused = tun_mtu_refused };
 	const char *spec = NULL, *node = NULL, *ifname = "ib%d", *why;
 	const char *sdp_name = NULL;
 	int no_sdp = 0;
@@ -924,13 +939,15 @@ int main(int argc, char **argv)
 	d.dev_ev = event_new(d.base, fab_dev_fd(d.dev), EV_READ | EV_PERSIST,
 			     dev_cb, &d);
 	event_add(d.dev_ev, NULL);
-	if (nl_monitor_open(d.nl, NL_CHG_ROUTE, err, sizeof(err)) >= 0) {
+	if (nl_monitor_open(d.nl, NL_CHG_ROUTE | NL_CHG_LINK, err,
+			    sizeof(err)) >= 0) {
 		d.mon_ev = event_new(d.base, nl_monitor_fd(d.nl),
 				     EV_READ | EV_PERSIST, monitor_cb, &d);
 		event_add(d.mon_ev, NULL);
 	} else {
 		log_warnx("route monitor: %s (next hops are looked up for "
-			  "every packet)", err);
+			  "every packet, an MTU set above the link's is not "
+			  "put back)", err);
 		ipoib_tun_set_nocache(d.tun, 1);
 	}
 	for (i = 0; i < 3; i++) {
