@@ -598,30 +598,80 @@ static void test_sendonly_retry(void **state)
 	assert_int_equal(st->drop[IPOIB_DROP_MCAST_FAILED], 1);
 }
 
-/* An IGMPv2 report from the host: a full join, attached. */
-static void test_host_listen_igmp(void **state)
+/* The host (10.0.0.1) says it listens to group: an IGMPv2 report. */
+static void igmp2_report(struct t *t, const char *group)
 {
-	struct t *t = *state;
-	union fab_gid g;
 	uint8_t pkt[32];
 
-	addr4(t->l, "10.0.0.1", 24);
-	bring_up(t);
 	memset(pkt, 0, sizeof(pkt));
 	pkt[0] = 0x46;		/* with the router alert option */
 	pkt[3] = 32;
 	pkt[8] = 1;
 	pkt[9] = 2;		/* IGMP */
 	inet_pton(AF_INET, "10.0.0.1", pkt + 12);
-	inet_pton(AF_INET, "239.9.9.9", pkt + 16);
+	inet_pton(AF_INET, group, pkt + 16);
 	pkt[20] = 0x94;
 	pkt[21] = 4;
 	pkt[24] = 0x16;		/* v2 membership report */
-	inet_pton(AF_INET, "239.9.9.9", pkt + 28);
+	inet_pton(AF_INET, group, pkt + 28);
 	ipoib_link_xmit(t->l, pkt, sizeof(pkt));
 	pump(t);
+}
+
+/* An IGMPv2 report from the host: a full join, attached. */
+static void test_host_listen_igmp(void **state)
+{
+	struct t *t = *state;
+	union fab_gid g;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	igmp2_report(t, "239.9.9.9");
 	mgid4(t, "239.9.9.9", &g);
 	assert_int_equal(join_of(t, &g)->join_state, SA_JOIN_FULL);
+	assert_true(mem_attached(t->dev, &g));
+}
+
+/*
+ * The host starts to listen to a group while the send-only join for what
+ * it sent there is on its way: once that join is answered, what waited
+ * goes, and a FullMember join follows, since the SA has us as a sender
+ * only (its traffic would never come).
+ */
+static void test_sendonly_then_listen(void **state)
+{
+	struct t *t = *state;
+	const struct mem_sa_req *r, *last = NULL;
+	union fab_gid g;
+	uint8_t pkt[64];
+	size_t len;
+	unsigned int i;
+
+	addr4(t->l, "10.0.0.1", 24);
+	bring_up(t);
+	mem_sent_clear(t->dev);
+	mem_sa_clear(t->dev);
+	mem_sa_joins(t->dev, MEM_SA_HOLD);
+	len = udp4("10.0.0.1", "239.9.9.9", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	igmp2_report(t, "239.9.9.9");
+	mgid4(t, "239.9.9.9", &g);
+	assert_int_equal(join_of(t, &g)->join_state, SA_JOIN_SENDONLY_FULL);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+
+	mem_sa_joins(t->dev, MEM_SA_ANSWER);
+	mem_sa_release(t->dev);
+	pump(t);
+	assert_true(mem_sent_count(t->dev) >= 1);
+	assert_to_group(t, mem_sent(t->dev, 0), &g);
+	assert_int_equal(mem_sa_count(t->dev, MAD_METHOD_SET,
+				      SA_ATTR_MCMEMBER_RECORD, &g), 2);
+	for (i = 0; (r = mem_sa_req(t->dev, i)); i++)
+		if (r->h.mad.method == MAD_METHOD_SET &&
+		    !memcmp(r->rec.mcm.mgid.raw, g.raw, 16))
+			last = r;
+	assert_non_null(last);
+	assert_int_equal(last->rec.mcm.join_state, SA_JOIN_FULL);
 	assert_true(mem_attached(t->dev, &g));
 }
 
@@ -1048,6 +1098,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_sendonly_retry, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_sendonly_then_listen,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_listen_igmp, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rejoin_on_reregister,

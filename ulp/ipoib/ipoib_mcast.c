@@ -85,6 +85,13 @@ static void mc_joined(void *arg, const struct sa_result *res)
 		ipoib_link_send(l, m->ah, IPOIB_QPN_MCAST, 0, f->data, f->len);
 		free(f);
 	}
+	/* the host began to listen while a send-only join was on its way
+	 * (mc_get): the SA has us as a sender only, so join again, as a
+	 * FullMember, or the group's traffic never comes */
+	if (m->full && !m->asked_full) {
+		m->st = MC_IDLE;
+		ipoib_mcast_join(l, m);
+	}
 }
 
 void ipoib_mcast_join(struct ipoib_link *l, struct mc *m)
@@ -111,6 +118,7 @@ void ipoib_mcast_join(struct ipoib_link *l, struct mc *m)
 	/* send-only: SendOnlyFullMember, as Linux asks since 4.x, so the
 	 * first sender can create the group */
 	r.join_state = m->full ? SA_JOIN_FULL : SA_JOIN_SENDONLY_FULL;
+	m->asked_full = m->full;
 	m->st = MC_JOINING;
 	m->req = sa_mcm_join(l->sa, &r, SA_MCM_CREATE_MASK | SA_MCM_MTU_SEL |
 			     SA_MCM_MTU | SA_MCM_RATE_SEL | SA_MCM_RATE,

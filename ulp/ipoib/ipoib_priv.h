@@ -45,6 +45,7 @@ struct mc {
 	struct ipoib_link *l;	/* the callbacks' way back */
 	union fab_gid mgid;
 	int full;		/* FullMember (we listen), else send-only */
+	int asked_full;		/* what the join on its way asked for */
 	enum mc_state st;
 	uint16_t mlid;
 	struct fab_ah *ah;
