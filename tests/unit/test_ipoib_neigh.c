@@ -8,6 +8,7 @@
  * (ipoib_harness.h).
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -488,6 +489,187 @@ static void test_neigh_stale_resolicit(void **state)
 	assert_int_equal(arp_requests_for(t, "10.0.0.2"), 1);
 }
 
+/* ---- announcements of our addresses ------------------------------------- */
+
+/* How many sent frames are unsolicited Neighbour Advertisements for
+ * target; the last one in *nd.  Each is asserted to go to the all-nodes
+ * group, from target itself. */
+static unsigned int nas_for(struct t *t, const char *target,
+			    struct ipoib_nd *nd)
+{
+	struct in6_addr tg = h_in6(target), an = h_in6("ff02::1");
+	const struct mem_pkt *p;
+	struct ipoib_nd x;
+	union fab_gid mgid;
+	unsigned int i, n = 0;
+
+	mgid6(t, "ff02::1", &mgid);
+	for (i = 0; (p = mem_sent(t->dev, i)); i++) {
+		if (pkt_ethertype(p) != IPOIB_ETH_P_IPV6 ||
+		    ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
+				    p->len - IPOIB_HDR_LEN, &x) != INET_OK ||
+		    x.type != INET_ND_NA || memcmp(&x.target, &tg, 16))
+			continue;
+		assert_to_group(t, p, &mgid);
+		assert_memory_equal(&x.ip.dst, &an, 16);
+		assert_memory_equal(&x.ip.src, &tg, 16);
+		*nd = x;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Our IPv6 addresses are announced as Linux does with ndisc_notify: an
+ * unsolicited advertisement to all nodes, overriding, with our 20-byte
+ * address, when the carrier comes up and when one is added; a tentative
+ * one only once its duplicate address detection is done (RFC 4862 5.4).
+ * Counted in nd_tx.  A proxy's announcement (ipoib_link_announce) stays
+ * IPv4 only.
+ */
+static void test_nd_announce_own(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	struct inet_prefix tent;
+	struct inet_addr a;
+	struct ipoib_nd nd;
+	uint64_t nd0;
+
+	addr4(t->l, "10.0.0.1", 24);
+	addr6(t->l, "2001:db8::1", 64);
+	memset(&tent, 0, sizeof(tent));
+	tent.addr = h_ip("2001:db8::3");
+	tent.plen = 64;
+	assert_int_equal(ipoib_link_add_addr_tentative(t->l, &tent, NULL, 0),
+			 0);
+	bring_up(t);
+	assert_int_equal(nas_for(t, "2001:db8::1", &nd), 1);
+	assert_int_equal(nd.flags, INET_NA_FLAG_OVERRIDE);
+	assert_true(nd.has_tlla);
+	assert_int_equal(nd.tlla.qpn, t->me.qpn);
+	assert_memory_equal(nd.tlla.gid.raw, t->me.gid.raw, 16);
+	assert_int_equal(nas_for(t, "2001:db8::3", &nd), 0);
+	assert_int_equal(st->nd_tx, 1);
+
+	/* DAD done: announced once */
+	mem_sent_clear(t->dev);
+	assert_int_equal(ipoib_link_addr_ready(t->l, &tent.addr), 0);
+	pump(t);
+	assert_int_equal(nas_for(t, "2001:db8::3", &nd), 1);
+	assert_int_equal(nd.flags, INET_NA_FLAG_OVERRIDE);
+	assert_int_equal(nd.tlla.qpn, t->me.qpn);
+	assert_int_equal(st->nd_tx, 2);
+	assert_int_equal(ipoib_link_addr_ready(t->l, &tent.addr), 0);
+	pump(t);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	a = h_ip("2001:db8::9");
+	errno = 0;
+	assert_int_equal(ipoib_link_addr_ready(t->l, &a), -1);
+	assert_int_equal(errno, ENOENT);
+
+	/* one added while the carrier is up: at once */
+	mem_sent_clear(t->dev);
+	addr6(t->l, "2001:db8::4", 64);
+	pump(t);
+	assert_int_equal(nas_for(t, "2001:db8::4", &nd), 1);
+	assert_int_equal(st->nd_tx, 3);
+
+	/* the carrier back after a port down/up: every usable one again */
+	port_event(t, FAB_EV_PORT_ERR);
+	mem_sent_clear(t->dev);
+	nd0 = st->nd_tx;
+	port_event(t, FAB_EV_PORT_ACTIVE);
+	assert_true(ipoib_link_carrier(t->l));
+	assert_int_equal(nas_for(t, "2001:db8::1", &nd), 1);
+	assert_int_equal(nas_for(t, "2001:db8::3", &nd), 1);
+	assert_int_equal(nas_for(t, "2001:db8::4", &nd), 1);
+	assert_int_equal(nd.flags, INET_NA_FLAG_OVERRIDE);
+	assert_int_equal(st->nd_tx, nd0 + 3);
+
+	/* a proxy's announcement is not made for IPv6 */
+	mem_sent_clear(t->dev);
+	a = h_ip("2001:db8::50");
+	ipoib_link_announce(t->l, &a);
+	pump(t);
+	assert_int_equal(mem_sent_count(t->dev), 0);
+}
+
+/* A tentative address whose DAD failed (ipoib_link_del_addr) is never
+ * announced, not even when the carrier comes back. */
+static void test_nd_announce_not_dadfailed(void **state)
+{
+	struct t *t = *state;
+	struct inet_prefix tent;
+	struct ipoib_nd nd;
+
+	memset(&tent, 0, sizeof(tent));
+	tent.addr = h_ip("2001:db8::3");
+	tent.plen = 64;
+	assert_int_equal(ipoib_link_add_addr_tentative(t->l, &tent, NULL, 0),
+			 0);
+	bring_up(t);
+	assert_int_equal(ipoib_link_del_addr(t->l, &tent.addr), 0);
+	assert_int_equal(ipoib_link_addr_ready(t->l, &tent.addr), -1);
+	port_event(t, FAB_EV_PORT_ERR);
+	port_event(t, FAB_EV_PORT_ACTIVE);
+	assert_int_equal(nas_for(t, "2001:db8::3", &nd), 0);
+}
+
+/*
+ * A peer that restarted (another QPN) announces its addresses, link-local
+ * and global: our entries take the new address at once (RFC 4861 7.2.5,
+ * Override), and packets go there; the advertisement still reaches the
+ * host.  One for an address we hold no entry for makes none.
+ */
+static void test_nd_announce_updates_neigh(void **state)
+{
+	static const char *const peers[] = { "2001:db8::2", "fe80::2" };
+	struct t *t = *state;
+	struct ipoib_addr moved = peer_qpn(t, 0x333);
+	struct in6_addr me6 = h_in6("2001:db8::1"), ip, an = h_in6("ff02::1");
+	const struct mem_pkt *p;
+	uint8_t buf[128], pkt[64];
+	unsigned int i, nrx;
+	size_t len;
+
+	addr6(t->l, "2001:db8::1", 64);
+	bring_up(t);
+	for (i = 0; i < 2; i++) {
+		ip = h_in6(peers[i]);
+		len = udp6("2001:db8::1", peers[i], 1, pkt);
+		ipoib_link_xmit(t->l, pkt, len);
+		pump(t);
+		len = ipoib_nd_build_na(&ip, &me6, &ip, INET_NA_FLAG_SOLICITED |
+					INET_NA_FLAG_OVERRIDE, &t->peer, buf,
+					sizeof(buf));
+		from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+		assert_neigh_hw(t, peers[i], 1, PEER_QPN);
+	}
+	for (i = 0; i < 2; i++) {
+		ip = h_in6(peers[i]);
+		nrx = t->nrx;
+		len = ipoib_nd_build_na(&ip, &an, &ip, INET_NA_FLAG_OVERRIDE,
+					&moved, buf, sizeof(buf));
+		from_hw(t, &moved, IPOIB_ETH_P_IPV6, buf, len);
+		assert_neigh_hw(t, peers[i], 1, 0x333);
+		assert_int_equal(t->nrx, nrx + 1);
+		mem_sent_clear(t->dev);
+		len = udp6("2001:db8::1", peers[i], 2, pkt);
+		ipoib_link_xmit(t->l, pkt, len);
+		pump(t);
+		assert_int_equal(mem_sent_count(t->dev), 1);
+		p = mem_sent(t->dev, 0);
+		assert_int_equal(p->qpn, 0x333);
+		assert_int_equal(p->ah.dlid, PEER_LID);
+	}
+	ip = h_in6("2001:db8::7");
+	len = ipoib_nd_build_na(&ip, &an, &ip, INET_NA_FLAG_OVERRIDE, &moved,
+				buf, sizeof(buf));
+	from_hw(t, &moved, IPOIB_ETH_P_IPV6, buf, len);
+	assert_false(neigh_listed(t, "2001:db8::7"));
+}
+
 /* ---- the table limit ----------------------------------------------------- */
 
 /* Full of resolved neighbours: the one heard from longest ago makes
@@ -579,6 +761,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_neigh_expiry, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_neigh_stale_resolicit,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nd_announce_own, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_nd_announce_not_dadfailed,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nd_announce_updates_neigh,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_neigh_table_evicts_oldest,
 						setup, teardown),

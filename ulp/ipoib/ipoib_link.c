@@ -13,6 +13,9 @@
  *  - unicast goes through a neighbour: ARP (IPv4) or NS (IPv6) finds the
  *    20-byte address, a PathRecord the DLID/SL, then an address handle; at
  *    most 3 packets wait per unresolved neighbour (IPOIB_MAX_PATH_REC_QUEUE);
+ *  - our addresses are announced as the carrier comes up (a gratuitous ARP;
+ *    for IPv6 an unsolicited NA with Override, as Linux with ndisc_notify,
+ *    never for a tentative address), so that a restart's new QPN is seen;
  *  - our own multicast coming back is dropped, as the driver does.
  */
 #include <arpa/inet.h>
@@ -126,19 +129,25 @@ const struct inet_addr *ipoib_link_local_addr(struct ipoib_link *l, int family)
 	unsigned int i;
 
 	for (i = 0; i < l->naddrs; i++)
-		if (l->addrs[i].addr.family == family)
-			return &l->addrs[i].addr;
+		if (l->addrs[i].p.addr.family == family)
+			return &l->addrs[i].p.addr;
+	return NULL;
+}
+
+static struct link_addr *addr_find(struct ipoib_link *l,
+				   const struct inet_addr *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->naddrs; i++)
+		if (inet_addr_equal(&l->addrs[i].p.addr, a))
+			return &l->addrs[i];
 	return NULL;
 }
 
 int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a)
 {
-	unsigned int i;
-
-	for (i = 0; i < l->naddrs; i++)
-		if (inet_addr_equal(&l->addrs[i].addr, a))
-			return 1;
-	return 0;
+	return addr_find(l, a) != NULL;
 }
 
 /* The directed broadcast of one of our IPv4 prefixes. */
@@ -147,7 +156,7 @@ static int is_subnet_bcast(struct ipoib_link *l, const struct in_addr *dst)
 	unsigned int i;
 
 	for (i = 0; i < l->naddrs; i++)
-		if (inet_prefix_is_bcast(&l->addrs[i], dst))
+		if (inet_prefix_is_bcast(&l->addrs[i].p, dst))
 			return 1;
 	return 0;
 }
@@ -443,13 +452,26 @@ static void set_carrier(struct ipoib_link *l, int up)
 		l->ops.carrier(l->arg, up, l->mtu);
 }
 
+/*
+ * Tell the link's hosts where one of our addresses is, so that those
+ * holding an older link address of ours (another QPN, before a restart)
+ * take the new one at once: a gratuitous ARP, or for IPv6 an unsolicited
+ * Neighbour Advertisement with Override, once duplicate address detection
+ * is done with it (a tentative address is never advertised, RFC 4862 5.4).
+ */
+static void addr_announce(struct ipoib_link *l, const struct link_addr *la)
+{
+	if (!la->tentative)
+		ipoib_neigh_announce(l, &la->p.addr);
+}
+
 static void bcast_joined(void *arg, const struct sa_result *res)
 {
 	struct mc *m = arg;
 	struct ipoib_link *l = m->l;
 	struct fab_qp_init qi;
 	struct fab_ah_attr aa;
-	unsigned int i;
+	unsigned int i, n;
 
 	if (res->err == SA_CLIENT_CANCELLED)
 		return;
@@ -503,15 +525,21 @@ static void bcast_joined(void *arg, const struct sa_result *res)
 	m->st = MC_JOINED;
 	m->backoff_s = 0;
 	l->st.joins++;
+	/* the groups we listen to are listed before the host hears of the
+	 * carrier: what it sends to them meanwhile (the announcement of an
+	 * address it adds) goes with a FullMember join, not a send-only
+	 * one; and addresses it adds are announced as they are added
+	 * (ipoib_link_add_addr), not twice */
+	ipoib_mcast_join_listen(l);
+	n = l->naddrs;
 	set_carrier(l, 1);
-	/* the other groups, and anything that waited for the carrier */
+	/* the groups, and anything that waited for the carrier */
 	for (m = l->mcs; m; m = m->next)
 		if (m->st == MC_IDLE)
 			ipoib_mcast_join(l, m);
-	ipoib_mcast_join_listen(l);
-	for (i = 0; i < l->naddrs; i++) {
-		ipoib_neigh_probe_own(l, &l->addrs[i].addr);
-		ipoib_neigh_announce(l, &l->addrs[i].addr);
+	for (i = 0; i < n && i < l->naddrs; i++) {
+		ipoib_neigh_probe_own(l, &l->addrs[i].p.addr);
+		addr_announce(l, &l->addrs[i]);
 	}
 }
 
@@ -640,10 +668,11 @@ int ipoib_link_start(struct ipoib_link *l, char *err, size_t errlen)
 	return 0;
 }
 
-int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p,
-			char *err, size_t errlen)
+static int add_addr(struct ipoib_link *l, const struct inet_prefix *p,
+		    int tentative, char *err, size_t errlen)
 {
 	const struct inet_addr *a = &p->addr;
+	struct link_addr *la;
 	struct in6_addr sn;
 	union fab_gid mgid;
 	char s[INET_PREFIX_STRLEN];
@@ -653,15 +682,46 @@ int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p,
 				   "has %zu already", inet_prefix_str(p, s,
 				   sizeof(s)), sizeof(l->addrs) /
 				   sizeof(l->addrs[0]));
-	l->addrs[l->naddrs++] = *p;
+	la = &l->addrs[l->naddrs++];
+	la->p = *p;
+	la->tentative = tentative && a->family == AF_INET6;
 	if (l->carrier) {
 		if (a->family == AF_INET6) {
 			inet_solicited_node(&a->v6, &sn);
 			ipoib_mcast_mgid6(l, &sn, &mgid);
 			ipoib_mcast_own(l, &mgid);
 		}
-		ipoib_neigh_announce(l, a);
+		addr_announce(l, la);
 	}
+	return 0;
+}
+
+int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *p,
+			char *err, size_t errlen)
+{
+	return add_addr(l, p, 0, err, errlen);
+}
+
+int ipoib_link_add_addr_tentative(struct ipoib_link *l,
+				  const struct inet_prefix *p, char *err,
+				  size_t errlen)
+{
+	return add_addr(l, p, 1, err, errlen);
+}
+
+int ipoib_link_addr_ready(struct ipoib_link *l, const struct inet_addr *a)
+{
+	struct link_addr *la = addr_find(l, a);
+
+	if (!la) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (!la->tentative)
+		return 0;
+	la->tentative = 0;
+	if (l->carrier)
+		addr_announce(l, la);
 	return 0;
 }
 
@@ -670,7 +730,7 @@ int ipoib_link_del_addr(struct ipoib_link *l, const struct inet_addr *a)
 	unsigned int i;
 
 	for (i = 0; i < l->naddrs; i++) {
-		if (!inet_addr_equal(&l->addrs[i].addr, a))
+		if (!inet_addr_equal(&l->addrs[i].p.addr, a))
 			continue;
 		memmove(&l->addrs[i], &l->addrs[i + 1],
 			(l->naddrs - i - 1) * sizeof(l->addrs[0]));

@@ -144,10 +144,25 @@ void ipoib_link_free(struct ipoib_link *l, unsigned int timeout_ms);
  * (ENOMEM) only when not even the first try could be made. */
 int ipoib_link_start(struct ipoib_link *l, char *err, size_t errlen);
 /* A local address: answered in ARP/ND, source of ICMP errors; IPv6 ones
- * get their solicited-node group joined.  -1 with ENOSPC when the link
- * has as many as it can hold. */
+ * get their solicited-node group joined.  It is announced now if the
+ * carrier is up, and whenever the carrier comes up: a gratuitous ARP, for
+ * IPv6 an unsolicited Neighbour Advertisement to all nodes with the
+ * override flag (as Linux with ndisc_notify), so that hosts that hold an
+ * older link address of ours (another QPN, before a restart) take the new
+ * one at once.  -1 with ENOSPC when the link has as many as it can hold. */
 int ipoib_link_add_addr(struct ipoib_link *l, const struct inet_prefix *a,
 			char *err, size_t errlen);
+/* The same for an IPv6 address the host is still checking with duplicate
+ * address detection (RFC 4862): answered, but not announced, as a
+ * tentative address must not be, until ipoib_link_addr_ready(). */
+int ipoib_link_add_addr_tentative(struct ipoib_link *l,
+				  const struct inet_prefix *a, char *err,
+				  size_t errlen);
+/* The duplicate address detection of a, added tentative, succeeded: it is
+ * announced now (carrier up) and at every carrier up from now on.
+ * Nothing for an address not tentative; -1 with ENOENT when a is not one
+ * of the link's (a failed one: ipoib_link_del_addr). */
+int ipoib_link_addr_ready(struct ipoib_link *l, const struct inet_addr *a);
 
 /* No longer a local address (an IPv6 one whose duplicate address
  * detection failed): -1 with ENOENT when it is not one. */
@@ -167,7 +182,8 @@ void ipoib_link_xmit_bcast(struct ipoib_link *l, const uint8_t *pkt,
 int ipoib_link_neigh_hw(struct ipoib_link *l, const struct inet_addr *ip,
 			struct ipoib_addr *hw);
 /* A gratuitous ARP for the IPv4 address a with the link's own address
- * (a proxy announcing a host it answers for); nothing for IPv6. */
+ * (a proxy announcing a host it answers for); nothing for IPv6, where a
+ * proxy's advertisement may not override (RFC 4861 7.2.8). */
 void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a);
 /* Start resolving ip if it is not known or being resolved. */
 void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct inet_addr *ip);

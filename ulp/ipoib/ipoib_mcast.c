@@ -294,9 +294,9 @@ void ipoib_mcast_join_listen(struct ipoib_link *l)
 		ipoib_mcast_own(l, &mgid);
 	}
 	for (i = 0; i < l->naddrs; i++) {
-		if (l->addrs[i].addr.family != AF_INET6)
+		if (l->addrs[i].p.addr.family != AF_INET6)
 			continue;
-		inet_solicited_node(&l->addrs[i].addr.v6, &sn);
+		inet_solicited_node(&l->addrs[i].p.addr.v6, &sn);
 		ipoib_mcast_mgid6(l, &sn, &mgid);
 		ipoib_mcast_own(l, &mgid);
 	}

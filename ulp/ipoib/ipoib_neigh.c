@@ -491,29 +491,36 @@ int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 	return 1;
 }
 
-/* An unsolicited Neighbour Advertisement for target to all nodes, with
- * our address and without the override flag (a proxy's, RFC 4861
- * 7.2.8), as the answer to a DAD probe. */
-void ipoib_neigh_defend(struct ipoib_link *l, const struct inet_addr *target)
+/* An unsolicited Neighbour Advertisement for target, from it, to all
+ * nodes, with our address as its target link-layer option. */
+static void na_all_nodes(struct ipoib_link *l, const struct in6_addr *target,
+			 uint8_t flags)
 {
 	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 	struct ipoib_addr me;
 	struct in6_addr an;
 	union fab_gid mgid;
-	uint8_t buf[128];
+	uint8_t buf[IPOIB_ND_NS_NA_LEN];
 	size_t len;
 
 	if (!l->carrier)
 		return;
 	memcpy(&an, all_nodes, 16);
 	ipoib_link_hwaddr(l, &me);
-	len = ipoib_nd_build_na(&target->v6, &an, &target->v6, 0, &me, buf,
+	len = ipoib_nd_build_na(target, &an, target, flags, &me, buf,
 				sizeof(buf));
 	if (len) {
 		l->st.nd_tx++;
 		ipoib_mcast_mgid6(l, &an, &mgid);
 		ipoib_mcast_send(l, &mgid, IPOIB_ETH_P_IPV6, buf, len);
 	}
+}
+
+/* The answer to a DAD probe for an address we proxy: without the
+ * override flag (a proxy's, RFC 4861 7.2.8). */
+void ipoib_neigh_defend(struct ipoib_link *l, const struct inet_addr *target)
+{
+	na_all_nodes(l, &target->v6, 0);
 }
 
 /* An ARP probe for one of our own addresses (RFC 5227 2.1.1: sender
@@ -536,14 +543,25 @@ void ipoib_neigh_probe_own(struct ipoib_link *l, const struct inet_addr *a)
 	}
 }
 
+/*
+ * Our address a is here: a gratuitous ARP to the broadcast group, or for
+ * IPv6 an unsolicited Neighbour Advertisement to all nodes with the
+ * override flag, as Linux sends with ndisc_notify once an address is
+ * usable (RFC 4861 7.2.6): neighbours holding another link address for a
+ * (ours before a restart) take this one.
+ */
 void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a)
 {
 	struct ipoib_addr me;
 	uint8_t buf[IPOIB_ARP_LEN];
 	size_t len;
 
-	if (a->family != AF_INET || !l->carrier)
+	if (!l->carrier)
 		return;
+	if (a->family == AF_INET6) {
+		na_all_nodes(l, &a->v6, INET_NA_FLAG_OVERRIDE);
+		return;
+	}
 	ipoib_link_hwaddr(l, &me);
 	len = ipoib_arp_build_announce(&me, &a->v4, buf, sizeof(buf));
 	if (len) {
@@ -552,9 +570,13 @@ void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a)
 	}
 }
 
+/* A proxy's announcement: IPv4 only, since an IPv6 one could not set the
+ * override flag (RFC 4861 7.2.8), and without it a neighbour keeps the
+ * link address it has. */
 void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a)
 {
-	ipoib_neigh_announce(l, a);
+	if (a->family == AF_INET)
+		ipoib_neigh_announce(l, a);
 }
 
 void ipoib_neigh_flush_paths(struct ipoib_link *l)

@@ -39,6 +39,14 @@ struct fqueue {
 	unsigned int n;
 };
 
+/* One of the link's own addresses. */
+struct link_addr {
+	struct inet_prefix p;
+	/* IPv6: the host's duplicate address detection is running; the
+	 * address is not advertised yet (RFC 4862 5.4) */
+	int tentative;
+};
+
 enum mc_state { MC_IDLE, MC_JOINING, MC_JOINED, MC_WAIT };
 
 struct mc {
@@ -172,7 +180,7 @@ struct ipoib_link {
 	struct path *paths;
 	struct neigh *neigh[NEIGH_HASH];
 	unsigned int nneigh;
-	struct inet_prefix addrs[16];
+	struct link_addr addrs[16];
 	unsigned int naddrs;
 	struct ipoib_link_stats st;
 	uint16_t icmp_id;

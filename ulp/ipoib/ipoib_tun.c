@@ -27,6 +27,9 @@
 #define NH_CACHE	256
 #define TUN_BATCH	64
 #define TUN_HEADROOM	6	/* + GSO_VNET_HDR_LEN = 16 */
+#define DAD_POLL_MS	200	/* tentative addresses are looked at so often */
+
+_Static_assert(IPOIB_TUN_MAX_ADDRS <= 32, "dad_pending holds a bit each");
 
 struct nh_entry {
 	int valid;
@@ -51,6 +54,10 @@ struct ipoib_tun {
 	int carrier_ctl;
 	int no_nh_cache;	/* no route monitor: look up every time */
 	struct event *tun_ev;
+	/* cfg.addrs (bit i) the kernel's duplicate address detection has
+	 * not finished with, and the timer that looks at them */
+	uint32_t dad_pending;	/* IPOIB_TUN_MAX_ADDRS bits */
+	struct event *dad_ev;
 	int rd_err;		/* errno that stopped the reads, or 0 */
 	int rd_stopped;		/* reads wait for the link (tx_ready) */
 	struct nh_entry nh[NH_CACHE];
@@ -390,28 +397,95 @@ static void no_addr_gen(struct ipoib_tun *d)
 	close(s);
 }
 
-/* Is a still tentative on the interface (/proc/net/if_inet6 flags)? */
-static int tentative(struct ipoib_tun *d, const struct inet_addr *a)
+/* The IPv6 address a's IFA_F_* flags on the interface, as the kernel
+ * lists them in /proc/net/if_inet6: 0 and *flags, or -1 when the
+ * interface does not have it (or the file cannot be read). */
+static int addr6_flags(struct ipoib_tun *d, const struct inet_addr *a,
+		       unsigned int *flags)
 {
 	char hex[33], name[IFNAMSIZ + 1], want[33];
-	unsigned int idx, plen, scope, flags, i;
-	int r = 0;
+	unsigned int idx, plen, scope, fl, i;
+	int r = -1;
 	FILE *f;
 
 	for (i = 0; i < 16; i++)
 		snprintf(want + 2 * i, 3, "%02x", a->v6.s6_addr[i]);
 	f = fopen("/proc/net/if_inet6", "r");
 	if (!f)
-		return 0;
+		return -1;
 	while (fscanf(f, "%32s %x %x %x %x %16s", hex, &idx, &plen, &scope,
-		      &flags, name) == 6) {
+		      &fl, name) == 6) {
 		if ((int)idx == d->ifindex && !strcmp(hex, want)) {
-			r = (flags & IFA_F_TENTATIVE) != 0;
+			*flags = fl;
+			r = 0;
 			break;
 		}
 	}
 	fclose(f);
 	return r;
+}
+
+/* Is a still tentative on the interface? */
+static int tentative(struct ipoib_tun *d, const struct inet_addr *a)
+{
+	unsigned int flags;
+
+	return addr6_flags(d, a, &flags) == 0 &&
+	       (flags & IFA_F_TENTATIVE) != 0;
+}
+
+static void dad_arm(struct ipoib_tun *d)
+{
+	struct timeval tv = { 0, DAD_POLL_MS * 1000 };
+
+	evtimer_add(d->dad_ev, &tv);
+}
+
+/*
+ * The kernel's duplicate address detection of the configured IPv6
+ * addresses (cfg.addrs), followed until it ends: one that became
+ * preferred is made ready on the link, which announces it (an unsolicited
+ * Neighbour Advertisement, as Linux sends with ndisc_notify, never for a
+ * tentative address: RFC 4862 5.4); one that went dadfailed is given up,
+ * as conflict() does when the link sees the defence; one that is gone
+ * (never added, or deleted) is not followed further.
+ * The end of DAD shows only as a change of the address's flags (an
+ * RTM_NEWADDR to a monitor that the owner, not this module, holds), and
+ * it comes a second or two after the address is added: looking every
+ * DAD_POLL_MS while an address is tentative keeps it here, for ipoibd
+ * and ibgwd's router mode alike.
+ */
+static void dad_check(evutil_socket_t fd, short what, void *arg)
+{
+	struct ipoib_tun *d = arg;
+	const struct inet_addr *a;
+	unsigned int i, flags;
+	int gone;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < d->cfg.naddrs; i++) {
+		if (!(d->dad_pending & (1u << i)))
+			continue;
+		a = &d->cfg.addrs[i].addr;
+		gone = addr6_flags(d, a, &flags) < 0;
+		if (!gone && (flags & IFA_F_TENTATIVE) &&
+		    !(flags & IFA_F_DADFAILED))
+			continue;	/* still being checked */
+		d->dad_pending &= ~(1u << i);
+		if (gone)
+			continue;
+		if (!(flags & IFA_F_DADFAILED)) {
+			ipoib_link_addr_ready(d->link, a);
+		} else if (ipoib_link_del_addr(d->link, a) == 0 &&
+			   d->ops.conflict) {
+			/* failed without the link seeing the defence (another
+			 * host probing for it at the same time) */
+			d->ops.conflict(d->arg, d, a, NULL, 1);
+		}
+	}
+	if (d->dad_pending)
+		dad_arm(d);
 }
 
 /*
@@ -545,6 +619,8 @@ static void carrier(void *arg, int up, unsigned int mtu)
 		add_link_local(d, mtu);
 		d->configured = 1;
 	}
+	if (d->dad_pending)
+		dad_arm(d);
 	if (!d->ready) {
 		d->ready = 1;
 		if (d->ops.ready)
@@ -566,7 +642,7 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 	struct ipoib_tun *d;
 	char why[FAB_ERRLEN], off[NL_ERRLEN + 64];
 	unsigned int i;
-	int e;
+	int e, r;
 
 	d = calloc(1, sizeof(*d));
 	if (!d) {
@@ -613,15 +689,27 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 		goto fail;
 	}
 	for (i = 0; i < cfg->naddrs; i++) {
-		if (ipoib_link_add_addr(d->link, &cfg->addrs[i], why,
-					sizeof(why)) < 0) {
+		/* the kernel runs DAD on IPv6 ones (carrier() adds them
+		 * without NODAD): the link announces them once it is done
+		 * (dad_check) */
+		if (cfg->addrs[i].addr.family == AF_INET6) {
+			r = ipoib_link_add_addr_tentative(d->link,
+							  &cfg->addrs[i], why,
+							  sizeof(why));
+			d->dad_pending |= 1u << i;
+		} else {
+			r = ipoib_link_add_addr(d->link, &cfg->addrs[i], why,
+						sizeof(why));
+		}
+		if (r < 0) {
 			errbuf_fail(err, errlen, errno, "IPoIB link: %s", why);
 			goto fail;
 		}
 	}
 	d->tun_ev = event_new(base, d->tun_fd, EV_READ | EV_PERSIST, tun_cb,
 			      d);
-	if (!d->tun_ev) {
+	d->dad_ev = evtimer_new(base, dad_check, d);
+	if (!d->tun_ev || !d->dad_ev) {
 		errbuf_fail(err, errlen, ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -629,6 +717,10 @@ struct ipoib_tun *ipoib_tun_new(struct event_base *base, struct fab_dev *dev,
 	return d;
 fail:
 	e = errno;
+	if (d->tun_ev)
+		event_free(d->tun_ev);
+	if (d->dad_ev)
+		event_free(d->dad_ev);
 	ipoib_link_free(d->link, 0);
 	close(d->tun_fd);
 	free(d);
@@ -655,6 +747,7 @@ void ipoib_tun_free(struct ipoib_tun *t, unsigned int timeout_ms)
 	if (!t)
 		return;
 	event_free(t->tun_ev);
+	event_free(t->dad_ev);
 	ipoib_link_free(t->link, timeout_ms);
 	close(t->tun_fd);	/* the interface goes with it */
 	free(t);
