@@ -6,6 +6,11 @@
 #   P_Key 0x8001 (10.2.0.0/24): ping over IPv4 and IPv6 within a partition,
 #   nothing across partitions, and a host outside 0x8001 gets an interface
 #   in it that stays without carrier;
+# - h2's ipoibd restarted (a new QPN): h1 reaches it again within 5 s over
+#   IPv4, its link-local and its global IPv6 address, and h1's neighbour
+#   entries hold the new address; in the capture, h2's unsolicited
+#   Neighbour Advertisements (to all nodes, Override, its 20-byte address),
+#   fd01::2's only after its duplicate address detection;
 # - iperf3 TCP for 5 s with a non-zero rate, and a CLIENT_REREGISTER in the
 #   middle of another run does not end the transfer;
 # - UDP multicast reaches only the host that joined the group;
@@ -34,10 +39,15 @@ start_fabric -P "$T/partitions.conf" --pcap "$T/cap.pcap"
 
 # host NAME PKEY ADDR...: namespace NAME with ipoibd attached as node NAME
 host() {
+	ns_add "$1"
+	ipoibd_start "$@"
+}
+
+# ipoibd_start NAME PKEY ADDR...: ipoibd in namespace NAME, until ready
+ipoibd_start() {
 	local name=$1 pkey=$2 args=() a
 	shift 2
 	for a in "$@"; do args+=(--address "$a"); done
-	ns_add "$name"
 	ns_bg "${name}_PID" "$name" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$name" \
 		-p "$pkey" -i ib0 "${args[@]}" >"$T/$name.log" 2>&1
 	local i
@@ -66,6 +76,63 @@ ns h1 ping -c 2 -W 3 fd01::2 >/dev/null || fail "h1 -> h2 IPv6"
 ns h2 ping -c 2 -W 3 fd01::1 >/dev/null || fail "h2 -> h1 IPv6"
 ns h3 ping -c 2 -W 3 10.2.0.4 >/dev/null || fail "h3 -> h4 in 0x8001"
 ok "ping within partitions, IPv4 and IPv6"
+
+# --- h2's ipoibd restarted: a new QPN, found again at once ----------------------
+# The new queue pair is a new 20-byte address, and h1 holds the old one for
+# h2's addresses.  IPv4 has the gratuitous ARP; IPv6 the unsolicited
+# Neighbour Advertisement (to all nodes, Override, target link-layer option)
+# that goes out once an address is usable: the link-local one at once,
+# fd01::2 when the kernel's duplicate address detection is done.  Without
+# it h1 sends to the old QPN until its entry ages out (60 s).
+
+# neigh_of HOST IP: "HW STATE" of IP in HOST's neighbour cache, as its
+# ipoibd reports it on SIGUSR1 (the report ends with rx_coalesced)
+neigh_of() {
+	local n
+	n=$(grep -c "stats rx_coalesced" "$T/$1.log")
+	eval "kill -USR1 \"\$${1}_PID\""
+	for _ in $(seq 1 100); do
+		[ "$(grep -c "stats rx_coalesced" "$T/$1.log")" -gt "$n" ] && break
+		sleep 0.05
+	done
+	sed -n "s/^ipoibd: neighbors $2 \([^ ]* [^ ]*\) .*/\1/p" "$T/$1.log" | tail -1
+}
+ms_now() { echo $(($(date +%s%N) / 1000000)); }
+# reach_ms ADDR: ms from h2's restart (t_up) to h1's first answered ping to
+# ADDR, if within 5 s
+reach_ms() {
+	while [ $(($(ms_now) - t_up)) -lt 5000 ]; do
+		if ns h1 ping -c 1 -W 0.5 "$1" >/dev/null 2>&1; then
+			echo $(($(ms_now) - t_up))
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+h2_ll=$(ns h2 ip -6 -o addr show dev ib0 scope link | awk '{print $4}' | cut -d/ -f1)
+[ -n "$h2_ll" ] || fail "h2 has no IPv6 link-local address"
+ns h1 ping -c 1 -W 3 "$h2_ll%ib0" >/dev/null || fail "h1 -> h2 link-local"
+old_hw=$(sed -n 's/.*ready: .* address //p' "$T/h2.log")
+expect_eq "h1's entry for fd01::2 before" "$(neigh_of h1 fd01::2)" \
+	"$old_hw REACHABLE"
+expect_eq "h1's entry for $h2_ll before" "$(neigh_of h1 "$h2_ll")" \
+	"$old_hw REACHABLE"
+kill -TERM "$h2_PID"; wait "$h2_PID" || fail "h2's ipoibd exit status"
+ipoibd_start h2 0xffff 10.1.0.2/24 fd01::2/64
+t_up=$(ms_now)
+new_hw=$(sed -n 's/.*ready: .* address //p' "$T/h2.log")
+[ "$new_hw" != "$old_hw" ] || fail "h2's address unchanged by the restart"
+ms4=$(reach_ms 10.1.0.2) || fail "h1 -> h2 IPv4: not within 5 s of the restart"
+msll=$(reach_ms "$h2_ll%ib0") || { cat "$T/h2.log"; neigh_of h1 "$h2_ll";
+	fail "h1 -> h2 $h2_ll: not within 5 s of the restart"; }
+ms6=$(reach_ms fd01::2) || { cat "$T/h2.log"; neigh_of h1 fd01::2;
+	fail "h1 -> h2 fd01::2: not within 5 s of the restart"; }
+ok "h2 restarted: h1 reaches 10.1.0.2 after $ms4 ms, $h2_ll after $msll ms, fd01::2 after $ms6 ms"
+expect_eq "h1's entry for fd01::2 after" "$(neigh_of h1 fd01::2)" \
+	"$new_hw REACHABLE"
+expect_eq "h1's entry for $h2_ll after" "$(neigh_of h1 "$h2_ll")" \
+	"$new_hw REACHABLE"
 
 # --- isolation ------------------------------------------------------------
 # h5 has an address in 10.2.0.0/24 but sits in the default partition: its
@@ -291,4 +358,34 @@ expect_eq "multicast DestQP" "$((destqp))" $((0xffffff))
 tshark -r "$T/cap.pcap" -Y 'icmpv6.type == 135 && icmpv6.nd.ns.target_address == fd01::2' \
 	-T fields -E occurrence=f -e infiniband.grh.dgid 2>/dev/null | head -1 >"$T/ns"
 expect_eq "NS to the solicited-node MGID" "$(cat "$T/ns")" ff12:601b:ffff::1:ff00:2
+# h2's unsolicited advertisements (one when it started, one after its
+# restart): from the address to all nodes (their MGID), Override set, not
+# Solicited, h2's 20-byte address in the target link-layer option (RFC 4391
+# 9.1.1: type 2, 3 units, 2 bytes of padding first), the new one last
+new_hex=$(echo "$new_hw" | tr -d ':')
+for a in fd01::2 "$h2_ll"; do
+	tshark -r "$T/cap.pcap" -Y "icmpv6.type == 136 && icmpv6.nd.na.target_address == $a && ipv6.dst == ff02::1" \
+		-T fields -E separator=' ' -E occurrence=f -e ipv6.src \
+		-e icmpv6.nd.na.flag.o -e icmpv6.nd.na.flag.s -e icmpv6.opt.type \
+		-e icmpv6.opt.length -e infiniband.grh.dgid -e frame.time_epoch \
+		-e icmpv6.opt.linkaddr >"$T/na" 2>/dev/null
+	[ -s "$T/na" ] || fail "no unsolicited NA for $a in the capture"
+	expect_eq "NAs for $a: source, O, S, option type and length, MGID" \
+		"$(cut -d' ' -f1-6 "$T/na" | sort -u)" "$a 1 0 2 3 ff12:601b:ffff::1"
+	read -r _ _ _ _ _ _ t_na lla < <(tail -1 "$T/na")
+	expect_eq "last NA for $a: h2's new address" \
+		"$(echo "$lla" | tr -d ':')" "0000$new_hex"
+	[ "$a" = fd01::2 ] && t_na6=$t_na
+done
+# not while tentative: fd01::2's comes the kernel's DAD time (1 s) after
+# its probe (an NS from ::); one sent while it was tentative would come
+# before the probe, which the kernel delays by up to 1 s
+t_ns=$(tshark -r "$T/cap.pcap" -Y 'icmpv6.type == 135 && ipv6.src == :: && icmpv6.nd.ns.target_address == fd01::2' \
+	-T fields -e frame.time_epoch 2>/dev/null | tail -1)
+[ -n "$t_ns" ] || fail "no DAD probe for fd01::2 in the capture"
+python3 -c 'import sys; sys.exit(not float(sys.argv[2]) - float(sys.argv[1]) >= 0.5)' \
+	"$t_ns" "$t_na6" || fail "fd01::2 advertised at $t_na6, its DAD probe at $t_ns"
+ok "fd01::2 advertised $(python3 -c 'import sys; print("%.2f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$t_ns" "$t_na6") s after its DAD probe"
+bad=$(tshark -r "$T/cap.pcap" -Y 'icmpv6.type == 136 && (_ws.malformed || _ws.expert.severity >= "error")' 2>/dev/null | wc -l)
+expect_eq "malformed NAs" "$bad" 0
 ok "ipoib_hosts"
