@@ -552,6 +552,21 @@ static void test_nd_announce_own(void **state)
 	assert_int_equal(nas_for(t, "2001:db8::3", &nd), 0);
 	assert_int_equal(st->nd_tx, 1);
 
+	/* a solicitation for it while tentative is not answered (RFC 4862
+	 * 5.4.3); once ready it is */
+	{
+		struct in6_addr peer6 = h_in6("2001:db8::2");
+		uint8_t buf[128];
+		size_t len;
+
+		mem_sent_clear(t->dev);
+		len = ipoib_nd_build_ns(&peer6, NULL, &tent.addr.v6, &t->peer,
+					buf, sizeof(buf));
+		from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+		assert_int_equal(mem_sent_count(t->dev), 0);
+		assert_int_equal(st->nd_tx, 1);
+	}
+
 	/* DAD done: announced once */
 	mem_sent_clear(t->dev);
 	assert_int_equal(ipoib_link_addr_ready(t->l, &tent.addr), 0);
@@ -563,6 +578,26 @@ static void test_nd_announce_own(void **state)
 	assert_int_equal(ipoib_link_addr_ready(t->l, &tent.addr), 0);
 	pump(t);
 	assert_int_equal(mem_sent_count(t->dev), 1);
+	{
+		struct in6_addr peer6 = h_in6("2001:db8::2");
+		const struct mem_pkt *p;
+		uint8_t buf[128];
+		size_t len;
+
+		mem_sent_clear(t->dev);
+		len = ipoib_nd_build_ns(&peer6, NULL, &tent.addr.v6, &t->peer,
+					buf, sizeof(buf));
+		from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+		assert_int_equal(mem_sent_count(t->dev), 1);
+		p = mem_sent(t->dev, 0);
+		assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
+						p->len - IPOIB_HDR_LEN, &nd),
+				 INET_OK);
+		assert_int_equal(nd.flags, INET_NA_FLAG_SOLICITED |
+			       INET_NA_FLAG_OVERRIDE);
+		assert_int_equal(st->nd_tx, 3);
+		mem_sent_clear(t->dev);
+	}
 	a = h_ip("2001:db8::9");
 	errno = 0;
 	assert_int_equal(ipoib_link_addr_ready(t->l, &a), -1);
@@ -573,7 +608,7 @@ static void test_nd_announce_own(void **state)
 	addr6(t->l, "2001:db8::4", 64);
 	pump(t);
 	assert_int_equal(nas_for(t, "2001:db8::4", &nd), 1);
-	assert_int_equal(st->nd_tx, 3);
+	assert_int_equal(st->nd_tx, 4);
 
 	/* the carrier back after a port down/up: every usable one again */
 	port_event(t, FAB_EV_PORT_ERR);

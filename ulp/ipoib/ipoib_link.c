@@ -150,6 +150,13 @@ int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a)
 	return addr_find(l, a) != NULL;
 }
 
+int ipoib_link_is_tentative(struct ipoib_link *l, const struct inet_addr *a)
+{
+	struct link_addr *la = addr_find(l, a);
+
+	return la && la->tentative;
+}
+
 /* The directed broadcast of one of our IPv4 prefixes. */
 static int is_subnet_bcast(struct ipoib_link *l, const struct in_addr *dst)
 {

@@ -470,6 +470,10 @@ int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 			ipoib_neigh_defend(l, &tgt);
 		return 0;
 	}
+	/* not for one still tentative: nobody may learn it from us before
+	 * DAD is done (RFC 4862 5.4.3), as the kernel drops such a one */
+	if (ipoib_link_is_tentative(l, &tgt))
+		return 1;
 	if (ipoib_link_is_local(l, &tgt))
 		flags = INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE;
 	else if (l->ops.proxy && l->ops.proxy(l->arg, &tgt))
