@@ -174,7 +174,7 @@ $(BUILD)/ipoibd: $(BUILD)/ulp/ipoib/ipoibd.o $(DAEMON_LIBS)
 $(BUILD)/ibgwd: $(BUILD)/gateway/ibgwd.o $(BUILD)/gateway/gw_ctl.o \
                 $(BUILD)/gateway/gw_metrics.o $(BUILD)/gateway/gw_caps.o \
                 $(BUILD)/gateway/gw_sdp.o $(BUILD)/gateway/gw_rds.o \
-                $(DAEMON_LIBS)
+                $(BUILD)/gateway/gw_seed.o $(DAEMON_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_ALL) $(HTTP_LIBS) $(CAPNG_LIBS)
 
 $(BUILD)/ibgwctl: $(BUILD)/gateway/ibgwctl.o

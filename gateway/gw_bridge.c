@@ -992,6 +992,28 @@ const struct gw_bridge_stats *gw_bridge_stats(const struct gw_bridge *b)
 	return &b->st;
 }
 
+unsigned int gw_bridge_lan_hosts(const struct gw_bridge *b,
+				 struct inet_addr *out, unsigned int max)
+{
+	const struct eneigh *n;
+	unsigned int i, k = 0;
+
+	for (i = 0; i < NBUCKETS; i++)
+		for (n = b->nb[i]; n && k < max; n = n->next)
+			if (n->have_mac)
+				out[k++] = n->ip;
+	return k;
+}
+
+void gw_bridge_seek(struct gw_bridge *b, const struct inet_addr *ip)
+{
+	if (ip->family == AF_INET ? !ip->v4.s_addr :
+	    ip->family != AF_INET6 || IN6_IS_ADDR_UNSPECIFIED(&ip->v6) ||
+	    IN6_IS_ADDR_MULTICAST(&ip->v6))
+		return;
+	ask(b, ip);
+}
+
 unsigned int gw_bridge_neigh_count(const struct gw_bridge *b)
 {
 	return b->nneigh;

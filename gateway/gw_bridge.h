@@ -126,6 +126,13 @@ void gw_bridge_tick(struct gw_bridge *b, time_t now);
 
 const struct gw_bridge_stats *gw_bridge_stats(const struct gw_bridge *b);
 unsigned int gw_bridge_neigh_count(const struct gw_bridge *b);
+/* The LAN hosts whose MAC is known, at most max of them into out: how
+ * many.  A restarted gateway asks for them again (gw_bridge_seek). */
+unsigned int gw_bridge_lan_hosts(const struct gw_bridge *b,
+				 struct inet_addr *out, unsigned int max);
+/* Ask the segment for ip now, as for a destination of an IB host: its
+ * answer is learnt and announced to the IB side (ops.ib_announce). */
+void gw_bridge_seek(struct gw_bridge *b, const struct inet_addr *ip);
 unsigned int gw_bridge_mac_count(const struct gw_bridge *b);
 /* "eth IP MAC STATE" and "ib MAC ADDRESS" lines; returns the length. */
 size_t gw_bridge_report(const struct gw_bridge *b, char *out, size_t cap);

@@ -346,6 +346,7 @@ static void link_carrier(void *arg, int up, unsigned int mtu)
 		 p->pc->name, mtu, hws);
 	if (!p->up)
 		p->up = 1;
+	gw_seed_part(p);
 	check_ready(p->d);
 }
 
@@ -1005,6 +1006,8 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 			gw_bridge_tick(d->parts[i].br, now);
 		tap_flush(&d->parts[i]);
 	}
+	if (now % 5 == 0)
+		gw_seed_save(d);
 	health_check(d);	/* logged even without a watchdog */
 }
 
@@ -1682,6 +1685,7 @@ int main(int argc, char **argv)
 				log_warn("mkdir %s", dir);
 		}
 	}
+	gw_seed_load(&d);
 	d.ctl = gw_ctl_open(&d, d.conf.control, err, sizeof(err));
 	if (!d.ctl) {
 		log_warnx("%s", err);
@@ -1734,6 +1738,8 @@ int main(int argc, char **argv)
 			part_go(&d.parts[i]);
 	event_base_dispatch(d.base);
 
+	gw_seed_save(&d);
+	gw_seed_free(&d);
 	gw_metrics_close(d.metrics);
 	gw_ctl_close(d.ctl);
 	teardown(&d);

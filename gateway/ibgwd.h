@@ -32,6 +32,7 @@ struct part {
 	struct gw_part_conf conf;	/* its configuration */
 	const struct gw_part_conf *pc;	/* = &conf */
 	int up;				/* carrier seen */
+	int seeded;			/* its LAN hosts of before asked for */
 	/* router */
 	struct ipoib_tun *tun;
 	/* transparent */
@@ -78,6 +79,11 @@ struct ibgwd {
 	time_t started;
 	struct gw_ctl *ctl;		/* the control socket */
 	struct gw_metrics *metrics;	/* the Prometheus endpoint */
+	/* LAN hosts known before a restart (gateway/gw_seed.c) */
+	struct gw_seed *seed;
+	unsigned int nseed;
+	char *seed_saved;		/* the file's text as last written */
+	int seed_warned;
 	uint8_t frame[FRAME_MAX];	/* the trunk's receive buffer */
 	uint8_t out[FRAME_MAX];		/* frames put together to send */
 };
@@ -93,6 +99,14 @@ static inline int part_roce(const struct part *p)
 {
 	return p->d->pa.link_layer == FAB_LINK_ETHERNET;
 }
+
+/* The LAN hosts a restarted gateway asks for again (gw_seed.c): read
+ * back at start, asked for when a transparent partition's carrier first
+ * comes up, written when they change (from the tick) and at a stop. */
+void gw_seed_load(struct ibgwd *d);
+void gw_seed_part(struct part *p);
+void gw_seed_save(struct ibgwd *d);
+void gw_seed_free(struct ibgwd *d);
 
 /* Run-time changes (ibgwd.c), for the control socket.  Each returns 0,
  * or -1 with a one-line reason in err; the configuration file is

@@ -524,8 +524,8 @@ static unsigned int nas_for(struct t *t, const char *target,
  * unsolicited advertisement to all nodes, overriding, with our 20-byte
  * address, when the carrier comes up and when one is added; a tentative
  * one only once its duplicate address detection is done (RFC 4862 5.4).
- * Counted in nd_tx.  A proxy's announcement (ipoib_link_announce) stays
- * IPv4 only.
+ * Counted in nd_tx.  A proxy's announcement (ipoib_link_announce) is
+ * the same without the override flag.
  */
 static void test_nd_announce_own(void **state)
 {
@@ -622,12 +622,16 @@ static void test_nd_announce_own(void **state)
 	assert_int_equal(nd.flags, INET_NA_FLAG_OVERRIDE);
 	assert_int_equal(st->nd_tx, nd0 + 3);
 
-	/* a proxy's announcement is not made for IPv6 */
+	/* a proxy's announcement for IPv6: to all nodes, without the
+	 * override flag (RFC 4861 7.2.8) */
 	mem_sent_clear(t->dev);
 	a = h_ip("2001:db8::50");
 	ipoib_link_announce(t->l, &a);
 	pump(t);
-	assert_int_equal(mem_sent_count(t->dev), 0);
+	assert_int_equal(nas_for(t, "2001:db8::50", &nd), 1);
+	assert_int_equal(nd.flags, 0);
+	assert_true(nd.has_tlla);
+	assert_int_equal(nd.tlla.qpn, t->me.qpn);
 }
 
 /* A tentative address whose DAD failed (ipoib_link_del_addr) is never

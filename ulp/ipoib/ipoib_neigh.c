@@ -574,13 +574,18 @@ void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a)
 	}
 }
 
-/* A proxy's announcement: IPv4 only, since an IPv6 one could not set the
- * override flag (RFC 4861 7.2.8), and without it a neighbour keeps the
- * link address it has. */
+/* A proxy's announcement: a gratuitous ARP, or an unsolicited
+ * advertisement to all nodes without the override flag (a proxy's, RFC
+ * 4861 7.2.8).  A neighbour that follows the RFC to the letter keeps
+ * the link address it has, but marks it stale and asks again soon (7.2.5:
+ * a restarted gateway's new QPN is found in seconds, not a minute); ours
+ * take it. */
 void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a)
 {
 	if (a->family == AF_INET)
 		ipoib_neigh_announce(l, a);
+	else if (a->family == AF_INET6)
+		na_all_nodes(l, &a->v6, 0);
 }
 
 void ipoib_neigh_flush_paths(struct ipoib_link *l)
