@@ -437,8 +437,9 @@ static void frag_out(void *arg, const uint8_t *p, size_t n)
 
 /*
  * A packet larger than mtu: fragments (IPv4 without DF; 1 returned, sent
- * through c) or an ICMP error from the original destination back to the
- * sender (0 returned, the error in out/olen), or -1.
+ * through c) or an ICMP error from the original destination (about an
+ * IPv6 packet to a group: from the gateway's link-local address) back to
+ * the sender (0 returned, the error in out/olen), or -1.
  */
 static int too_big(struct gw_bridge *b, const uint8_t *pkt, size_t len,
 		   unsigned int mtu, struct frag_ctx *c, uint8_t *out,
@@ -464,6 +465,12 @@ static int too_big(struct gw_bridge *b, const uint8_t *pkt, size_t len,
 		struct in6_addr src;
 
 		memcpy(&src, pkt + 24, 16);
+		/* about a packet to a group: from a unicast address of ours
+		 * (RFC 4443 2.2; a multicast source is dropped by every
+		 * receiver, Linux ipv6_rcv), on the side it goes to */
+		if (IN6_IS_ADDR_MULTICAST(&src))
+			src = c->to_ib || IN6_IS_ADDR_UNSPECIFIED(&b->cfg.ib_ll) ?
+			      b->ll : b->cfg.ib_ll;
 		e = inet_icmp6_pkt_too_big(pkt, len, &src, mtu, out, cap,
 					   olen);
 	}
@@ -736,7 +743,10 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 
 		if (too_big(b, p, len, ib_mtu(b), &c, err, sizeof(err),
 			    &olen) == 0)
-			eth_out(b, h.src, h.dst, h.type, err, olen);
+			/* from the destination's MAC, or ours for a group's */
+			eth_out(b, h.src,
+				eth_is_multicast(h.dst) ? b->cfg.mac : h.dst,
+				h.type, err, olen);
 		return;
 	}
 	b->st.to_ib_packets++;

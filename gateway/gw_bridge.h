@@ -51,6 +51,10 @@ struct gw_bridge_cfg {
 	int mss_clamp;		/* clamp SYNs to the smaller MTU of the two */
 	unsigned int neigh_max;	/* Ethernet neighbours and IB MACs; 0: 4096 */
 	unsigned int neigh_ttl_s; /* Ethernet neighbours; 0: 300 */
+	/* the gateway's IPv6 address on IB (its IPoIB link-local): the
+	 * source of the Packet Too Big it sends IB hosts about a multicast
+	 * packet; unset (::): the link-local of mac */
+	struct in6_addr ib_ll;
 };
 
 struct gw_bridge_ops {

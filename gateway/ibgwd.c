@@ -867,6 +867,7 @@ static int start_transparent(struct part *p, char *err, size_t errlen)
 	bc.eth_mtu = p->pc->eth_mtu;
 	bc.mss_clamp = p->pc->mss_clamp;
 	bc.neigh_max = p->d->conf.neigh_max;
+	ipoib_link_local(&p->d->pa.gid, &bc.ib_ll);
 	p->br = gw_bridge_new(&bc, &bops, p);
 	if (!p->br) {
 		snprintf(err, errlen, "out of memory");	/* ENOMEM */

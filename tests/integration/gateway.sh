@@ -9,7 +9,8 @@
 # - transparent: ping v4/v6 both ways, iperf3 TCP both ways and UDP, curl
 #   to an HTTP server on the LAN and from the LAN to one on an IB host,
 #   a multicast stream from the LAN to the IB host that joined only, the
-#   segment's directed broadcast both ways, ARP
+#   segment's directed broadcast both ways, IPv6 multicast above the
+#   LAN's MTU (Packet Too Big from the gateway's link-local), ARP
 #   answered with the MAC derived from the IB host's address
 # - MTU: ping -M do -s 2000 to the LAN gets fragmentation-needed, without
 #   DF it is fragmented; SYNs crossing carry MSS 1460
@@ -242,6 +243,52 @@ got=$(sed -n 's/^received //p' "$T/mj2.out")
 expect_eq "multicast from p1 to lan2, on p2's segment" "$(sed -n 's/^received //p' "$T/mn2.out")" 0
 grep -q "10.41.0.1 > 224.0.0.22: igmp v3 report" "$T/igmp.txt" || { cat "$T/igmp.txt"; fail "ib1's membership report did not reach the LAN"; }
 ok "multicast stream ib2 -> lan1 ($got/10); ib1's IGMP report seen on the LAN"
+
+# IPv6 to a group, above the LAN's MTU: the gateway's Packet Too Big comes
+# from its link-local address on IB (from the group's address, the IB
+# host's kernel drops it and never fragments), so ib2's next datagrams
+# cross in fragments
+cat >"$T/recv6.py" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("::", int(sys.argv[2])))
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+             socket.inet_pton(socket.AF_INET6, sys.argv[1]) +
+             struct.pack("@I", socket.if_nametoindex(sys.argv[3])))
+print("listening", flush=True)
+s.settimeout(4)
+n = 0
+try:
+    while True:
+        if len(s.recv(65535)) == int(sys.argv[4]):
+            n += 1
+except socket.timeout:
+    pass
+print("received", n, flush=True)
+PY
+ns_bg MJ lan1 python3 "$T/recv6.py" ff15::4141 6002 eth0 1800 >"$T/mj6.out"
+listening6() { grep -q listening "$T/mj6.out"; }
+eventually listening6 || fail "IPv6 multicast receiver on the LAN"
+ns_bg TD6 ib2 tcpdump -l -n -i ib0 'icmp6 and ip6[40] == 2' >"$T/ptb6.txt" 2>/dev/null
+sleep 1.5	# lan1's MLD report, the gateway's join; tcpdump up
+ns ib2 python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, socket.if_nametoindex("ib0"))
+for i in range(5):
+    try:
+        s.sendto(b"m" * 1800, ("ff15::4141", 6002))
+    except OSError:
+        pass
+    time.sleep(0.3)'
+wait "$MJ"
+sleep 0.3
+kill "$TD6" 2>/dev/null; wait "$TD6" 2>/dev/null
+got=$(sed -n 's/^received //p' "$T/mj6.out")
+grep -q "packet too big, mtu 1500" "$T/ptb6.txt" || { cat "$T/ptb6.txt"; fail "ib2: no Packet Too Big for 1800 bytes to ff15::4141"; }
+grep -q "^[0-9:.]* IP6 ff" "$T/ptb6.txt" && { cat "$T/ptb6.txt"; fail "Packet Too Big from a multicast address"; }
+[ "${got:-0}" -ge 3 ] || { cat "$T/ptb6.txt"; fail "lan1 received ${got:-0} of 5 IPv6 datagrams of 1800 bytes from ib2"; }
+ok "IPv6 multicast above the LAN's MTU: Packet Too Big from $(sed -n 's/^[0-9:.]* IP6 \([^ ]*\) >.*/\1/p' "$T/ptb6.txt" | head -n1), $got of 5 reached lan1 in fragments"
 
 # --- the segment's directed broadcast (10.41.0.255), both ways -------------------------------
 # IPoIB sends it to the broadcast group; a bridge floods it: the gateway

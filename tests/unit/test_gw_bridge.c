@@ -444,6 +444,80 @@ static void test_mtu(void **state)
 	gw_bridge_free(b);
 }
 
+/* a UDP/IPv6 packet, payload pay bytes of i (checksum not looked at) */
+static size_t ipv6_udp(uint8_t *p, const char *src, const char *dst,
+		       size_t pay)
+{
+	size_t i;
+
+	memset(p, 0, 48);
+	p[0] = 0x60;
+	wr16(p + 4, (unsigned int)(8 + pay));
+	p[6] = 17;
+	p[7] = 64;
+	inet_pton(AF_INET6, src, p + 8);
+	inet_pton(AF_INET6, dst, p + 24);
+	wr16(p + 40, 5000);
+	wr16(p + 42, 6000);
+	wr16(p + 44, (unsigned int)(8 + pay));
+	for (i = 0; i < pay; i++)
+		p[48 + i] = (uint8_t)i;
+	return 48 + pay;
+}
+
+/* An IPv6 packet to a group over the other side's MTU, both ways: Packet
+ * Too Big from a unicast address of the gateway's (its link-local on
+ * that side), never from the group's address, which every receiver
+ * drops (RFC 4291 2.7, RFC 4443 2.2); to the LAN from the gateway's MAC,
+ * not the group's. */
+static void test_mtu_multicast_v6(void **state)
+{
+	static const uint8_t gmac[6] = { 0x33, 0x33, 0, 0, 0x01, 0x23 };
+	struct gw_bridge_cfg cfg = { .eth_mtu = 9000 };
+	struct gw_bridge *b;
+	uint8_t p[3100], f[3200], ll[16];
+	struct eth_hdr h;
+	size_t n;
+
+	(void)state;
+	memset(&fk, 0, sizeof(fk));
+	fk.ib_mtu = 2044;
+	fk.know_a = 1;
+	fk.a_hw.qpn = 0x000123;
+	memcpy(cfg.mac, GWMAC, 6);
+	inet_pton(AF_INET6, "fe80::202:c900:1:2", &cfg.ib_ll);
+	b = gw_bridge_new(&cfg, &ops, NULL);
+	assert_non_null(b);
+	/* from the LAN (jumbo) to a group, over IB's 2044 */
+	n = eth_hdr(f, gmac, LMAC, 0, 0x86dd);
+	n += ipv6_udp(f + n, "fd09::50", "ff15::123", 2500);
+	gw_bridge_eth_rx(b, f, n);
+	assert_int_equal(fk.nib, 0);
+	assert_int_equal(fk.neth, 1);
+	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
+	assert_memory_equal(h.dst, LMAC, 6);
+	assert_memory_equal(h.src, GWMAC, 6);
+	inet_pton(AF_INET6, "fe80::ff:fe00:99", ll);	/* EUI-64 of GWMAC */
+	assert_memory_equal(fk.eth[0].data + 14 + 8, ll, 16);
+	assert_int_equal(fk.eth[0].data[14 + 40], 2);	/* Packet Too Big */
+	assert_int_equal(rd16(fk.eth[0].data + 14 + 46), 2044);
+	/* from IB host A to a group, over the LAN's MTU (1500 here) */
+	gw_bridge_free(b);
+	cfg.eth_mtu = 1500;
+	b = gw_bridge_new(&cfg, &ops, NULL);
+	assert_non_null(b);
+	fk.neth = 0;
+	n = ipv6_udp(p, "fd09::1", "ff15::123", 1800);
+	gw_bridge_ib_rx(b, p, n, 1);
+	assert_int_equal(fk.neth, 0);
+	assert_int_equal(fk.nib, 1);
+	assert_memory_equal(fk.ib[0].data + 8, &cfg.ib_ll, 16);
+	assert_memory_equal(fk.ib[0].data + 24, p + 8, 16);
+	assert_int_equal(fk.ib[0].data[40], 2);
+	assert_int_equal(rd16(fk.ib[0].data + 46), 1500);
+	gw_bridge_free(b);
+}
+
 /* a SYN from the LAN with MSS 8960 reaches IB with 1460 */
 static void test_mss(void **state)
 {
@@ -716,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_multicast_broadcast),
 		cmocka_unit_test(test_vlan),
 		cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_mtu_multicast_v6),
 		cmocka_unit_test(test_mss),
 		cmocka_unit_test(test_nd),
 		cmocka_unit_test(test_dad),
