@@ -12,6 +12,9 @@
 # - iperf3 c1 -> c2 carries TCP over RC;
 # - c1 <-> d3: a peer without the flag is reached by datagrams, and a
 #   packet above the datagram MTU to it gets ICMP too big with 2044;
+# - IPv6 multicast above the datagram MTU: Packet Too Big from the host's
+#   own address, which its kernel takes, so the next datagrams go in
+#   fragments;
 # - a peer that claims the flag but refuses the connection (d3, whose
 #   spoofed ARP says so): the connection fails and c1 falls back to
 #   datagrams;
@@ -117,6 +120,49 @@ grep -Eq 'mtu ?= ?2044|Frag needed.*2044|Message too long' "$T/p5" ||
 	{ cat "$T/p5"; fail "no ICMP too big with the datagram MTU"; }
 ns c1 ip route get 10.1.0.3 >"$T/route" 2>&1
 ok "d3 (datagram mode) reached by datagrams; 3000 bytes with DF: $(head -n2 "$T/p5" | tail -n1)"
+
+# 3b: IPv6 multicast above the datagram MTU (multicast is datagrams): the
+# Packet Too Big comes from c1's own address (from the group's address,
+# ipv6_rcv drops it and the sender never fragments), so c1's next
+# datagrams to the group go in fragments and reach c2
+cat >"$T/recv6.py" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("::", int(sys.argv[2])))
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+             socket.inet_pton(socket.AF_INET6, sys.argv[1]) +
+             struct.pack("@I", socket.if_nametoindex(sys.argv[3])))
+print("listening", flush=True)
+s.settimeout(4)
+n = 0
+try:
+    while True:
+        if len(s.recv(65535)) == int(sys.argv[4]):
+            n += 1
+except socket.timeout:
+    pass
+print("received", n, flush=True)
+PY
+ns_bg M6 c2 python3 "$T/recv6.py" ff15::c2 6002 ib0 3000 >"$T/m6.out"
+m6_up() { grep -q listening "$T/m6.out"; }
+eventually m6_up || fail "3b: IPv6 multicast receiver on c2"
+sleep 1	# c2's MLD report, its join
+ns c1 python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, socket.if_nametoindex("ib0"))
+for i in range(5):
+    try:
+        s.sendto(b"m" * 3000, ("ff15::c2", 6002))
+    except OSError:
+        pass
+    time.sleep(0.3)'
+wait "$M6"
+got=$(sed -n 's/^received //p' "$T/m6.out")
+ptb=$(ns c1 nstat -az Icmp6InPktTooBigs | awk '/Icmp6InPktTooBigs/ {print $2}')
+[ "${got:-0}" -ge 3 ] ||
+	fail "3b: c2 received ${got:-0} of 5 datagrams of 3000 bytes to ff15::c2 (c1's kernel took ${ptb:-0} Packet Too Big)"
+ok "3b: IPv6 multicast of 3000 bytes from connected mode: Packet Too Big taken by c1's kernel ($ptb), $got of 5 reached c2 in fragments"
 
 # 4: d3 claims the RC flag (a spoofed ARP), but takes no connection
 fails0=$(stats c1 cm_failures)

@@ -182,7 +182,11 @@ static void to_host(struct ipoib_link *l, const uint8_t *pkt, size_t len)
  * has to come from an address that is not the host's own (the kernel drops
  * ICMP "from itself" arriving on an interface), so it names the original
  * destination as its source, as a hop on the way would.  The kernel takes
- * the MTU from it either way (it only looks at the quoted header).
+ * the MTU from it either way (it only looks at the quoted header).  An
+ * IPv6 packet to a group (connected mode's multicast above the datagram
+ * MTU) is answered from the link's own IPv6 address instead: the kernel
+ * drops any packet from a multicast source (ipv6_rcv, RFC 4291 2.7), and
+ * for IPv6 a packet from its own address is taken.
  */
 void ipoib_link_too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 			unsigned int mtu)
@@ -203,6 +207,14 @@ void ipoib_link_too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len,
 		struct in6_addr src;
 
 		memcpy(&src, pkt + 24, 16);
+		if (IN6_IS_ADDR_MULTICAST(&src)) {
+			const struct inet_addr *me =
+				ipoib_link_local_addr(l, AF_INET6);
+
+			if (!me)
+				return;
+			src = me->v6;
+		}
 		e = inet_icmp6_pkt_too_big(pkt, len, &src, mtu, out,
 					   sizeof(out), &olen);
 	}
