@@ -628,6 +628,19 @@ static int eth_nd(struct gw_bridge *b, const uint8_t *smac, const uint8_t *p,
 	}
 	if (nd.has_slla)
 		learn(b, &src, nd.slla);
+	if (IN6_ARE_ADDR_EQUAL(&nd.nd.target, &b->ll)) {
+		/* our own link-local, the source of the solicitations we
+		 * send: hosts that answered one confirm it (RFC 4861 7.3.1,
+		 * NUD) before they forget us */
+		n = eth_nd_build_na(&b->ll, &nd.nd.ip.src, &b->ll,
+				    INET_NA_FLAG_SOLICITED |
+				    INET_NA_FLAG_OVERRIDE, b->cfg.mac, out,
+				    sizeof(out));
+		memcpy(dmac, nd.has_slla ? nd.slla : smac, 6);
+		b->st.nd_answered++;
+		eth_out(b, dmac, b->cfg.mac, ETH_P_IPV6_, out, n);
+		return 1;
+	}
 	if (on_ethernet(b, &tgt))
 		return 1;
 	if (b->ops.ib_neigh(b->arg, &tgt, &hw) < 0) {

@@ -126,6 +126,55 @@ ns ib1 ping -c 2 -W 2 fd41::50 >/dev/null || fail "ib1 -> lan1 IPv6"
 ns ib3 ping -c 3 -W 2 10.42.0.50 >/dev/null || fail "ib3 -> lan2"
 ok "transparent: ping both ways, IPv4 and IPv6"
 
+# the gateway's neighbour solicitations on the segment come from its own
+# link-local address (modified EUI-64 of its MAC, which is derived from
+# its port GID and the P_Key): a LAN host that answered one confirms it
+# later (NUD), so a solicitation for it is answered, with the MAC
+gwll=$(python3 - "$("$BIN/ibgwctl" -s "$T/ibgwd.sock" -j show summary)" <<'PY'
+import ipaddress, json, sys
+gid = ipaddress.IPv6Address(json.loads(sys.argv[1])["gid"]).packed
+b = bytes([0, 0, 0x80, 0x01]) + gid          # flags, QPN = P_Key | 0x8000
+h = 0xcbf29ce484222325
+for c in b[1:20]:
+    h = ((h ^ c) * 0x100000001b3) & (2**64 - 1)
+m = [((h >> 56) & 0xfc) | 2] + [(h >> (56 - 8 * i)) & 0xff for i in range(1, 6)]
+iid = bytes([m[0] ^ 2, m[1], m[2], 0xff, 0xfe, m[3], m[4], m[5]])
+print("%s %s" % (ipaddress.IPv6Address(b"\xfe\x80" + bytes(6) + iid),
+                 ":".join("%02x" % x for x in m)))
+PY
+)
+cat >"$T/ns.py" <<'PY'
+# ns.py IFNAME TARGET: a Neighbour Solicitation for TARGET to its
+# solicited-node group (with our MAC as source link-layer option); prints
+# the target link-layer address of the advertisement that answers
+import ipaddress, socket, struct, sys, time
+ifn, tgt = sys.argv[1], ipaddress.IPv6Address(sys.argv[2])
+idx = socket.if_nametoindex(ifn)
+mac = bytes.fromhex(open("/sys/class/net/%s/address" % ifn).read().strip().replace(":", ""))
+s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 255)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, idx)
+sn = ipaddress.IPv6Address("ff02::1:ff00:0").packed[:13] + tgt.packed[13:]
+s.sendto(struct.pack("!BBHI", 135, 0, 0, 0) + tgt.packed + bytes([1, 1]) + mac,
+         (str(ipaddress.IPv6Address(sn)), 0, 0, idx))
+s.settimeout(0.5)
+end = time.time() + 3
+while time.time() < end:
+    try:
+        m, a = s.recvfrom(2000)
+    except socket.timeout:
+        continue
+    if m[0] == 136 and m[8:24] == tgt.packed and len(m) >= 32 and m[24] == 2:
+        print("NA flags %02x tlla %s" % (m[4], ":".join("%02x" % x for x in m[26:32])))
+        sys.exit(0)
+print("no answer")
+sys.exit(1)
+PY
+ns lan1 python3 "$T/ns.py" eth0 "${gwll% *}" >"$T/ns.out" 2>&1 ||
+	{ cat "$T/ns.out"; fail "a solicitation for the gateway's link-local ${gwll% *} (its NS source) was not answered"; }
+grep -q "tlla ${gwll#* }\$" "$T/ns.out" || { cat "$T/ns.out"; fail "the gateway's link-local not answered with its MAC ${gwll#* }"; }
+ok "the gateway's link-local ${gwll% *} answered on the segment: $(cat "$T/ns.out")"
+
 # the LAN sees IB hosts at the MACs derived from their addresses
 mac=$(ns lan1 ip neigh show 10.41.0.1 | sed -n 's/.*lladdr \([0-9a-f:]*\).*/\1/p')
 ib1hw=$(sed -n 's/.*ready: .* address \(.*\)$/\1/p' "$T/ib1.log")
