@@ -976,7 +976,6 @@ static void monitor_cb(evutil_socket_t fd, short what, void *arg)
 	struct ibgwd *d = arg;
 	char err[NL_ERRLEN];
 	unsigned int i;
-
 	int r;
 
 	(void)fd;
