@@ -362,12 +362,19 @@ static void export_connect(struct gconn *c, const union fab_gid *gid)
 	info.remote = c->x->ib_addr;
 	info.rport = c->x->ib_port;
 	info.peer_gid = *gid;
-	/* the Hello takes one family: a LAN client of the other one is
-	 * named by the unspecified address */
-	if (c->client.family == c->x->ib_addr.family)
+	/* the Hello takes one family, the IB host's: an IPv4 LAN client
+	 * of an IPv6 host is named IPv4-mapped (as a dual-stack TCP
+	 * listener names it); an IPv6 one of an IPv4 host cannot be, and
+	 * is named by the unspecified address */
+	if (c->client.family == c->x->ib_addr.family) {
 		info.local = c->client;
-	else
+	} else if (c->client.family == AF_INET) {
+		info.local.family = AF_INET6;
+		info.local.v6.s6_addr[10] = info.local.v6.s6_addr[11] = 0xff;
+		memcpy(&info.local.v6.s6_addr[12], &c->client.v4, 4);
+	} else {
 		info.local.family = c->x->ib_addr.family;
+	}
 	info.lport = c->cport;
 	c->s = sdp_ep_connect(g->ep, &info, c->fd, c, err, sizeof(err));
 	if (!c->s) {

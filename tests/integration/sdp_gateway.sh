@@ -38,13 +38,15 @@ p3=0x8003, ipoib : ib4=full, gw=full;
 CONF
 start_fabric -P "$T/partitions.conf"
 
-ib() {	# NAME PKEY ADDR
+ib() {	# NAME PKEY ADDR [ADDR]
+	local a=()
+	[ -n "${4:-}" ] && a=(--address "$4")
 	ns_add "$1"
 	ns_bg "${1}_PID" "$1" "$BIN/ipoibd" -f -F "soft:$SOCK" -n "$1" \
-		-p "$2" -i ib0 --address "$3" >"$T/$1.log" 2>&1
+		-p "$2" -i ib0 --address "$3" "${a[@]}" >"$T/$1.log" 2>&1
 }
 ib ib1 0x8001 10.41.0.1/24
-ib ib4 0x8003 10.43.0.1/24
+ib ib4 0x8003 10.43.0.1/24 fd43::4/64
 ns_add gw
 ns_add lan1
 ns_add lan3
@@ -83,9 +85,10 @@ pkey = 0x8003
 mode = router
 ifname = ib8003
 address = 10.43.0.254/24
+address6 = fd43::fe/64
 sdp = $s3
 CONF
-	[ "$s3" = on ] && printf 'sdp_exports = 8080=10.43.0.1:8000, 8090=[fd43::1]:80\n'
+	[ "$s3" = on ] && printf 'sdp_exports = 8080=10.43.0.1:8000, 8090=[fd43::1]:80, 8091=[fd43::4]:8001\n'
 }
 
 # --- the configuration check ---------------------------------------------------
@@ -383,6 +386,28 @@ ok "router: a LAN server silent past the program's deadline: the gateway's conne
 ns lan3 curl -s -m 10 -o /dev/null "http://10.44.0.254:8090/" && fail "export to nobody answered"
 [ "$(sdpc p3 export_unresolved)" -ge 1 ] || fail "export_unresolved not counted"
 ok "router: export to an unresolved IB host reset (export_unresolved)"
+# an IPv4 LAN client through an export to an IPv6 IB host: the program sees
+# it IPv4-mapped, as a dual-stack TCP listener would (before: '::')
+cat >"$T/peer6.py" <<'PY'
+import socket
+s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("::", 8001))
+s.listen()
+print("listening", flush=True)
+c, a = s.accept()
+print("peer %s" % a[0], flush=True)
+c.sendall(a[0].encode() + b"\n")
+c.close()
+PY
+pre6() { grep -q listening "$T/peer6.out"; }
+P ib4 python3 "$T/peer6.py" >"$T/peer6.out" 2>&1 &
+X6=$!
+eventually pre6 || { cat "$T/peer6.out"; fail "the IPv6 server on ib4 did not start"; }
+got=$(ns lan3 python3 -c 'import socket; s = socket.create_connection(("10.44.0.254", 8091), 10); print(s.makefile().readline().strip())' 2>&1)
+wait "$X6"
+expect_eq "export 8091 -> [fd43::4]:8001: the IB program's peer for LAN client 10.44.0.1" "$got" "::ffff:10.44.0.1"
+ok "router: an IPv4 LAN client through an export to an IPv6 IB host is seen IPv4-mapped"
 C show stats | grep -q "^p3 *sdp *terminated" || { C show stats; fail "show stats: no sdp lines"; }
 C show stats | grep -q "^p3 *sdp *proto_error" || true
 
