@@ -33,7 +33,7 @@ ns_bg IB1 ib1 "$BIN/ipoibd" -f -F "soft:$SOCK" -n ib1 -p 0x8001 -i ib0 \
 	--address 10.61.0.1/24 --address fd61::1/64 >"$T/ib1.log" 2>&1
 ns_add ib4
 ns_bg IB4 ib4 "$BIN/ipoibd" -f -F "soft:$SOCK" -n ib4 -p 0x8003 -i ib0 \
-	--address 10.63.0.1/24 >"$T/ib4.log" 2>&1
+	--address 10.63.0.1/24 --address fd63::1/64 >"$T/ib4.log" 2>&1
 ns_add gw
 for n in lan1 lan2 lan3; do ns_add $n; done
 ns gw ip link add br1 type bridge
@@ -70,6 +70,7 @@ bridge = br1
 pkey = 0x8003
 mode = router
 address = 10.63.0.254/24
+address6 = fd63::fe/64
 CONF
 mkdir -p "$T/run"
 start_gw() {
@@ -84,6 +85,8 @@ for d in 10.61.0.50 fd61::50 10.61.0.51; do
 	ns ib1 ping -c 2 -W 2 "$d" >/dev/null || fail "ib1 -> $d before the restart"
 done
 ns ib4 ping -c 2 -W 2 10.64.0.1 >/dev/null || fail "ib4 -> lan3 before the restart"
+v6gw() { ns ib4 ping -6 -c 1 -W 1 fd63::fe >/dev/null 2>&1; }
+eventually v6gw || fail "ib4 -> the gateway's fd63::fe"
 
 # within_5s NS DST: one ping a second, the first answered within 5 s
 within_5s() {
@@ -151,5 +154,16 @@ tshark -r "$T/fabric.pcap" -Y 'icmpv6.type == 136 && icmpv6.nd.na.target_address
 [ "$(wc -l <"$T/na.txt")" -ge 2 ] || fail "tshark: fewer than 2 unsolicited NAs for fd61::50"
 grep -qv '^False$\|^0$' "$T/na.txt" && fail "tshark: a proxy NA for fd61::50 with Override set: $(sort -u "$T/na.txt" | tr '\n' ' ')"
 ok "tshark: gratuitous ARPs for 10.61.0.50 and unsolicited NAs (Override clear) for fd61::50 from the gateway"
+# a router's advertisements say so (RFC 4861 7.2.4; a Linux host that had it
+# as its router would drop its routes through it on one without R), a host's
+# do not
+tshark -r "$T/fabric.pcap" -Y 'icmpv6.type == 136 && icmpv6.nd.na.target_address == fd63::fe' \
+	-T fields -e icmpv6.nd.na.flag.r >"$T/na_r.txt" 2>/dev/null
+tshark -r "$T/fabric.pcap" -Y 'icmpv6.type == 136 && icmpv6.nd.na.target_address == fd63::1' \
+	-T fields -e icmpv6.nd.na.flag.r >"$T/na_h.txt" 2>/dev/null
+[ -s "$T/na_r.txt" ] && [ -s "$T/na_h.txt" ] || fail "tshark: no NAs for fd63::fe or fd63::1"
+grep -qv '^True$\|^1$' "$T/na_r.txt" && fail "tshark: an NA of the router partition's fd63::fe without the Router flag: $(sort | uniq -c <"$T/na_r.txt" | tr '\n' ' ')"
+grep -q '^True$\|^1$' "$T/na_h.txt" && fail "tshark: an NA of the host ib4 with the Router flag"
+ok "tshark: the router partition's NAs carry the Router flag ($(wc -l <"$T/na_r.txt")), the IB host's do not ($(wc -l <"$T/na_h.txt"))"
 kill "$GW" 2>/dev/null
 ok "gateway_restart"

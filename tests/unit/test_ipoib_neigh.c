@@ -656,6 +656,47 @@ static void test_nd_announce_not_dadfailed(void **state)
 }
 
 /*
+ * A link whose host forwards IPv6 (ipoib_link_set_router): its answers and
+ * announcements for its own addresses carry the Router flag (RFC 4861
+ * 7.2.4, 7.2.6); a proxy's answer does not speak for the proxied host.
+ */
+static void test_nd_router_flag(void **state)
+{
+	struct t *t = *state;
+	struct in6_addr peer6 = h_in6("2001:db8::2"),
+			me6 = h_in6("2001:db8::1");
+	const struct mem_pkt *p;
+	struct ipoib_nd nd;
+	uint8_t buf[128];
+	size_t len;
+
+	addr6(t->l, "2001:db8::1", 64);
+	ipoib_link_set_router(t->l, 1);
+	bring_up(t);
+	assert_int_equal(nas_for(t, "2001:db8::1", &nd), 1);
+	assert_int_equal(nd.flags, INET_NA_FLAG_OVERRIDE | INET_NA_FLAG_ROUTER);
+	mem_sent_clear(t->dev);
+	len = ipoib_nd_build_ns(&peer6, NULL, &me6, &t->peer, buf, sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	assert_int_equal(mem_sent_count(t->dev), 1);
+	p = mem_sent(t->dev, 0);
+	assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
+					p->len - IPOIB_HDR_LEN, &nd), INET_OK);
+	assert_int_equal(nd.flags, INET_NA_FLAG_SOLICITED |
+		       INET_NA_FLAG_OVERRIDE | INET_NA_FLAG_ROUTER);
+	/* forwarding off again: a host's answer */
+	ipoib_link_set_router(t->l, 0);
+	mem_sent_clear(t->dev);
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	p = mem_sent(t->dev, 0);
+	assert_non_null(p);
+	assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
+					p->len - IPOIB_HDR_LEN, &nd), INET_OK);
+	assert_int_equal(nd.flags, INET_NA_FLAG_SOLICITED |
+		       INET_NA_FLAG_OVERRIDE);
+}
+
+/*
  * A peer that restarted (another QPN) announces its addresses, link-local
  * and global: our entries take the new address at once (RFC 4861 7.2.5,
  * Override), and packets go there; the advertisement still reaches the
@@ -807,6 +848,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nd_announce_updates_neigh,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nd_router_flag, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_neigh_table_evicts_oldest,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(

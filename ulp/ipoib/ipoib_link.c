@@ -150,6 +150,11 @@ int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a)
 	return addr_find(l, a) != NULL;
 }
 
+void ipoib_link_set_router(struct ipoib_link *l, int on)
+{
+	l->router = !!on;
+}
+
 int ipoib_link_is_tentative(struct ipoib_link *l, const struct inet_addr *a)
 {
 	struct link_addr *la = addr_find(l, a);

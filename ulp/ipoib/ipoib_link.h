@@ -213,6 +213,11 @@ unsigned int ipoib_link_mtu(const struct ipoib_link *l);
 /* "datagram", "connected", or "datagram-only" when connected mode was
  * asked for and the provider cannot take its connections. */
 const char *ipoib_link_mode_name(const struct ipoib_link *l);
+/* The host forwards IPv6 on this interface (net.ipv6.conf.IF.forwarding):
+ * the advertisements for our own addresses carry the Router flag, as a
+ * router's must (RFC 4861 7.2.4, 7.2.6; a Linux neighbour that had us as
+ * a router drops its routes through us on one without it). */
+void ipoib_link_set_router(struct ipoib_link *l, int on);
 int ipoib_link_carrier(const struct ipoib_link *l);
 /* 1 while the port's P_Key table holds the link's P_Key. */
 int ipoib_link_has_pkey(const struct ipoib_link *l);

@@ -475,7 +475,8 @@ int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 	if (ipoib_link_is_tentative(l, &tgt))
 		return 1;
 	if (ipoib_link_is_local(l, &tgt))
-		flags = INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE;
+		flags = INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE |
+			(l->router ? INET_NA_FLAG_ROUTER : 0);
 	else if (l->ops.proxy && l->ops.proxy(l->arg, &tgt))
 		flags = INET_NA_FLAG_SOLICITED;
 	else
@@ -563,7 +564,8 @@ void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a)
 	if (!l->carrier)
 		return;
 	if (a->family == AF_INET6) {
-		na_all_nodes(l, &a->v6, INET_NA_FLAG_OVERRIDE);
+		na_all_nodes(l, &a->v6, INET_NA_FLAG_OVERRIDE |
+			     (l->router ? INET_NA_FLAG_ROUTER : 0));
 		return;
 	}
 	ipoib_link_hwaddr(l, &me);

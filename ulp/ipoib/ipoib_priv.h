@@ -172,6 +172,7 @@ struct ipoib_link {
 	struct sa_mcmember bcast;
 	union fab_gid bcast_mgid;
 	int carrier;
+	int router;		/* IPv6 forwarding: our NAs carry R */
 	int rx_err;		/* errno of the last failed QP poll, or 0 */
 	int rx_group;		/* the datagram being delivered came to a
 				 * multicast group (the broadcast one too) */

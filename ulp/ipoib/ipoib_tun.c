@@ -153,9 +153,28 @@ int ipoib_tun_is_own(const struct ipoib_tun *t, const struct inet_addr *a)
 	return 0;
 }
 
+/* IPv6 forwarding on the interface, as the kernel has it: our
+ * advertisements say whether we are a router (ipoib_link_set_router). */
+static void router_check(struct ipoib_tun *t)
+{
+	char path[64 + IFNAMSIZ], v = '0';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/forwarding",
+		 t->ifname);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fread(&v, 1, 1, f) != 1)
+		v = '0';
+	fclose(f);
+	ipoib_link_set_router(t->link, v != '0');
+}
+
 void ipoib_tun_routes_changed(struct ipoib_tun *t)
 {
 	memset(t->nh, 0, sizeof(t->nh));
+	router_check(t);
 }
 
 void ipoib_tun_set_nocache(struct ipoib_tun *t, int nocache)
@@ -610,6 +629,7 @@ static void carrier(void *arg, int up, unsigned int mtu)
 		}
 	}
 	set_tun_carrier(d, 1);
+	router_check(d);
 	if (!d->configured) {
 		/* up already since ipoib_tun_start, unless the kernel has
 		 * no TUNSETCARRIER */
