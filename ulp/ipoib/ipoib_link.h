@@ -181,9 +181,10 @@ void ipoib_link_xmit_bcast(struct ipoib_link *l, const uint8_t *pkt,
 /* The neighbour cache: 0 and *hw if ip's link address is known, else -1. */
 int ipoib_link_neigh_hw(struct ipoib_link *l, const struct inet_addr *ip,
 			struct ipoib_addr *hw);
-/* A gratuitous ARP for the IPv4 address a with the link's own address
- * (a proxy announcing a host it answers for); nothing for IPv6, where a
- * proxy's advertisement may not override (RFC 4861 7.2.8). */
+/* A proxy announcing a host it answers for, with the link's own address:
+ * a gratuitous ARP for IPv4, for IPv6 an unsolicited Neighbour
+ * Advertisement to all nodes without the override flag (a proxy's, RFC
+ * 4861 7.2.8). */
 void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a);
 /* Start resolving ip if it is not known or being resolved. */
 void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct inet_addr *ip);

@@ -110,7 +110,6 @@ static void monitor_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ipoibd *d = arg;
 	char err[NL_ERRLEN];
-
 	int r;
 
 	(void)fd;
