@@ -1006,7 +1006,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 			gw_bridge_tick(d->parts[i].br, now);
 		tap_flush(&d->parts[i]);
 	}
-	if (now % 5 == 0)
+	if (++d->ticks % 5 == 0)	/* every 5 ticks, late ones too */
 		gw_seed_save(d);
 	health_check(d);	/* logged even without a watchdog */
 }

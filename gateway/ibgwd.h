@@ -83,6 +83,7 @@ struct ibgwd {
 	struct gw_seed *seed;
 	unsigned int nseed;
 	char *seed_saved;		/* the file's text as last written */
+	unsigned long ticks;		/* tick_cb's calls */
 	int seed_warned;
 	uint8_t frame[FRAME_MAX];	/* the trunk's receive buffer */
 	uint8_t out[FRAME_MAX];		/* frames put together to send */
