@@ -270,15 +270,6 @@ static void tun_carrier(void *arg, struct ipoib_tun *t, int up,
 	status_carrier(p->d);
 }
 
-static void tun_mtu_refused(void *arg, struct ipoib_tun *t,
-			    unsigned int asked, unsigned int limit)
-{
-	(void)arg;
-	log_warnx("%s: MTU %u refused: the link carries at most %u (%s "
-		  "mode); MTU %u again", ipoib_tun_ifname(t), asked, limit,
-		  ipoib_link_mode_name(ipoib_tun_link(t)), limit);
-}
-
 /* Set-up steps that failed without stopping the interface. */
 static void tun_error(void *arg, struct ipoib_tun *t, const char *msg)
 {
@@ -775,9 +766,9 @@ static int start_roce(struct part *p, char *err, size_t errlen)
 
 static int start_router(struct part *p, char *err, size_t errlen)
 {
-	static const struct ipoib_tun_ops tops = {
-		.ready = tun_ready, .carrier = tun_carrier,
-		.error = tun_error, .mtu_refused = tun_mtu_refused };
+	static const struct ipoib_tun_ops tops = { .ready = tun_ready,
+						   .carrier = tun_carrier,
+						   .error = tun_error };
 	struct ipoib_tun_cfg tc;
 	unsigned int i;
 

@@ -558,6 +558,19 @@ static int operator_mtu(struct ipoib_tun *d, unsigned int now,
 	return 0;
 }
 
+/* An MTU above the link MTU was put back (ops->error, as the log line
+ * the Linux driver's EINVAL would stand for). */
+static void mtu_refused(struct ipoib_tun *d, unsigned int asked,
+			unsigned int limit)
+{
+	char msg[IFNAMSIZ + 128];
+
+	snprintf(msg, sizeof(msg), "%s: MTU %u refused: the link carries at "
+		 "most %u (%s mode); MTU %u again", d->ifname, asked, limit,
+		 ipoib_link_mode_name(d->link), limit);
+	tun_error(d, msg);
+}
+
 void ipoib_tun_links_changed(struct ipoib_tun *t)
 {
 	unsigned int limit = ipoib_link_mtu(t->link);
@@ -582,8 +595,7 @@ void ipoib_tun_links_changed(struct ipoib_tun *t)
 		return;
 	}
 	t->mtu_set = limit;
-	if (t->ops.mtu_refused)
-		t->ops.mtu_refused(t->arg, t, li.mtu, limit);
+	mtu_refused(t, li.mtu, limit);
 }
 
 static void carrier(void *arg, int up, unsigned int mtu)
@@ -614,8 +626,8 @@ static void carrier(void *arg, int up, unsigned int mtu)
 		tun_error(d, err);
 	} else {
 		d->mtu_set = mtu;
-		if (refused && d->ops.mtu_refused)
-			d->ops.mtu_refused(d->arg, d, refused, limit);
+		if (refused)
+			mtu_refused(d, refused, limit);
 	}
 	if (!d->configured) {
 		for (i = 0; i < d->cfg.naddrs; i++) {

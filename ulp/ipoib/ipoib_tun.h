@@ -57,7 +57,9 @@ struct ipoib_tun_ops {
 	/* A step that failed and left the interface usable, one line as
 	 * nl_link.h's err: offloads the kernel refused at creation
 	 * ("...: packets go one by one"), or the MTU, an address or the
-	 * link state when the carrier came. */
+	 * link state when the carrier came; and an MTU set above the link
+	 * MTU and put back ("IF: MTU N refused: ...",
+	 * ipoib_tun_links_changed). */
 	void (*error)(void *arg, struct ipoib_tun *t, const char *msg);
 	/* Another endpoint claims one of the interface's addresses
 	 * (ipoib_link_ops.conflict; hw NULL when it did not say which).
@@ -67,11 +69,6 @@ struct ipoib_tun_ops {
 	void (*conflict)(void *arg, struct ipoib_tun *t,
 			 const struct inet_addr *a,
 			 const struct ipoib_addr *hw, int dad_failed);
-	/* Someone set the interface's MTU to asked, more than the link
-	 * carries (the link MTU, limit): it was put back to limit, as the
-	 * Linux driver refuses such an MTU (ipoib_tun_links_changed). */
-	void (*mtu_refused)(void *arg, struct ipoib_tun *t,
-			    unsigned int asked, unsigned int limit);
 };
 
 /* Create the TUN and the link (not started).  NULL with errno set and the
@@ -91,7 +88,7 @@ void ipoib_tun_free(struct ipoib_tun *t, unsigned int timeout_ms);
 
 void ipoib_tun_event(struct ipoib_tun *t, enum fab_event_type type);
 /* The kernel's links changed (a monitor's NL_CHG_LINK): an MTU set on
- * the interface above the link MTU is put back to it (ops->mtu_refused),
+ * the interface above the link MTU is put back to it (ops->error says so),
  * one at or below it is the operator's and stays, also across carrier
  * changes.  Until the carrier first comes up nothing is looked at. */
 void ipoib_tun_links_changed(struct ipoib_tun *t);

@@ -129,15 +129,6 @@ static void tun_carrier(void *arg, struct ipoib_tun *t, int up,
 		 up ? "up" : "down", mtu);
 }
 
-static void tun_mtu_refused(void *arg, struct ipoib_tun *t,
-			    unsigned int asked, unsigned int limit)
-{
-	(void)arg;
-	log_warnx("%s: MTU %u refused: the link carries at most %u (%s "
-		  "mode); MTU %u again", ipoib_tun_ifname(t), asked, limit,
-		  ipoib_link_mode_name(ipoib_tun_link(t)), limit);
-}
-
 /* Set-up steps that failed without stopping the interface. */
 static void tun_error(void *arg, struct ipoib_tun *t, const char *msg)
 {
@@ -742,8 +733,7 @@ int main(int argc, char **argv)
 	static struct ipoib_tun_cfg tc = { .link = { .pkey = 0xffff } };
 	struct ipoib_tun_ops tops = { .ready = ready, .carrier = tun_carrier,
 				      .error = tun_error,
-				      .conflict = tun_conflict,
-				      .mtu_refused = tun_mtu_refused };
+				      .conflict = tun_conflict };
 	const char *spec = NULL, *node = NULL, *ifname = "ib%d", *why;
 	const char *sdp_name = NULL;
 	int no_sdp = 0;
