@@ -297,25 +297,7 @@ ok "multicast stream ib2 -> lan1 ($got/10); ib1's IGMP report seen on the LAN"
 # from its link-local address on IB (from the group's address, the IB
 # host's kernel drops it and never fragments), so ib2's next datagrams
 # cross in fragments
-cat >"$T/recv6.py" <<'PY'
-import socket, struct, sys
-s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-s.bind(("::", int(sys.argv[2])))
-s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
-             socket.inet_pton(socket.AF_INET6, sys.argv[1]) +
-             struct.pack("@I", socket.if_nametoindex(sys.argv[3])))
-print("listening", flush=True)
-s.settimeout(4)
-n = 0
-try:
-    while True:
-        if len(s.recv(65535)) == int(sys.argv[4]):
-            n += 1
-except socket.timeout:
-    pass
-print("received", n, flush=True)
-PY
-ns_bg MJ lan1 python3 "$T/recv6.py" ff15::4141 6002 eth0 1800 >"$T/mj6.out"
+ns_bg MJ lan1 python3 "$TOP/tests/integration/mcast6_recv.py" ff15::4141 6002 eth0 1800 >"$T/mj6.out"
 listening6() { grep -q listening "$T/mj6.out"; }
 eventually listening6 || fail "IPv6 multicast receiver on the LAN"
 ns_bg TD6 ib2 tcpdump -l -n -i ib0 'icmp6 and ip6[40] == 2' >"$T/ptb6.txt" 2>/dev/null

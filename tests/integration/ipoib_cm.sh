@@ -125,25 +125,7 @@ ok "d3 (datagram mode) reached by datagrams; 3000 bytes with DF: $(head -n2 "$T/
 # Packet Too Big comes from c1's own address (from the group's address,
 # ipv6_rcv drops it and the sender never fragments), so c1's next
 # datagrams to the group go in fragments and reach c2
-cat >"$T/recv6.py" <<'PY'
-import socket, struct, sys
-s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-s.bind(("::", int(sys.argv[2])))
-s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
-             socket.inet_pton(socket.AF_INET6, sys.argv[1]) +
-             struct.pack("@I", socket.if_nametoindex(sys.argv[3])))
-print("listening", flush=True)
-s.settimeout(4)
-n = 0
-try:
-    while True:
-        if len(s.recv(65535)) == int(sys.argv[4]):
-            n += 1
-except socket.timeout:
-    pass
-print("received", n, flush=True)
-PY
-ns_bg M6 c2 python3 "$T/recv6.py" ff15::c2 6002 ib0 3000 >"$T/m6.out"
+ns_bg M6 c2 python3 "$TOP/tests/integration/mcast6_recv.py" ff15::c2 6002 ib0 3000 >"$T/m6.out"
 m6_up() { grep -q listening "$T/m6.out"; }
 eventually m6_up || fail "3b: IPv6 multicast receiver on c2"
 sleep 1	# c2's MLD report, its join
