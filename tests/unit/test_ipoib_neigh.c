@@ -494,6 +494,33 @@ static void test_neigh_stale_resolicit(void **state)
 /* How many sent frames are unsolicited Neighbour Advertisements for
  * target; the last one in *nd.  Each is asserted to go to the all-nodes
  * group, from target itself. */
+/*
+ * A Neighbour Solicitation from the peer (2001:db8::2) for target, after
+ * what was sent is cleared: how many packets answered it, and the flags of
+ * the advertisement among them (0 when none).
+ */
+static unsigned int ns_answered(struct t *t, const struct in6_addr *target,
+				uint8_t *flags)
+{
+	struct in6_addr peer6 = h_in6("2001:db8::2");
+	const struct mem_pkt *p;
+	struct ipoib_nd nd;
+	uint8_t buf[128];
+	size_t len;
+
+	mem_sent_clear(t->dev);
+	len = ipoib_nd_build_ns(&peer6, NULL, target, &t->peer, buf,
+				sizeof(buf));
+	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	*flags = 0;
+	p = mem_sent(t->dev, 0);
+	if (p && ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
+				 p->len - IPOIB_HDR_LEN, &nd) == INET_OK &&
+	    nd.type == INET_ND_NA)
+		*flags = nd.flags;
+	return mem_sent_count(t->dev);
+}
+
 static unsigned int nas_for(struct t *t, const char *target,
 			    struct ipoib_nd *nd)
 {
@@ -535,6 +562,7 @@ static void test_nd_announce_own(void **state)
 	struct inet_addr a;
 	struct ipoib_nd nd;
 	uint64_t nd0;
+	uint8_t fl;
 
 	addr4(t->l, "10.0.0.1", 24);
 	addr6(t->l, "2001:db8::1", 64);
@@ -554,18 +582,8 @@ static void test_nd_announce_own(void **state)
 
 	/* a solicitation for it while tentative is not answered (RFC 4862
 	 * 5.4.3); once ready it is */
-	{
-		struct in6_addr peer6 = h_in6("2001:db8::2");
-		uint8_t buf[128];
-		size_t len;
-
-		mem_sent_clear(t->dev);
-		len = ipoib_nd_build_ns(&peer6, NULL, &tent.addr.v6, &t->peer,
-					buf, sizeof(buf));
-		from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
-		assert_int_equal(mem_sent_count(t->dev), 0);
-		assert_int_equal(st->nd_tx, 1);
-	}
+	assert_int_equal(ns_answered(t, &tent.addr.v6, &fl), 0);
+	assert_int_equal(st->nd_tx, 1);
 
 	/* DAD done: announced once */
 	mem_sent_clear(t->dev);
@@ -578,26 +596,9 @@ static void test_nd_announce_own(void **state)
 	assert_int_equal(ipoib_link_addr_ready(t->l, &tent.addr), 0);
 	pump(t);
 	assert_int_equal(mem_sent_count(t->dev), 1);
-	{
-		struct in6_addr peer6 = h_in6("2001:db8::2");
-		const struct mem_pkt *p;
-		uint8_t buf[128];
-		size_t len;
-
-		mem_sent_clear(t->dev);
-		len = ipoib_nd_build_ns(&peer6, NULL, &tent.addr.v6, &t->peer,
-					buf, sizeof(buf));
-		from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
-		assert_int_equal(mem_sent_count(t->dev), 1);
-		p = mem_sent(t->dev, 0);
-		assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
-						p->len - IPOIB_HDR_LEN, &nd),
-				 INET_OK);
-		assert_int_equal(nd.flags, INET_NA_FLAG_SOLICITED |
-			       INET_NA_FLAG_OVERRIDE);
-		assert_int_equal(st->nd_tx, 3);
-		mem_sent_clear(t->dev);
-	}
+	assert_int_equal(ns_answered(t, &tent.addr.v6, &fl), 1);
+	assert_int_equal(fl, INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE);
+	assert_int_equal(st->nd_tx, 3);
 	a = h_ip("2001:db8::9");
 	errno = 0;
 	assert_int_equal(ipoib_link_addr_ready(t->l, &a), -1);
@@ -663,37 +664,22 @@ static void test_nd_announce_not_dadfailed(void **state)
 static void test_nd_router_flag(void **state)
 {
 	struct t *t = *state;
-	struct in6_addr peer6 = h_in6("2001:db8::2"),
-			me6 = h_in6("2001:db8::1");
-	const struct mem_pkt *p;
+	struct in6_addr me6 = h_in6("2001:db8::1");
 	struct ipoib_nd nd;
-	uint8_t buf[128];
-	size_t len;
+	uint8_t fl;
 
 	addr6(t->l, "2001:db8::1", 64);
 	ipoib_link_set_router(t->l, 1);
 	bring_up(t);
 	assert_int_equal(nas_for(t, "2001:db8::1", &nd), 1);
 	assert_int_equal(nd.flags, INET_NA_FLAG_OVERRIDE | INET_NA_FLAG_ROUTER);
-	mem_sent_clear(t->dev);
-	len = ipoib_nd_build_ns(&peer6, NULL, &me6, &t->peer, buf, sizeof(buf));
-	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
-	assert_int_equal(mem_sent_count(t->dev), 1);
-	p = mem_sent(t->dev, 0);
-	assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
-					p->len - IPOIB_HDR_LEN, &nd), INET_OK);
-	assert_int_equal(nd.flags, INET_NA_FLAG_SOLICITED |
-		       INET_NA_FLAG_OVERRIDE | INET_NA_FLAG_ROUTER);
+	assert_int_equal(ns_answered(t, &me6, &fl), 1);
+	assert_int_equal(fl, INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE |
+			 INET_NA_FLAG_ROUTER);
 	/* forwarding off again: a host's answer */
 	ipoib_link_set_router(t->l, 0);
-	mem_sent_clear(t->dev);
-	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
-	p = mem_sent(t->dev, 0);
-	assert_non_null(p);
-	assert_int_equal(ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
-					p->len - IPOIB_HDR_LEN, &nd), INET_OK);
-	assert_int_equal(nd.flags, INET_NA_FLAG_SOLICITED |
-		       INET_NA_FLAG_OVERRIDE);
+	assert_int_equal(ns_answered(t, &me6, &fl), 1);
+	assert_int_equal(fl, INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE);
 }
 
 /*
