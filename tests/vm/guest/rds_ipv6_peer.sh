@@ -61,6 +61,21 @@ else
 	done
 fi
 
+# what to look at when a step fails (once seen: a 1 MiB round trip that
+# hung until the 300 s alarm): rxe0's counters that moved, and on a the
+# service's RDS counters and connection lines, before gfail
+diag() {
+	local f
+	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+		[ "$(cat $f 2>/dev/null)" != 0 ] && echo "  diag| rxe0 $(basename $f) $(cat $f)"
+	done
+	if [ -n "$IPID" ]; then
+		kill -USR1 $IPID
+		sleep 1
+		grep -E 'stats rds|rds:|rds_' $T/ipoibd.log | tail -n 60 | sed 's/^/  diag| /'
+	fi
+	dmesg | grep -i 'rds\|rxe' | tail -n 20 | sed 's/^/  diag| dmesg /'
+}
 # the round trips' sizes, each through an echo port of its own (an echo
 # exits at the QUIT that ends a round-trip run): 64 B, 9000 B (3
 # fragments), 1 MiB (256 fragments)
@@ -79,7 +94,7 @@ serve_side() {
 	sleep 1
 	tell $((7000 + $1)) ready
 	for x in $pids; do
-		wait ${x%%:*} || { cat $T/echo$1.${x#*:}.out; gfail "phase $1: the echo on ${x#*:} failed"; }
+		wait ${x%%:*} || { cat $T/echo$1.${x#*:}.out; diag; gfail "phase $1: the echo on ${x#*:} failed"; }
 	done
 	wait $sp || { cat $T/sink$1.out; gfail "phase $1: the sink failed"; }
 	sed 's/^/  sink| /' $T/sink$1.out
@@ -93,11 +108,11 @@ client_side() {
 	for x in $SIZES; do
 		s=${x#*:} n=${s#*:} s=${s%%:*}
 		$W $SB -t 300 rr $me $peer ${x%%:*} $n $s >$T/rr$1.$s.out 2>&1 ||
-			{ cat $T/rr$1.$s.out; gfail "phase $1: round trips of $s B failed"; }
+			{ cat $T/rr$1.$s.out; diag; gfail "phase $1: round trips of $s B failed"; }
 		gok "phase $1: $(grep 'round trips' $T/rr$1.$s.out)"
 	done
 	$W $SB -t 300 send $me $peer 5001 2000 3000 >$T/send$1.out 2>&1 ||
-		{ cat $T/send$1.out; gfail "phase $1: sending 2000 messages failed"; }
+		{ cat $T/send$1.out; diag; gfail "phase $1: sending 2000 messages failed"; }
 	gok "phase $1: $(grep 'sent' $T/send$1.out)"
 }
 if [ "$role" = a ]; then
