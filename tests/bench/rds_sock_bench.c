@@ -9,6 +9,7 @@
  *   rds_sock_bench [-t SEC] [-b BYTES] send LADDR RADDR RPORT COUNT SIZE
  *   rds_sock_bench [-t SEC] [-b BYTES] echo ADDR PORT
  *   rds_sock_bench [-t SEC] [-b BYTES] rr LADDR RADDR RPORT N SIZE
+ *   rds_sock_bench info
  *
  * Every message starts with a 16-byte header: "RSBK", a type, a sequence
  * number and a count (big-endian).  sink counts DATA messages and answers
@@ -27,8 +28,13 @@
  * rr checks that each echo comes from the echo's address and port.
  * -b: SO_SNDBUF and SO_RCVBUF (SO_*BUFFORCE first, as root; default
  * 4 MiB).  -t: the whole run's limit (default 120 s), exit 1 after it.
+ * info: the kernel's RDS state as rds-info shows it (rds-tools is not in
+ * Debian), for a failed test to print: the counters that are not 0, the
+ * connections with their next sequence numbers, and the messages on the
+ * send, retransmit and receive queues (IPv4 and IPv6).
  */
 #include <arpa/inet.h>
+#include <linux/rds.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -81,7 +87,8 @@ static void usage(void)
 		"usage: rds_sock_bench [-t SEC] [-b BYTES] sink ADDR PORT\n"
 		"       rds_sock_bench [-t SEC] [-b BYTES] send LADDR RADDR RPORT COUNT SIZE\n"
 		"       rds_sock_bench [-t SEC] [-b BYTES] echo ADDR PORT\n"
-		"       rds_sock_bench [-t SEC] [-b BYTES] rr LADDR RADDR RPORT N SIZE\n");
+		"       rds_sock_bench [-t SEC] [-b BYTES] rr LADDR RADDR RPORT N SIZE\n"
+		"       rds_sock_bench info\n");
 	exit(2);
 }
 
@@ -373,6 +380,120 @@ static int run_rr(int fd, uint8_t *m, const union sa *to,
 	return 0;
 }
 
+#ifndef SOL_RDS
+#define SOL_RDS 276
+#endif
+
+/* one RDS_INFO_* table into buf: its length, each entry's in *each */
+static size_t info_get(int fd, int opt, uint8_t *buf, size_t cap,
+		       size_t *each)
+{
+	socklen_t len = (socklen_t)cap;
+	int r = getsockopt(fd, SOL_RDS, opt, buf, &len);
+
+	if (r < 0) {
+		printf("info| option %d: %s\n", opt, strerror(errno));
+		return 0;
+	}
+	*each = (size_t)r;	/* the kernel returns the entry size */
+	return len;
+}
+
+static void info_addr(char *s, size_t n, int v6, const void *a)
+{
+	inet_ntop(v6 ? AF_INET6 : AF_INET, a, s, (socklen_t)n);
+}
+
+static void info_messages(int fd, uint8_t *buf, size_t cap, int opt,
+			  int v6, const char *what)
+{
+	size_t len, each = 0, i, shown = 0;
+	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
+
+	len = info_get(fd, opt, buf, cap, &each);
+	if (!each)
+		return;
+	printf("info| %s%s: %zu messages\n", what, v6 ? " (IPv6)" : "",
+	       len / each);
+	for (i = 0; i + each <= len && shown < 8; i += each, shown++) {
+		if (v6) {
+			struct rds6_info_message m;
+
+			memcpy(&m, buf + i, sizeof(m));
+			info_addr(l, sizeof(l), 1, &m.laddr);
+			info_addr(f, sizeof(f), 1, &m.faddr);
+			printf("info|   seq %llu len %u %s.%u -> %s.%u flags %#x\n",
+			       (unsigned long long)m.seq, m.len, l, ntohs(m.lport),
+			       f, ntohs(m.fport), m.flags);
+		} else {
+			struct rds_info_message m;
+
+			memcpy(&m, buf + i, sizeof(m));
+			info_addr(l, sizeof(l), 0, &m.laddr);
+			info_addr(f, sizeof(f), 0, &m.faddr);
+			printf("info|   seq %llu len %u %s.%u -> %s.%u flags %#x\n",
+			       (unsigned long long)m.seq, m.len, l, ntohs(m.lport),
+			       f, ntohs(m.fport), m.flags);
+		}
+	}
+}
+
+static int run_info(void)
+{
+	size_t cap = 4 << 20, len, each = 0, i;
+	uint8_t *buf = malloc(cap);
+	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+
+	if (fd < 0)
+		die("socket(AF_RDS)");
+	if (!buf)
+		die("malloc");
+	len = info_get(fd, RDS_INFO_COUNTERS, buf, cap, &each);
+	for (i = 0; each && i + each <= len; i += each) {
+		struct rds_info_counter c;
+
+		memcpy(&c, buf + i, sizeof(c));
+		c.name[sizeof(c.name) - 1] = 0;
+		if (c.value)
+			printf("info| counter %s %llu\n", (char *)c.name,
+			       (unsigned long long)c.value);
+	}
+	len = info_get(fd, RDS_INFO_CONNECTIONS, buf, cap, &each);
+	for (i = 0; each && i + each <= len; i += each) {
+		struct rds_info_connection c;
+
+		memcpy(&c, buf + i, sizeof(c));
+		info_addr(l, sizeof(l), 0, &c.laddr);
+		info_addr(f, sizeof(f), 0, &c.faddr);
+		printf("info| conn %s -> %s %.16s next_tx %llu next_rx %llu flags %#x\n",
+		       l, f, (char *)c.transport,
+		       (unsigned long long)c.next_tx_seq,
+		       (unsigned long long)c.next_rx_seq, c.flags);
+	}
+	len = info_get(fd, RDS6_INFO_CONNECTIONS, buf, cap, &each);
+	for (i = 0; each && i + each <= len; i += each) {
+		struct rds6_info_connection c;
+
+		memcpy(&c, buf + i, sizeof(c));
+		info_addr(l, sizeof(l), 1, &c.laddr);
+		info_addr(f, sizeof(f), 1, &c.faddr);
+		printf("info| conn %s -> %s %.16s next_tx %llu next_rx %llu flags %#x\n",
+		       l, f, (char *)c.transport,
+		       (unsigned long long)c.next_tx_seq,
+		       (unsigned long long)c.next_rx_seq, c.flags);
+	}
+	info_messages(fd, buf, cap, RDS_INFO_SEND_MESSAGES, 0, "send queue");
+	info_messages(fd, buf, cap, RDS6_INFO_SEND_MESSAGES, 1, "send queue");
+	info_messages(fd, buf, cap, RDS_INFO_RETRANS_MESSAGES, 0, "retransmit queue");
+	info_messages(fd, buf, cap, RDS6_INFO_RETRANS_MESSAGES, 1, "retransmit queue");
+	info_messages(fd, buf, cap, RDS_INFO_RECV_MESSAGES, 0, "receive queues");
+	info_messages(fd, buf, cap, RDS6_INFO_RECV_MESSAGES, 1, "receive queues");
+	free(buf);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	union sa me, to;
@@ -395,6 +516,8 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	if (argc == 1 && !strcmp(argv[0], "info"))
+		return run_info();
 	if (argc < 3)
 		usage();
 	mode = argv[0];

@@ -62,8 +62,9 @@ else
 fi
 
 # what to look at when a step fails (once seen: a 1 MiB round trip that
-# hung until the 300 s alarm): rxe0's counters that moved, and on a the
-# service's RDS counters and connection lines, before gfail
+# hung until the 300 s alarm): rxe0's counters that moved, on a the
+# service's RDS counters and connection lines, on b the kernel's RDS
+# counters, connections and queues (rds_sock_bench info), before gfail
 diag() {
 	local f
 	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
@@ -72,8 +73,12 @@ diag() {
 	if [ -n "$IPID" ]; then
 		kill -USR1 $IPID
 		sleep 1
-		grep -E 'stats rds|rds:|rds_' $T/ipoibd.log | tail -n 60 | sed 's/^/  diag| /'
+		grep -iE 'rds' $T/ipoibd.log | tail -n 80 | sed 's/^/  diag| /'
+	else
+		$SB info 2>&1 | head -n 120 | sed 's/^/  diag| /'
 	fi
+	rdma res show qp 2>&1 | sed 's/^/  diag| /'
+	rdma res show cm_id 2>&1 | sed 's/^/  diag| /'
 	dmesg | grep -i 'rds\|rxe' | tail -n 20 | sed 's/^/  diag| dmesg /'
 }
 # the round trips' sizes, each through an echo port of its own (an echo
