@@ -972,6 +972,13 @@ static void roce_source(struct gw_rds *g, const union fab_gid *sgid)
 		inet_addr_v6(&g->roce_src, (const struct in6_addr *)sgid->raw);
 }
 
+static void on_log(void *arg, const char *line)
+{
+	struct gw_rds *g = arg;
+
+	log_info("partition %s: %s", g->p->pc->name, line);
+}
+
 static int ep_open(struct gw_rds *g, char *err, size_t errlen)
 {
 	static const struct rds_ep_ops ops = {
@@ -979,6 +986,7 @@ static int ep_open(struct gw_rds *g, char *err, size_t errlen)
 		.is_local = on_is_local,
 		.deliver = on_deliver,
 		.uncongested = on_uncongested,
+		.log = on_log,
 	};
 	struct ibgwd *d = g->p->d;
 	struct fab_port_attr attr;

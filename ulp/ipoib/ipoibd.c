@@ -572,15 +572,23 @@ static void rds_dev_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+static void rds_log(void *arg, const char *line)
+{
+	(void)arg;
+	log_info("%s", line);
+}
+
 /* No RDS is no failure either: it says why and runs on. */
 static int rds_start(struct ipoibd *d, const char *spec, const char *node,
 		     const char *name)
 {
 	static const struct rds_service_ops ops = {
 		.resolve = rds_resolve, .is_local = rds_is_local,
+		.log = rds_log,
 	};
 	static const struct rds_service_ops roce_ops = {
 		.resolve = rds_resolve_roce, .is_local = rds_is_local_roce,
+		.log = rds_log,
 	};
 	struct rds_ep_cfg cfg;
 	struct fab_port_attr attr;

@@ -23,6 +23,7 @@
  * used up, then answers every SEND with an RNR NAK.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,7 +185,7 @@ const struct counter_desc rds_ep_counters[] = {
 };
 
 static void conn_kick(struct rconn *rc);
-static void link_drop(struct link *l);
+static void link_drop(struct link *l, const char *why);
 static void conn_up(struct rconn *rc, struct link *l);
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -202,6 +203,25 @@ static uint8_t *tx_slot(const struct link *l, unsigned int i)
 static int family_port(int family)
 {
 	return family == AF_INET6 ? RDS_CM_PORT : RDS_PORT;
+}
+
+/* One line about rc's connection for ops->log, named as the kernel's
+ * RDS/IB names it in dmesg: <laddr,faddr,tos>. */
+static void __attribute__((format(printf, 3, 4)))
+ep_log(const struct rds_ep *ep, const struct rconn *rc, const char *fmt, ...)
+{
+	char la[INET6_ADDRSTRLEN], fa[INET6_ADDRSTRLEN], msg[256], line[400];
+	va_list ap;
+
+	if (!ep->ops.log)
+		return;
+	inet_ntop(rc->laddr.family, rc->laddr.raw, la, sizeof(la));
+	inet_ntop(rc->faddr.family, rc->faddr.raw, fa, sizeof(fa));
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(line, sizeof(line), "RDS <%s,%s,0>: %s", la, fa, msg);
+	ep->ops.log(ep->arg, line);
 }
 
 static void arm(struct event *ev, unsigned int ms)
@@ -270,7 +290,7 @@ static void link_tmo_cb(evutil_socket_t fd, short what, void *arg)
 	/* a connect or an accept that never completed */
 	if (!l->up) {
 		l->ep->st.connect_failed++;
-		link_drop(l);
+		link_drop(l, l->passive ? "no RTU" : "connect timed out");
 	}
 }
 
@@ -340,8 +360,8 @@ fail:
 }
 
 /* The link is done with: off its rconn (which goes down), DREQ, and
- * destroyed later. */
-static void link_drop(struct link *l)
+ * destroyed later.  why: what is logged when it was its rconn's. */
+static void link_drop(struct link *l, const char *why)
 {
 	struct rconn *rc = l->rc;
 	struct rds_ep *ep = l->ep;
@@ -349,6 +369,11 @@ static void link_drop(struct link *l)
 	if (l->gone)
 		return;
 	l->gone = true;
+	if (rc && rc->link == l)
+		ep_log(ep, rc, "%s connection %s: %s, %u messages to resend",
+		       l->passive ? "passive" : "active",
+		       l->up ? "down" : "not made", why,
+		       rds_conn_unacked(&rc->c));
 	if (rc) {
 		l->rc = NULL;
 		if (rc->link == l) {
@@ -449,7 +474,7 @@ static void link_tx(struct link *l)
 		wr[n - 1].flags |= FAB_SEND_SIGNALED;
 		if (fab_qp_post_send(l->qp, wr, (int)n) != (int)n) {
 			ep->st.qp_errors++;
-			link_drop(l);
+			link_drop(l, "posting a send failed");
 			return;
 		}
 		l->tx_head = slot;
@@ -529,7 +554,7 @@ static bool on_recv(struct link *l, const uint8_t *p, uint32_t len)
 	if (why != RDS_DROP_NONE) {
 		if (why < RDS_DROP_MAX)
 			ep->st.drops[why]++;
-		link_drop(l);
+		link_drop(l, rds_drop_name(why));
 		return false;
 	}
 	rx_ack(rc, in.ack);
@@ -582,7 +607,10 @@ static void qp_cb(evutil_socket_t fd, short what, void *arg)
 			if (wc[i].status != FAB_WC_SUCCESS) {
 				if (wc[i].status != FAB_WC_WR_FLUSH_ERR)
 					ep->st.qp_errors++;
-				link_drop(l);
+				link_drop(l, wc[i].status ==
+					  FAB_WC_WR_FLUSH_ERR ?
+					  "disconnected (work requests flushed)" :
+					  fab_wc_status_name(wc[i].status));
 				break;
 			}
 			if (!wc[i].recv) {
@@ -600,7 +628,7 @@ static void qp_cb(evutil_socket_t fd, short what, void *arg)
 			if (post_recv(l, (unsigned int)wc[i].wr_id %
 				      ep->cfg.recv_wrs) < 0) {
 				ep->st.qp_errors++;
-				link_drop(l);
+				link_drop(l, "posting a receive failed");
 			}
 		}
 		if (n < 32)
@@ -838,7 +866,7 @@ static void conn_connect(struct rconn *rc)
 	rc->st = C_CONNECTING;
 	if (fab_cm_connect(id, &dst, &cp, NULL, 0) < 0) {
 		ep->st.connect_failed++;
-		link_drop(l);
+		link_drop(l, "connect failed");
 		return;
 	}
 	if (ep->cfg.connect_timeout_ms)
@@ -854,6 +882,8 @@ static void conn_up(struct rconn *rc, struct link *l)
 	rc->st = C_UP;
 	rc->backoff_ms = 0;
 	ep->st.conns_up++;
+	ep_log(ep, rc, "%s connection up%s", l->passive ? "passive" : "active",
+	       rds_conn_unacked(&rc->c) ? ", resending what was not acknowledged" : "");
 	if (l->passive)
 		ep->st.conns_passive++;
 	else
@@ -912,7 +942,7 @@ static void on_request(struct rds_ep *ep, const struct fab_cm_event *ev)
 	if (rc->st == C_UP) {
 		ep->st.stale++;
 		if (rc->link)
-			link_drop(rc->link);
+			link_drop(rc->link, "a REQ for it came (the peer restarted)");
 		reject(ep, ev->id);
 		return;
 	}
@@ -924,13 +954,13 @@ static void on_request(struct rds_ep *ep, const struct fab_cm_event *ev)
 		goto refuse;
 	n = build_priv(ep, rc, ver, false, rep, sizeof(rep));
 	if (n < 0) {
-		link_drop(l);
+		link_drop(l, "no private data");
 		return;
 	}
 	cp.private_data_len = (uint8_t)n;
 	rc->st = C_CONNECTING;
 	if (fab_cm_accept(ev->id, &cp, NULL, 0) < 0) {
-		link_drop(l);
+		link_drop(l, "accept failed");
 		return;
 	}
 	arm(l->tmo_ev, RTU_TIMEOUT_MS);
@@ -957,7 +987,7 @@ static void on_established(struct link *l, const struct fab_cm_event *ev)
 	if (!rds_ib_version_confirm(ev->private_data, ev->private_data_len,
 				    family, RDS_VERSION_3_1)) {
 		l->ep->st.connect_failed++;
-		link_drop(l);
+		link_drop(l, "the REP's version");
 		return;
 	}
 	if (rds_ib_priv_parse(ev->private_data, ev->private_data_len, family,
@@ -992,7 +1022,7 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 		case FAB_CM_EV_CONNECT_ERROR:
 			if (l->rc && !l->up)
 				ep->st.connect_failed++;
-			link_drop(l);
+			link_drop(l, fab_cm_event_name(ev.type));
 			break;
 		case FAB_CM_EV_DISCONNECTED:
 		case FAB_CM_EV_DEVICE_REMOVAL:
@@ -1002,7 +1032,7 @@ static void cm_cb(evutil_socket_t fd, short what, void *arg)
 				qp_cb(-1, 0, l);
 			}
 			l->dreq_sent = true;	/* answered by the CM */
-			link_drop(l);
+			link_drop(l, fab_cm_event_name(ev.type));
 			arm(l->tmo_ev, 0);
 			break;
 		case FAB_CM_EV_TIMEWAIT_EXIT:

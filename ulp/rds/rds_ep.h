@@ -146,6 +146,9 @@ struct rds_ep_ops {
 	 * bytes).  Optional. */
 	void (*cong_map)(void *arg, const struct inet_addr *faddr,
 			 const uint8_t *bits);
+	/* A connection came up or went down (and why), one line as the
+	 * kernel's RDS/IB writes to dmesg.  Optional. */
+	void (*log)(void *arg, const char *line);
 };
 
 /* NULL with errno and err: the CM's (EOPNOTSUPP: none), EADDRINUSE (the

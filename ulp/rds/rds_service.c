@@ -1240,6 +1240,14 @@ static void ctl_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+static void ep_log(void *arg, const char *line)
+{
+	struct rds_service *sv = arg;
+
+	if (sv->ops.log)
+		sv->ops.log(sv->arg, line);
+}
+
 /* ---- the service -------------------------------------------------------------- */
 
 struct rds_service *rds_service_new(struct event_base *base,
@@ -1253,6 +1261,7 @@ struct rds_service *rds_service_new(struct event_base *base,
 		.resolve = ep_resolve, .is_local = ep_is_local,
 		.deliver = ep_deliver, .done = ep_done,
 		.uncongested = ep_uncongested, .cong_map = ep_cong_map,
+		.log = ep_log,
 	};
 	struct rds_service *sv;
 	struct sockaddr_un sa;

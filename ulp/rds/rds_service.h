@@ -44,6 +44,8 @@ struct rds_service_ops {
 		       const struct inet_addr *faddr, union fab_gid *gid,
 		       uint16_t *lid);
 	bool (*is_local)(void *arg, const struct inet_addr *a);
+	/* As rds_ep_ops.log: connections up and down.  Optional. */
+	void (*log)(void *arg, const char *line);
 };
 
 struct rds_service_stats {
