@@ -102,6 +102,8 @@ struct rconn {
 	bool dropped;		/* went down once: next attempts count */
 	bool kick;		/* messages queued since the last link_tx */
 	bool win_full;		/* link_tx stopped at the window */
+	bool fail_logged;	/* a connect failure logged since the last
+				 * connection up */
 };
 
 struct rds_ep {
@@ -369,11 +371,18 @@ static void link_drop(struct link *l, const char *why)
 	if (l->gone)
 		return;
 	l->gone = true;
-	if (rc && rc->link == l)
-		ep_log(ep, rc, "%s connection %s: %s, %u messages to resend",
+	/* a connect failing again and again (the peer down) is logged
+	 * once until a connection is up */
+	if (rc && rc->link == l && (l->up || !rc->fail_logged)) {
+		unsigned int n = rds_conn_unacked(&rc->c);
+
+		ep_log(ep, rc, "%s connection %s: %s, %u message%s to resend%s",
 		       l->passive ? "passive" : "active",
-		       l->up ? "down" : "not made", why,
-		       rds_conn_unacked(&rc->c));
+		       l->up ? "down" : "not made", why, n, n == 1 ? "" : "s",
+		       l->up ? "" : " (further failures not logged until "
+		       "one is up)");
+		rc->fail_logged = !l->up;
+	}
 	if (rc) {
 		l->rc = NULL;
 		if (rc->link == l) {
@@ -881,6 +890,7 @@ static void conn_up(struct rconn *rc, struct link *l)
 	l->up = true;
 	rc->st = C_UP;
 	rc->backoff_ms = 0;
+	rc->fail_logged = false;
 	ep->st.conns_up++;
 	ep_log(ep, rc, "%s connection up%s", l->passive ? "passive" : "active",
 	       rds_conn_unacked(&rc->c) ? ", resending what was not acknowledged" : "");
