@@ -223,6 +223,13 @@ all: $(BUILD)/tests/rds_sock_bench
 $(BUILD)/tests/rds_sock_bench: $(BUILD)/plain/tests/bench/rds_sock_bench.o
 	$(CC) $(PLAIN_LDFLAGS) -o $@ $^
 
+# ibv_destroy_qp made slow, as rxe's can be (tests/vm/rds_slow_destroy.sh)
+TOOLS += $(BUILD)/tests/libslow_destroy.so
+all: $(BUILD)/tests/libslow_destroy.so
+$(BUILD)/tests/libslow_destroy.so: tests/tools/slow_destroy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PLAIN_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
 # the kernel's AF_RDS semantics, one corner per run, under the preload
 # (tests/integration/rds_semantics.sh)
 TOOLS += $(BUILD)/tests/rds_semantics

@@ -39,6 +39,8 @@
 #include <endian.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,8 @@ struct pvc_id {
 	uint8_t req_responder_resources;
 	uint8_t min_rnr_timer;		/* fab_cm_param's; 0: rdma_cm's */
 	int disconnecting;		/* we sent the DREQ (or the DREP) */
+	int dying;			/* given to the reaper: its events
+					 * are dropped */
 };
 
 struct pvc_mr {
@@ -85,6 +89,135 @@ static struct pvc_id *pvc_id_of(struct fab_cm_id *id)
 static struct pvc_qp *pvc_qp_of(struct fab_qp *qp)
 {
 	return (struct pvc_qp *)qp;
+}
+
+/* ---- destruction off the caller's thread -------------------------------- */
+
+/*
+ * Linux 6.1's rxe waits up to 50 s in ibv_destroy_qp for references its
+ * retry path left on a queue pair whose peer stopped answering
+ * (rxe_pool.c, __rxe_cleanup: "Shouldn't happen"), and the caller's one
+ * event loop answered nothing meanwhile: the guest tier saw a kernel RDS
+ * peer's REQ wait 50 s and the connection never come back.  So queue
+ * pairs (with their CQ and channel), rdma_cm ids and memory regions are
+ * destroyed by a thread of the process's own, in the order they were
+ * given up (a QP before its id, an MR after the QPs that used it).  A
+ * given-up id's events are dropped (acknowledged: rdma_destroy_id waits
+ * for that).  pv_cm_close waits until everything given up is gone, since
+ * the PD and the device go next.  Without the thread (pthread_create
+ * failed) the destruction is done at once, as before.
+ */
+enum pvc_job_kind { PVC_JOB_QP, PVC_JOB_ID, PVC_JOB_MR };
+
+struct pvc_job {
+	struct pvc_job *next;
+	enum pvc_job_kind kind;
+	void *obj;
+};
+
+static pthread_mutex_t pvc_rq_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pvc_rq_work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t pvc_rq_done = PTHREAD_COND_INITIALIZER;
+static struct pvc_job *pvc_rq_head, **pvc_rq_tail = &pvc_rq_head;
+static unsigned int pvc_rq_pending;	/* queued or being destroyed */
+static int pvc_rq_state;		/* 0: no thread yet, 1: up, -1: none */
+
+static void pvc_job_run(enum pvc_job_kind kind, void *obj)
+{
+	switch (kind) {
+	case PVC_JOB_QP: {
+		struct pvc_qp *qp = obj;
+
+		if (qp->cid)
+			rdma_destroy_qp(qp->cid->id);
+		if (qp->cq)
+			ibv_destroy_cq(qp->cq);	/* events are acked as read */
+		if (qp->ch)
+			ibv_destroy_comp_channel(qp->ch);
+		free(qp);
+		break;
+	}
+	case PVC_JOB_ID: {
+		struct pvc_id *cid = obj;
+
+		if (cid->id)
+			rdma_destroy_id(cid->id);
+		free(cid);
+		break;
+	}
+	case PVC_JOB_MR: {
+		struct pvc_mr *mr = obj;
+
+		ibv_dereg_mr(mr->mr);
+		free(mr);
+		break;
+	}
+	}
+}
+
+static void *pvc_reaper(void *arg)
+{
+	struct pvc_job *j;
+
+	(void)arg;
+	pthread_mutex_lock(&pvc_rq_lock);
+	for (;;) {
+		while (!pvc_rq_head)
+			pthread_cond_wait(&pvc_rq_work, &pvc_rq_lock);
+		j = pvc_rq_head;
+		pvc_rq_head = j->next;
+		if (!pvc_rq_head)
+			pvc_rq_tail = &pvc_rq_head;
+		pthread_mutex_unlock(&pvc_rq_lock);
+		pvc_job_run(j->kind, j->obj);
+		free(j);
+		pthread_mutex_lock(&pvc_rq_lock);
+		if (--pvc_rq_pending == 0)
+			pthread_cond_broadcast(&pvc_rq_done);
+	}
+	return NULL;
+}
+
+static void pvc_give_up(enum pvc_job_kind kind, void *obj)
+{
+	struct pvc_job *j = malloc(sizeof(*j));
+	sigset_t all, old;
+	pthread_t t;
+
+	pthread_mutex_lock(&pvc_rq_lock);
+	if (pvc_rq_state == 0) {
+		/* the thread takes no signal: the caller's stay its own */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		pvc_rq_state = pthread_create(&t, NULL, pvc_reaper, NULL) == 0 ?
+			       1 : -1;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (pvc_rq_state == 1)
+			pthread_detach(t);
+	}
+	if (pvc_rq_state < 0 || !j) {
+		pthread_mutex_unlock(&pvc_rq_lock);
+		free(j);
+		pvc_job_run(kind, obj);
+		return;
+	}
+	j->next = NULL;
+	j->kind = kind;
+	j->obj = obj;
+	*pvc_rq_tail = j;
+	pvc_rq_tail = &j->next;
+	pvc_rq_pending++;
+	pthread_cond_signal(&pvc_rq_work);
+	pthread_mutex_unlock(&pvc_rq_lock);
+}
+
+/* Until everything given up is destroyed. */
+static void pvc_reap_wait(void)
+{
+	pthread_mutex_lock(&pvc_rq_lock);
+	while (pvc_rq_pending)
+		pthread_cond_wait(&pvc_rq_done, &pvc_rq_lock);
+	pthread_mutex_unlock(&pvc_rq_lock);
 }
 
 /* ---- memory regions ----------------------------------------------------- */
@@ -123,10 +256,7 @@ struct fab_mr *pv_mr_reg(struct fab_dev *base, void *addr, size_t len,
 
 void pv_mr_dereg(struct fab_mr *base)
 {
-	struct pvc_mr *mr = (struct pvc_mr *)base;
-
-	ibv_dereg_mr(mr->mr);
-	free(mr);
+	pvc_give_up(PVC_JOB_MR, base);
 }
 
 /* ---- RC queue pairs ------------------------------------------------------ */
@@ -141,14 +271,17 @@ void pv_rc_qp_destroy(struct fab_qp *base)
 	struct pvc_qp *qp = pvc_qp_of(base);
 
 	if (qp->cid && qp->cid->id->qp) {
-		rdma_destroy_qp(qp->cid->id);
+		/* in the error state now, not when the thread gets to it:
+		 * nothing is written to the caller's buffers, which it may
+		 * free when this returns (its MR keeps the pages pinned) */
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+		ibv_modify_qp(qp->cid->id->qp, &a, IBV_QP_STATE);
 		qp->cid->base.qp = NULL;
+	} else {
+		qp->cid = NULL;		/* no rdma_destroy_qp */
 	}
-	if (qp->cq)
-		ibv_destroy_cq(qp->cq);	/* events are acked as read */
-	if (qp->ch)
-		ibv_destroy_comp_channel(qp->ch);
-	free(qp);
+	pvc_give_up(PVC_JOB_QP, qp);
 }
 
 struct fab_qp *pv_cm_qp_create(struct fab_cm_id *base,
@@ -583,6 +716,7 @@ int pv_cm_fd(struct fab_dev *base)
 
 void pv_cm_close(struct pv_dev *dev)
 {
+	pvc_reap_wait();
 	if (dev->cm_ch)
 		rdma_destroy_event_channel(dev->cm_ch);	/* ids destroyed */
 	dev->cm_ch = NULL;
@@ -821,9 +955,8 @@ void pv_cm_destroy(struct fab_cm_id *base)
 
 	if (base->qp)
 		pv_rc_qp_destroy(base->qp);
-	if (cid->id)
-		rdma_destroy_id(cid->id);
-	free(cid);
+	cid->dying = 1;
+	pvc_give_up(PVC_JOB_ID, cid);
 }
 
 static void pvc_copy_pdata(struct fab_cm_event *ev, const void *p,
@@ -892,6 +1025,16 @@ static int pvc_step(struct rdma_cm_event *e, struct fab_cm_event *ev)
 static int pvc_translate(struct pv_dev *dev, struct rdma_cm_event *e,
 			 struct fab_cm_event *ev)
 {
+	struct pvc_id *cid = e->id->context;
+
+	/* given up (for a REQ: its listener): acknowledged, nothing more */
+	if (cid && cid->dying) {
+		if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			rdma_reject(e->id, NULL, 0);
+			rdma_destroy_id(e->id);
+		}
+		return 0;
+	}
 	memset(ev, 0, sizeof(*ev));
 	ev->id = e->id->context;
 	switch (e->event) {
