@@ -8,6 +8,9 @@
 #  - on a connection: a bad header checksum, a SEND under 48 and one over
 #    4144 bytes, a SEND shorter than its h_len, mismatched fragments, an
 #    h_len over 1 MiB: each drops the connection, counted by reason;
+#  - the first fragment of a message and then nothing (a stopped queue
+#    pair): the victim (--stall-ms 2000) waits, then drops the
+#    connection, counted in stalls;
 #  - an h_ack past anything the victim sent: clamped and counted, the
 #    connection kept; a retransmitted duplicate: not delivered twice;
 #  - meanwhile a good peer streams 150,000 messages to the victim, and
@@ -27,6 +30,7 @@ V=10.1.0.2
 "$RP" --fabric "$S" --node victim --addr $V --route 10.1.0.3="$GG" \
 	--route 10.1.0.9="$GE" --bind 4000 --log "$T/victim.log" \
 	--expect 10.1.0.3:100:200:150000 --expect 10.1.0.3:101:200:1000 \
+	--stall-ms 2000 \
 	--linger 300 --timeout 120 --stats >"$T/victim.out" 2>&1 &
 VP=$!
 PIDS+=("$VP")
@@ -45,7 +49,7 @@ evil() {	# MODE
 	[ $rc -eq 0 ] || fail "$1: exit $rc"
 }
 for m in req-none req-short req-zero req-v30 req-addr req-lo bad-csum short long \
-	 bad-len frag-mismatch too-big ack-beyond dup; do
+	 bad-len frag-mismatch too-big ack-beyond dup stall; do
 	evil $m
 done
 wait $GP
@@ -67,6 +71,7 @@ expect_eq drop.short "$(cnt drop.short)" 1
 expect_eq drop.bad_len "$(cnt drop.bad_len)" 1
 expect_eq drop.frag_mismatch "$(cnt drop.frag_mismatch)" 1
 expect_eq drop.too_big "$(cnt drop.too_big)" 1
+expect_eq stalls "$(cnt stalls)" 1
 [ "$(cnt qp_errors)" -ge 1 ] || fail "the long SEND: no qp_errors"
 ok "the long SEND failed the victim's receive: qp_errors $(cnt qp_errors)"
 [ "$(cnt acks_beyond)" -ge 1 ] || fail "acks_beyond not counted"
@@ -78,4 +83,4 @@ d=$(awk '$1 == "10.1.0.9" {print $2, $4}' "$T/victim.log" | sort | uniq -d | wc 
 expect_eq "messages from the evil peer delivered twice" "$d" 0
 n=$(awk '$1 == "10.1.0.9" && $2 == 22 {print $4}' "$T/victim.log" | tr '\n' ' ')
 expect_eq "dup mode's messages delivered" "$n" "0 1 "
-ok "victim survived 14 hostile modes and delivered 151,000 good messages (the stream beside them: $(sed -n "s/^rdspeer: sent //p" "$T/good1.out"))"
+ok "victim survived 15 hostile modes and delivered 151,000 good messages (the stream beside them: $(sed -n "s/^rdspeer: sent //p" "$T/good1.out"))"

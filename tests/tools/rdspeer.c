@@ -8,7 +8,8 @@
  *           [--bind PORT]... [--send DST_IP:DPORT:SPORT:COUNT:SIZE[-MAX]]...
  *           [--expect SRC_IP:SPORT:DPORT:COUNT]... [--echo PORT]...
  *           [--ping DST_IP[:SPORT]]... [--timeout SEC] [--linger SEC]
- *           [--stats] [--log FILE] [--seed N] [--cong PORT:MS] [-v]
+ *           [--stats] [--log FILE] [--seed N] [--cong PORT:MS]
+ *           [--stall-ms MS] [-v]
  *
  * soft: specs run the SOFT profile, verbs: ones RDMA_CM.  A peer's GID
  * is its --route, else ::ffff:a.b.c.d.  Payload (big-endian): 0 "RDSP",
@@ -20,6 +21,7 @@
  * sender from PORT.  --ping: a ping (to port 0) and its pong.  --log:
  * every message received, "SRC SPORT DPORT INDEX LEN".  --cong: our
  * PORT congested in our map from the start, cleared after MS.
+ * --stall-ms: rds_ep_cfg's stall_ms (a stopped connection dropped).
  * Exit 0 once every send is acknowledged, every expect complete and every
  * ping answered (after --linger); 1 on a violation or --timeout.
  *
@@ -135,7 +137,8 @@ static void usage(void)
 		"        [--expect SRC:SPORT:DPORT:COUNT]... [--echo PORT]... "
 		"[--ping DST[:SPORT]]...\n"
 		"        [--timeout SEC] [--linger SEC] [--stats] [--log FILE] "
-		"[--seed N] [--cong PORT:MS] [-v]\n"
+		"[--seed N] [--cong PORT:MS]\n"
+		"        [--stall-ms MS] [-v]\n"
 		"       rdspeer ... --evil MODE --dst IP [--evil-port P]\n");
 	exit(2);
 }
@@ -818,6 +821,7 @@ int main(int argc, char **argv)
 		{ "cong", required_argument, NULL, 'C' },
 		{ "dst", required_argument, NULL, 'D' },
 		{ "evil-port", required_argument, NULL, 'P' },
+		{ "stall-ms", required_argument, NULL, 'W' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -833,7 +837,7 @@ int main(int argc, char **argv)
 	double timeout = 60;
 	uint64_t seed = 1;
 	struct inet_addr evil_dst = { 0 };
-	unsigned int evil_port = 0;
+	unsigned int evil_port = 0, stall_ms = 0;
 	char err[FAB_ERRLEN];
 	struct fab_dev *dev;
 	struct timeval tv = { 0, 20000 };
@@ -888,6 +892,8 @@ int main(int argc, char **argv)
 		case 'D': parse_ip(optarg, &evil_dst); break;
 		case 'P': evil_port = (unsigned int)num(optarg, 65535, "port");
 			break;
+		case 'W': stall_ms = (unsigned int)num(optarg, 3600000, "ms");
+			break;
 		case 'v': P.verbose++; break;
 		default: usage();
 		}
@@ -922,6 +928,7 @@ int main(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.profile = strncmp(spec, "verbs:", 6) == 0 ? RDS_PROFILE_RDMA_CM :
 		      RDS_PROFILE_SOFT;
+	cfg.stall_ms = stall_ms;
 	P.ep = rds_ep_new(P.base, dev, &cfg, &ops, NULL, err, sizeof(err));
 	if (!P.ep)
 		die("%s", err);

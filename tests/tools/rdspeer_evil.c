@@ -30,6 +30,10 @@
  *              victim sent: clamped, counted, the connection stays
  *   dup        message 0 again, flagged RETRANSMITTED: not delivered
  *              twice; then message 1, delivered; the connection stays
+ *   stall      the first 4096 bytes of an 8192-byte message, then
+ *              nothing (a peer whose queue pair stopped): kept for a
+ *              second, then dropped within 10 s (victim --stall-ms
+ *              2000)
  * "Dropped" means the victim disconnects us (DREQ) or our QP fails.
  * Exit 0 when the victim did what it should, 1 if not.
  */
@@ -65,7 +69,7 @@ struct evil {
 static const char *const modes[] = {
 	"req-none", "req-short", "req-zero", "req-v30", "req-addr", "req-lo",
 	"bad-csum", "short", "long", "bad-len", "frag-mismatch", "too-big",
-	"ack-beyond", "dup", NULL
+	"ack-beyond", "dup", "stall", NULL
 };
 
 static double now_s(void)
@@ -362,6 +366,13 @@ static int misbehave(struct evil *v, const char *m)
 		post(v, b, RDS_HDR_LEN + RDS_FRAG_SIZE);
 		return 0;
 	}
+	if (!strcmp(m, "stall")) {
+		h.seq = 2;
+		h.len = 8192;
+		rds_hdr_put(b, &h);
+		post(v, b, RDS_HDR_LEN + RDS_FRAG_SIZE);
+		return 0;
+	}
 	if (!strcmp(m, "too-big")) {
 		h.seq = 2;
 		h.len = 2u << 20;
@@ -411,6 +422,7 @@ static int run_data(struct evil *v, unsigned int mi)
 	static uint8_t b[SLOT];
 	const char *m = v->e->mode;
 	int tries, keep;
+	double t0;
 	size_t n;
 
 	/* a REQ may meet the victim's last connection from us still up
@@ -434,11 +446,18 @@ static int run_data(struct evil *v, unsigned int mi)
 	post(v, b, n);
 	pump(v, 100);
 	keep = misbehave(v, m);
+	t0 = now_s();
 	if (keep)
 		pump(v, 500);
+	else if (!strcmp(m, "stall"))
+		pump_until(v, 10000, 2);
 	else
 		pump_until(v, (int)(v->e->timeout_s * 1000 > 5000 ? 5000 :
 				    v->e->timeout_s * 1000), 2);
+	if (!strcmp(m, "stall") && v->gone && now_s() - t0 < 1.0) {
+		say(v, "%s", "FAIL: dropped at once, not after waiting");
+		return 1;
+	}
 	if (keep) {
 		pump(v, 0);
 		if (v->gone) {
@@ -451,6 +470,11 @@ static int run_data(struct evil *v, unsigned int mi)
 	if (!v->gone) {
 		say(v, "%s", "FAIL: the victim kept the connection");
 		return 1;
+	}
+	if (!strcmp(m, "stall")) {
+		printf("rdspeer: evil stall: ok: dropped after %.1f s\n",
+		       now_s() - t0);
+		return 0;
 	}
 	say(v, "%s", "ok: dropped");
 	return 0;

@@ -50,6 +50,8 @@
 #define DREQ_LINGER_MS	2000u
 #define CM_BACKLOG	128		/* rds_rdma_listen_init_common()'s */
 #define DELAYED_ACK_MS	20u		/* ours: see ack_timer_cb */
+#define STALL_MS	10000u		/* ours: see wd_cb */
+#define STALL_STRIKES	2u		/* checks at stall_ms / 2 apart */
 #define RETRY_COUNT	1		/* RDS_IB_DEFAULT_RETRY_COUNT */
 #define RNR_RETRY	7
 #define RNR_TIMER	10		/* IB_RNR_TIMER_000_32: ib_cm.c's
@@ -71,6 +73,10 @@ struct link {
 	struct fab_mr *mr;
 	uint8_t *mem;
 	struct event *qp_ev, *tmo_ev;
+	struct event *wd_ev;	/* while up: the stall watchdog */
+	uint64_t completions;	/* send and receive completions taken */
+	uint64_t wd_mark;	/* completions at the last check */
+	unsigned int wd_strikes; /* checks in a row that found a stall */
 	unsigned int tx_head, tx_inflight;
 	unsigned int tx_tail;	/* the oldest slot in flight */
 	bool passive;
@@ -176,6 +182,9 @@ const struct counter_desc rds_ep_counters[] = {
 		"RDS connections whose queue pair failed."),
 	COUNTER("disconnects", struct rds_ep_stats, disconnects,
 		"RDS connections the peer disconnected (DREQ)."),
+	COUNTER("stalls", struct rds_ep_stats, stalls,
+		"RDS connections dropped because their queue pair stopped "
+		"moving (no completion for 10 s with work outstanding)."),
 	COUNTER("window_full", struct rds_ep_stats, window_full,
 		"Times sending stopped at the window of unacknowledged "
 		"fragments (the peer slow to acknowledge)."),
@@ -271,6 +280,8 @@ static void link_free(struct link *l)
 		event_free(l->qp_ev);
 	if (l->tmo_ev)
 		event_free(l->tmo_ev);
+	if (l->wd_ev)
+		event_free(l->wd_ev);
 	if (l->id)
 		fab_cm_destroy(l->id);
 	if (l->mr)
@@ -309,6 +320,7 @@ static int post_recv(struct link *l, unsigned int i)
 }
 
 static void qp_cb(evutil_socket_t fd, short what, void *arg);
+static void wd_cb(evutil_socket_t fd, short what, void *arg);
 
 static struct link *link_new(struct rds_ep *ep, struct rconn *rc,
 			     struct fab_cm_id *id, bool passive)
@@ -334,7 +346,8 @@ static struct link *link_new(struct rds_ep *ep, struct rconn *rc,
 	ep->links = l;
 	l->mem = malloc(memlen);
 	l->tmo_ev = evtimer_new(ep->base, link_tmo_cb, l);
-	if (!l->mem || !l->tmo_ev)
+	l->wd_ev = evtimer_new(ep->base, wd_cb, l);
+	if (!l->mem || !l->tmo_ev || !l->wd_ev)
 		goto fail;
 	l->mr = fab_mr_reg(ep->dev, l->mem, memlen, FAB_ACCESS_LOCAL_WRITE,
 			   err, sizeof(err));
@@ -398,6 +411,8 @@ static void link_drop(struct link *l, const char *why)
 	}
 	if (l->qp_ev)
 		event_del(l->qp_ev);
+	if (l->wd_ev)
+		event_del(l->wd_ev);
 	if (l->up && !l->dreq_sent) {
 		l->dreq_sent = true;
 		fab_cm_disconnect(l->id, NULL, 0);
@@ -622,6 +637,7 @@ static void qp_cb(evutil_socket_t fd, short what, void *arg)
 					  fab_wc_status_name(wc[i].status));
 				break;
 			}
+			l->completions++;
 			if (!wc[i].recv) {
 				tx_done(l, (unsigned int)(wc[i].wr_id &
 						0xffffffffu) % ep->cfg.send_wrs);
@@ -882,11 +898,50 @@ static void conn_connect(struct rconn *rc)
 		arm(l->tmo_ev, ep->cfg.connect_timeout_ms);
 }
 
+/*
+ * Ours, not the kernel's: a connection whose queue pair stopped moving
+ * is dropped (and made again, the unacknowledged messages resent, as
+ * after any drop).  Stopped: sends posted and no completion, or a
+ * message's first fragments in and no more, at STALL_STRIKES checks in
+ * a row, stall_ms / STALL_STRIKES apart (a drop stall_ms to 1.5 stall_ms
+ * after the last completion).  An HCA's RC never stops so: it
+ * retransmits, then fails the queue pair within its retry count.  Linux
+ * 6.1's rxe was seen to: after one retransmission timeout its requester
+ * sent nothing more and armed no timer, no error and no progress ever
+ * came, and the kernel's RDS (which has no such watch) waited for ever.
+ */
+static void wd_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct link *l = arg;
+	struct rconn *rc = l->rc;
+
+	(void)fd;
+	(void)what;
+	if (!rc || l->gone || !l->up)
+		return;
+	if ((l->tx_inflight || rc->f.busy) && l->completions == l->wd_mark) {
+		if (++l->wd_strikes >= STALL_STRIKES) {
+			l->ep->st.stalls++;
+			link_drop(l, l->tx_inflight ?
+				  "sends posted and none completing" :
+				  "a message's fragments stopped coming");
+			return;
+		}
+	} else {
+		l->wd_strikes = 0;
+	}
+	l->wd_mark = l->completions;
+	arm(l->wd_ev, l->ep->cfg.stall_ms / STALL_STRIKES);
+}
+
 static void conn_up(struct rconn *rc, struct link *l)
 {
 	struct rds_ep *ep = rc->ep;
 
 	evtimer_del(l->tmo_ev);
+	l->wd_mark = l->completions;
+	l->wd_strikes = 0;
+	arm(l->wd_ev, ep->cfg.stall_ms / STALL_STRIKES);
 	l->up = true;
 	rc->st = C_UP;
 	rc->backoff_ms = 0;
@@ -1098,6 +1153,8 @@ struct rds_ep *rds_ep_new(struct event_base *base, struct fab_dev *dev,
 	ep->cfg = *cfg;
 	if (!ep->cfg.recv_wrs)
 		ep->cfg.recv_wrs = DEF_RECV_WRS;
+	if (!ep->cfg.stall_ms)
+		ep->cfg.stall_ms = STALL_MS;
 	if (!ep->cfg.send_wrs)
 		ep->cfg.send_wrs = DEF_WRS;
 	if (!ep->cfg.max_conns)

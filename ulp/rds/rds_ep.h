@@ -71,6 +71,10 @@ struct rds_ep_cfg {
 	unsigned int max_conns;		/* 0: 1024; more REQs refused,
 					 * more sends ENOBUFS */
 	unsigned int connect_timeout_ms;	/* 0: the CM's own */
+	unsigned int stall_ms;		/* a connection whose queue pair
+					 * completes nothing this long with
+					 * work outstanding is dropped (rds_ep.c,
+					 * wd_cb); 0: 10 s */
 	bool listen_any;		/* IPv4 REQs for every address (a
 					 * RoCE gateway: rdma_cm names the
 					 * destination IP), not only the
@@ -100,6 +104,8 @@ struct rds_ep_stats {
 	uint64_t qp_errors;		/* a completion with an error status */
 	uint64_t drops[RDS_DROP_MAX];	/* connections dropped, by reason */
 	uint64_t disconnects;		/* the peer's DREQ while up */
+	uint64_t stalls;		/* dropped: the queue pair stopped
+					 * moving (STALL watchdog) */
 	uint64_t window_full;		/* sending stopped at RDS_CONN_WINDOW
 					 * unacknowledged fragments */
 	uint64_t loop_msgs;		/* to one of this host's addresses:
