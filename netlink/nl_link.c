@@ -918,7 +918,10 @@ static int nl_mon_msg_in(struct nl_msg *msg, void *data)
 	struct nl_sock_ctx *nl = data;
 	uint16_t type = nlmsg_hdr(msg)->nlmsg_type;
 
-	if (type == RTM_NEWNEXTHOP || type == RTM_DELNEXTHOP)
+	/* a netconf change (IPv6 forwarding switched) counts as a route
+	 * change: the owner looks at forwarding again then */
+	if (type == RTM_NEWNEXTHOP || type == RTM_DELNEXTHOP ||
+	    type == RTM_NEWNETCONF)
 		nl->mon_seen |= NL_CHG_ROUTE;
 	return NL_OK;
 }
@@ -949,8 +952,10 @@ static int nl_mon_setup(struct nl_sock_ctx *nl, unsigned int kinds,
 	nl_socket_set_buffer_size(nl->mon_sk, NL_MON_RCVBUF, 0);
 	nl_socket_modify_cb(nl->mon_sk, NL_CB_MSG_IN, NL_CB_CUSTOM,
 			    nl_mon_msg_in, nl);
-	if (kinds & NL_CHG_ROUTE)	/* newer kernels only: best effort */
+	if (kinds & NL_CHG_ROUTE) {	/* newer kernels only: best effort */
 		nl_socket_add_membership(nl->mon_sk, RTNLGRP_NEXTHOP);
+		nl_socket_add_membership(nl->mon_sk, RTNLGRP_IPV6_NETCONF);
+	}
 	for (i = 0; i < NL_MON_CACHES; i++) {
 		if (!(kinds & nl_mon_caches[i].kind))
 			continue;

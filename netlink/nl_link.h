@@ -169,7 +169,8 @@ int nl_rule_udp_dport(struct nl_sock_ctx *nl, int add, int family,
 
 /* --- change notifications ------------------------------------------------- */
 
-#define NL_CHG_ROUTE	0x01	/* IPv4/IPv6 routes, rules, nexthop objects */
+#define NL_CHG_ROUTE	0x01	/* IPv4/IPv6 routes, rules, nexthop objects,
+				 * IPv6 forwarding switched (netconf) */
 #define NL_CHG_ADDR	0x02	/* IPv4/IPv6 addresses */
 #define NL_CHG_LINK	0x04	/* links: new, gone, up/down, mtu... */
 #define NL_CHG_OVERRUN	0x08	/* notifications were lost: assume all */

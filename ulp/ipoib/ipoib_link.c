@@ -150,9 +150,24 @@ int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a)
 	return addr_find(l, a) != NULL;
 }
 
+static void addr_announce(struct ipoib_link *l, const struct link_addr *la);
+
+/* A change while the link is up is told to the link's hosts at once with
+ * an unsolicited Neighbour Advertisement per IPv6 address (RFC 4861 6.2.5
+ * asks it of a router that stops being one; likewise when a host becomes
+ * one), not only in the next answers to their solicitations. */
 void ipoib_link_set_router(struct ipoib_link *l, int on)
 {
+	unsigned int i;
+
+	if (l->router == !!on)
+		return;
 	l->router = !!on;
+	if (!l->carrier)
+		return;
+	for (i = 0; i < l->naddrs; i++)
+		if (l->addrs[i].p.addr.family == AF_INET6)
+			addr_announce(l, &l->addrs[i]);
 }
 
 int ipoib_link_is_tentative(struct ipoib_link *l, const struct inet_addr *a)
