@@ -4,10 +4,10 @@
  * makes ibv_destroy_qp of the process's first SLOW_DESTROY_N (default 1)
  * RC queue pairs take SLOW_DESTROY_S seconds (default 15) before the
  * real one, as Linux 6.1's rxe does for up to 50 s when its retry path
- * left references on a queue pair (rxe_pool.c, __rxe_cleanup).  tests/vm/rds_slow_destroy.sh shows that
- * the daemon answers its peers meanwhile.  Each delayed destroy is
- * written to stderr ("slow_destroy: ...") so that the test can see it
- * happened.
+ * left references on a queue pair (rxe_pool.c, __rxe_cleanup).
+ * tests/vm/rds_slow_destroy.sh shows that the daemon answers its peers
+ * meanwhile.  Each delayed destroy is written to stderr ("slow_destroy:
+ * ...") so that the test can see it happened.
  */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 # Inside one of two guests of tests/vm/rds_slow_destroy.sh: the host's
 # RDS service keeps answering while a queue pair takes long to destroy.
 #   a  10.77.0.1: no rds module; ipoibd --sdp-only --fabric verbs:rxe0
-#      with libslow_destroy.so (its first RC ibv_destroy_qp sleeps 20
-#      s first, as rxe's does for up to 50 s after a retry failure), and
-#      two echoes (rds_sock_bench under libibgw_preload.so) on ports
-#      5002 and 5003
+#      with libslow_destroy.so (its first RC ibv_destroy_qp waits 20 s
+#      before destroying, as rxe's can for up to 50 s after a retry
+#      failure), and two echoes (rds_sock_bench under
+#      libibgw_preload.so) on ports 5002 and 5003
 #   b  10.77.0.2: the kernel's rds_rdma: round trips through a's echo on
 #      5002 (the connection made); rmmod rds_rdma rds, which disconnects
 #      it (a destroys its queue pair: 20 s); modprobe rds_rdma; round
