@@ -1,9 +1,9 @@
 #!/bin/bash
 # The host's RDS service answers while a queue pair takes long to
 # destroy.  Linux 6.1's rxe can spend 50 s in ibv_destroy_qp after a
-# retry failure (rxe_pool.c, __rxe_cleanup, seen in the guest tier: a
-# kernel RDS peer's reconnect went unanswered, a 1 MiB round trip hung);
-# ipoibd destroys queue pairs on a thread of its own.  Guest a runs
+# retry failure (rxe_pool.c, __rxe_cleanup; seen in the guest tier, a
+# kernel RDS peer's reconnect going unanswered meanwhile); ipoibd
+# destroys queue pairs on a thread of its own.  Guest a runs
 # ipoibd --sdp-only --fabric verbs:rxe0 with tests/libslow_destroy.so
 # (its first RC ibv_destroy_qp sleeps 20 s) and two RDS echoes under
 # libibgw_preload.so; guest b the kernel's rds_rdma: round trips, the

@@ -906,9 +906,11 @@ static void conn_connect(struct rconn *rc)
  * a row, stall_ms / STALL_STRIKES apart (a drop stall_ms to 1.5 stall_ms
  * after the last completion).  An HCA's RC never stops so: it
  * retransmits, then fails the queue pair within its retry count.  Linux
- * 6.1's rxe was seen to: after one retransmission timeout its requester
- * sent nothing more and armed no timer, no error and no progress ever
- * came, and the kernel's RDS (which has no such watch) waited for ever.
+ * 6.1's rxe was seen to in the guest tier (its packets stuck, it seems,
+ * in a guest link that had stopped): after one retransmission timeout
+ * its requester sent nothing more and armed no timer, no error and no
+ * progress ever came, and the kernel's RDS (which has no such watch)
+ * waited for ever.
  */
 static void wd_cb(evutil_socket_t fd, short what, void *arg)
 {
