@@ -2,7 +2,7 @@
 # IPv6 forwarding switched on and off at run time on an ipoibd host: its
 # Neighbour Advertisements carry the Router flag from then on (RFC 4861
 # 7.2.4), and it tells the link at once with an unsolicited one per
-# address (6.2.5), not only in its next answers.  ipoibd hears the switch
+# address (7.2.6), not only in its next answers.  ipoibd hears the switch
 # as the kernel's netconf notification.  The fabric's capture decoded by
 # tshark is the oracle.
 #   h1 fd71::1, h2 fd71::2: ipoibd hosts in P_Key 0x8001

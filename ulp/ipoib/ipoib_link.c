@@ -153,9 +153,10 @@ int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a)
 static void addr_announce(struct ipoib_link *l, const struct link_addr *la);
 
 /* A change while the link is up is told to the link's hosts at once with
- * an unsolicited Neighbour Advertisement per IPv6 address (RFC 4861 6.2.5
- * asks it of a router that stops being one; likewise when a host becomes
- * one), not only in the next answers to their solicitations. */
+ * an unsolicited Neighbour Advertisement per IPv6 address (RFC 4861
+ * 7.2.6), not only in the next answers to their solicitations: a Linux
+ * host marks its neighbour entry from the flag, and drops its routes
+ * through a neighbour whose advertisement no longer has it. */
 void ipoib_link_set_router(struct ipoib_link *l, int on)
 {
 	unsigned int i;
