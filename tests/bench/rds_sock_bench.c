@@ -39,6 +39,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,11 +405,46 @@ static void info_addr(char *s, size_t n, int v6, const void *a)
 	inet_ntop(v6 ? AF_INET6 : AF_INET, a, s, (socklen_t)n);
 }
 
+/* The v4 and v6 tables have the same fields, the addresses 4 or 16 bytes:
+ * one printer each, reading the fields at the table's own offsets. */
+#define INFO_OFF(v6, type, field) \
+	((v6) ? offsetof(struct rds6_##type, field) : \
+		offsetof(struct rds_##type, field))
+
+static void info_conns(int fd, uint8_t *buf, size_t cap, int v6)
+{
+	size_t len, each = 0, i;
+	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
+	uint64_t tx, rx;
+	const uint8_t *e;
+
+	len = info_get(fd, v6 ? RDS6_INFO_CONNECTIONS : RDS_INFO_CONNECTIONS,
+		       buf, cap, &each);
+	for (i = 0; each && i + each <= len; i += each) {
+		e = buf + i;
+		memcpy(&tx, e + INFO_OFF(v6, info_connection, next_tx_seq), 8);
+		memcpy(&rx, e + INFO_OFF(v6, info_connection, next_rx_seq), 8);
+		info_addr(l, sizeof(l), v6,
+			  e + INFO_OFF(v6, info_connection, laddr));
+		info_addr(f, sizeof(f), v6,
+			  e + INFO_OFF(v6, info_connection, faddr));
+		printf("info| conn %s -> %s %.16s next_tx %llu next_rx %llu flags %#x\n",
+		       l, f, (const char *)e +
+		       INFO_OFF(v6, info_connection, transport),
+		       (unsigned long long)tx, (unsigned long long)rx,
+		       e[INFO_OFF(v6, info_connection, flags)]);
+	}
+}
+
 static void info_messages(int fd, uint8_t *buf, size_t cap, int opt,
 			  int v6, const char *what)
 {
 	size_t len, each = 0, i, shown = 0;
 	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
+	uint16_t lport, fport;
+	const uint8_t *e;
+	uint64_t seq;
+	uint32_t mlen;
 
 	len = info_get(fd, opt, buf, cap, &each);
 	if (!each)
@@ -416,25 +452,16 @@ static void info_messages(int fd, uint8_t *buf, size_t cap, int opt,
 	printf("info| %s%s: %zu messages\n", what, v6 ? " (IPv6)" : "",
 	       len / each);
 	for (i = 0; i + each <= len && shown < 8; i += each, shown++) {
-		if (v6) {
-			struct rds6_info_message m;
-
-			memcpy(&m, buf + i, sizeof(m));
-			info_addr(l, sizeof(l), 1, &m.laddr);
-			info_addr(f, sizeof(f), 1, &m.faddr);
-			printf("info|   seq %llu len %u %s.%u -> %s.%u flags %#x\n",
-			       (unsigned long long)m.seq, m.len, l, ntohs(m.lport),
-			       f, ntohs(m.fport), m.flags);
-		} else {
-			struct rds_info_message m;
-
-			memcpy(&m, buf + i, sizeof(m));
-			info_addr(l, sizeof(l), 0, &m.laddr);
-			info_addr(f, sizeof(f), 0, &m.faddr);
-			printf("info|   seq %llu len %u %s.%u -> %s.%u flags %#x\n",
-			       (unsigned long long)m.seq, m.len, l, ntohs(m.lport),
-			       f, ntohs(m.fport), m.flags);
-		}
+		e = buf + i;
+		memcpy(&seq, e + INFO_OFF(v6, info_message, seq), 8);
+		memcpy(&mlen, e + INFO_OFF(v6, info_message, len), 4);
+		memcpy(&lport, e + INFO_OFF(v6, info_message, lport), 2);
+		memcpy(&fport, e + INFO_OFF(v6, info_message, fport), 2);
+		info_addr(l, sizeof(l), v6, e + INFO_OFF(v6, info_message, laddr));
+		info_addr(f, sizeof(f), v6, e + INFO_OFF(v6, info_message, faddr));
+		printf("info|   seq %llu len %u %s.%u -> %s.%u flags %#x\n",
+		       (unsigned long long)seq, mlen, l, ntohs(lport), f,
+		       ntohs(fport), e[INFO_OFF(v6, info_message, flags)]);
 	}
 }
 
@@ -442,7 +469,6 @@ static int run_info(void)
 {
 	size_t cap = 4 << 20, len, each = 0, i;
 	uint8_t *buf = malloc(cap);
-	char l[INET6_ADDRSTRLEN], f[INET6_ADDRSTRLEN];
 	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
 
 	if (fd < 0)
@@ -459,30 +485,8 @@ static int run_info(void)
 			printf("info| counter %s %llu\n", (char *)c.name,
 			       (unsigned long long)c.value);
 	}
-	len = info_get(fd, RDS_INFO_CONNECTIONS, buf, cap, &each);
-	for (i = 0; each && i + each <= len; i += each) {
-		struct rds_info_connection c;
-
-		memcpy(&c, buf + i, sizeof(c));
-		info_addr(l, sizeof(l), 0, &c.laddr);
-		info_addr(f, sizeof(f), 0, &c.faddr);
-		printf("info| conn %s -> %s %.16s next_tx %llu next_rx %llu flags %#x\n",
-		       l, f, (char *)c.transport,
-		       (unsigned long long)c.next_tx_seq,
-		       (unsigned long long)c.next_rx_seq, c.flags);
-	}
-	len = info_get(fd, RDS6_INFO_CONNECTIONS, buf, cap, &each);
-	for (i = 0; each && i + each <= len; i += each) {
-		struct rds6_info_connection c;
-
-		memcpy(&c, buf + i, sizeof(c));
-		info_addr(l, sizeof(l), 1, &c.laddr);
-		info_addr(f, sizeof(f), 1, &c.faddr);
-		printf("info| conn %s -> %s %.16s next_tx %llu next_rx %llu flags %#x\n",
-		       l, f, (char *)c.transport,
-		       (unsigned long long)c.next_tx_seq,
-		       (unsigned long long)c.next_rx_seq, c.flags);
-	}
+	info_conns(fd, buf, cap, 0);
+	info_conns(fd, buf, cap, 1);
 	info_messages(fd, buf, cap, RDS_INFO_SEND_MESSAGES, 0, "send queue");
 	info_messages(fd, buf, cap, RDS6_INFO_SEND_MESSAGES, 1, "send queue");
 	info_messages(fd, buf, cap, RDS_INFO_RETRANS_MESSAGES, 0, "retransmit queue");
