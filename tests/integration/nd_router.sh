@@ -33,14 +33,6 @@ for h in h1 h2; do
 done
 ns h2 ping -6 -c 2 -W 2 fd71::1 >/dev/null || fail "h2 -> h1 before the switch"
 ok "h2 reaches h1 (forwarding off on h1)"
-slowly() {	# CMD...: until it succeeds, 20 tries 0.5 s apart
-	local i
-	for i in $(seq 1 20); do
-		"$@" && return 0
-		sleep 0.5
-	done
-	return 1
-}
 
 # the unsolicited NAs of fd71::1 so far, by Router flag (ibfabricd
 # flushes its capture every second)
@@ -54,13 +46,13 @@ case "$before" in *1*) fail "an NA with the Router flag before forwarding was on
 [ -n "$before" ] || fail "no unsolicited NA of fd71::1 after DAD"
 ns h1 sysctl -qw net.ipv6.conf.ib0.forwarding=1
 on_r() { [ "$(nas)" != "$before" ] && nas | grep -q '1$'; }
-slowly on_r || fail "no unsolicited NA with the Router flag after forwarding on (NAs: $(nas))"
+eventually on_r || fail "no unsolicited NA with the Router flag after forwarding on (NAs: $(nas))"
 ok "forwarding on: an unsolicited NA of fd71::1 with the Router flag (NAs so far: $(nas))"
 ns h2 ping -6 -c 1 -W 2 fd71::1 >/dev/null || fail "h2 -> h1 with forwarding on"
 mid=$(nas)
 ns h1 sysctl -qw net.ipv6.conf.ib0.forwarding=0
 off_r() { [ "$(nas)" != "$mid" ] && nas | grep -q '0$'; }
-slowly off_r || fail "no unsolicited NA without the Router flag after forwarding off (NAs: $(nas))"
+eventually off_r || fail "no unsolicited NA without the Router flag after forwarding off (NAs: $(nas))"
 ok "forwarding off: an unsolicited NA of fd71::1 without it (NAs: $(nas))"
 ns h2 ping -6 -c 2 -W 2 fd71::1 >/dev/null || fail "h2 -> h1 after the switches"
 ok "h2 still reaches h1"
