@@ -6,8 +6,9 @@
 #   a Hello with a bad version, IP version or max_adverts (refused: REJ,
 #   counted bad_hello), a message out of sequence, an unknown MID, a
 #   zero-copy MID we never offered, an ack of messages never sent, a BSDH
-#   length that is not the message's, data after its DisConn, and a lie
-#   about its buffers.
+#   length that is not the message's, data after its DisConn, a lie
+#   about its buffers, and buffers claimed but never posted (RNR NAK for
+#   ever: the victim's stall time ends it).
 # Each must abort the connection (AbortConn or DREQ), be counted under
 # its reason, hand the program nothing after the good message, and leave
 # the service serving.  Malformed requests on the service's control
@@ -37,11 +38,11 @@ ns_bg SRV h2 env LD_PRELOAD="$PRE" socat -u TCP-LISTEN:7100,fork,reuseaddr \
 sleep 0.5
 
 
-hostile() {	# CASE COUNTER WANT
+hostile() {	# CASE COUNTER WANT [WAIT]
 	local before after out
 	before=$(stat_of h2 "$2")
 	out=$("$ST" --fabric "soft:$SOCK" --node evil --gid "$gid" --port 7100 \
-		--src 10.1.0.9 --dst 10.1.0.2 --wait 5 "$1" 2>&1)
+		--src 10.1.0.9 --dst 10.1.0.2 --wait "${4:-5}" "$1" 2>&1)
 	[ "$out" = "$3" ] || fail "$1: the victim did '$out', not '$3'"
 	after=$(stat_of h2 "$2")
 	[ "${after:-0}" -gt "${before:-0}" ] ||
@@ -60,6 +61,9 @@ hostile ack-beyond sdp.proto_error.bad_ack aborted
 hostile bad-len sdp.proto_error.bad_header aborted
 hostile after-disconn sdp.proto_error.data_after_disconn aborted
 hostile credit-lie sdp.proto_error.bad_credits aborted
+# buffers claimed and none posted: the victim's send is answered with RNR
+# NAK for ever (rnr_retry 7); after its stall time (10 s) it gives up
+hostile rnr sdp.stalls aborted 20
 
 # malformed requests on the service's control socket (any local program
 # can reach it): short and without magic dropped, an unknown op refused

@@ -15,7 +15,10 @@
  * victim's DisConn comes back), hello-version, hello-ipv, hello-adverts,
  * bad-mseq, bad-mid, zcopy-mid, ack-beyond, bad-len, after-disconn,
  * credit-lie (claims fewer buffers than the victim's messages in
- * flight).  The output is one line; the exit status
+ * flight), rnr (claims buffers in its Hello and posts none, so that the
+ * victim's first send, a credit update, is answered with RNR NAK for
+ * ever: the victim must give up on its own, give --wait beyond its stall
+ * time).  The output is one line; the exit status
  * 0 when the victim did what a correct one does for the case.
  */
 #include <errno.h>
@@ -232,7 +235,8 @@ int main(int argc, char **argv)
 	s.qp = fab_cm_qp_create(s.id, &qi, err, sizeof(err));
 	if (!s.qp)
 		die("qp", err);
-	for (i = 0; i < NRX; i++)
+	/* rnr: the Hello claims NRX buffers, none is posted */
+	for (i = 0; strcmp(cs, "rnr") && i < NRX; i++)
 		post_recv(&s, i);
 
 	memset(&h, 0, sizeof(h));
@@ -337,6 +341,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cs, "after-disconn")) {
 		send_ok(&s, SDP_MID_DISCONN, NULL, 0);
 		send_ok(&s, SDP_MID_DATA, "bad\n", 4);
+	} else if (!strcmp(cs, "rnr")) {
+		/* more than half of the victim's buffers used: it owes us a
+		 * credit update, which finds no receive posted */
+		unsigned int most = s.peer_bufs * 3 / 4;
+
+		for (i = 0; i < most; i++)
+			send_ok(&s, SDP_MID_DATA, "g", 1);
 	} else if (!strcmp(cs, "credit-lie")) {
 		/* make the victim send (a credit update, after we used more
 		 * than half its buffers), then claim 0 buffers while acking

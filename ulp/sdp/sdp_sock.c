@@ -40,6 +40,7 @@
 #define WR_ABORT	0x200000000ull	/* wr_id: our AbortConn */
 #define WR_KEEPALIVE	0x400000000ull	/* wr_id: a keepalive probe */
 #define DEF_KEEPALIVE_MS 60000
+#define DEF_STALL_MS	10000
 /* how long a REQ waits for its accept's fd to connect: the CM keeps the
  * peer waiting with MRAs meanwhile (the soft CM's give up after some 40
  * s, the kernel's later); a TCP connect to a silent host takes 127 s */
@@ -123,6 +124,8 @@ struct sdp_sock {
 	uint64_t rst_left;		/* ... bytes still to go */
 	uint64_t rst_stall, rst_end;	/* ... reset anyway at (now_ms) */
 	uint64_t alive_ms;		/* the last successful completion */
+	uint64_t busy_ms;		/* a send posted with none before */
+	uint64_t sent_ms;		/* the last send completed */
 	uint32_t ka_ms;			/* its program's idle time (0: the
 					 * endpoint's) */
 	void (*sent_cb)(void *arg, int err);	/* sdp_sock_when_sent */
@@ -194,6 +197,9 @@ const struct counter_desc sdp_ep_counters[] = {
 		"Keepalive probes sent to idle SDP connections."),
 	COUNTER("keepalive_dead", struct sdp_ep_stats, keepalive_dead,
 		"SDP connections a keepalive probe found dead."),
+	COUNTER("stalls", struct sdp_ep_stats, stalls,
+		"SDP connections reset because their queue pair completed "
+		"nothing for the stall time with sends posted."),
 	COUNTER("peer_resets", struct sdp_ep_stats, peer_resets,
 		"Connections the peer left without DisConn (reset)."),
 	COUNTER("linger_aborts", struct sdp_ep_stats, linger_aborts,
@@ -389,6 +395,8 @@ static int tx_post(struct sdp_sock *s, uint32_t len, uint64_t tag)
 	wr.num_sge = 1;
 	if (fab_qp_post_send(s->qp, &wr, 1) != 1)
 		return -1;
+	if (!s->tx_inflight && !s->ka_out)
+		s->busy_ms = now_ms();
 	s->tx_head = (s->tx_head + 1) % s->ep->cfg.tx_bufs;
 	s->tx_inflight++;
 	s->ep->st.tx_msgs++;
@@ -875,6 +883,19 @@ static void sock_kick(struct sdp_sock *s)
 	}
 }
 
+/* The queue pair failed (err: what the program's socket reports): the
+ * fd goes with err, the connection with a DREQ. */
+static void qp_fail(struct sdp_sock *s, int err)
+{
+	fd_close(s, err);
+	if (s->st != S_CLOSING) {
+		s->st = S_CLOSING;
+		s->dreq_sent = 1;
+		fab_cm_disconnect(s->id, NULL, 0);
+		arm_timer(s, ABORT_LINGER_MS * 4);
+	}
+}
+
 /* Take up to budget batches of completions; -1 when more are left. */
 static int qp_take(struct sdp_sock *s, int budget)
 {
@@ -903,23 +924,17 @@ static int qp_take(struct sdp_sock *s, int budget)
 						s->ep->st.qp_errors++;
 					/* no ACK: TCP's retransmission or
 					 * keepalive timeout */
-					fd_close(s, wc[i].status ==
-						 FAB_WC_RETRY_EXC_ERR ||
-						 wc[i].status ==
-						 FAB_WC_RNR_RETRY_EXC_ERR ?
-						 ETIMEDOUT : ECONNRESET);
-					if (s->st != S_CLOSING) {
-						s->st = S_CLOSING;
-						s->dreq_sent = 1;
-						fab_cm_disconnect(s->id, NULL,
-								  0);
-						arm_timer(s,
-							  ABORT_LINGER_MS * 4);
-					}
+					qp_fail(s, wc[i].status ==
+						FAB_WC_RETRY_EXC_ERR ||
+						wc[i].status ==
+						FAB_WC_RNR_RETRY_EXC_ERR ?
+						ETIMEDOUT : ECONNRESET);
 				}
 				continue;
 			}
 			s->alive_ms = now_ms();
+			if (!wc[i].recv)
+				s->sent_ms = s->alive_ms;
 			if (!wc[i].recv && (wc[i].wr_id & WR_KEEPALIVE)) {
 				s->ka_out = 0;
 				continue;
@@ -1006,6 +1021,8 @@ static void ka_probe(struct sdp_sock *s)
 	wr.opcode = FAB_WR_RDMA_WRITE;
 	wr.flags = FAB_SEND_SIGNALED;
 	if (fab_qp_post_send(s->qp, &wr, 1) == 1) {
+		if (!s->tx_inflight)
+			s->busy_ms = now_ms();
 		s->ka_out = 1;
 		s->ep->st.keepalive_probes++;
 	}
@@ -1023,6 +1040,17 @@ static uint64_t ka_idle(const struct sdp_sock *s)
 	return ep_ms;
 }
 
+/* Sends (or a probe) posted and none completed, neither with success
+ * nor with an error, for the stall time since the first of them or the
+ * last send completed (receives may go on: the peer still sends). */
+static int stalled(const struct sdp_sock *s, uint64_t now)
+{
+	uint64_t since = s->sent_ms > s->busy_ms ? s->sent_ms : s->busy_ms;
+
+	return (s->tx_inflight || s->ka_out) &&
+	       now - since >= s->ep->cfg.stall_ms;
+}
+
 static void ka_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sdp_ep *ep = arg;
@@ -1032,7 +1060,14 @@ static void ka_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	for (s = ep->socks; s; s = s->next) {
-		if (s->st != S_UP || s->ka_out)
+		if (s->st != S_UP)
+			continue;
+		if (stalled(s, now)) {
+			ep->st.stalls++;
+			qp_fail(s, ETIMEDOUT);
+			continue;
+		}
+		if (s->ka_out)
 			continue;
 		idle = ka_idle(s);
 		if (idle && now - s->alive_ms >= idle)
@@ -1612,6 +1647,8 @@ struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
 		ep->cfg.max_conns = DEF_CONNS;
 	if (!ep->cfg.keepalive_ms)
 		ep->cfg.keepalive_ms = DEF_KEEPALIVE_MS;
+	if (!ep->cfg.stall_ms)
+		ep->cfg.stall_ms = DEF_STALL_MS;
 	if (!ep->cfg.accept_wait_ms)
 		ep->cfg.accept_wait_ms = DEF_ACCEPT_WAIT_MS;
 	if (ep->cfg.profile == SDP_PROFILE_RDMA_CM) {
@@ -1632,8 +1669,10 @@ struct sdp_ep *sdp_ep_new(struct event_base *base, struct fab_dev *dev,
 		return NULL;
 	}
 	event_add(ep->cm_ev, NULL);
-	if (ep->cfg.keepalive_ms > 0 &&
-	    ka_arm(ep, (uint64_t)ep->cfg.keepalive_ms) < 0) {
+	/* the sweep looks for stalls with or without keepalive */
+	if (ka_arm(ep, ep->cfg.keepalive_ms > 0 &&
+		   (unsigned int)ep->cfg.keepalive_ms < ep->cfg.stall_ms ?
+		   (uint64_t)ep->cfg.keepalive_ms : ep->cfg.stall_ms) < 0) {
 		event_free(ep->cm_ev);
 		free(ep);
 		snprintf(err, errlen, "out of memory");

@@ -84,6 +84,13 @@ struct sdp_ep_cfg {
 	 * connection is reset as for any failed send: the program sees its
 	 * socket end.  0: 60000; negative: off. */
 	int keepalive_ms;
+	/* A connection with sends (or a probe) posted that completes
+	 * nothing, neither success nor error, for this long is reset with
+	 * ETIMEDOUT and counted (stalls): a peer that answers RNR NAK for
+	 * ever although its credits say it has buffers (rnr_retry 7 never
+	 * runs out), or a provider whose requester stopped (rxe was seen
+	 * to).  0: 10000. */
+	unsigned int stall_ms;
 };
 
 /* Both ends of a connection as TCP names them. */
@@ -110,6 +117,8 @@ struct sdp_ep_stats {
 	uint64_t qp_errors;		/* a completion with an error status */
 	uint64_t keepalive_probes;	/* probes sent to idle connections */
 	uint64_t keepalive_dead;	/* connections a probe found dead */
+	uint64_t stalls;		/* reset: nothing completed for
+					 * stall_ms with sends posted */
 	uint64_t peer_resets;		/* the peer left without DisConn (its
 					 * DREQ alone: its host or service
 					 * went, or it was killed) */
