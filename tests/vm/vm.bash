@@ -11,6 +11,11 @@
 #   vm_run [SECONDS]             boot them all, wait, 0 when every script
 #                                exited 0; outputs in $VM_DIR/NAME/
 #
+# Each QEMU's human monitor is on $VM_DIR/NAME/monitor.sock (with
+# KEEP_TEST_DIR=1 the directory stays), e.g. a virtio-net queue's state:
+#   echo 'info virtio-queue-status /machine/peripheral-anon/device[2]/virtio-backend 1' |
+#     socat - UNIX-CONNECT:$VM_DIR/a/monitor.sock
+#
 # vm_guest options: --script 'PATH ARGS' (run inside, by bash), --addr
 # CIDR (one per link, in vm_link order), --modprobe MOD, --rxe rxeN:ethN,
 # --timeout SECONDS, --shell (an interactive shell on this terminal),
@@ -175,6 +180,7 @@ vm_start() {	# NAME
 	# shellcheck disable=SC2086
 	qemu-system-x86_64 -accel tcg -m "$VM_MEM" -smp 1 -nodefaults \
 		-display none -no-reboot "${console[@]}" \
+		-monitor unix:"$d/monitor.sock",server=on,wait=off \
 		-kernel "$VM_KERNEL" -initrd "$VM_INITRD" \
 		-append "console=ttyS0 quiet panic=-1 ibgw_init=$VM_TOP/tests/vm/guest-init" \
 		-fsdev local,id=r,path=/,security_model=none,readonly=on,multidevs=remap \

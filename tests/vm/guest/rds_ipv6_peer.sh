@@ -84,7 +84,7 @@ diag() {
 	tc -s qdisc show dev eth0 2>&1 | sed 's/^/  diag| /'
 	ping -6 -c 2 -W 2 "$peer" 2>&1 | tail -n 2 | sed 's/^/  diag| /'
 	rdma res show cm_id 2>&1 | grep -v LISTEN | sed 's/^/  diag| after the ping: /'
-	dmesg | grep -i 'rds\|rxe' | tail -n 20 | sed 's/^/  diag| dmesg /'
+	dmesg | grep -i 'rds\|rxe\|virtio\|eth0\|watchdog' | tail -n 20 | sed 's/^/  diag| dmesg /'
 }
 # the round trips' sizes, each through an echo port of its own (an echo
 # exits at the QUIT that ends a round-trip run): 64 B, 9000 B (3
