@@ -552,7 +552,7 @@ static unsigned int nas_for(struct t *t, const char *target,
  * address, when the carrier comes up and when one is added; a tentative
  * one only once its duplicate address detection is done (RFC 4862 5.4).
  * Counted in nd_tx.  A proxy's announcement (ipoib_link_announce) is
- * the same without the override flag.
+ * the same (the override flag, never the router flag).
  */
 static void test_nd_announce_own(void **state)
 {
@@ -623,14 +623,15 @@ static void test_nd_announce_own(void **state)
 	assert_int_equal(nd.flags, INET_NA_FLAG_OVERRIDE);
 	assert_int_equal(st->nd_tx, nd0 + 3);
 
-	/* a proxy's announcement for IPv6: to all nodes, without the
-	 * override flag (RFC 4861 7.2.8) */
+	/* a proxy's announcement for IPv6: to all nodes, with the override
+	 * flag (RFC 4861 7.2.8 allows it unsolicited), so that neighbours
+	 * holding the proxy's old address take the new one at once */
 	mem_sent_clear(t->dev);
 	a = h_ip("2001:db8::50");
 	ipoib_link_announce(t->l, &a);
 	pump(t);
 	assert_int_equal(nas_for(t, "2001:db8::50", &nd), 1);
-	assert_int_equal(nd.flags, 0);
+	assert_int_equal(nd.flags, INET_NA_FLAG_OVERRIDE);
 	assert_true(nd.has_tlla);
 	assert_int_equal(nd.tlla.qpn, t->me.qpn);
 }
@@ -736,6 +737,140 @@ static void test_nd_announce_updates_neigh(void **state)
 	assert_false(neigh_listed(t, "2001:db8::7"));
 }
 
+/* Neighbour Solicitations sent for target (to its solicited-node group). */
+static unsigned int ns_sent_for(struct t *t, const char *target)
+{
+	struct in6_addr tg = h_in6(target);
+	const struct mem_pkt *p;
+	struct ipoib_nd x;
+	unsigned int i, n = 0;
+
+	for (i = 0; (p = mem_sent(t->dev, i)); i++)
+		if (pkt_ethertype(p) == IPOIB_ETH_P_IPV6 &&
+		    ipoib_nd_decode(p->data + IPOIB_HDR_LEN,
+				    p->len - IPOIB_HDR_LEN, &x) == INET_OK &&
+		    x.type == INET_ND_NS && !memcmp(&x.target, &tg, 16))
+			n++;
+	return n;
+}
+
+/* An advertisement for ip with link address hw and flags, to all nodes
+ * (from hw), or solicited (to us, from the peer's endpoint hw) */
+static void na_from(struct t *t, const char *ip, const struct ipoib_addr *hw,
+		    uint8_t flags)
+{
+	struct in6_addr a = h_in6(ip), me6 = h_in6("2001:db8::1"),
+			an = h_in6("ff02::1");
+	uint8_t buf[128];
+	size_t len;
+
+	len = ipoib_nd_build_na(&a, flags & INET_NA_FLAG_SOLICITED ? &me6 : &an,
+				&a, flags, hw, buf, sizeof(buf));
+	assert_int_not_equal(len, 0);
+	from_hw(t, hw, IPOIB_ETH_P_IPV6, buf, len);
+}
+
+/* A packet to 2001:db8::2 goes to qpn. */
+static void assert_v6_goes_to(struct t *t, uint32_t qpn, uint8_t mark)
+{
+	uint8_t pkt[64];
+	size_t len = udp6("2001:db8::1", "2001:db8::2", mark, pkt);
+	unsigned int i, data = 0;
+	const struct mem_pkt *p;
+
+	mem_sent_clear(t->dev);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	for (i = 0; (p = mem_sent(t->dev, i)); i++) {
+		if (pkt_ethertype(p) != IPOIB_ETH_P_IPV6 ||
+		    p->data[IPOIB_HDR_LEN + 6] != IPPROTO_UDP)
+			continue;
+		assert_int_equal(p->qpn, qpn);
+		data++;
+	}
+	assert_int_equal(data, 1);
+}
+
+/*
+ * RFC 4861 7.2.5, as Linux's neigh_update does it: an advertisement
+ * without the override flag does not replace the link address a
+ * neighbour has (a proxy's answer loses to the host's own); the address
+ * kept is checked: confirmed, the check ends; not confirmed within 5 s
+ * and 3 solicitations (Linux's DELAY and PROBE), it is given up and the
+ * neighbour resolved again, when the other answer is taken.  With the
+ * override flag the new address is taken at once.
+ */
+static void test_nd_override_rules(void **state)
+{
+	struct t *t = *state;
+	const struct ipoib_link_stats *st = ipoib_link_stats(t->l);
+	struct ipoib_addr proxy_hw = peer_qpn(t, 0x333),
+			  moved = peer_qpn(t, 0x444);
+	uint8_t pkt[64];
+	size_t len;
+
+	addr6(t->l, "2001:db8::1", 64);
+	bring_up(t);
+	len = udp6("2001:db8::1", "2001:db8::2", 1, pkt);
+	ipoib_link_xmit(t->l, pkt, len);
+	pump(t);
+	na_from(t, "2001:db8::2", &t->peer, INET_NA_FLAG_SOLICITED |
+		INET_NA_FLAG_OVERRIDE);
+	assert_neigh_hw(t, "2001:db8::2", 1, PEER_QPN);
+
+	/* a proxy's unsolicited and solicited answers: the host's address
+	 * stays, and is used */
+	na_from(t, "2001:db8::2", &proxy_hw, 0);
+	na_from(t, "2001:db8::2", &proxy_hw, INET_NA_FLAG_SOLICITED);
+	assert_neigh_hw(t, "2001:db8::2", 1, PEER_QPN);
+	assert_v6_goes_to(t, PEER_QPN, 2);
+
+	/* checked: nothing for 5 s, then a solicitation a second; the
+	 * host's answer (its own address) ends the check */
+	mem_sent_clear(t->dev);
+	h_tick_for(t, 4);
+	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 0);
+	h_tick_for(t, 1);
+	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 1);
+	h_tick_for(t, 1);
+	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 2);
+	na_from(t, "2001:db8::2", &t->peer, INET_NA_FLAG_SOLICITED |
+		INET_NA_FLAG_OVERRIDE);
+	mem_sent_clear(t->dev);
+	h_tick_for(t, 10);
+	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 0);
+	assert_neigh_hw(t, "2001:db8::2", 1, PEER_QPN);
+	assert_int_equal(st->neigh_unreachable, 0);
+
+	/* the host gone (a restarted gateway's old QPN, say): a proxy's
+	 * address offered without override; nothing confirms the old one:
+	 * 3 solicitations, then it is given up and asked for again, and
+	 * the answer without override is taken */
+	na_from(t, "2001:db8::2", &proxy_hw, 0);
+	mem_sent_clear(t->dev);
+	h_tick_for(t, 7);
+	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 3);
+	assert_neigh_hw(t, "2001:db8::2", 1, PEER_QPN);
+	assert_int_equal(st->neigh_unreachable, 0);
+	h_tick_for(t, 1);
+	assert_int_equal(st->neigh_unreachable, 1);
+	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 4);
+	assert_neigh_hw(t, "2001:db8::2", 0, 0);
+	na_from(t, "2001:db8::2", &proxy_hw, INET_NA_FLAG_SOLICITED);
+	assert_neigh_hw(t, "2001:db8::2", 1, 0x333);
+	assert_v6_goes_to(t, 0x333, 3);
+
+	/* with the override flag, another address is taken at once, and
+	 * no check runs */
+	na_from(t, "2001:db8::2", &moved, INET_NA_FLAG_OVERRIDE);
+	assert_neigh_hw(t, "2001:db8::2", 1, 0x444);
+	assert_v6_goes_to(t, 0x444, 4);
+	mem_sent_clear(t->dev);
+	h_tick_for(t, 10);
+	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 0);
+	assert_int_equal(st->neigh_unreachable, 1);
+}
+
 /* ---- the table limit ----------------------------------------------------- */
 
 /* Full of resolved neighbours: the one heard from longest ago makes
@@ -834,6 +969,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nd_announce_updates_neigh,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nd_override_rules, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_nd_router_flag, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_neigh_table_evicts_oldest,

@@ -1048,6 +1048,11 @@ const struct counter_desc ipoib_link_counters[] = {
 		"PathRecord queries refused or not answered."),
 	COUNTER("rejoins", struct ipoib_link_stats, rejoins,
 		"Rejoins of every group after CLIENT_REREGISTER and the like."),
+	COUNTER("neigh_unreachable", struct ipoib_link_stats,
+		neigh_unreachable,
+		"IPv6 neighbours whose link address no answer confirmed after "
+		"an advertisement without Override offered another: "
+		"resolved again."),
 	COUNTER("cm_tx_packets", struct ipoib_link_stats, cm_tx_packets,
 		"Frames sent on connected-mode RC connections."),
 	COUNTER("cm_tx_bytes", struct ipoib_link_stats, cm_tx_bytes,
@@ -1110,6 +1115,7 @@ size_t ipoib_link_report(const struct ipoib_link *l, const char *what,
 					snprintf(hw, sizeof(hw), "-");
 				APPEND("%s %s %s queued=%u\n", ip, hw,
 				       !ne->have_hw ? "INCOMPLETE" :
+				       ne->nud_at ? "PROBE" :
 				       ne->path && ne->path->st == PATH_OK ?
 				       "REACHABLE" : "RESOLVING", ne->q.n);
 			}

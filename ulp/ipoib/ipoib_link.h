@@ -101,6 +101,9 @@ struct ipoib_link_stats {
 	uint64_t icmp_too_big;
 	uint64_t joins, join_failures, path_queries, path_failures;
 	uint64_t rejoins;		/* after CLIENT_REREGISTER etc. */
+	uint64_t neigh_unreachable;	/* link address not confirmed after
+					 * an advertisement without
+					 * Override offered another */
 	uint64_t cm_tx_packets, cm_tx_bytes, cm_rx_packets, cm_rx_bytes;
 	uint64_t cm_connects;		/* connections we made */
 	uint64_t cm_accepts;		/* connections peers made to us */
@@ -183,8 +186,8 @@ int ipoib_link_neigh_hw(struct ipoib_link *l, const struct inet_addr *ip,
 			struct ipoib_addr *hw);
 /* A proxy announcing a host it answers for, with the link's own address:
  * a gratuitous ARP for IPv4, for IPv6 an unsolicited Neighbour
- * Advertisement to all nodes without the override flag (a proxy's, RFC
- * 4861 7.2.8). */
+ * Advertisement to all nodes with the override flag (RFC 4861 7.2.8
+ * allows it in unsolicited ones; neighbours take the address at once). */
 void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a);
 /* Start resolving ip if it is not known or being resolved. */
 void ipoib_link_neigh_resolve(struct ipoib_link *l, const struct inet_addr *ip);

@@ -205,14 +205,19 @@ static void path_done(void *arg, const struct sa_result *res)
 		path_free(l, p);
 }
 
+static int same_hw(const struct ipoib_addr *a, const struct ipoib_addr *b)
+{
+	return same_endpoint(a, b) && a->flags == b->flags;
+}
+
 /* The neighbour learned its link address (ARP, NA or NS with option). */
 static void neigh_set_hw(struct ipoib_link *l, struct neigh *n,
 			 const struct ipoib_addr *hw)
 {
 	/* all 20 bytes, flags included, as Linux compares them: a peer
 	 * that switched to connected mode (or back) is seen at once */
-	if (n->have_hw && !memcmp(n->hw.gid.raw, hw->gid.raw, 16) &&
-	    n->hw.qpn == hw->qpn && n->hw.flags == hw->flags && n->path) {
+	n->nud_at = 0;
+	if (n->have_hw && same_hw(&n->hw, hw) && n->path) {
 		n->confirmed = now_s();
 		return;
 	}
@@ -419,6 +424,54 @@ void ipoib_neigh_rx_arp(struct ipoib_link *l, const uint8_t *p, size_t len)
 	}
 }
 
+/*
+ * An advertisement's link address for a neighbour, as RFC 4861 7.2.5 has
+ * it (and Linux's ndisc_recv_na with neigh_update): a neighbour still
+ * resolving takes it, the address it has is confirmed by it, and another
+ * address replaces it only with the Override flag.  Without the flag (a
+ * proxy's answer, or one of several) the address held is kept and checked
+ * instead: if nothing confirms it within NUD_DELAY_S and NUD_PROBES
+ * solicitations (ipoib_neigh_tick; what Linux's DELAY and PROBE states
+ * take), it is given up and resolved again, and then any answer is
+ * taken.  So the host itself wins over a proxy, and a neighbour that is
+ * gone is replaced in seconds.
+ */
+static void neigh_na(struct ipoib_link *l, struct neigh *n,
+		     const struct ipoib_addr *hw, uint8_t flags)
+{
+	if (!n->have_hw || (flags & INET_NA_FLAG_OVERRIDE) ||
+	    same_hw(&n->hw, hw)) {
+		neigh_set_hw(l, n, hw);
+		return;
+	}
+	if (!n->nud_at) {
+		n->nud_at = now_s() + NUD_DELAY_S;
+		n->nud_probes = 0;
+	}
+}
+
+/* A check of a neighbour's link address is due (neigh_na): ask again,
+ * or, all asked, give the address up and resolve it anew. */
+static void neigh_nud_step(struct ipoib_link *l, struct neigh *n, time_t t)
+{
+	if (n->nud_probes < NUD_PROBES) {
+		n->nud_probes++;
+		n->nud_at = t + 1;
+		if (l->carrier)
+			neigh_solicit(l, n);
+		return;
+	}
+	l->st.neigh_unreachable++;
+	n->nud_at = 0;
+	n->have_hw = 0;
+	n->probes = 0;
+	neigh_set_path(l, n, NULL);
+	if (l->carrier)
+		neigh_solicit(l, n);
+	else
+		n->next_probe = t;
+}
+
 /* Returns 1 if the ND message was ours to take (not for the host). */
 int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 {
@@ -448,7 +501,7 @@ int ipoib_neigh_rx_nd(struct ipoib_link *l, const uint8_t *p, size_t len)
 	if (nd.type == INET_ND_NA) {
 		n = neigh_find(l, &tgt);
 		if (n && nd.has_tlla)
-			neigh_set_hw(l, n, &nd.tlla);
+			neigh_na(l, n, &nd.tlla, nd.flags);
 		if (nd.ip.dst.s6_addr[0] != 0xff)
 			return 1;	/* an answer to our solicitation */
 		/* to a group: perhaps an answer to duplicate address
@@ -576,18 +629,25 @@ void ipoib_neigh_announce(struct ipoib_link *l, const struct inet_addr *a)
 	}
 }
 
-/* A proxy's announcement: a gratuitous ARP, or an unsolicited
- * advertisement to all nodes without the override flag (a proxy's, RFC
- * 4861 7.2.8).  A neighbour that follows the RFC to the letter keeps
- * the link address it has, but marks it stale and asks again soon (7.2.5:
- * a restarted gateway's new QPN is found in seconds, not a minute); ours
- * take it. */
+/*
+ * A proxy's announcement of an address it has just found behind it (a
+ * gateway's LAN host, newly learnt or asked again after a restart): a
+ * gratuitous ARP, or an unsolicited advertisement to all nodes with the
+ * Override flag, which RFC 4861 7.2.8 allows a proxy's unsolicited
+ * advertisements (7.2.6): without it a neighbour keeps the link address
+ * it has (a restarted gateway's old QPN) and gives it up only after its
+ * unreachability detection, about 8 s on Linux (ipoibd does the same:
+ * neigh_na).  The price the RFC names: should the host itself be on the
+ * IB side too, this overrides its entry.  A proxy's answers to
+ * solicitations and its defence of an address keep the flag clear, as
+ * 7.2.8 requires: there the host itself, if on the link, wins.
+ */
 void ipoib_link_announce(struct ipoib_link *l, const struct inet_addr *a)
 {
 	if (a->family == AF_INET)
 		ipoib_neigh_announce(l, a);
 	else if (a->family == AF_INET6)
-		na_all_nodes(l, &a->v6, 0);
+		na_all_nodes(l, &a->v6, INET_NA_FLAG_OVERRIDE);
 }
 
 void ipoib_neigh_flush_paths(struct ipoib_link *l)
@@ -615,7 +675,12 @@ void ipoib_neigh_tick(struct ipoib_link *l, time_t t)
 	for (i = 0; i < NEIGH_HASH; i++) {
 		for (n = l->neigh[i]; n; n = next) {
 			next = n->next;
-			if (n->have_hw || t < n->next_probe)
+			if (n->have_hw) {
+				if (n->nud_at && t >= n->nud_at)
+					neigh_nud_step(l, n, t);
+				continue;
+			}
+			if (t < n->next_probe)
 				continue;
 			if (n->probes >= ARP_RETRIES) {
 				l->st.drop[IPOIB_DROP_NEIGH_FAILED] +=

@@ -23,6 +23,10 @@
 #define MC_QUEUE_MAX		64
 #define NEIGH_HASH		256
 #define ARP_RETRIES		3	/* then the neighbour fails */
+/* Linux's defaults for IPv6 unreachability detection: DELAY_FIRST_PROBE_
+ * TIME, then MAX_UNICAST_SOLICIT probes RETRANS_TIMER (1 s) apart */
+#define NUD_DELAY_S		5
+#define NUD_PROBES		3
 #define BACKOFF_MAX_S		16
 #define RX_BATCH		32
 #define FRAME_MAX		(IPOIB_HDR_LEN + 4096)
@@ -89,6 +93,10 @@ struct neigh {
 	time_t created, confirmed;
 	unsigned int probes;
 	time_t next_probe;
+	/* unreachability detection (RFC 4861 7.3): 0, or when the next
+	 * step is due; nud_probes of NUD_PROBES sent */
+	time_t nud_at;
+	unsigned int nud_probes;
 	struct neigh *next;
 };
 
