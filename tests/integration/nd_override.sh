@@ -41,7 +41,7 @@ cat >"$T/partitions.conf" <<'CONF'
 Default=0x7fff, ipoib : ALL=full;
 p1=0x8001, ipoib : ALL=full;
 CONF
-start_fabric -P "$T/partitions.conf" --pcap "$T/fabric.pcap"
+start_fabric -P "$T/partitions.conf"
 ib() {	# NAME ADDR
 	local name=$1
 	ns_add "$name"
