@@ -317,7 +317,11 @@ void gso_gro_receive(struct gso_gro *g, const uint8_t *pkt, size_t len,
 	gso_gro_flush(g, out, arg);
 	if (r == -2)
 		g->bad_csum++;
-	if (r < 0 || (s.flags & TCP_PSH) || len > sizeof(g->pkt)) {
+	/* one that no segment of its size could join (a connected-mode
+	 * frame of 64 KB, one TCP segment) goes on as it is, not copied to
+	 * start a train of one: the kernel checks its checksum itself */
+	if (r < 0 || (s.flags & TCP_PSH) || len > sizeof(g->pkt) ||
+	    len + s.payload > GSO_MAX_PKT) {
 		out(arg, &no_offload, pkt, len);
 		return;
 	}

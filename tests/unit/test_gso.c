@@ -467,6 +467,29 @@ static void test_gro_rules(void **state)
 	assert_int_equal(sink.h[0].gso_type, GSO_TYPE_NONE);
 	assert_memory_equal(sink.pkt[2], in.pkt[2], in.len[2]);
 
+	/* a segment no other of its size could join (a connected-mode
+	 * frame of 64 KB) goes on at once, as it is, its TCP checksum left
+	 * to the kernel (not counted here even when bad); the next one too */
+	in.n = 0;
+	make_train(&in, 0, 100, 2, 40000);
+	in.pkt[1][30000] ^= 1;
+	feed(&in);
+	assert_int_equal(sink.n, 2);
+	assert_int_equal(gro.merged, 0);
+	assert_int_equal(gro.bad_csum, 0);
+	assert_int_equal(sink.h[0].gso_type, GSO_TYPE_NONE);
+	assert_int_equal(sink.h[0].flags, 0);
+	assert_int_equal(sink.len[0], in.len[0]);
+	assert_memory_equal(sink.pkt[0], in.pkt[0], in.len[0]);
+	assert_memory_equal(sink.pkt[1], in.pkt[1], in.len[1]);
+	/* ... and one just small enough that another may join still
+	 * starts a train */
+	in.n = 0;
+	make_train(&in, 0, 100, 2, (GSO_MAX_PKT - 52) / 2);
+	feed(&in);
+	assert_int_equal(sink.n, 1);
+	assert_int_equal(gro.merged, 2);
+
 	/* garbage of every length below a header does not crash */
 	memset(&gro, 0, sizeof(gro));
 	sink.n = 0;
