@@ -13,6 +13,7 @@
 #   to fd73::2 go to h3, which does not answer them.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
 NA="python3 $(dirname "$0")/na_send.py"
 for t in ping python3; do
 	command -v $t >/dev/null || fail "$t not installed (make deps)"
@@ -42,28 +43,17 @@ Default=0x7fff, ipoib : ALL=full;
 p1=0x8001, ipoib : ALL=full;
 CONF
 start_fabric -P "$T/partitions.conf"
-ib() {	# NAME ADDR
-	local name=$1
-	ns_add "$name"
-	ns_bg "${name}_PID" "$name" "$BIN/ipoibd" -f -F "soft:$SOCK" \
-		-n "$name" -p 0x8001 -i ib0 --address "$2" >"$T/$name.log" 2>&1
-	hr() { grep -q "ready:" "$T/$name.log"; }
-	eventually hr || { cat "$T/$name.log"; fail "ipoibd $name not ready"; }
-}
-ib h1 fd73::1/64
-ib h2 fd73::2/64
-ib h3 fd73::3/64
-preferred() { ! ns "$1" ip -6 addr show dev ib0 | grep -q tentative; }
-for h in h1 h2 h3; do
-	eventually preferred $h || fail "$h: DAD never ended"
+# ipoibd hosts as the SDP tests make them (sdp.bash), without the SDP
+# service: ready, and their addresses past duplicate address detection
+for h in 1 2 3; do
+	sdp_host h$h -p 0x8001 --address fd73::$h/64 --no-sdp
 done
 hw_of() { sed -n 's/.*ready: .* address //p' "$T/$1.log"; }
 h2_hw=$(hw_of h2) h3_hw=$(hw_of h3)
 [ -n "$h2_hw" ] && [ -n "$h3_hw" ] || fail "no 20-byte addresses in the logs"
 
 # neigh_of IP: "HW STATE" of IP in h1's neighbour cache (its SIGUSR1
-# report, which ends with the counter rx_coalesced); stat_of NAME: a
-# counter of that report
+# report, which ends with the counter rx_coalesced)
 report() {
 	local n
 	n=$(grep -c "stats rx_coalesced" "$T/h1.log")
@@ -77,7 +67,6 @@ neigh_of() {
 	report
 	sed -n "s/^ipoibd: neighbors $1 \([^ ]* [^ ]*\) .*/\1/p" "$T/h1.log" | tail -1
 }
-stat_of() { sed -n "s/^ipoibd: stats $1 //p" "$T/h1.log" | tail -1; }
 
 ns h1 ping -6 -c 1 -W 2 fd73::2 >/dev/null || fail "h1 -> h2"
 expect_eq "h1's entry for fd73::2 before" "$(neigh_of fd73::2)" "$h2_hw REACHABLE"
@@ -89,7 +78,7 @@ ns h1 ping -6 -c 1 -W 2 fd73::2 >/dev/null || fail "h1 -> h2 while its entry is 
 back() { [ "$(neigh_of fd73::2)" = "$h2_hw REACHABLE" ]; }
 for _ in 1 2; do eventually back && break; done	# 5 s, then the first ask
 back || fail "h1's entry not confirmed by h2's answer: $(neigh_of fd73::2)"
-expect_eq "neigh_unreachable" "$(stat_of neigh_unreachable)" 0
+expect_eq "neigh_unreachable" "$(stat_of h1 neigh_unreachable)" 0
 ok "an NA without Override from another host: h1 keeps h2's address, checks it, h2's answer confirms it"
 
 ns h3 $NA ib0 fd73::2 --override

@@ -354,6 +354,19 @@ void arp_reply_from(struct t *t, const struct ipoib_addr *hw, const char *ip,
 	from_hw(t, hw, IPOIB_ETH_P_ARP, buf, len);
 }
 
+void na_from(struct t *t, const struct ipoib_addr *hw, const char *ip,
+	     const char *our_ip, uint8_t flags)
+{
+	struct in6_addr a = h_in6(ip), to;
+	uint8_t buf[128];
+	size_t len;
+
+	to = h_in6(flags & INET_NA_FLAG_SOLICITED ? our_ip : "ff02::1");
+	len = ipoib_nd_build_na(&a, &to, &a, flags, hw, buf, sizeof(buf));
+	assert_int_not_equal(len, 0);
+	from_hw(t, hw, IPOIB_ETH_P_IPV6, buf, len);
+}
+
 uint16_t pkt_ethertype(const struct mem_pkt *p)
 {
 	uint16_t et = 0;

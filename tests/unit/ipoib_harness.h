@@ -96,6 +96,10 @@ void from_hw(struct t *t, const struct ipoib_addr *hw, uint16_t ethertype,
 /* An ARP reply from hw for ip to us (our_ip). */
 void arp_reply_from(struct t *t, const struct ipoib_addr *hw, const char *ip,
 		    const char *our_ip);
+/* A Neighbour Advertisement from hw for ip with flags (INET_NA_FLAG_*):
+ * solicited, to us (our_ip); else to all nodes. */
+void na_from(struct t *t, const struct ipoib_addr *hw, const char *ip,
+	     const char *our_ip, uint8_t flags);
 
 uint16_t pkt_ethertype(const struct mem_pkt *p);
 /* The ARP in a sent frame (asserted to be one). */

@@ -843,7 +843,6 @@ static void test_too_big_ipv6(void **state)
 	static uint8_t pkt[2100];
 	struct in6_addr me6 = h_in6("2001:db8::1"),
 			peer6 = h_in6("2001:db8::2");
-	uint8_t buf[128];
 	const uint8_t *r, *icmp;
 	size_t len;
 
@@ -852,10 +851,8 @@ static void test_too_big_ipv6(void **state)
 	len = udp6("2001:db8::1", "2001:db8::2", 1, pkt);
 	ipoib_link_xmit(t->l, pkt, len);
 	pump(t);
-	len = ipoib_nd_build_na(&peer6, &me6, &peer6, INET_NA_FLAG_SOLICITED |
-				INET_NA_FLAG_OVERRIDE, &t->peer, buf,
-				sizeof(buf));
-	from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+	na_from(t, &t->peer, "2001:db8::2", "2001:db8::1",
+		INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE);
 
 	mem_sent_clear(t->dev);
 	len = udp6_len("2001:db8::1", "2001:db8::2", 2045, pkt);

@@ -694,31 +694,24 @@ static void test_nd_announce_updates_neigh(void **state)
 	static const char *const peers[] = { "2001:db8::2", "fe80::2" };
 	struct t *t = *state;
 	struct ipoib_addr moved = peer_qpn(t, 0x333);
-	struct in6_addr me6 = h_in6("2001:db8::1"), ip, an = h_in6("ff02::1");
 	const struct mem_pkt *p;
-	uint8_t buf[128], pkt[64];
+	uint8_t pkt[64];
 	unsigned int i, nrx;
 	size_t len;
 
 	addr6(t->l, "2001:db8::1", 64);
 	bring_up(t);
 	for (i = 0; i < 2; i++) {
-		ip = h_in6(peers[i]);
 		len = udp6("2001:db8::1", peers[i], 1, pkt);
 		ipoib_link_xmit(t->l, pkt, len);
 		pump(t);
-		len = ipoib_nd_build_na(&ip, &me6, &ip, INET_NA_FLAG_SOLICITED |
-					INET_NA_FLAG_OVERRIDE, &t->peer, buf,
-					sizeof(buf));
-		from_peer(t, IPOIB_ETH_P_IPV6, buf, len);
+		na_from(t, &t->peer, peers[i], "2001:db8::1",
+			INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE);
 		assert_neigh_hw(t, peers[i], 1, PEER_QPN);
 	}
 	for (i = 0; i < 2; i++) {
-		ip = h_in6(peers[i]);
 		nrx = t->nrx;
-		len = ipoib_nd_build_na(&ip, &an, &ip, INET_NA_FLAG_OVERRIDE,
-					&moved, buf, sizeof(buf));
-		from_hw(t, &moved, IPOIB_ETH_P_IPV6, buf, len);
+		na_from(t, &moved, peers[i], NULL, INET_NA_FLAG_OVERRIDE);
 		assert_neigh_hw(t, peers[i], 1, 0x333);
 		assert_int_equal(t->nrx, nrx + 1);
 		mem_sent_clear(t->dev);
@@ -730,10 +723,7 @@ static void test_nd_announce_updates_neigh(void **state)
 		assert_int_equal(p->qpn, 0x333);
 		assert_int_equal(p->ah.dlid, PEER_LID);
 	}
-	ip = h_in6("2001:db8::7");
-	len = ipoib_nd_build_na(&ip, &an, &ip, INET_NA_FLAG_OVERRIDE, &moved,
-				buf, sizeof(buf));
-	from_hw(t, &moved, IPOIB_ETH_P_IPV6, buf, len);
+	na_from(t, &moved, "2001:db8::7", NULL, INET_NA_FLAG_OVERRIDE);
 	assert_false(neigh_listed(t, "2001:db8::7"));
 }
 
@@ -752,22 +742,6 @@ static unsigned int ns_sent_for(struct t *t, const char *target)
 		    x.type == INET_ND_NS && !memcmp(&x.target, &tg, 16))
 			n++;
 	return n;
-}
-
-/* An advertisement for ip with link address hw and flags, to all nodes
- * (from hw), or solicited (to us, from the peer's endpoint hw) */
-static void na_from(struct t *t, const char *ip, const struct ipoib_addr *hw,
-		    uint8_t flags)
-{
-	struct in6_addr a = h_in6(ip), me6 = h_in6("2001:db8::1"),
-			an = h_in6("ff02::1");
-	uint8_t buf[128];
-	size_t len;
-
-	len = ipoib_nd_build_na(&a, flags & INET_NA_FLAG_SOLICITED ? &me6 : &an,
-				&a, flags, hw, buf, sizeof(buf));
-	assert_int_not_equal(len, 0);
-	from_hw(t, hw, IPOIB_ETH_P_IPV6, buf, len);
 }
 
 /* A packet to 2001:db8::2 goes to qpn. */
@@ -814,14 +788,15 @@ static void test_nd_override_rules(void **state)
 	len = udp6("2001:db8::1", "2001:db8::2", 1, pkt);
 	ipoib_link_xmit(t->l, pkt, len);
 	pump(t);
-	na_from(t, "2001:db8::2", &t->peer, INET_NA_FLAG_SOLICITED |
-		INET_NA_FLAG_OVERRIDE);
+	na_from(t, &t->peer, "2001:db8::2", "2001:db8::1",
+		INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE);
 	assert_neigh_hw(t, "2001:db8::2", 1, PEER_QPN);
 
 	/* a proxy's unsolicited and solicited answers: the host's address
 	 * stays, and is used */
-	na_from(t, "2001:db8::2", &proxy_hw, 0);
-	na_from(t, "2001:db8::2", &proxy_hw, INET_NA_FLAG_SOLICITED);
+	na_from(t, &proxy_hw, "2001:db8::2", "2001:db8::1", 0);
+	na_from(t, &proxy_hw, "2001:db8::2", "2001:db8::1",
+		INET_NA_FLAG_SOLICITED);
 	assert_neigh_hw(t, "2001:db8::2", 1, PEER_QPN);
 	assert_v6_goes_to(t, PEER_QPN, 2);
 
@@ -834,8 +809,8 @@ static void test_nd_override_rules(void **state)
 	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 1);
 	h_tick_for(t, 1);
 	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 2);
-	na_from(t, "2001:db8::2", &t->peer, INET_NA_FLAG_SOLICITED |
-		INET_NA_FLAG_OVERRIDE);
+	na_from(t, &t->peer, "2001:db8::2", "2001:db8::1",
+		INET_NA_FLAG_SOLICITED | INET_NA_FLAG_OVERRIDE);
 	mem_sent_clear(t->dev);
 	h_tick_for(t, 10);
 	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 0);
@@ -846,7 +821,7 @@ static void test_nd_override_rules(void **state)
 	 * address offered without override; nothing confirms the old one:
 	 * 3 solicitations, then it is given up and asked for again, and
 	 * the answer without override is taken */
-	na_from(t, "2001:db8::2", &proxy_hw, 0);
+	na_from(t, &proxy_hw, "2001:db8::2", "2001:db8::1", 0);
 	mem_sent_clear(t->dev);
 	h_tick_for(t, 7);
 	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 3);
@@ -856,13 +831,14 @@ static void test_nd_override_rules(void **state)
 	assert_int_equal(st->neigh_unreachable, 1);
 	assert_int_equal(ns_sent_for(t, "2001:db8::2"), 4);
 	assert_neigh_hw(t, "2001:db8::2", 0, 0);
-	na_from(t, "2001:db8::2", &proxy_hw, INET_NA_FLAG_SOLICITED);
+	na_from(t, &proxy_hw, "2001:db8::2", "2001:db8::1",
+		INET_NA_FLAG_SOLICITED);
 	assert_neigh_hw(t, "2001:db8::2", 1, 0x333);
 	assert_v6_goes_to(t, 0x333, 3);
 
 	/* with the override flag, another address is taken at once, and
 	 * no check runs */
-	na_from(t, "2001:db8::2", &moved, INET_NA_FLAG_OVERRIDE);
+	na_from(t, &moved, "2001:db8::2", "2001:db8::1", INET_NA_FLAG_OVERRIDE);
 	assert_neigh_hw(t, "2001:db8::2", 1, 0x444);
 	assert_v6_goes_to(t, 0x444, 4);
 	mem_sent_clear(t->dev);
