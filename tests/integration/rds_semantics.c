@@ -9,13 +9,17 @@
  *                                       drain until 3 s pass idle
  *   rds_semantics CASE LADDR RADDR RPORT
  *
- * RADDR:RPORT is an echo (or, for restart and intr, a sink).  Each case
+ * RADDR:RPORT is an echo (or, for restart and intr, a sink).  The echo's
+ * ADDR may be IPv6 (fe80::1%ib0 for a link-local one), and so are LADDR
+ * and RADDR of the case linklocal (link-local, with their scope).  Each case
  * prints "ok: CASE: ..." and exits 0, or "FAIL: CASE: ..." and exits 1.
  * The errors expected are Linux 6.1's (net/rds, net/socket.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -173,13 +177,43 @@ static double now_s(void)
 
 /* --- the peers ------------------------------------------------------------ */
 
+/* An IPv6 name, a link-local one with its %scope */
+static struct sockaddr_in6 sa6(const char *addr, int port)
+{
+	struct addrinfo h = { .ai_family = AF_INET6,
+			      .ai_flags = AI_NUMERICHOST }, *r;
+	struct sockaddr_in6 s;
+
+	if (getaddrinfo(addr, NULL, &h, &r) != 0) {
+		fprintf(stderr, "bad address %s\n", addr);
+		exit(2);
+	}
+	memcpy(&s, r->ai_addr, sizeof(s));
+	freeaddrinfo(r);
+	s.sin6_port = htons((uint16_t)port);
+	return s;
+}
+
 static int run_echo(const char *addr, int port)
 {
 	char b[65536];
-	struct sockaddr_in from;
+	struct sockaddr_in6 from;
 	socklen_t fl;
 	ssize_t n;
-	int fd = rds_sock(addr, port);
+	int fd;
+
+	if (strchr(addr, ':')) {
+		struct sockaddr_in6 l = sa6(addr, port);
+
+		fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&l, sizeof(l)) < 0) {
+			printf("FAIL: echo: socket/bind %s:%d: %s\n", addr,
+			       port, strerror(errno));
+			return 1;
+		}
+	} else {
+		fd = rds_sock(addr, port);
+	}
 
 	printf("bound\n");
 	fflush(stdout);
@@ -365,6 +399,122 @@ static void c_names(struct ctx *c)
 	printf("ok: names: IPv6 connects to non-unicast EPROTOTYPE; "
 	       "link-local without a scope EINVAL (connect, bind, sendto); a "
 	       "bind to port 1 (the probe port) EINVAL\n");
+}
+
+static void want_name6(const char *what, const struct sockaddr_in6 *got,
+		       socklen_t len, const struct sockaddr_in6 *want)
+{
+	char g[INET6_ADDRSTRLEN], w[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, &got->sin6_addr, g, sizeof(g));
+	inet_ntop(AF_INET6, &want->sin6_addr, w, sizeof(w));
+	if (len != sizeof(*got) || got->sin6_family != AF_INET6 ||
+	    memcmp(&got->sin6_addr, &want->sin6_addr, 16) ||
+	    got->sin6_port != want->sin6_port ||
+	    got->sin6_scope_id != want->sin6_scope_id)
+		fail("%s: [%s%%%u]:%d (length %u), want [%s%%%u]:%d", what,
+		     g, got->sin6_scope_id, ntohs(got->sin6_port),
+		     (unsigned int)len, w, want->sin6_scope_id,
+		     ntohs(want->sin6_port));
+}
+
+/*
+ * IPv6 link-local names with their scope (LADDR and RADDR given as
+ * fe80::...%IF): rds_bind() takes the host's link-local address on the
+ * scope's device (EADDRNOTAVAIL on another, EINVAL without a scope) and
+ * keeps the scope (rs_bound_scope_id), which getsockname, getpeername
+ * and every sender's name in recvfrom carry; rds_sendmsg() and
+ * rds_connect() refuse a link-local peer on another link (EINVAL), and
+ * rds_bind() a link-local name on another link than the peer a socket
+ * connected to; datagrams go both ways between the two link-local names.
+ */
+static void c_linklocal(const char *laddr, const char *raddr, int rport)
+{
+	struct sockaddr_in6 l = sa6(laddr, 0), to = sa6(raddr, rport), n,
+			    other, want;
+	socklen_t nl = sizeof(n);
+	unsigned int lo = if_nametoindex("lo");
+	char b[64];
+	ssize_t got;
+	int fd = socket(AF_RDS, SOCK_SEQPACKET, 0), fd2, fd3;
+
+	if (fd < 0)
+		fail("socket: %s", strerror(errno));
+	if (!l.sin6_scope_id || !lo || l.sin6_scope_id == lo)
+		fail("LADDR %s: a link-local address with its scope, not lo",
+		     laddr);
+	other = l;
+	other.sin6_scope_id = lo;
+	want_err("bind to the address scoped to lo", bind(fd,
+		 (struct sockaddr *)&other, sizeof(other)), EADDRNOTAVAIL);
+	other.sin6_scope_id = 0;
+	want_err("bind to the address without a scope", bind(fd,
+		 (struct sockaddr *)&other, sizeof(other)), EINVAL);
+	want_rc("bind to the address with its scope", bind(fd,
+		(struct sockaddr *)&l, sizeof(l)), 0);
+	if (getsockname(fd, (struct sockaddr *)&n, &nl) < 0)
+		fail("getsockname: %s", strerror(errno));
+	want = l;
+	want.sin6_port = n.sin6_port;
+	if (!n.sin6_port)
+		fail("getsockname: no port picked");
+	want_name6("getsockname", &n, nl, &want);
+	other = to;
+	other.sin6_scope_id = lo;
+	want_err("sendto the peer scoped to lo", sendto(fd, "x", 1, 0,
+		 (struct sockaddr *)&other, sizeof(other)), EINVAL);
+	other.sin6_scope_id = 0;
+	want_err("sendto the peer without a scope", sendto(fd, "x", 1, 0,
+		 (struct sockaddr *)&other, sizeof(other)), EINVAL);
+	want_rc("sendto the peer", sendto(fd, "ll-echo", 7, 0,
+		(struct sockaddr *)&to, sizeof(to)), 7);
+	wait_in(fd);
+	nl = sizeof(n);
+	memset(&n, 0, sizeof(n));
+	got = recvfrom(fd, b, sizeof(b), MSG_DONTWAIT, (struct sockaddr *)&n,
+		       &nl);
+	if (got != 7 || memcmp(b, "ll-echo", 7))
+		fail("the echo: %zd bytes", got);
+	want_name6("recvfrom's sender", &n, nl, &to);
+	other = to;
+	other.sin6_scope_id = lo;
+	want_err("connect to the peer scoped to lo", connect(fd,
+		 (struct sockaddr *)&other, sizeof(other)), EINVAL);
+	want_rc("connect to the peer", connect(fd, (struct sockaddr *)&to,
+		sizeof(to)), 0);
+	nl = sizeof(n);
+	if (getpeername(fd, (struct sockaddr *)&n, &nl) < 0)
+		fail("getpeername: %s", strerror(errno));
+	want_name6("getpeername", &n, nl, &to);
+	want_rc("send to the connected peer", send(fd, "ll-conn", 7, 0), 7);
+	wait_in(fd);
+	take(fd, "ll-conn");
+	/* connected first to a peer scoped to lo, a bind on the link is
+	 * another link's */
+	fd2 = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	if (fd2 < 0)
+		fail("socket: %s", strerror(errno));
+	other = to;
+	other.sin6_scope_id = lo;
+	want_rc("connect (unbound) to the peer scoped to lo", connect(fd2,
+		(struct sockaddr *)&other, sizeof(other)), 0);
+	want_err("then bind to the address on the link", bind(fd2,
+		 (struct sockaddr *)&l, sizeof(l)), EINVAL);
+	/* ... and a peer on the link leaves the bind alone */
+	fd3 = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	if (fd3 < 0)
+		fail("socket: %s", strerror(errno));
+	want_rc("connect (unbound) to the peer", connect(fd3,
+		(struct sockaddr *)&to, sizeof(to)), 0);
+	want_rc("then bind to the address on the link", bind(fd3,
+		(struct sockaddr *)&l, sizeof(l)), 0);
+	want_rc("send on it", send(fd3, "ll-3", 4, 0), 4);
+	wait_in(fd3);
+	take(fd3, "ll-3");
+	printf("ok: linklocal: bound to %s (EADDRNOTAVAIL scoped to lo, "
+	       "EINVAL unscoped), its scope in getsockname, getpeername and "
+	       "the sender's name; a peer on another link EINVAL (sendto, "
+	       "connect, bind after connect); echoes both ways\n", laddr);
 }
 
 /* rds_cancel_sent_to(): unbound ENOTCONN before the length is looked
@@ -1003,6 +1153,10 @@ int main(int argc, char **argv)
 		return run_sink(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc != 5)
 		return 2;
+	if (!strcmp(cname, "linklocal")) {
+		c_linklocal(argv[2], argv[3], atoi(argv[4]));
+		return 0;
+	}
 	c.laddr = argv[2];
 	c.to = sa(argv[3], atoi(argv[4]));
 	if (!strcmp(cname, "mmsg"))

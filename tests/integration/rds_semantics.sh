@@ -35,6 +35,10 @@
 #  levels      IPPROTO_IP/TCP options ENOPROTOOPT
 #  zerocopy    MSG_ZEROCOPY EINVAL, SO_ZEROCOPY, then EOPNOTSUPP
 #  recverr     RDS_RECVERR per socket (dup, fork)
+#  linklocal   IPv6 link-local names with their scope (the hosts'
+#              fe80:: addresses on ib0): bound on the scope's link only,
+#              the scope in every name given back, peers on another link
+#              EINVAL, datagrams both ways
 #  sndtimeo    SO_SNDTIMEO's expiry ETIMEDOUT (h2's ipoibd stopped, so
 #              nothing is acknowledged and the socket fills)
 # Every case runs; the test fails at the end if one did.  The same cases
@@ -95,6 +99,21 @@ pre_bg SK2 h2 "$RS" sink $A2 7102 3 >"$T/sink2.log" 2>&1
 bound "$T/sink2.log"
 case_run intr 7102
 wait "$SK2"
+
+# link-local names: an echo on h2's fe80:: address, scoped to its ib0
+ll() {	# HOST: its link-local address on ib0
+	ns "$1" ip -6 addr show dev ib0 scope link |
+		sed -n 's/.*inet6 \(fe80[^/]*\).*/\1/p'
+}
+L1=$(ll h1) L2=$(ll h2)
+[ -n "$L1" ] && [ -n "$L2" ] || fail "no link-local addresses on ib0"
+pre_bg EL h2 "$RS" echo "$L2%ib0" 7103 >"$T/echo6.log" 2>&1
+bound "$T/echo6.log"
+out=$(pre h1 timeout 60 "$RS" linklocal "$L1%ib0" "$L2%ib0" 7103 2>&1)
+case $out in
+*"ok: linklocal:"*) echo "$out" | grep "^ok: linklocal:" ;;
+*) echo "FAILED: linklocal: $out"; failed="$failed linklocal" ;;
+esac
 
 # last: h2's ipoibd stopped while h1's socket fills
 pre h1 timeout 10 "$RS" shutdown $A1 $A2 7100 >/dev/null 2>&1	# connected

@@ -3,7 +3,8 @@
 # which runs there under libibgw_preload.so on our RDS) run against the
 # kernel's RDS/IB between two guests over Soft-RoCE, without the preload:
 # what the cases expect is what Linux 6.1 does, not only what we read in
-# its source.  sndtimeo is left out (it stops the peer's ipoibd; the
+# its source (linklocal with the guests' fe80:: addresses on eth0).
+# sndtimeo is left out (it stops the peer's ipoibd; the
 # kernel has no process to stop).  Then rds_preload.sh's python3
 # programs (rds_progs.py: errors, echoes up to 1 MiB, readiness, fork,
 # exec, ping) the same way.  Guest script:
@@ -23,5 +24,5 @@ bad=$(echo "$A" | grep "^FAIL(a) ")
 $bad"
 echo "$A" | grep -q "^ok(a): cases done" || fail "a did not finish its cases"
 n=$(echo "$A" | grep -c "^ok(a): [a-z0-9-]*:")
-[ "$n" -eq 27 ] || fail "$n cases passed, not 27"
-ok "the 21 cases of rds_semantics and 6 of rds_progs.py as the kernel's RDS/IB does them (over rxe, no preload)"
+[ "$n" -eq 28 ] || fail "$n cases passed, not 28"
+ok "the 22 cases of rds_semantics and 6 of rds_progs.py as the kernel's RDS/IB does them (over rxe, no preload)"

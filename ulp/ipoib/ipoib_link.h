@@ -167,6 +167,10 @@ int ipoib_link_add_addr_tentative(struct ipoib_link *l,
  * of the link's (a failed one: ipoib_link_del_addr). */
 int ipoib_link_addr_ready(struct ipoib_link *l, const struct inet_addr *a);
 
+/* Whether a is one of the link's addresses (those added, and the IPv6
+ * link-local one the host made from the port GUID). */
+int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a);
+
 /* No longer a local address (an IPv6 one whose duplicate address
  * detection failed): -1 with ENOENT when it is not one. */
 int ipoib_link_del_addr(struct ipoib_link *l, const struct inet_addr *a);

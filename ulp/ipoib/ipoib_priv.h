@@ -281,7 +281,6 @@ static inline unsigned int fq_drain(struct fqueue *q)
 void ipoib_link_send(struct ipoib_link *l, struct fab_ah *ah, uint32_t qpn,
 		     uint16_t ethertype, const uint8_t *data, size_t len);
 const struct inet_addr *ipoib_link_local_addr(struct ipoib_link *l, int family);
-int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a);
 int ipoib_link_is_tentative(struct ipoib_link *l, const struct inet_addr *a);
 
 void ipoib_link_too_big(struct ipoib_link *l, const uint8_t *pkt, size_t len,

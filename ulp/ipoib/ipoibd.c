@@ -249,11 +249,11 @@ static void dev_cb(evutil_socket_t fd, short what, void *arg)
 /* ---- the SDP service ---------------------------------------------------- */
 
 /* Which port GID dst is behind: the IPoIB neighbour of its next hop
- * over our interface, as rdma_cm resolves over IPoIB. */
-static int sdp_resolve(void *arg, const struct inet_addr *dst,
-		       union fab_gid *gid, struct inet_addr *src)
+ * over our interface, as rdma_cm resolves over IPoIB (EAGAIN while the
+ * neighbour is being resolved). */
+static int ib_resolve(struct ipoibd *d, const struct inet_addr *dst,
+		      union fab_gid *gid)
 {
-	struct ipoibd *d = arg;
 	struct ipoib_link *l = ipoib_tun_link(d->tun);
 	struct ipoib_addr hw;
 	struct inet_addr nh;
@@ -264,6 +264,30 @@ static int sdp_resolve(void *arg, const struct inet_addr *dst,
 	}
 	if (ipoib_tun_nexthop(d->tun, dst, &nh) < 0) {
 		errno = ENETUNREACH;
+		return -1;
+	}
+	if (ipoib_tun_is_own(d->tun, &nh) || ipoib_link_is_local(l, &nh)) {
+		ipoib_link_hwaddr(l, &hw);	/* ourselves */
+		*gid = hw.gid;
+		return 0;
+	}
+	if (ipoib_link_neigh_hw(l, &nh, &hw) == 0) {
+		*gid = hw.gid;
+		return 0;
+	}
+	ipoib_link_neigh_resolve(l, &nh);
+	errno = EAGAIN;
+	return -1;
+}
+
+/* ... and the source address SDP's Hello carries */
+static int sdp_resolve(void *arg, const struct inet_addr *dst,
+		       union fab_gid *gid, struct inet_addr *src)
+{
+	struct ipoibd *d = arg;
+
+	if (!ipoib_link_carrier(ipoib_tun_link(d->tun))) {
+		errno = ENETDOWN;
 		return -1;
 	}
 	if (ipoib_tun_src_addr(d->tun, dst->family, src) < 0) {
@@ -279,18 +303,7 @@ static int sdp_resolve(void *arg, const struct inet_addr *dst,
 		errno = EADDRNOTAVAIL;
 		return -1;
 	}
-	if (ipoib_tun_is_own(d->tun, &nh)) {
-		ipoib_link_hwaddr(l, &hw);	/* ourselves */
-		*gid = hw.gid;
-		return 0;
-	}
-	if (ipoib_link_neigh_hw(l, &nh, &hw) == 0) {
-		*gid = hw.gid;
-		return 0;
-	}
-	ipoib_link_neigh_resolve(l, &nh);
-	errno = EAGAIN;
-	return -1;
+	return ib_resolve(d, dst, gid);
 }
 
 /*
@@ -506,23 +519,32 @@ static void sdp_report(struct ipoibd *d)
 /* ---- the RDS service ---------------------------------------------------- */
 
 /* Which port GID faddr is behind: as for SDP, the IPoIB neighbour of its
- * next hop (the kernel's rds_rdma resolves through rdma_cm, over IPoIB). */
+ * next hop (the kernel's rds_rdma resolves through rdma_cm, over IPoIB);
+ * the bound address is the source whatever it is (a link-local one for a
+ * link-local peer, as the kernel's RDS makes its connection from it). */
 static int rds_resolve(void *arg, const struct inet_addr *laddr,
 		       const struct inet_addr *faddr, union fab_gid *gid,
 		       uint16_t *lid)
 {
-	struct inet_addr src;
-
 	(void)laddr;
 	*lid = 0;
-	return sdp_resolve(arg, faddr, gid, &src);
+	return ib_resolve(arg, faddr, gid);
 }
 
+/* Our addresses and the link-local one the link made (add_link_local) */
 static bool rds_is_local(void *arg, const struct inet_addr *a)
 {
 	struct ipoibd *d = arg;
 
-	return ipoib_tun_is_own(d->tun, a) != 0;
+	return ipoib_tun_is_own(d->tun, a) ||
+	       ipoib_link_is_local(ipoib_tun_link(d->tun), a);
+}
+
+static unsigned int rds_ifindex(void *arg)
+{
+	struct ipoibd *d = arg;
+
+	return (unsigned int)ipoib_tun_ifindex(d->tun);
 }
 
 static int rds_resolve_roce(void *arg, const struct inet_addr *laddr,
@@ -584,7 +606,7 @@ static int rds_start(struct ipoibd *d, const char *spec, const char *node,
 {
 	static const struct rds_service_ops ops = {
 		.resolve = rds_resolve, .is_local = rds_is_local,
-		.log = rds_log,
+		.ifindex = rds_ifindex, .log = rds_log,
 	};
 	static const struct rds_service_ops roce_ops = {
 		.resolve = rds_resolve_roce, .is_local = rds_is_local_roce,

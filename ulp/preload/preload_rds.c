@@ -1462,6 +1462,13 @@ static int send_check(int fd, const struct msghdr *m, int flags,
 		return ENOTCONN;
 	if (addr_is_v4(&h->peer) != addr_is_v4(&i->local))
 		return EOPNOTSUPP;
+	/* bound to a link-local name (the service gives its scope), a
+	 * link-local peer on another link: EINVAL, as rds_sendmsg() */
+	if (h->peer.family == AF_INET6 && i->local.family == AF_INET6 &&
+	    IN6_IS_ADDR_LINKLOCAL(&h->peer.v6.sin6_addr) &&
+	    h->peer.v6.sin6_scope_id && i->local.v6.sin6_scope_id &&
+	    h->peer.v6.sin6_scope_id != i->local.v6.sin6_scope_id)
+		return EINVAL;
 	for (k = 0; k < m->msg_iovlen; k++)
 		len += m->msg_iov[k].iov_len;
 	if (len > RDS_MAX_MSG_SIZE || len > (size_t)i->sndbuf / 2)

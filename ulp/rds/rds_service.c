@@ -70,6 +70,8 @@ struct rsock {
 	int bound, connected;
 	int family;			/* AF_INET6 for IPv6 names */
 	struct rds_name name, peer;
+	uint32_t scope;			/* rs_bound_scope_id: of a link-local
+					 * name bound or connected to */
 	int sndbuf, rcvbuf;		/* as getsockopt says (doubled) */
 	size_t unacked;			/* given to the endpoint, not acked */
 	/* a message the endpoint refused with ENOBUFS */
@@ -233,14 +235,18 @@ inval:
 }
 
 /* Ours to the program's: sockaddr_in for IPv4 (what the kernel's RDS
- * gives for IPv4 names on any socket), sockaddr_in6 for IPv6. */
-static void to_ctl(const struct rds_name *n, union rds_ctl_addr *c)
+ * gives for IPv4 names on any socket), sockaddr_in6 for IPv6 with the
+ * socket's scope (the kernel gives rs_bound_scope_id in every IPv6 name:
+ * its own, its peer's and each sender's). */
+static void to_ctl(const struct rds_name *n, uint32_t scope,
+		   union rds_ctl_addr *c)
 {
 	memset(c, 0, sizeof(*c));
 	if (n->addr.family == AF_INET6) {
 		c->v6.sin6_family = AF_INET6;
 		c->v6.sin6_port = htons(n->port);
 		c->v6.sin6_addr = n->addr.v6;
+		c->v6.sin6_scope_id = scope;
 		return;
 	}
 	c->v4.sin_family = AF_INET;
@@ -676,7 +682,7 @@ static int ep_deliver(void *arg, const struct rds_name *dst,
 	}
 	memset(&h, 0, sizeof(h));
 	h.magic = RDS_HDR_MAGIC;
-	to_ctl(src, &h.peer);
+	to_ctl(src, s->scope, &h.peer);
 	/* a big one after a batch: the batch first, in order */
 	if (s->rxq && !s->rx_blocked && len > RX_BATCH_MAX)
 		rxq_flush(s);
@@ -864,9 +870,9 @@ static void reply_fill(const struct rsock *s, struct rds_ctl_reply *r)
 {
 	r->sock_id = s->id;
 	if (s->bound)
-		to_ctl(&s->name, &r->local);
+		to_ctl(&s->name, s->scope, &r->local);
 	if (s->connected)
-		to_ctl(&s->peer, &r->peer);
+		to_ctl(&s->peer, s->scope, &r->peer);
 	r->sndbuf = s->sndbuf;
 	r->rcvbuf = s->rcvbuf;
 	if (s->sent)
@@ -968,11 +974,25 @@ static int pick_port(struct rds_service *sv, struct rds_name *n)
 	return -1;
 }
 
+/* A link-local IPv6 name's scope (0 for any other name) */
+static uint32_t ll_scope(const union rds_ctl_addr *c)
+{
+	return c->family == AF_INET6 &&
+	       IN6_IS_ADDR_LINKLOCAL(&c->v6.sin6_addr) ?
+	       c->v6.sin6_scope_id : 0;
+}
+
 /* rds_bind(), rds_connect(): a link-local IPv6 address needs its scope */
 static int ll_unscoped(const union rds_ctl_addr *c)
 {
 	return c->family == AF_INET6 &&
 	       IN6_IS_ADDR_LINKLOCAL(&c->v6.sin6_addr) && !c->v6.sin6_scope_id;
+}
+
+/* rds_bind(), rds_connect(): a socket's names scoped to two links */
+static int scope_clash(const struct rsock *s, uint32_t scope)
+{
+	return scope && s->scope && scope != s->scope;
 }
 
 static int do_bind(struct rsock *s, const struct rds_ctl_req *q,
@@ -982,11 +1002,18 @@ static int do_bind(struct rsock *s, const struct rds_ctl_req *q,
 	struct rds_name n;
 	int family;
 
+	uint32_t scope = ll_scope(&q->addr);
+
 	if (from_ctl(&q->addr, &n, &family, 0) < 0 || s->bound ||
-	    ll_unscoped(&q->addr))
+	    ll_unscoped(&q->addr) || (s->connected && scope_clash(s, scope)))
 		return EINVAL;
-	/* a loopback address has the loop transport (rds_ep_send) */
-	if (!rds_addr_loopback(&n.addr) && !sv->ops.is_local(sv->arg, &n.addr))
+	/* a loopback address has the loop transport (rds_ep_send); a
+	 * link-local one is ours on our interface only (the kernel looks
+	 * for it on the scope's device: EADDRNOTAVAIL elsewhere) */
+	if (!rds_addr_loopback(&n.addr) &&
+	    (!sv->ops.is_local(sv->arg, &n.addr) ||
+	     (scope && (!sv->ops.ifindex ||
+			sv->ops.ifindex(sv->arg) != scope))))
 		return EADDRNOTAVAIL;
 	if (n.port == RDS_PROBE_PORT)
 		return EINVAL;	/* rds_add_bound(): the probe port */
@@ -995,6 +1022,8 @@ static int do_bind(struct rsock *s, const struct rds_ctl_req *q,
 	s->name = n;
 	s->family = family;
 	s->bound = 1;
+	if (scope)
+		s->scope = scope;
 	s->hnext = sv->hash[n.port % HASH_SIZE];
 	sv->hash[n.port % HASH_SIZE] = s;
 	sv->st.binds++;
@@ -1015,8 +1044,13 @@ static int do_connect(struct rsock *s, const struct rds_ctl_req *q,
 			return EPROTOTYPE;
 		return errno;
 	}
-	if (ll_unscoped(&q->addr))
+	/* rds_connect(): bound to a link-local name, a link-local peer
+	 * must be on the same link; the peer's scope is remembered */
+	if (ll_unscoped(&q->addr) ||
+	    (s->bound && scope_clash(s, ll_scope(&q->addr))))
 		return EINVAL;
+	if (ll_scope(&q->addr))
+		s->scope = ll_scope(&q->addr);
 	s->peer = n;
 	s->connected = 1;
 	reply_fill(s, r);

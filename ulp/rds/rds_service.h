@@ -44,6 +44,10 @@ struct rds_service_ops {
 		       const struct inet_addr *faddr, union fab_gid *gid,
 		       uint16_t *lid);
 	bool (*is_local)(void *arg, const struct inet_addr *a);
+	/* The interface an IPv6 link-local name must be scoped to
+	 * (sin6_scope_id) to be ours, as rds_bind() finds the address on
+	 * the scope's device; NULL or 0: link-local names are not ours. */
+	unsigned int (*ifindex)(void *arg);
 	/* As rds_ep_ops.log: connections up and down.  Optional. */
 	void (*log)(void *arg, const char *line);
 };

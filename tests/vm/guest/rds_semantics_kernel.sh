@@ -5,7 +5,8 @@
 # python3 programs the same way (errors, echoes up to 1 MiB, readiness,
 # fork, exec, ping).
 #   rds_semantics_kernel.sh a|b PEER BIN
-# b: an echo on port 7100 ("ready" on TCP 7001 once bound) and, each when
+# b: an echo on port 7100 ("ready" on TCP 7001 once bound), one on its
+# link-local eth0 address, port 7103 (the address on TCP 7003) and, each when
 # a asks, two sinks (7101, 7102: read nothing for 3 s); waits for a's
 # "done" on TCP 7002.  a: every case against b, one line each,
 # "ok(a): CASE: ..." or "FAIL(a) CASE: ..." (all run; the host's script
@@ -20,14 +21,34 @@ wait_active rxe0
 # the 1 MiB echoes want send buffers over 2 MiB (rds_sendmsg: EMSGSIZE
 # past half of sk_sndbuf, which wmem_max caps)
 sysctl -qw net.core.wmem_max=8388608 net.core.rmem_max=8388608
+# the guest's link-local address on eth0, once past duplicate address
+# detection (the kernel's RDS binds no tentative address)
+ll() {
+	local i
+	for i in $(seq 1 100); do
+		[ -z "$(ip -6 addr show dev eth0 scope link tentative)" ] && break
+		sleep 0.1
+	done
+	ip -6 addr show dev eth0 scope link |
+		sed -n 's/.*inet6 \(fe80[^/]*\).*/\1/p'
+}
 if [ "$role" = b ]; then
 	"$RS" echo 10.77.0.2 7100 >/tmp/echo.log 2>&1 &
+	L=$(ll)
+	[ -n "$L" ] || gfail "no link-local address on eth0"
+	"$RS" echo "$L%eth0" 7103 >/tmp/echo6.log 2>&1 &
 	python3 "$PY" echo-server 10.77.0.2 5000 0 >/tmp/pyecho.log 2>&1 &
 	for i in $(seq 1 50); do
 		grep -q bound /tmp/echo.log && grep -q bound /tmp/pyecho.log && break
 		sleep 0.1
 	done
 	grep -q bound /tmp/echo.log || gfail "echo not bound: $(cat /tmp/echo.log)"
+	for i in $(seq 1 50); do
+		grep -q bound /tmp/echo6.log && break
+		sleep 0.1
+	done
+	grep -q bound /tmp/echo6.log || gfail "link-local echo not bound: $(cat /tmp/echo6.log)"
+	tell 7003 "$L"
 	grep -q bound /tmp/pyecho.log || gfail "python echo not bound: $(cat /tmp/pyecho.log)"
 	tell 7001 ready
 	# a sink that reads nothing for 3 s from when a asks for it (on TCP
@@ -65,6 +86,13 @@ for c in mmsg shutdown listen names cancel transport loopback peercred ioctl \
 	*) echo "FAIL(a) $c: $(echo "$out" | tr '\n' ' ')" ;;
 	esac
 done
+# link-local names, against b's echo on its fe80:: address
+L=$(ll) PL=$(fetch "$peer" 7003)
+out=$(timeout 60 "$RS" linklocal "$L%eth0" "$PL%eth0" 7103 2>&1)
+case $out in
+*"ok: linklocal:"*) gok "$(echo "$out" | grep "^ok: linklocal:" | sed 's/^ok: //')" ;;
+*) echo "FAIL(a) linklocal: $(echo "$out" | tr '\n' ' ')" ;;
+esac
 # rds_preload.sh's python3 programs (tests/integration/rds_progs.py)
 for c in "errors 10.77.0.1 $peer" \
 	 "echo-client 10.77.0.1 $peer 5000 1 2 100 4095 4096 4097 8192 65536 100000 1000000 1048576" \
