@@ -19,7 +19,8 @@
 #  e) a program given both services (IBGW_SDP_SOCKET=A,B) listens and
 #     connects in both partitions over SDP;
 #  f) AF_RDS the same way (IBGW_RDS_SOCKET=A,B): sockets move to the
-#     service of the address they bind;
+#     service of the address they bind; f2) by the scope for the one
+#     link-local address of both interfaces;
 #  g) the first partition's ipoibd stopped: the second still serves.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
@@ -245,6 +246,28 @@ expect_eq "f) h2: p1's service refused p2's address once" \
 expect_eq "f) h2: p1's service took its 3 datagrams" "$(pstat h2 p1 rds_service.rx_msgs)" $((r1 + 3))
 expect_eq "f) h2: p2's service took its 3 datagrams" "$(pstat h2 p2 rds_service.rx_msgs)" $((r2 + 3))
 ok "f) AF_RDS with both services: sockets bound in each partition, each carried by its partition's service"
+
+# f2) the same with link-local names: both interfaces of a node have the
+# one fe80:: address (the port GUID's), so the scope alone says which
+# partition: bound scoped to ib2, sockets move to p2's service (p1's
+# refuses another interface's scope), and rds_semantics' linklocal case
+# (errors, names, echoes) passes between h1 and h2 in partition 0x8002
+RS=$BIN/tests/rds_semantics
+ll() { ns "$1" ip -6 addr show dev ib2 scope link | sed -n 's/.*inet6 \(fe80[^/]*\).*/\1/p'; }
+L1=$(ll h1) L2=$(ll h2)
+[ -n "$L1" ] && [ -n "$L2" ] || fail "f2) no link-local addresses on ib2"
+b2=$(pstat h2 p2 rds_service.binds)
+RB h2 "$RS" echo "$L2%ib2" 7201 >"$T/rdsll_srv" 2>&1 &
+E=$!
+PIDS+=("$E")
+bnd() { grep -q "^bound" "$T/rdsll_srv"; }
+eventually bnd || { cat "$T/rdsll_srv"; fail "f2) AF_RDS echo on $L2%ib2"; }
+expect_eq "f2) h2: p2's service bound the link-local echo" "$(pstat h2 p2 rds_service.binds)" $((b2 + 1))
+out=$(RB h1 timeout 60 "$RS" linklocal "$L1%ib2" "$L2%ib2" 7201 2>&1)
+echo "$out" | grep -q "^ok: linklocal:" || fail "f2) $out"
+kill "$E" 2>/dev/null
+wait "$E" 2>/dev/null
+ok "f2) AF_RDS link-local names with both services: each scope's partition"
 
 # g) the first partition's ipoibd stopped on h1: the program with both
 # services named still reaches partition 0x8002 over SDP and RDS (the
