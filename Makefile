@@ -66,6 +66,7 @@ FABRIC_SRCS := fabric/ib_crc.c fabric/ib_pkt.c fabric/fabric.c \
 SUBNET_SRCS := subnet/partitions.c subnet/fsw_switch.c subnet/fsw_fault.c \
                subnet/fsw_sa.c subnet/fsw_cm.c subnet/pcap.c
 IPOIB_SRCS  := ulp/ipoib/ipoib_wire.c ulp/ipoib/ipoib_link.c ulp/ipoib/ipoib_neigh.c ulp/ipoib/ipoib_cm.c \
+               ulp/ipoib/ipoib_dhcp.c \
                ulp/ipoib/ipoib_mcast.c ulp/ipoib/ipoib_tun.c
 # SDP (ulp/sdp/): every .c there is the layer (the codecs, the message
 # layer, libsdp.conf, the endpoint and the host's service).

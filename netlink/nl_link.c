@@ -848,6 +848,45 @@ int nl_route_local(struct nl_sock_ctx *nl, int add, uint32_t table,
 	return 0;
 }
 
+int nl_route_via(struct nl_sock_ctx *nl, int add, const struct inet_prefix *dst,
+		 const struct inet_addr *gw, int oif, char *err,
+		 size_t errlen)
+{
+	char s[INET_PREFIX_STRLEN], g[INET_ADDR_STRLEN];
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	size_t alen = inet_addr_len(dst->addr.family);
+
+	if (!alen || gw->family != dst->addr.family || oif <= 0 ||
+	    dst->plen > alen * 8)
+		return errbuf_fail(err, errlen, EINVAL,
+				   "%s route: family %d via family %d, "
+				   "ifindex %d", add ? "add" : "delete",
+				   dst->addr.family, gw->family, oif);
+	nlh = mnl_nlmsg_put_header(nl->buf);
+	nlh->nlmsg_type = add ? RTM_NEWROUTE : RTM_DELROUTE;
+	if (add)
+		nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	rtm->rtm_family = (uint8_t)dst->addr.family;
+	rtm->rtm_dst_len = (uint8_t)dst->plen;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = add ? RTPROT_DHCP : RTPROT_UNSPEC;
+	rtm->rtm_scope = add ? RT_SCOPE_UNIVERSE : RT_SCOPE_NOWHERE;
+	rtm->rtm_type = RTN_UNICAST;
+	if (dst->plen)
+		mnl_attr_put(nlh, RTA_DST, alen, dst->addr.raw);
+	mnl_attr_put(nlh, RTA_GATEWAY, alen, gw->raw);
+	mnl_attr_put_u32(nlh, RTA_OIF, (uint32_t)oif);
+	if (nl_talk(nl, nlh, NULL, NULL) < 0)
+		return nl_fail(err, errlen, errno, nl->ext,
+			       "%s route %s via %s ifindex %d",
+			       add ? "add" : "delete",
+			       inet_prefix_str(dst, s, sizeof(s)),
+			       inet_addr_str(gw, g, sizeof(g)), oif);
+	return 0;
+}
+
 int nl_rule_udp_dport(struct nl_sock_ctx *nl, int add, int family,
 		      uint32_t pref, const char *iif, uint16_t dport,
 		      uint32_t table, char *err, size_t errlen)

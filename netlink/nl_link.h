@@ -159,6 +159,17 @@ int nl_route_local(struct nl_sock_ctx *nl, int add, uint32_t table,
 		   size_t errlen);
 
 /*
+ * A route to the prefix DST (0.0.0.0/0: the default route) through the
+ * gateway GW over OIF in the main table, as "ip route add|del DST via GW
+ * dev OIF proto dhcp" (RTPROT_DHCP, so that `ip route` shows where it
+ * came from).  ADD 1 adds (EEXIST if it is there), 0 deletes (ESRCH if
+ * it is not).
+ */
+int nl_route_via(struct nl_sock_ctx *nl, int add, const struct inet_prefix *dst,
+		 const struct inet_addr *gw, int oif, char *err,
+		 size_t errlen);
+
+/*
  * A policy rule "pref PREF iif IIF ipproto udp dport DPORT lookup TABLE"
  * for FAMILY (AF_INET or AF_INET6).  ADD 1 adds (EEXIST if an identical
  * one is there), 0 deletes (ENOENT if there is none).

@@ -19,7 +19,9 @@
 
 #include "conf/errbuf.h"
 #include "fabric/fabric.h"
+#include "inet/byteorder.h"
 #include "inet/gso.h"
+#include "inet/ip.h"
 #include "inet/nd.h"
 #include "inet/tcp_mss.h"
 #include "ulp/ipoib/ipoib_tun.h"
@@ -143,6 +145,64 @@ int ipoib_tun_src_addr(const struct ipoib_tun *t, int family,
 	return 0;
 }
 
+static void tun_error(struct ipoib_tun *d, const char *msg);
+
+int ipoib_tun_addr_add(struct ipoib_tun *t, const struct inet_prefix *p,
+		       char *err, size_t errlen)
+{
+	char why[NL_ERRLEN];
+
+	if (ipoib_tun_is_own(t, &p->addr))
+		return errbuf_fail(err, errlen, EEXIST, "%s: address there "
+				   "already", t->ifname);
+	if (p->addr.family != AF_INET || t->cfg.naddrs >= IPOIB_TUN_MAX_ADDRS)
+		return errbuf_fail(err, errlen, p->addr.family != AF_INET ?
+				   EAFNOSUPPORT : ENOSPC, "%s: no room for "
+				   "another address", t->ifname);
+	if (ipoib_link_add_addr(t->link, p, why, sizeof(why)) < 0)
+		return errbuf_fail(err, errlen, errno, "%s", why);
+	t->cfg.addrs[t->cfg.naddrs++] = *p;
+	memset(t->nh, 0, sizeof(t->nh));
+	/* before the carrier first comes, carrier() adds cfg.addrs */
+	if (t->configured &&
+	    nl_ifaddr_add(t->nl, t->ifindex, p, 0, why, sizeof(why)) < 0 &&
+	    errno != EEXIST) {
+		ipoib_tun_addr_del(t, &p->addr);
+		return errbuf_fail(err, errlen, errno, "%s", why);
+	}
+	return 0;
+}
+
+int ipoib_tun_addr_del(struct ipoib_tun *t, const struct inet_addr *a)
+{
+	struct inet_prefix p;
+	char why[NL_ERRLEN];
+	unsigned int i;
+	uint32_t low;
+
+	for (i = 0; i < t->cfg.naddrs; i++)
+		if (inet_addr_equal(&t->cfg.addrs[i].addr, a))
+			break;
+	if (i == t->cfg.naddrs) {
+		errno = ENOENT;
+		return -1;
+	}
+	p = t->cfg.addrs[i];
+	memmove(&t->cfg.addrs[i], &t->cfg.addrs[i + 1],
+		(t->cfg.naddrs - i - 1) * sizeof(t->cfg.addrs[0]));
+	t->cfg.naddrs--;
+	/* the pending DAD bits of the ones after it move down with them */
+	low = t->dad_pending & ((1u << i) - 1);
+	t->dad_pending = low | ((t->dad_pending >> 1) & ~((1u << i) - 1));
+	memset(t->nh, 0, sizeof(t->nh));
+	ipoib_link_del_addr(t->link, a);
+	if (t->configured &&
+	    nl_ifaddr_del(t->nl, t->ifindex, &p, why, sizeof(why)) < 0 &&
+	    errno != EADDRNOTAVAIL)
+		tun_error(t, why);
+	return 0;
+}
+
 int ipoib_tun_is_own(const struct ipoib_tun *t, const struct inet_addr *a)
 {
 	unsigned int i;
@@ -225,12 +285,36 @@ static const uint8_t *na_strip(const uint8_t *pkt, size_t *len, uint8_t *buf,
 }
 
 /* A packet from the link for the host. */
+/* An unfragmented IPv4 UDP datagram to port 68 with its lengths right:
+ * the payload to ops.dhcp_rx, 1; else 0 (the TUN's). */
+static int dhcp_take(struct ipoib_tun *d, const uint8_t *pkt, size_t len)
+{
+	struct inet_ipv4_info ip;
+	const uint8_t *u;
+	size_t ulen;
+
+	if (len < 28 || pkt[0] >> 4 != 4 || pkt[9] != IPPROTO_UDP ||
+	    inet_ipv4_check(pkt, len, &ip) != INET_OK ||
+	    (ip.frag & 0x3fff) || ip.tot_len < ip.hdr_len + 8u)
+		return 0;
+	u = pkt + ip.hdr_len;
+	if (be16_get(u + 2) != 68)
+		return 0;
+	ulen = be16_get(u + 4);
+	if (ulen < 8 || ulen > (size_t)(ip.tot_len - ip.hdr_len))
+		return 1;	/* malformed: nobody's */
+	d->ops.dhcp_rx(d->arg, u + 8, ulen - 8);
+	return 1;
+}
+
 static void rx(void *arg, const uint8_t *pkt, size_t len)
 {
 	struct ipoib_tun *d = arg;
 	uint8_t na[IPOIB_ND_NS_NA_LEN];
 
 	pkt = na_strip(pkt, &len, na, sizeof(na));
+	if (d->ops.dhcp_rx && dhcp_take(d, pkt, len))
+		return;
 
 	if (d->cfg.mss_mtu && len <= GSO_MAX_PKT && tcp_maybe_syn(pkt, len)) {
 		/* a SYN to clamp is changed in a copy (pkt is the link's) */

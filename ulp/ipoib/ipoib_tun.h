@@ -69,6 +69,10 @@ struct ipoib_tun_ops {
 	void (*conflict)(void *arg, struct ipoib_tun *t,
 			 const struct inet_addr *a,
 			 const struct ipoib_addr *hw, int dad_failed);
+	/* An IPv4 UDP datagram to port 68 (DHCP's client port) from the
+	 * link: its payload, taken instead of the TUN's (the host runs no
+	 * DHCP client on a TUN: ours is the one, ipoib_dhcp.h). */
+	void (*dhcp_rx)(void *arg, const uint8_t *msg, size_t len);
 };
 
 /* Create the TUN and the link (not started).  NULL with errno set and the
@@ -105,6 +109,14 @@ int ipoib_tun_nexthop(struct ipoib_tun *t, const struct inet_addr *dst,
  * there is one): 0 and *src, or -1 when the interface has none. */
 int ipoib_tun_src_addr(const struct ipoib_tun *t, int family,
 		       struct inet_addr *src);
+
+/* An IPv4 address given at run time (a DHCP lease): the interface's and
+ * the link's (answered in ARP, announced), as --address ones.  0, or -1
+ * with err (ENOSPC past IPOIB_TUN_MAX_ADDRS, EEXIST: one already). */
+int ipoib_tun_addr_add(struct ipoib_tun *t, const struct inet_prefix *p,
+		       char *err, size_t errlen);
+/* ... and taken away: 0, or -1 with ENOENT when it is not one. */
+int ipoib_tun_addr_del(struct ipoib_tun *t, const struct inet_addr *a);
 
 /* a is one of the interface's own addresses. */
 int ipoib_tun_is_own(const struct ipoib_tun *t, const struct inet_addr *a);

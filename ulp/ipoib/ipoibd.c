@@ -32,7 +32,10 @@
 #include "conf/log.h"
 #include "fabric/fabric.h"
 #include "fabric/soft_proto.h"
+#include "inet/byteorder.h"
+#include "inet/csum.h"
 #include "netlink/nl_link.h"
+#include "ulp/ipoib/ipoib_dhcp.h"
 #include "ulp/ipoib/ipoib_tun.h"
 #include "ulp/rds/rds_service.h"
 #include "ulp/sdp/sdp_service.h"
@@ -66,13 +69,19 @@ struct ipoibd {
 	 * the subnet manager adds it (PKEY_CHANGE) */
 	const char *spec, *node, *sdp_name;
 	int sdp_pkey_wait, rds_pkey_wait;
+	/* --dhcp: the IPv4 address from a DHCP server (RFC 4390) */
+	int dhcp;
+	struct dhcp4_client dhcpc;
+	struct event *dhcp_ev;
+	struct inet_addr dhcp_router;	/* the default route we added */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ipoibd --fabric SPEC --node NAME [--pkey PKEY] [--ifname IFNAME]\n"
-"              [--address CIDR]... [--mtu BYTES] [--mode datagram|connected]\n"
+"              [--address CIDR]... [--dhcp] [--mtu BYTES]\n"
+"              [--mode datagram|connected]\n"
 "              [--cm-idle SECONDS] [--no-sdp] [--sdp-socket NAME]\n"
 "              [--sdp-keepalive SECONDS] [--no-rds] [--rds-socket NAME]\n"
 "              [-f] [-v]\n"
@@ -84,6 +93,8 @@ static void usage(FILE *f)
 "  -p, --pkey PKEY      partition (default 0xffff)\n"
 "  -i, --ifname IFNAME  interface name (default ib%%d)\n"
 "  -a, --address CIDR   an IPv4 or IPv6 address with prefix; repeatable\n"
+"  -D, --dhcp           an IPv4 address, prefix and default route from a DHCP\n"
+"                       server (RFC 4390 client-identifier from the port GUID)\n"
 "  -m, --mtu BYTES      at most this MTU (default: the broadcast group's - 4,\n"
 "                       65520 in connected mode)\n"
 "  -M, --mode MODE      datagram (default) or connected (RFC 4755: RC\n"
@@ -121,12 +132,237 @@ static void monitor_cb(evutil_socket_t fd, short what, void *arg)
 		ipoib_tun_links_changed(d->tun);
 }
 
+/* ---- DHCP (--dhcp) ------------------------------------------------------- */
+
+static void report_counter(void *arg, const struct counter_desc *cd,
+			   const char *name, const char *reason, uint64_t v);
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A message of the client as the host's kernel would send it: IPv4, UDP
+ * 68 -> 67, into the link as a packet from the interface. */
+static void dhcp_send(void *arg, const uint8_t *msg, size_t len,
+		      struct in_addr src, struct in_addr dst)
+{
+	struct ipoibd *d = arg;
+	uint8_t pkt[28 + DHCP4_MSG_MAX], *u = pkt + 20;
+	uint64_t sum;
+
+	if (len > DHCP4_MSG_MAX)
+		return;
+	memset(pkt, 0, 28);
+	pkt[0] = 0x45;
+	be16_put(pkt + 2, (uint16_t)(28 + len));
+	pkt[8] = 64;				/* TTL */
+	pkt[9] = IPPROTO_UDP;
+	memcpy(pkt + 12, &src.s_addr, 4);
+	memcpy(pkt + 16, &dst.s_addr, 4);
+	inet_csum_put(pkt + 10, inet_csum_fold(inet_csum_add(0, pkt, 20)));
+	be16_put(u, DHCP4_CLIENT_PORT);
+	be16_put(u + 2, DHCP4_SERVER_PORT);
+	be16_put(u + 4, (uint16_t)(8 + len));
+	memcpy(u + 8, msg, len);
+	sum = inet_csum_pseudo4(pkt + 12, pkt + 16, IPPROTO_UDP, 8 + len);
+	sum = inet_csum_add(sum, u, 8 + len);
+	inet_csum_put(u + 6, inet_csum_fold(sum) ? inet_csum_fold(sum) :
+		      0xffff);
+	ipoib_link_xmit(ipoib_tun_link(d->tun), pkt, 28 + len);
+}
+
+static void dhcp_arm(void *arg, uint64_t ms)
+{
+	struct ipoibd *d = arg;
+	struct timeval tv;
+
+	evtimer_del(d->dhcp_ev);
+	if (ms == UINT64_MAX)
+		return;
+	tv.tv_sec = (time_t)(ms / 1000);
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	evtimer_add(d->dhcp_ev, &tv);
+}
+
+static void dhcp_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct ipoibd *d = arg;
+
+	(void)fd;
+	(void)what;
+	dhcp4_client_timer(&d->dhcpc, mono_ms());
+}
+
+static void dhcp_rx(void *arg, const uint8_t *msg, size_t len)
+{
+	struct ipoibd *d = arg;
+
+	if (d->dhcp)
+		dhcp4_client_input(&d->dhcpc, msg, len, mono_ms());
+}
+
+static unsigned int mask_len(struct in_addr m)
+{
+	uint32_t v = ntohl(m.s_addr);
+	unsigned int n = 0;
+
+	while (n < 32 && (v & (0x80000000u >> n)))
+		n++;
+	return n;
+}
+
+/* The lease's prefix: its mask, else the address's class (RFC 2132
+ * 3.3: a server should send the mask; old ones do not) */
+static void lease_prefix(const struct dhcp4_lease *l, struct inet_prefix *p)
+{
+	uint32_t a = ntohl(l->addr.s_addr);
+
+	memset(p, 0, sizeof(*p));
+	inet_addr_v4(&p->addr, &l->addr);
+	if (l->mask.s_addr && mask_len(l->mask) > 0)
+		p->plen = mask_len(l->mask);
+	else
+		p->plen = a >> 31 == 0 ? 8 : a >> 30 == 2 ? 16 : 24;
+}
+
+static void route_del(struct ipoibd *d)
+{
+	struct inet_prefix any = { .addr = { .family = AF_INET } };
+	char err[NL_ERRLEN];
+
+	if (!d->dhcp_router.family)
+		return;
+	if (nl_route_via(d->nl, 0, &any, &d->dhcp_router,
+			 ipoib_tun_ifindex(d->tun), err, sizeof(err)) < 0 &&
+	    errno != ESRCH)
+		log_warnx("dhcp: %s", err);
+	memset(&d->dhcp_router, 0, sizeof(d->dhcp_router));
+}
+
+static void dhcp_unbind(void *arg, const struct dhcp4_lease *l,
+			const char *why)
+{
+	struct ipoibd *d = arg;
+	struct inet_addr a;
+	char as[INET_ADDR_STRLEN];
+
+	route_del(d);
+	inet_addr_v4(&a, &l->addr);
+	ipoib_tun_addr_del(d->tun, &a);
+	log_warnx("dhcp: %s: %s dropped: %s", ipoib_tun_ifname(d->tun),
+		  inet_addr_str(&a, as, sizeof(as)), why);
+}
+
+static void dhcp_bind(void *arg, const struct dhcp4_lease *l,
+		      const struct dhcp4_lease *old)
+{
+	struct ipoibd *d = arg;
+	struct inet_prefix p, op;
+	struct inet_prefix any = { .addr = { .family = AF_INET } };
+	struct inet_addr gw;
+	char err[NL_ERRLEN], ps[INET_PREFIX_STRLEN], ss[INET_ADDR_STRLEN];
+
+	lease_prefix(l, &p);
+	if (old->addr.s_addr) {
+		lease_prefix(old, &op);
+		if (op.addr.v4.s_addr == p.addr.v4.s_addr &&
+		    op.plen == p.plen &&
+		    old->router.s_addr == l->router.s_addr) {
+			log_info("dhcp: %s: %s renewed for %u s",
+				 ipoib_tun_ifname(d->tun),
+				 inet_prefix_str(&p, ps, sizeof(ps)),
+				 l->lease);
+			return;
+		}
+		route_del(d);
+		ipoib_tun_addr_del(d->tun, &op.addr);
+	}
+	if (ipoib_tun_addr_add(d->tun, &p, err, sizeof(err)) < 0 &&
+	    errno != EEXIST)
+		log_warnx("dhcp: %s", err);
+	inet_addr_v4(&gw, &l->server);
+	log_info("dhcp: %s: %s from %s, lease %u s (renew at %u s)",
+		 ipoib_tun_ifname(d->tun), inet_prefix_str(&p, ps, sizeof(ps)),
+		 inet_addr_str(&gw, ss, sizeof(ss)), l->lease, l->t1);
+	if (!l->router.s_addr)
+		return;
+	inet_addr_v4(&gw, &l->router);
+	if (nl_route_via(d->nl, 1, &any, &gw, ipoib_tun_ifindex(d->tun), err,
+			 sizeof(err)) < 0) {
+		/* another default route (the operator's) stays first */
+		log_warnx("dhcp: default route via %s not added: %s",
+			  inet_addr_str(&gw, ss, sizeof(ss)), err);
+		return;
+	}
+	d->dhcp_router = gw;
+}
+
+static void dhcp_log(void *arg, const char *line)
+{
+	(void)arg;
+	log_info("%s", line);
+}
+
+static int dhcp_init(struct ipoibd *d)
+{
+	static const struct dhcp4_client_ops ops = {
+		.send = dhcp_send, .arm = dhcp_arm, .bind = dhcp_bind,
+		.unbind = dhcp_unbind, .log = dhcp_log,
+	};
+	uint8_t id[DHCP4_CLIENT_ID_LEN];
+	struct ipoib_addr hw;
+
+	d->dhcp_ev = evtimer_new(d->base, dhcp_timer, d);
+	if (!d->dhcp_ev)
+		return -1;
+	ipoib_link_hwaddr(ipoib_tun_link(d->tun), &hw);
+	dhcp4_client_id_ib(hw.gid.raw + 8, id);
+	dhcp4_client_init(&d->dhcpc, &ops, d, id,
+			  (uint32_t)mono_ms() ^ ((uint32_t)getpid() << 16) ^
+			  be32_get(hw.gid.raw + 12));
+	return 0;
+}
+
+static void dhcp_report(struct ipoibd *d)
+{
+	const struct dhcp4_lease *l = &d->dhcpc.lease;
+	char as[INET_ADDR_STRLEN];
+	uint64_t now = mono_ms(), end;
+
+	if (!d->dhcp)
+		return;
+	counters_walk(dhcp4_client_counters, &d->dhcpc.st, report_counter,
+		      (void *)"dhcp");
+	if (!l->addr.s_addr) {
+		log_info("dhcp %s, no lease",
+			 dhcp4_state_name(d->dhcpc.state));
+		return;
+	}
+	end = d->dhcpc.bound_ms + (uint64_t)l->lease * 1000;
+	log_info("dhcp %s, %s from %s, %llu s left",
+		 dhcp4_state_name(d->dhcpc.state),
+		 inet_ntop(AF_INET, &l->addr, as, sizeof(as)),
+		 inet_ntoa(l->server),
+		 (unsigned long long)(end > now ? (end - now) / 1000 : 0));
+}
+
 static void tun_carrier(void *arg, struct ipoib_tun *t, int up,
 			unsigned int mtu)
 {
-	(void)arg;
+	struct ipoibd *d = arg;
+
 	log_info("%s: carrier %s, MTU %u", ipoib_tun_ifname(t),
 		 up ? "up" : "down", mtu);
+	if (!d->dhcp)
+		return;
+	if (up)
+		dhcp4_client_start(&d->dhcpc, mono_ms());
+	else
+		dhcp4_client_pause(&d->dhcpc, mono_ms());
 }
 
 /* Set-up steps that failed without stopping the interface. */
@@ -691,6 +927,7 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 	if (sig == SIGUSR1) {
 		if (d->tun)
 			ipoib_tun_report(d->tun, report_line, d);
+		dhcp_report(d);
 		sdp_report(d);
 		rds_report(d);
 		return;
@@ -744,6 +981,7 @@ int main(int argc, char **argv)
 		{ "pkey", required_argument, NULL, 'p' },
 		{ "ifname", required_argument, NULL, 'i' },
 		{ "address", required_argument, NULL, 'a' },
+		{ "dhcp", no_argument, NULL, 'D' },
 		{ "mtu", required_argument, NULL, 'm' },
 		{ "mode", required_argument, NULL, 'M' },
 		{ "cm-idle", required_argument, NULL, 'I' },
@@ -773,7 +1011,7 @@ int main(int argc, char **argv)
 	unsigned int i;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "F:n:p:i:a:m:M:fvhV", opts,
+	while ((ch = getopt_long(argc, argv, "F:n:p:i:a:Dm:M:fvhV", opts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'F': spec = optarg; break;
@@ -825,6 +1063,7 @@ int main(int argc, char **argv)
 			}
 			tc.naddrs++;
 			break;
+		case 'D': d.dhcp = 1; break;
 		case 'm':
 			if (conf_parse_uint(optarg, 68, 65520, &v, &why) < 0) {
 				fprintf(stderr, "ipoibd: --mtu '%s': %s\n",
@@ -949,12 +1188,16 @@ int main(int argc, char **argv)
 	if (!d.base)
 		fatalx("event_base_new");
 	tc.ifname = ifname;
+	if (d.dhcp)
+		tops.dhcp_rx = dhcp_rx;
 	d.tun = ipoib_tun_new(d.base, d.dev, d.nl, &tc, &tops, &d, err,
 			      sizeof(err));
 	if (!d.tun) {
 		log_warnx("%s", err);
 		return 1;
 	}
+	if (d.dhcp && dhcp_init(&d) < 0)
+		fatalx("out of memory");
 	d.dev_ev = event_new(d.base, fab_dev_fd(d.dev), EV_READ | EV_PERSIST,
 			     dev_cb, &d);
 	event_add(d.dev_ev, NULL);
@@ -1007,6 +1250,13 @@ int main(int argc, char **argv)
 	event_free(d.dev_ev);
 	rds_stop(&d);
 	sdp_stop(&d);
+	if (d.dhcp_ev) {
+		/* the lease stays the server's until it ends (no RELEASE,
+		 * as dhclient's default): the address goes with the
+		 * interface */
+		route_del(&d);
+		event_free(d.dhcp_ev);
+	}
 	ipoib_tun_free(d.tun, d.exit_code ? 0 : 1000);
 	if (d.mon_ev)
 		event_free(d.mon_ev);

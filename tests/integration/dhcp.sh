@@ -1,0 +1,172 @@
+#!/bin/bash
+# DHCP over IPoIB (RFC 4390): ipoibd --dhcp against dnsmasq, a real DHCP
+# server, as the oracle.
+#  a) dnsmasq on the IB host srv: h1 gets an address of the range with its
+#     prefix and the default route from the router option (proto dhcp),
+#     pings srv; dnsmasq's lease names h1 by its client-identifier
+#     ff:00:00:00:00:00:02:00:00:02:c9:00:GUID; tshark decodes the
+#     capture's DISCOVER and REQUEST as RFC 4390 wants them: hardware type
+#     32 (0x20), length 0, the broadcast flag, and the identifier (IAID 0,
+#     DUID-EN 713, 00 and the port GUID); nothing malformed
+#  b) the renewal at T1 (6 s, dnsmasq's option 58): a REQUEST from the
+#     address to the server, unicast, ACKed (dnsmasq's log, our counters)
+#  c) dhcp-host=id:CLIENT-ID: h2 gets the address reserved for it
+#  d) replies broadcast to port 68 that are malformed (short, no magic
+#     cookie) are counted (dhcp.rx_bad), the lease kept
+#  e) dnsmasq restarted, authoritative for another range: h1's renewal is
+#     refused (DHCPNAK), it drops its address and takes one of the new range
+#  f) through ibgwd in transparent mode, dnsmasq on a LAN host: an IB host
+#     of the partition gets an address of the LAN's range and pings it
+#  g) through ibgwd in router mode, dnsmasq as a relay on the gateway host
+#     (giaddr: the gateway's IB-side address) and as the server on a routed
+#     LAN: an IB host gets an address of its own subnet's range, and its
+#     default route via the gateway reaches the LAN server
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/netns.bash"
+. "$(dirname "$0")/sdp.bash"
+for t in dnsmasq tshark python3 ping; do
+	command -v $t >/dev/null || fail "$t not installed (make deps)"
+done
+
+cat >"$T/partitions.conf" <<'CONF'
+Default=0x7fff, ipoib : ALL=full;
+p1=0x8001, ipoib : ib1=full, gw=full;
+p3=0x8003, ipoib : ib4=full, gw=full;
+CONF
+start_fabric -P "$T/partitions.conf" --pcap "$T/cap.pcap"
+
+# dnsmasq NS NAME ARGS...: a DHCP server (no DNS) in NS, its log in
+# $T/NAME.log, its leases in $T/NAME.leases, its PID in NAME_PID
+dnsmasq_bg() {
+	local n=$1 name=$2
+	shift 2
+	ns_bg "${name}_PID" "$n" dnsmasq --no-daemon --port=0 --user=root \
+		--log-dhcp --log-facility=- --dhcp-leasefile="$T/$name.leases" \
+		--pid-file="$T/$name.pid" "$@" >>"$T/$name.log" 2>&1
+}
+
+# v4 HOST: its IPv4 address on ib0, if any
+v4() {
+	ns "$1" ip -4 -o addr show dev ib0 | sed -n 's/.* inet \([0-9.]*\)\/.*/\1/p' | head -n1
+}
+
+# guid HOST: its port GUID, from ipoibd's ready line (the last 8 bytes of
+# the 20-byte address)
+guid() {
+	sed -n 's/.*ready: .* address \(.*\)$/\1/p' "$T/$1.log" | head -n1 |
+		cut -d: -f13-20
+}
+
+sdp_host srv --address 10.9.0.1/24 --no-sdp --no-rds
+dnsmasq_bg srv dm --interface=ib0 --bind-interfaces \
+	--dhcp-range=10.9.0.100,10.9.0.150,255.255.255.0,2m \
+	--dhcp-option=option:router,10.9.0.1 \
+	--dhcp-option=option:T1,6 --dhcp-option=option:T2,9
+dm_up() { grep -q "DHCP, IP range 10.9.0.100" "$T/dm.log"; }
+eventually dm_up || { cat "$T/dm.log"; fail "dnsmasq did not start"; }
+
+# --- a) an address, a route, the wire -----------------------------------------
+sdp_host h1 --dhcp --no-sdp --no-rds
+got() { [ -n "$(v4 h1)" ]; }
+eventually got || { tail -n 20 "$T/h1.log" "$T/dm.log"; fail "a) h1 got no address"; }
+A1=$(v4 h1)
+case $A1 in
+10.9.0.1[0-4][0-9]|10.9.0.150) ;;
+*) fail "a) h1's address $A1 is not of the range" ;;
+esac
+ns h1 ip -4 -o addr show dev ib0 | grep -q "inet $A1/24 " || fail "a) $A1 without its /24"
+ns h1 ip route show default | grep -q "default via 10.9.0.1 dev ib0 proto dhcp" ||
+	fail "a) no default route from the router option: $(ns h1 ip route)"
+ns h1 ping -c 2 -W 2 10.9.0.1 >/dev/null || fail "a) h1 ($A1) cannot ping srv"
+G1=$(guid h1)
+[ -n "$G1" ] || fail "a) no GUID in h1's ready line"
+CID1="ff:00:00:00:00:00:02:00:00:02:c9:00:$G1"
+grep -q " $A1 .* $CID1\$" "$T/dm.leases" ||
+	fail "a) dnsmasq's lease of $A1 does not name $CID1: $(cat "$T/dm.leases")"
+grep -q "DHCPACK(ib0) $A1 $CID1" "$T/dm.log" || fail "a) no DHCPACK in dnsmasq's log"
+tshark -r "$T/cap.pcap" -Y 'dhcp.option.dhcp == 1 || dhcp.option.dhcp == 3' \
+	-T fields -e dhcp.option.dhcp -e dhcp.hw.type -e dhcp.hw.len \
+	-e dhcp.flags.bc -e dhcp.hw.mac_addr -e dhcp.client_id.iaid \
+	-e dhcp.client_id.duid_type -e dhcp.client_id.enterprise_num \
+	-e dhcp.client_id >"$T/fields" 2>"$T/tshark.err" ||
+	{ cat "$T/tshark.err"; fail "a) tshark"; }
+g=$(echo "$G1" | tr -d :)
+grep -q "^1	0x20	0	1		00000000	2	713	00$g\$" "$T/fields" ||
+	fail "a) no DISCOVER as RFC 4390's in the capture: $(head -n 3 "$T/fields")"
+grep -q "^3	0x20	0	1		00000000	2	713	00$g\$" "$T/fields" ||
+	fail "a) no REQUEST as RFC 4390's in the capture: $(head -n 3 "$T/fields")"
+n=$(tshark -r "$T/cap.pcap" -Y 'dhcp && _ws.malformed' 2>/dev/null | wc -l)
+expect_eq "a) malformed DHCP frames in the capture" "$n" 0
+ok "a) h1 took $A1/24 and the default route from dnsmasq on IPoIB, as $CID1"
+
+# --- b) the renewal at T1 --------------------------------------------------------
+r0=$(stat_of h1 dhcp.renewals)
+renewed() { [ "$(stat_of h1 dhcp.renewals)" -gt "$r0" ]; }
+for i in $(seq 1 30); do renewed && break; sleep 0.5; done
+renewed || { tail "$T/dm.log"; fail "b) no renewal within 15 s (T1 is 6 s)"; }
+grep -q "DHCPREQUEST(ib0) $A1 $CID1" "$T/dm.log" || fail "b) dnsmasq saw no REQUEST for $A1"
+tshark -r "$T/cap.pcap" -Y "dhcp.option.dhcp == 3 && ip.src == $A1 && ip.dst == 10.9.0.1" \
+	-T fields -e dhcp.ip.client -e dhcp.flags.bc 2>/dev/null | grep -q "^$A1	0\$" ||
+	fail "b) the renewal is not a unicast REQUEST with ciaddr $A1"
+expect_eq "b) h1 keeps $A1" "$(v4 h1)" "$A1"
+ok "b) renewed at T1: unicast REQUEST from $A1, ACKed"
+
+# --- c) a reservation by client-identifier ----------------------------------------
+# (h2's GUID is its node's: read from a first run without --dhcp)
+sdp_host h2 --no-sdp --no-rds
+G2=$(guid h2)
+[ -n "$G2" ] || fail "c) no GUID in h2's ready line"
+kill "$h2_PID"
+wait "$h2_PID" 2>/dev/null
+ns_del_h2() { ip netns del "$(_ns_real h2)"; }
+ns_del_h2
+CID2="ff:00:00:00:00:00:02:00:00:02:c9:00:$G2"
+echo "id:$CID2,10.9.0.77" >"$T/hosts"
+kill "$dm_PID"
+wait "$dm_PID" 2>/dev/null
+dnsmasq_bg srv dm --interface=ib0 --bind-interfaces \
+	--dhcp-range=10.9.0.100,10.9.0.150,255.255.255.0,2m \
+	--dhcp-option=option:router,10.9.0.1 \
+	--dhcp-option=option:T1,6 --dhcp-option=option:T2,9 \
+	--dhcp-hostsfile="$T/hosts"
+sleep 0.5
+sdp_host h2 --dhcp --no-sdp --no-rds
+got2() { [ -n "$(v4 h2)" ]; }
+eventually got2 || { tail -n 20 "$T/h2.log" "$T/dm.log"; fail "c) h2 got no address"; }
+expect_eq "c) h2's address, reserved for its client-identifier" "$(v4 h2)" 10.9.0.77
+ok "c) dhcp-host=id:$CID2 gave h2 10.9.0.77"
+
+# --- d) malformed replies --------------------------------------------------------
+b0=$(stat_of h1 dhcp.rx_bad)
+ns srv python3 - <<'PY'
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b"ib0")
+s.sendto(b"\x02" * 40, ("255.255.255.255", 68))                # short
+s.sendto(b"\x02\x20" + bytes(234) + b"nope" + b"\xff", ("255.255.255.255", 68))
+PY
+bad() { [ "$(stat_of h1 dhcp.rx_bad)" -ge $((b0 + 2)) ]; }
+eventually bad || fail "d) malformed replies not counted: $(stat_of h1 dhcp.rx_bad)"
+expect_eq "d) h1 keeps $A1" "$(v4 h1)" "$A1"
+ok "d) malformed replies to port 68 counted (dhcp.rx_bad), the lease kept"
+
+# --- e) refused: DHCPNAK ---------------------------------------------------------
+n0=$(stat_of h1 dhcp.rx_nak)
+kill "$dm_PID"
+wait "$dm_PID" 2>/dev/null
+# (no router option: dnsmasq would give its own address; the default
+# route of the old lease must go with it)
+dnsmasq_bg srv dm --interface=ib0 --bind-interfaces --dhcp-authoritative \
+	--dhcp-range=10.9.0.200,10.9.0.210,255.255.255.0,2m --dhcp-option=3 \
+	--dhcp-option=option:T1,6 --dhcp-option=option:T2,9
+moved() { case $(v4 h1) in 10.9.0.2[01][0-9]) return 0 ;; esac; return 1; }
+for i in $(seq 1 40); do moved && break; sleep 0.5; done
+moved || { tail -n 20 "$T/h1.log" "$T/dm.log"; fail "e) h1 did not move to the new range: $(v4 h1)"; }
+[ "$(stat_of h1 dhcp.rx_nak)" -gt "$n0" ] || fail "e) no DHCPNAK counted"
+grep -q "DHCPNAK(ib0) $A1 $CID1" "$T/dm.log" || fail "e) dnsmasq sent no DHCPNAK for $A1"
+ns h1 ip -4 -o addr show dev ib0 | grep -q "inet $A1/" && fail "e) $A1 still on h1"
+ns h1 ip route show default | grep -q default && fail "e) a default route is left: $(ns h1 ip route)"
+ok "e) refused by the new authoritative server: $A1 dropped, $(v4 h1) taken"
+kill "$dm_PID"
+wait "$dm_PID" 2>/dev/null
