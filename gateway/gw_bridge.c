@@ -868,6 +868,29 @@ void gw_bridge_ib_rx(struct gw_bridge *b, const uint8_t *pkt, size_t len,
 		drop(b, GW_DROP_IB_MALFORMED);
 		return;
 	}
+	if (type == ETH_P_IP_ && src.v4.s_addr == INADDR_ANY) {
+		/*
+		 * From 0.0.0.0: an IPoIB host without an address yet, that
+		 * is a DHCP client's DISCOVER or REQUEST (RFC 4390).  No
+		 * IPoIB address to make a MAC from (none to resolve either):
+		 * a broadcast goes out from the gateway's own MAC, as an
+		 * unspecified-source NS does, and the server answers by
+		 * broadcast (RFC 4390's client sets the flag), which comes
+		 * back to the partition's broadcast group.
+		 */
+		if (!multi) {
+			drop(b, GW_DROP_IB_SRC_UNKNOWN);
+			return;
+		}
+		if (len > b->cfg.eth_mtu) {
+			drop(b, GW_DROP_TOO_BIG);
+			return;
+		}
+		b->st.from_ib_packets++;
+		b->st.from_ib_bytes += len;
+		eth_out(b, dmac, b->cfg.mac, type, pkt, len);
+		return;
+	}
 	b->st.from_ib_packets++;
 	b->st.from_ib_bytes += len;
 	/* the sender's MAC, from its IPoIB address */

@@ -170,3 +170,79 @@ ns h1 ip route show default | grep -q default && fail "e) a default route is lef
 ok "e) refused by the new authoritative server: $A1 dropped, $(v4 h1) taken"
 kill "$dm_PID"
 wait "$dm_PID" 2>/dev/null
+
+# --- f), g) through the gateway ----------------------------------------------------
+#   ib1 (0x8001) == gw: transparent, tap gwtap1 in br1 == lan1 (dnsmasq)
+#   ib4 (0x8003) == gw: router, ib8003 10.43.0.254 (dnsmasq relay) -- lan3
+ns_add gw
+ns_add lan1
+ns_add lan3
+ns gw ip link add br1 type bridge
+ns gw ip link set br1 up
+ns_veth gw v1 lan1 eth0
+ns_veth gw v3 lan3 eth0
+ns gw ip link set v1 master br1
+ns lan1 ip addr add 10.41.0.50/24 dev eth0
+ns gw ip addr add 10.44.0.254/24 dev v3
+ns lan3 ip addr add 10.44.0.1/24 dev eth0
+ns lan3 ip route add default via 10.44.0.254
+cat >"$T/ibgw.conf" <<CONF
+[gateway]
+fabric = soft:$SOCK
+node = gw
+control = $T/ibgwd.sock
+
+[partition p1]
+pkey = 0x8001
+tap = gwtap1
+bridge = br1
+
+[partition p3]
+pkey = 0x8003
+mode = router
+ifname = ib8003
+address = 10.43.0.254/24
+CONF
+ns_bg GW_PID gw "$BIN/ibgwd" -f -c "$T/ibgw.conf" >"$T/gw.log" 2>&1
+gw_ready() { grep -q "ready: 2 partition" "$T/gw.log"; }
+eventually gw_ready || { cat "$T/gw.log"; fail "ibgwd not ready"; }
+
+dnsmasq_bg lan1 dml --interface=eth0 --bind-interfaces \
+	--dhcp-range=10.41.0.100,10.41.0.150,255.255.255.0,2m
+dml_up() { grep -q "DHCP, IP range 10.41.0.100" "$T/dml.log"; }
+eventually dml_up || { cat "$T/dml.log"; fail "f) dnsmasq on lan1 did not start"; }
+sdp_host ib1 --dhcp -p 0x8001 --no-sdp --no-rds
+got_ib1() { [ -n "$(v4 ib1)" ]; }
+eventually got_ib1 || { tail -n 20 "$T/ib1.log" "$T/dml.log" "$T/gw.log"; fail "f) ib1 got no address through the transparent gateway"; }
+AI=$(v4 ib1)
+case $AI in
+10.41.0.1[0-4][0-9]|10.41.0.150) ;;
+*) fail "f) ib1's address $AI is not of lan1's range" ;;
+esac
+grep -q "DHCPACK(eth0) $AI ff:00:00:00:00:00:02:00:00:02:c9:00:$(guid ib1)" "$T/dml.log" ||
+	fail "f) dnsmasq on lan1 did not ACK $AI for ib1's client-identifier"
+ns ib1 ping -c 3 -W 2 10.41.0.50 >/dev/null || fail "f) ib1 ($AI) cannot ping lan1"
+ok "f) transparent gateway: ib1 took $AI from dnsmasq on the LAN, and reaches it"
+
+# g) router mode: a relay on the gateway host, the server on lan3
+dnsmasq_bg lan3 dm3 --interface=eth0 --bind-interfaces \
+	--dhcp-range=10.43.0.100,10.43.0.150,255.255.255.0,2m \
+	--dhcp-option=option:router,10.43.0.254
+dnsmasq_bg gw relay --interface=ib8003 --bind-interfaces \
+	--dhcp-relay=10.43.0.254,10.44.0.1
+rl_up() { grep -q "DHCP relay" "$T/relay.log" && grep -q "DHCP, IP range 10.43.0.100" "$T/dm3.log"; }
+eventually rl_up || { cat "$T/relay.log" "$T/dm3.log"; fail "g) dnsmasq relay or server did not start"; }
+sdp_host ib4 --dhcp -p 0x8003 --no-sdp --no-rds
+got_ib4() { [ -n "$(v4 ib4)" ]; }
+eventually got_ib4 || { tail -n 20 "$T/ib4.log" "$T/relay.log" "$T/dm3.log"; fail "g) ib4 got no address through the relay"; }
+A4=$(v4 ib4)
+case $A4 in
+10.43.0.1[0-4][0-9]|10.43.0.150) ;;
+*) fail "g) ib4's address $A4 is not of its subnet's range" ;;
+esac
+grep -q "DHCPACK(eth0) $A4 ff:00:00:00:00:00:02:00:00:02:c9:00:$(guid ib4)" "$T/dm3.log" ||
+	fail "g) the server on lan3 did not ACK $A4 for ib4"
+ns ib4 ip route show default | grep -q "default via 10.43.0.254 dev ib0 proto dhcp" ||
+	fail "g) no default route via the gateway: $(ns ib4 ip route)"
+ns ib4 ping -c 3 -W 2 10.44.0.1 >/dev/null || fail "g) ib4 ($A4) cannot reach lan3 through the gateway"
+ok "g) router gateway: ib4 took $A4 through dnsmasq's relay on the gateway host, and reaches the server's LAN by its default route"

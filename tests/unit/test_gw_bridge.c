@@ -371,6 +371,35 @@ static void test_multicast_broadcast(void **state)
 	gw_bridge_free(b);
 }
 
+/* From 0.0.0.0 (a DHCP client without an address, RFC 4390): a
+ * broadcast goes out from the gateway's MAC, untouched; anything else is
+ * dropped, no ARP for 0.0.0.0 on the IB side */
+static void test_unspecified_source(void **state)
+{
+	struct gw_bridge *b = setup(0);
+	uint8_t p[400];
+	struct eth_hdr h;
+	size_t n;
+
+	(void)state;
+	n = ipv4(p, "0.0.0.0", "255.255.255.255", 17, 0, 300);
+	gw_bridge_ib_rx(b, p, n, 1);
+	assert_int_equal(fk.neth, 1);
+	eth_parse(fk.eth[0].data, fk.eth[0].len, &h);
+	assert_memory_equal(h.dst, BC, 6);
+	assert_memory_equal(h.src, GWMAC, 6);
+	assert_int_equal(h.type, 0x0800);
+	assert_int_equal(fk.eth[0].len, 14 + n);
+	assert_memory_equal(fk.eth[0].data + 14, p, n);
+	assert_int_equal(fk.nresolve, 0);
+	n = ipv4(p, "0.0.0.0", "10.9.0.50", 17, 0, 300);
+	gw_bridge_ib_rx(b, p, n, 0);
+	assert_int_equal(fk.neth, 1);
+	assert_int_equal(fk.nresolve, 0);
+	assert_int_equal(gw_bridge_stats(b)->drop[GW_DROP_IB_SRC_UNKNOWN], 1);
+	gw_bridge_free(b);
+}
+
 static void test_vlan(void **state)
 {
 	struct gw_bridge *b = setup(10);
@@ -788,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_ib_to_lan),
 		cmocka_unit_test(test_lan_to_ib),
 		cmocka_unit_test(test_multicast_broadcast),
+		cmocka_unit_test(test_unspecified_source),
 		cmocka_unit_test(test_vlan),
 		cmocka_unit_test(test_mtu),
 		cmocka_unit_test(test_mtu_multicast_v6),
