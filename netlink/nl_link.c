@@ -760,6 +760,75 @@ static int nl_route_parse(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
+struct nl_ifaddr_ans {
+	int ifindex;
+	struct nl_ifaddr *out;
+	unsigned int max, n;
+};
+
+static int nl_ifaddr_parse_attr(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, IFA_MAX) > 0)
+		tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int nl_ifaddr_parse(const struct nlmsghdr *nlh, void *data)
+{
+	struct nl_ifaddr_ans *ans = data;
+	const struct nlattr *tb[IFA_MAX + 1] = { NULL };
+	const struct ifaddrmsg *ifa;
+	struct nl_ifaddr *a;
+	uint32_t fl;
+
+	if (nlh->nlmsg_type != RTM_NEWADDR ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
+		return 0;
+	ifa = mnl_nlmsg_get_payload(nlh);
+	if ((int)ifa->ifa_index != ans->ifindex ||
+	    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6) ||
+	    ans->n >= ans->max)
+		return 0;
+	mnl_attr_parse(nlh, sizeof(*ifa), nl_ifaddr_parse_attr, tb);
+	a = &ans->out[ans->n];
+	memset(a, 0, sizeof(*a));
+	/* IFA_LOCAL is the address itself (IFA_ADDRESS the peer's on a
+	 * point-to-point link); IPv6 has IFA_ADDRESS alone */
+	if (nl_attr_addr(tb[IFA_LOCAL], ifa->ifa_family, &a->p.addr) < 0 &&
+	    nl_attr_addr(tb[IFA_ADDRESS], ifa->ifa_family, &a->p.addr) < 0)
+		return 0;
+	a->p.plen = ifa->ifa_prefixlen;
+	a->flags = ifa->ifa_flags;
+	if (nl_attr_u32(tb[IFA_FLAGS], &fl) == 0)
+		a->flags = fl;
+	a->scope = ifa->ifa_scope;
+	ans->n++;
+	return 0;
+}
+
+int nl_ifaddr_dump(struct nl_sock_ctx *nl, int ifindex,
+		   struct nl_ifaddr *out, unsigned int max, char *err,
+		   size_t errlen)
+{
+	struct nl_ifaddr_ans ans = { ifindex, out, max, 0 };
+	struct nlmsghdr *nlh;
+	struct ifaddrmsg *ifa;
+
+	nlh = mnl_nlmsg_put_header(nl->buf);
+	nlh->nlmsg_type = RTM_GETADDR;
+	nlh->nlmsg_flags = NLM_F_DUMP;
+	ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+	ifa->ifa_family = AF_UNSPEC;
+	ifa->ifa_index = (uint32_t)ifindex;	/* filtered here all the same */
+	if (nl_talk(nl, nlh, nl_ifaddr_parse, &ans) < 0)
+		return nl_fail(err, errlen, errno, nl->ext,
+			       "addresses of ifindex %d", ifindex);
+	return (int)ans.n;
+}
+
 int nl_route_get(struct nl_sock_ctx *nl, const struct inet_addr *dst,
 		 int oif, struct nl_route *out, char *err, size_t errlen)
 {

@@ -122,6 +122,22 @@ int nl_ifaddr_add(struct nl_sock_ctx *nl, int ifindex,
 int nl_ifaddr_del(struct nl_sock_ctx *nl, int ifindex,
 		  const struct inet_prefix *p, char *err, size_t errlen);
 
+/* One address of an interface as the kernel has it (nl_ifaddr_dump). */
+struct nl_ifaddr {
+	struct inet_prefix p;
+	uint32_t flags;			/* IFA_F_* (IFA_FLAGS when given) */
+	uint8_t scope;			/* RT_SCOPE_* */
+};
+
+/*
+ * The IPv4 and IPv6 addresses of ifindex ("ip addr show dev"), at most
+ * max into out: their number (those past max are not counted), or -1
+ * with err.
+ */
+int nl_ifaddr_dump(struct nl_sock_ctx *nl, int ifindex,
+		   struct nl_ifaddr *out, unsigned int max, char *err,
+		   size_t errlen);
+
 struct nl_route {
 	int			has_gateway;	/* 0: on link (or local) */
 	struct inet_addr	gateway;	/* IPv6 possible for IPv4 */

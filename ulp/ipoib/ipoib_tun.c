@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -173,12 +174,27 @@ int ipoib_tun_addr_add(struct ipoib_tun *t, const struct inet_prefix *p,
 	return 0;
 }
 
+/* cfg.addrs[i] no longer ours: out of the table and the link */
+static void cfg_remove(struct ipoib_tun *t, unsigned int i)
+{
+	struct inet_addr a = t->cfg.addrs[i].addr;
+	uint32_t low;
+
+	memmove(&t->cfg.addrs[i], &t->cfg.addrs[i + 1],
+		(t->cfg.naddrs - i - 1) * sizeof(t->cfg.addrs[0]));
+	t->cfg.naddrs--;
+	/* the pending DAD bits of the ones after it move down with them */
+	low = t->dad_pending & ((1u << i) - 1);
+	t->dad_pending = low | ((t->dad_pending >> 1) & ~((1u << i) - 1));
+	memset(t->nh, 0, sizeof(t->nh));
+	ipoib_link_del_addr(t->link, &a);
+}
+
 int ipoib_tun_addr_del(struct ipoib_tun *t, const struct inet_addr *a)
 {
 	struct inet_prefix p;
 	char why[NL_ERRLEN];
 	unsigned int i;
-	uint32_t low;
 
 	for (i = 0; i < t->cfg.naddrs; i++)
 		if (inet_addr_equal(&t->cfg.addrs[i].addr, a))
@@ -188,14 +204,7 @@ int ipoib_tun_addr_del(struct ipoib_tun *t, const struct inet_addr *a)
 		return -1;
 	}
 	p = t->cfg.addrs[i];
-	memmove(&t->cfg.addrs[i], &t->cfg.addrs[i + 1],
-		(t->cfg.naddrs - i - 1) * sizeof(t->cfg.addrs[0]));
-	t->cfg.naddrs--;
-	/* the pending DAD bits of the ones after it move down with them */
-	low = t->dad_pending & ((1u << i) - 1);
-	t->dad_pending = low | ((t->dad_pending >> 1) & ~((1u << i) - 1));
-	memset(t->nh, 0, sizeof(t->nh));
-	ipoib_link_del_addr(t->link, a);
+	cfg_remove(t, i);
 	if (t->configured &&
 	    nl_ifaddr_del(t->nl, t->ifindex, &p, why, sizeof(why)) < 0 &&
 	    errno != EADDRNOTAVAIL)
@@ -542,6 +551,84 @@ static void dad_arm(struct ipoib_tun *d)
 	struct timeval tv = { 0, DAD_POLL_MS * 1000 };
 
 	evtimer_add(d->dad_ev, &tv);
+}
+
+static int dumped(const struct nl_ifaddr *ka, int n, const struct inet_addr *a)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (inet_addr_equal(&ka[i].p.addr, a))
+			return 1;
+	return 0;
+}
+
+/*
+ * The interface's addresses as the kernel has them, so that `ip addr add`
+ * and `ip addr del` (or any tool that configures addresses through
+ * rtnetlink) work as on the Linux driver's interface, whose ARP and
+ * neighbour discovery answer for the kernel's addresses: one the kernel
+ * no longer has is no longer answered for, one it has that the link lacks
+ * is taken (an IPv6 one still tentative followed through DAD as the
+ * configured ones are, a dadfailed one left alone).  Nothing before the
+ * interface is first configured (cfg.addrs are not the kernel's yet).
+ */
+void ipoib_tun_addrs_changed(struct ipoib_tun *t)
+{
+	struct nl_ifaddr ka[2 * IPOIB_TUN_MAX_ADDRS + 8];
+	char err[NL_ERRLEN], ps[INET_PREFIX_STRLEN], msg[NL_ERRLEN + 64];
+	const struct nl_ifaddr *a;
+	unsigned int j;
+	int n, i, r;
+
+	if (!t->configured)
+		return;
+	n = nl_ifaddr_dump(t->nl, t->ifindex, ka,
+			   sizeof(ka) / sizeof(ka[0]), err, sizeof(err));
+	if (n < 0) {
+		tun_error(t, err);
+		return;
+	}
+	for (j = 0; j < t->cfg.naddrs;) {
+		if (!dumped(ka, n, &t->cfg.addrs[j].addr)) {
+			cfg_remove(t, j);
+			continue;
+		}
+		j++;
+	}
+	for (i = 0; i < n; i++) {
+		a = &ka[i];
+		if (a->scope == RT_SCOPE_HOST || (a->flags & IFA_F_DADFAILED) ||
+		    ipoib_link_is_local(t->link, &a->p.addr))
+			continue;
+		if (t->cfg.naddrs == IPOIB_TUN_MAX_ADDRS) {
+			snprintf(msg, sizeof(msg), "%s: address %s not answered "
+				 "for: the interface has %d already",
+				 t->ifname, inet_prefix_str(&a->p, ps,
+							    sizeof(ps)),
+				 IPOIB_TUN_MAX_ADDRS);
+			tun_error(t, msg);
+			continue;
+		}
+		if (a->p.addr.family == AF_INET6 &&
+		    (a->flags & IFA_F_TENTATIVE)) {
+			r = ipoib_link_add_addr_tentative(t->link, &a->p, err,
+							  sizeof(err));
+			if (r == 0) {
+				t->dad_pending |= 1u << t->cfg.naddrs;
+				dad_arm(t);
+			}
+		} else {
+			r = ipoib_link_add_addr(t->link, &a->p, err,
+						sizeof(err));
+		}
+		if (r < 0) {
+			tun_error(t, err);
+			continue;
+		}
+		t->cfg.addrs[t->cfg.naddrs++] = a->p;
+		memset(t->nh, 0, sizeof(t->nh));
+	}
 }
 
 /*

@@ -96,6 +96,10 @@ void ipoib_tun_event(struct ipoib_tun *t, enum fab_event_type type);
  * one at or below it is the operator's and stays, also across carrier
  * changes.  Until the carrier first comes up nothing is looked at. */
 void ipoib_tun_links_changed(struct ipoib_tun *t);
+/* Addresses changed (a monitor's NL_CHG_ADDR): the link answers for the
+ * interface's addresses as the kernel has them, `ip addr add` and `del`
+ * included (an IPv6 one once DAD is done). */
+void ipoib_tun_addrs_changed(struct ipoib_tun *t);
 /* Routes changed: forget cached next hops.  nocache: look every one up
  * (no route monitor). */
 void ipoib_tun_routes_changed(struct ipoib_tun *t);

@@ -130,6 +130,8 @@ static void monitor_cb(evutil_socket_t fd, short what, void *arg)
 		ipoib_tun_routes_changed(d->tun);
 	if (r < 0 || (r & NL_CHG_LINK))	/* ip link set mtu ... */
 		ipoib_tun_links_changed(d->tun);
+	if (r < 0 || (r & NL_CHG_ADDR))	/* ip addr add ... */
+		ipoib_tun_addrs_changed(d->tun);
 }
 
 /* ---- DHCP (--dhcp) ------------------------------------------------------- */
@@ -1201,8 +1203,8 @@ int main(int argc, char **argv)
 	d.dev_ev = event_new(d.base, fab_dev_fd(d.dev), EV_READ | EV_PERSIST,
 			     dev_cb, &d);
 	event_add(d.dev_ev, NULL);
-	if (nl_monitor_open(d.nl, NL_CHG_ROUTE | NL_CHG_LINK, err,
-			    sizeof(err)) >= 0) {
+	if (nl_monitor_open(d.nl, NL_CHG_ROUTE | NL_CHG_LINK | NL_CHG_ADDR,
+			    err, sizeof(err)) >= 0) {
 		d.mon_ev = event_new(d.base, nl_monitor_fd(d.nl),
 				     EV_READ | EV_PERSIST, monitor_cb, &d);
 		event_add(d.mon_ev, NULL);
