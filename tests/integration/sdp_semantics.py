@@ -67,6 +67,11 @@ def serve(c, log):
             d = recv_all(c)
             c.sendall(("%s %d\n" % (hashlib.sha256(d).hexdigest(),
                                     len(d))).encode())
+        elif cmd[0] == "shutrd":        # stop reading; later still send
+            c.shutdown(socket.SHUT_RD)
+            time.sleep(1.0)
+            c.sendall(b"alive\n")
+            time.sleep(1.5)
         elif cmd[0] == "script":        # send N, wait S, ... ; "fin": half-close
             for step in cmd[1:]:
                 if step == "fin":
@@ -626,7 +631,22 @@ def m_tcpopts(addr, port):
     print("OK TCP options: unknown ENOPROTOOPT, no value EINVAL")
 
 
-MODES = {"conn-again": m_connagain, "tcp-opts": m_tcpopts,
+def m_shutrd(addr, port):
+    """The server's shutdown(SHUT_RD), then data from us: TCP keeps the
+    connection (only data after SHUT_RDWR resets it), so the server's
+    later send arrives; nothing is reset."""
+    c = conn(addr, port, "shutrd")
+    time.sleep(0.5)
+    c.sendall(b"x" * 100000)
+    c.settimeout(10)
+    got = c.recv(100)
+    if got != b"alive\n":
+        die("after the server's SHUT_RD and our data: %r" % got)
+    c.close()
+    print("OK the server's SHUT_RD: our data went, its answer came")
+
+
+MODES = {"shut-rd": m_shutrd, "conn-again": m_connagain, "tcp-opts": m_tcpopts,
          "oob-trunc": m_oobtrunc, "timeouts": m_timeouts, "slowread": m_slowread, "fork": m_fork, "dup": m_dup,
          "dup-early": m_dupearly, "epoll": m_epoll, "poll": m_poll,
          "sendfile": m_sendfile, "opts": m_opts, "eintr": m_eintr,

@@ -11,7 +11,9 @@
 # RDHUP), poll/select, FIONREAD, sendfile, SO_RCVBUF/SO_SNDBUF,
 # TCP_NODELAY, SO_RCVTIMEO/SO_SNDTIMEO (set before connect, before and
 # after listen), EINTR on a blocking read, threads on one socket, a
-# non-blocking connect, IPv6.  That SDP carried them: h1's service counts
+# non-blocking connect, IPv6, a server's shutdown(SHUT_RD) with data
+# coming after it (the connection kept, as TCP keeps it).  That SDP
+# carried them: h1's service counts
 # a connection for each, and no failed SDP attempt (no TCP fallback).
 # Then the same clients and servers without the preload on plain TCP
 # between two namespaces: the oracle for what the cases expect.
@@ -78,10 +80,15 @@ client_cases() {	# RUNNER A A6 ME
 	$r timeouts python3 "$PY" client timeouts "$a" 7500 "$me"
 	$r connect-again python3 "$PY" client conn-again "$a" 7500
 	$r tcp-options python3 "$PY" client tcp-opts "$a" 7500
+	$r shut-rd python3 "$PY" client shut-rd "$a" 7500
 }
 A=10.1.0.2
 head -c 5000000 /dev/urandom >"$T/file"
 client_cases run $A fd00:1b::2 10.1.0.1
+# shut-rd: what came for h2's server after its SHUT_RD was dropped by its
+# service, the connection kept
+[ "$(stat_of h2 sdp.rx_dropped_shut)" -gt 0 ] ||
+	fail "shut-rd: h2's service dropped nothing after SHUT_RD"
 run oob-trunc python3 "$PY" client oob-trunc $A 7500
 
 # a link-local peer: TCP's semantics (the client's fe80:: address as the

@@ -120,6 +120,7 @@ struct sdp_sock {
 	unsigned int ka_out:1;		/* a keepalive probe is posted */
 	unsigned int rejected:1;	/* the peer's REJ ended the connect */
 	unsigned int reset_told:1;	/* ops->reset called */
+	unsigned int rd_shut:1;		/* the program shut its reading */
 	int rst_err;			/* S_RESETTING: the fd's errno */
 	uint64_t rst_left;		/* ... bytes still to go */
 	uint64_t rst_stall, rst_end;	/* ... reset anyway at (now_ms) */
@@ -205,6 +206,9 @@ const struct counter_desc sdp_ep_counters[] = {
 	COUNTER("linger_aborts", struct sdp_ep_stats, linger_aborts,
 		"Connections reset (AbortConn) at the program's last close, "
 		"for SO_LINGER 0."),
+	COUNTER("rx_dropped_shut", struct sdp_ep_stats, rx_dropped_shut,
+		"Bytes that came for a program after its shutdown(SHUT_RD), "
+		"dropped."),
 	COUNTER_ARRAY("proto_error", struct sdp_ep_stats, proto_errors,
 		      err_reason, "Peers aborted for a protocol violation."),
 	COUNTERS_END
@@ -583,12 +587,49 @@ static void repost(struct sdp_sock *s, uint32_t slot)
 		sdp_conn_rx_posted(&s->c, 1);
 }
 
+/*
+ * A write to the program's unix stream said EPIPE while its end is open
+ * for writing (no POLLHUP, which needs both directions shut): it did
+ * shutdown(SHUT_RD) alone.  Linux's TCP keeps an established connection
+ * after SHUT_RD (only data after SHUT_RDWR resets it), and its reader
+ * sees end of file, as the unix stream gives it: what comes for it from
+ * now on is dropped here, its buffers returned, and the connection goes
+ * on the other way.
+ */
+static int rd_shut_only(const struct sdp_sock *s)
+{
+	struct pollfd p = { .fd = s->fd, .events = 0 };
+
+	return !s->fd_tcp && !s->fd_closed && s->fd >= 0 &&
+	       poll(&p, 1, 0) == 0;
+}
+
+static void rx_drop(struct sdp_sock *s)
+{
+	uint32_t slot;
+
+	while (s->pend_n) {
+		slot = s->pend[s->pend_head];
+		s->ep->st.rx_dropped_shut += s->rx_len[slot] - s->pend_off;
+		s->pend_off = 0;
+		s->pend_head = (s->pend_head + 1) % s->ep->cfg.rx_bufs;
+		s->pend_n--;
+		if (s->st != S_RESETTING)
+			repost(s, slot);
+	}
+	set_wr(s, 0);
+}
+
 /* Write waiting payload to the fd; buffers go back as they empty. */
 static void rx_to_fd(struct sdp_sock *s)
 {
 	uint32_t slot;
 	ssize_t n;
 
+	if (s->rd_shut) {
+		rx_drop(s);
+		return;
+	}
 	while (s->pend_n && !s->fd_closed) {
 		slot = s->pend[s->pend_head];
 		n = send(s->fd, rx_buf(s, slot) + s->rx_off[slot] +
@@ -597,6 +638,12 @@ static void rx_to_fd(struct sdp_sock *s)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR) {
 				set_wr(s, 1);
+				return;
+			}
+			if (errno == EPIPE && s->st != S_RESETTING &&
+			    rd_shut_only(s)) {
+				s->rd_shut = 1;
+				rx_drop(s);
 				return;
 			}
 			/* the program closed its end, or the LAN peer

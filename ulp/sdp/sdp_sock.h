@@ -124,6 +124,8 @@ struct sdp_ep_stats {
 					 * went, or it was killed) */
 	uint64_t linger_aborts;		/* reset at the fd's peer's last close
 					 * (sdp_sock_abort_on_close) */
+	uint64_t rx_dropped_shut;	/* bytes for a program after its
+					 * shutdown(SHUT_RD): dropped */
 	uint64_t proto_errors[SDP_ERR_MAX];	/* peers aborted, by reason */
 };
 
