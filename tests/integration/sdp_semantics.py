@@ -611,7 +611,9 @@ def m_connagain(addr, port):
 
 def m_tcpopts(addr, port):
     """TCP options TCP refuses: an unknown one (ENOPROTOOPT), an int one
-    with no value (EINVAL); a known one taken."""
+    with no value (EINVAL); a known one taken; ones not set read as a TCP
+    socket's (IP_TTL, IP_TOS, keepalive's, TCP_CONGESTION; TCP_MAXSEG not
+    0), an unknown one ENOPROTOOPT."""
     c = conn(addr, port, "echo")
     for name, val, want in ((9999, 1, errno.ENOPROTOOPT),
                             (socket.TCP_NODELAY, b"", errno.EINVAL)):
@@ -625,10 +627,37 @@ def m_tcpopts(addr, port):
     c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     if not c.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY):
         die("TCP_NODELAY not read back")
+    # options not set read as TCP's: a new TCP socket's values
+    ref = socket.socket(c.family, socket.SOCK_STREAM)
+    for lvl, name, what in ((socket.IPPROTO_IP, socket.IP_TTL, "IP_TTL"),
+                            (socket.IPPROTO_IP, socket.IP_TOS, "IP_TOS"),
+                            (socket.IPPROTO_TCP, socket.TCP_KEEPIDLE,
+                             "TCP_KEEPIDLE"),
+                            (socket.IPPROTO_TCP, socket.TCP_KEEPCNT,
+                             "TCP_KEEPCNT")):
+        got, want = c.getsockopt(lvl, name), ref.getsockopt(lvl, name)
+        if got != want:
+            die("%s reads %d, a TCP socket's %d" % (what, got, want))
+    if c.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG) <= 0:
+        die("TCP_MAXSEG reads %d" %
+            c.getsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG))
+    cc = c.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
+    if cc.rstrip(b"\0") != ref.getsockopt(socket.IPPROTO_TCP,
+                                          socket.TCP_CONGESTION,
+                                          16).rstrip(b"\0"):
+        die("TCP_CONGESTION reads %r" % cc)
+    try:
+        c.getsockopt(socket.IPPROTO_TCP, 9999)
+        die("getsockopt(IPPROTO_TCP, 9999) succeeded")
+    except OSError as e:
+        if e.errno != errno.ENOPROTOOPT:
+            die("getsockopt(IPPROTO_TCP, 9999): %s" % e)
+    ref.close()
     c.shutdown(socket.SHUT_WR)
     recv_all(c)
     c.close()
-    print("OK TCP options: unknown ENOPROTOOPT, no value EINVAL")
+    print("OK TCP options: unknown ENOPROTOOPT, no value EINVAL; unset "
+          "ones read as TCP's (congestion %s)" % cc.rstrip(b"\0").decode())
 
 
 def m_shutrd(addr, port):

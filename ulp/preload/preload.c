@@ -1461,6 +1461,43 @@ static int opt_varlen(int level, int name)
 	return 0;
 }
 
+/*
+ * An option the program has not set on one of our streams, which the
+ * unix socket underneath does not have: what a new TCP socket of the
+ * stream's family answers, the kernel's defaults and errors (IP_TTL 64,
+ * TCP_KEEPIDLE 7200 or the namespace's sysctls, TCP_MAXSEG 536 as on a
+ * TCP socket not connected yet, TCP_CONGESTION its name, ENOPROTOOPT for
+ * an option TCP lacks).  Without a descriptor to spare: 0.
+ */
+static int tcp_default(int family, int level, int name, void *val,
+		       socklen_t *len)
+{
+	int s, r, e;
+
+	s = preload_real.socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		if (*len < sizeof(int)) {
+			errno = EINVAL;
+			return -1;
+		}
+		memset(val, 0, *len);
+		opt_int(val, len, 0);
+		return 0;
+	}
+	r = preload_real.getsockopt(s, level, name, val, len);
+	e = errno;
+	preload_real.close(s);
+	errno = e;
+	return r;
+}
+
+static int family_or(int fd)
+{
+	int f = ours_family(fd);
+
+	return f ? f : AF_INET;
+}
+
 EXPORT int getsockopt(int fd, int level, int name, void *val,
 		      socklen_t *len)
 {
@@ -1529,17 +1566,16 @@ EXPORT int getsockopt(int fd, int level, int name, void *val,
 		*len = 0;	/* no IP options, no extension headers set */
 		return 0;
 	}
-	if (*len < sizeof(int)) {
-		errno = EINVAL;
-		return -1;
+	if (preload_cache_getopt(fd, level, name, &v) == 0) {
+		if (*len < sizeof(int)) {
+			errno = EINVAL;
+			return -1;
+		}
+		memset(val, 0, *len);
+		opt_int(val, len, v);
+		return 0;
 	}
-	if (preload_cache_getopt(fd, level, name, &v) < 0 &&
-	    level == IPPROTO_TCP)	/* TCP's defaults (tcp.h) */
-		v = name == TCP_KEEPIDLE ? 7200 : name == TCP_KEEPINTVL ? 75 :
-		    name == TCP_KEEPCNT ? 9 : 0;
-	memset(val, 0, *len);
-	opt_int(val, len, v);
-	return 0;
+	return tcp_default(family_or(fd), level, name, val, len);
 }
 
 /*
