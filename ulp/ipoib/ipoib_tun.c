@@ -293,9 +293,9 @@ static const uint8_t *na_strip(const uint8_t *pkt, size_t *len, uint8_t *buf,
 	return buf;
 }
 
-/* A packet from the link for the host. */
-/* An unfragmented IPv4 UDP datagram to port 68 with its lengths right:
- * the payload to ops.dhcp_rx, 1; else 0 (the TUN's). */
+/* An unfragmented IPv4 UDP datagram to port 68: its payload to
+ * ops.dhcp_rx (an empty one when the UDP length is wrong, which the client
+ * counts as malformed), 1; else 0 (the TUN's). */
 static int dhcp_take(struct ipoib_tun *d, const uint8_t *pkt, size_t len)
 {
 	struct inet_ipv4_info ip;
@@ -311,11 +311,12 @@ static int dhcp_take(struct ipoib_tun *d, const uint8_t *pkt, size_t len)
 		return 0;
 	ulen = be16_get(u + 4);
 	if (ulen < 8 || ulen > (size_t)(ip.tot_len - ip.hdr_len))
-		return 1;	/* malformed: nobody's */
+		ulen = 8;
 	d->ops.dhcp_rx(d->arg, u + 8, ulen - 8);
 	return 1;
 }
 
+/* A packet from the link for the host. */
 static void rx(void *arg, const uint8_t *pkt, size_t len)
 {
 	struct ipoib_tun *d = arg;
