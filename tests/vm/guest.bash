@@ -2,8 +2,15 @@
 set -u
 G_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
+# A failure; when the peer of wait_peer no longer answers a ping, the
+# guest link itself has stopped (QEMU 7.2's virtio-net under TCG now and
+# then stops taking a guest's transmit ring: docs/guest-tier.md), which
+# the line LINK-STALLED tells tests/run (it runs such a test once more)
 gfail() {
 	echo "FAIL($VM_NAME): $*"
+	if [ -n "${G_PEER:-}" ] && ! ping -c 3 -W 2 "$G_PEER" >/dev/null 2>&1; then
+		echo "LINK-STALLED($VM_NAME): no ping crosses the guest link to $G_PEER"
+	fi
 	exit 1
 }
 
@@ -14,6 +21,7 @@ gok() {
 # wait_peer ADDR: until the peer answers a ping (both guests boot at once)
 wait_peer() {
 	local i
+	G_PEER=$1
 	for i in $(seq 1 60); do
 		ping -c1 -W1 "$1" >/dev/null 2>&1 && return 0
 	done
