@@ -541,6 +541,31 @@ static void test_reboot(void **state)
 	assert_int_equal(msg_type(last()), DHCP4_DISCOVER);
 }
 
+/* An ACK without a server identifier: the renewal goes to the server of
+ * the offer, not to 0.0.0.0 */
+static void test_ack_without_server(void **state)
+{
+	struct dhcp4_client c;
+	struct srv_msg m;
+	uint32_t xid;
+
+	(void)state;
+	client_new(&c);
+	dhcp4_client_start(&c, 0);
+	xid = get32(last()->b + 4);
+	srv_reply(&m, xid, DHCP4_OFFER, "10.9.0.114", 600);
+	dhcp4_client_input(&c, m.b, m.len, 10);
+	srv_start(&m, xid, "10.9.0.114");
+	srv_opt(&m, 53, (uint8_t[]){ DHCP4_ACK }, 1);
+	srv_opt32(&m, 51, 600);
+	m.b[m.len++] = 255;
+	dhcp4_client_input(&c, m.b, m.len, 20);
+	assert_int_equal(c.state, DHCP4_S_BOUND);
+	assert_int_equal(W.bound.server.s_addr, ip("10.9.0.1"));
+	dhcp4_client_timer(&c, 300020);
+	assert_int_equal(last()->dst.s_addr, ip("10.9.0.1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -551,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_nak),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_reboot),
+		cmocka_unit_test(test_ack_without_server),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

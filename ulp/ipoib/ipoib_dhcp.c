@@ -381,7 +381,8 @@ static void send_msg(struct dhcp4_client *c, int type, uint64_t now)
 		break;
 	case DHCP4_S_RENEWING:
 		q.ciaddr = src = c->lease.addr;
-		dst = c->lease.server;
+		if (c->lease.server.s_addr)	/* else broadcast */
+			dst = c->lease.server;
 		break;
 	case DHCP4_S_REBINDING:
 		q.ciaddr = src = c->lease.addr;
@@ -567,7 +568,10 @@ static void ack(struct dhcp4_client *c, const struct dhcp4_reply *r,
 	l.addr = r->yiaddr;
 	l.mask = r->mask;
 	l.router = r->router;
-	l.server = r->server.s_addr ? r->server : c->lease.server;
+	/* an ACK without option 54 (RFC 2131 requires it): the server of
+	 * the lease held, or of the offer */
+	l.server = r->server.s_addr ? r->server :
+		   c->lease.server.s_addr ? c->lease.server : c->offer_server;
 	memcpy(l.dns, r->dns, sizeof(l.dns));
 	l.ndns = r->ndns;
 	l.lease = r->lease;
