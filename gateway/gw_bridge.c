@@ -733,7 +733,14 @@ void gw_bridge_eth_rx(struct gw_bridge *b, const uint8_t *f, size_t flen)
 	     src.v6.s6_addr[0] != 0xff) &&
 	    b->ops.ib_neigh(b->arg, &src, &shw) < 0)
 		learn(b, &src, h.src);
-	if (!eth_is_multicast(h.dst)) {
+	/* to the gateway's own MAC but the IPv4 broadcast address: an
+	 * answer to what went out from that MAC for an IB host without an
+	 * address (a DHCP server such as Kea answers to the query's source
+	 * MAC), for the partition's broadcast group */
+	if (bcast && dst.family == AF_INET &&
+	    !memcmp(h.dst, b->cfg.mac, 6)) {
+		m = NULL;
+	} else if (!eth_is_multicast(h.dst)) {
 		m = mac_find(b, h.dst);
 		if (!m)
 			m = mac_recover(b, h.dst, &dst);

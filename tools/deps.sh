@@ -11,7 +11,7 @@ clang libclang-rt-14-dev
 tshark iproute2 procps psmisc python3 man-db groff-base
 opensm ibsim-utils libumad2sim0 infiniband-diags
 iperf3 socat tcpdump iputils-ping iputils-arping curl valgrind systemd dnsmasq-base
-keepalived
+keepalived kea-dhcp4-server
 lighttpd wget nodejs nginx-light openssh-server openssh-client
 qemu-system-x86 busybox-static kmod cpio
 rdma-core ibverbs-utils rdmacm-utils perftest"

@@ -9,14 +9,17 @@
 #     32 (0x20), length 0, the broadcast flag, and the identifier (IAID 0,
 #     DUID-EN 713, 00 and the port GUID); nothing malformed
 #  b) the renewal at T1 (6 s, dnsmasq's option 58): a REQUEST from the
-#     address to the server, unicast, ACKed (dnsmasq's log, our counters)
+#     address to the server, unicast, ACKed (dnsmasq's log, our counters);
+#     b2) the address deleted by hand comes back with the next renewal
 #  c) dhcp-host=id:CLIENT-ID: h2 gets the address reserved for it
 #  d) replies broadcast to port 68 that are malformed (short, no magic
 #     cookie) are counted (dhcp.rx_bad), the lease kept
 #  e) dnsmasq restarted, authoritative for another range: h1's renewal is
 #     refused (DHCPNAK), it drops its address and takes one of the new range
 #  f) through ibgwd in transparent mode, dnsmasq on a LAN host: an IB host
-#     of the partition gets an address of the LAN's range and pings it
+#     of the partition gets an address of the LAN's range and pings it;
+#     f2) the same with Kea, which answers to the query's source MAC (the
+#     gateway's)
 #  g) through ibgwd in router mode, dnsmasq as a relay on the gateway host
 #     (giaddr: the gateway's IB-side address) and as the server on a routed
 #     LAN: an IB host gets an address of its own subnet's range, and its
@@ -24,13 +27,13 @@
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
-for t in dnsmasq tshark python3 ping; do
+for t in dnsmasq kea-dhcp4 tshark python3 ping; do
 	command -v $t >/dev/null || fail "$t not installed (make deps)"
 done
 
 cat >"$T/partitions.conf" <<'CONF'
 Default=0x7fff, ipoib : ALL=full;
-p1=0x8001, ipoib : ib1=full, gw=full;
+p1=0x8001, ipoib : ib1=full, ib2=full, gw=full;
 p3=0x8003, ipoib : ib4=full, gw=full;
 CONF
 start_fabric -P "$T/partitions.conf" --pcap "$T/cap.pcap"
@@ -110,6 +113,18 @@ tshark -r "$T/cap.pcap" -Y "dhcp.option.dhcp == 3 && ip.src == $A1 && ip.dst == 
 	fail "b) the renewal is not a unicast REQUEST with ciaddr $A1"
 expect_eq "b) h1 keeps $A1" "$(v4 h1)" "$A1"
 ok "b) renewed at T1: unicast REQUEST from $A1, ACKed"
+
+# b2) the address deleted by hand (the kernel takes the default route
+# through it along): the next renewal puts both back, as dhclient does
+ns h1 ip addr del "$A1/24" dev ib0 || fail "b2) ip addr del"
+r1=$(stat_of h1 dhcp.renewals)
+back() { ns h1 ip -4 -o addr show dev ib0 | grep -q "inet $A1/24 " &&
+	 ns h1 ip route show default | grep -q "default via 10.9.0.1 dev ib0 proto dhcp"; }
+for i in $(seq 1 30); do back && break; sleep 0.5; done
+back || fail "b2) $A1 and its route not back after a renewal: $(ns h1 ip -4 addr show dev ib0; ns h1 ip route)"
+[ "$(stat_of h1 dhcp.renewals)" -gt "$r1" ] || fail "b2) back without a renewal?"
+ns h1 ping -c 1 -W 2 10.9.0.1 >/dev/null || fail "b2) h1 cannot ping srv"
+ok "b2) $A1 deleted by hand: the next renewal added it and the default route again"
 
 # --- c) a reservation by client-identifier ----------------------------------------
 # (h2's GUID is its node's: read from a first run without --dhcp)
@@ -223,6 +238,39 @@ grep -q "DHCPACK(eth0) $AI ff:00:00:00:00:00:02:00:00:02:c9:00:$(guid ib1)" "$T/
 	fail "f) dnsmasq on lan1 did not ACK $AI for ib1's client-identifier"
 ns ib1 ping -c 3 -W 2 10.41.0.50 >/dev/null || fail "f) ib1 ($AI) cannot ping lan1"
 ok "f) transparent gateway: ib1 took $AI from dnsmasq on the LAN, and reaches it"
+
+# f2) the same with Kea (raw sockets, its default), which answers a
+# broadcast query to the query's source MAC, the gateway's own: the
+# gateway hands it to the broadcast group (it dropped it as not ours)
+kill "$dml_PID"
+wait "$dml_PID" 2>/dev/null
+cat >"$T/kea.json" <<JSON
+{"Dhcp4": {"interfaces-config": {"interfaces": ["eth0"]},
+ "lease-database": {"type": "memfile", "persist": false},
+ "valid-lifetime": 120,
+ "subnet4": [{"id": 1, "subnet": "10.41.0.0/24",
+              "pools": [{"pool": "10.41.0.160 - 10.41.0.170"}]}],
+ "loggers": [{"name": "kea-dhcp4", "severity": "INFO",
+              "output_options": [{"output": "stdout"}]}]}}
+JSON
+ns_bg KEA_PID lan1 env \
+	KEA_LOCKFILE_DIR="$T" KEA_PIDFILE_DIR="$T" kea-dhcp4 -c "$T/kea.json" >"$T/kea.log" 2>&1
+kea_up() { grep -q "DHCP4_STARTED" "$T/kea.log"; }
+eventually kea_up || { cat "$T/kea.log"; fail "f2) kea-dhcp4 did not start"; }
+sdp_host ib2 --dhcp -p 0x8001 --no-sdp --no-rds
+got_ib2() { [ -n "$(v4 ib2)" ]; }
+for i in $(seq 1 3); do got_ib2 && break; eventually got_ib2; done
+got_ib2 || { tail -n 20 "$T/ib2.log" "$T/kea.log"; fail "f2) ib2 got no address from Kea through the transparent gateway"; }
+case $(v4 ib2) in
+10.41.0.1[67][0-9]) ;;
+*) fail "f2) ib2's address $(v4 ib2) is not of Kea's pool" ;;
+esac
+grep -q "DHCP4_LEASE_ALLOC.*hwtype=32" "$T/kea.log" ||
+	fail "f2) Kea logged no lease for hardware type 32: $(tail -n 5 "$T/kea.log")"
+ns ib2 ping -c 3 -W 2 10.41.0.50 >/dev/null || fail "f2) ib2 cannot ping lan1"
+ok "f2) transparent gateway: ib2 took $(v4 ib2) from Kea on the LAN (its answer to the gateway's MAC went to the broadcast group)"
+kill "$KEA_PID"
+wait "$KEA_PID" 2>/dev/null
 
 # g) router mode: a relay on the gateway host, the server on lan3
 dnsmasq_bg lan3 dm3 --interface=eth0 --bind-interfaces \

@@ -12,6 +12,8 @@
 #     (dadfailed), and the host that has it stays reachable at it from a
 #     third host
 #  e) the same address added again after its deletion is answered again
+#  f) 16 addresses besides the link-local one are all answered (the 16th
+#     too); a 17th is logged and not answered
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/netns.bash"
 . "$(dirname "$0")/sdp.bash"
@@ -72,3 +74,15 @@ ns h2 ip addr add 10.1.0.2/24 dev ib0 || fail "e) ip addr add"
 r2() { reach h3 10.1.0.2; }
 eventually r2 || fail "e) h3 cannot reach 10.1.0.2, added again on h2"
 ok "e) 10.1.0.2/24 added back on h2: answered again"
+
+# f) h3 with 16 addresses: 10.1.0.3 and fd01::3, and 14 added; then a
+# 17th
+for i in $(seq 100 113); do
+	ns h3 ip addr add "10.1.0.$i/24" dev ib0 || fail "f) ip addr add 10.1.0.$i"
+done
+r113() { ns h1 ping -c 1 -W 1 10.1.0.113 >/dev/null 2>&1; }
+eventually r113 || fail "f) h1 cannot reach h3's 16th address 10.1.0.113"
+ns h3 ip addr add 10.1.0.114/24 dev ib0 || fail "f) ip addr add 10.1.0.114"
+l17() { grep -q "address 10.1.0.114/24 not answered for" "$T/h3.log"; }
+eventually l17 || fail "f) no log line for the 17th address: $(grep -i 'address' "$T/h3.log" | tail -n 3)"
+ok "f) 16 addresses on h3 answered, the 17th logged"

@@ -373,7 +373,8 @@ static void test_multicast_broadcast(void **state)
 
 /* From 0.0.0.0 (a DHCP client without an address, RFC 4390): a
  * broadcast goes out from the gateway's MAC, untouched; anything else is
- * dropped, no ARP for 0.0.0.0 on the IB side */
+ * dropped, no ARP for 0.0.0.0 on the IB side; an IPv4 broadcast to the
+ * gateway's MAC (the answer) goes to the broadcast group */
 static void test_unspecified_source(void **state)
 {
 	struct gw_bridge *b = setup(0);
@@ -397,6 +398,25 @@ static void test_unspecified_source(void **state)
 	assert_int_equal(fk.neth, 1);
 	assert_int_equal(fk.nresolve, 0);
 	assert_int_equal(gw_bridge_stats(b)->drop[GW_DROP_IB_SRC_UNKNOWN], 1);
+	/* the server's answer to the gateway's MAC (Kea answers the
+	 * query's source MAC), to 255.255.255.255: the broadcast group */
+	{
+		uint8_t f[400];
+		size_t fn = eth_hdr(f, GWMAC, LMAC, 0, 0x0800);
+
+		fn += ipv4(f + fn, "10.9.0.50", "255.255.255.255", 17, 0, 300);
+		gw_bridge_eth_rx(b, f, fn);
+		assert_int_equal(fk.nib, 1);
+		assert_true(fk.ib[0].bcast);
+		assert_false(fk.ib[0].has_nh);
+		/* to our MAC and a unicast address nobody has: not ours */
+		fn = eth_hdr(f, GWMAC, LMAC, 0, 0x0800);
+		fn += ipv4(f + fn, "10.9.0.50", "10.9.0.77", 17, 0, 300);
+		gw_bridge_eth_rx(b, f, fn);
+		assert_int_equal(fk.nib, 1);
+		assert_int_equal(
+			gw_bridge_stats(b)->drop[GW_DROP_ETH_NOT_OURS], 1);
+	}
 	gw_bridge_free(b);
 }
 

@@ -1041,7 +1041,8 @@ static void test_pkey_appears_and_goes(void **state)
 	assert_true(mem_attached(t->dev, &bc));
 }
 
-/* More addresses than the link holds: ENOSPC, naming the address. */
+/* More addresses than the link holds (16 and a link-local one): ENOSPC,
+ * naming the address. */
 static void test_err_link_addr_full(void **state)
 {
 	struct t *t = *state;
@@ -1052,7 +1053,7 @@ static void test_err_link_addr_full(void **state)
 	memset(&p, 0, sizeof(p));
 	p.addr.family = AF_INET;
 	p.plen = 24;
-	for (i = 0; i < 16; i++) {
+	for (i = 0; i < IPOIB_LINK_MAX_ADDRS; i++) {
 		p.addr.v4.s_addr = htonl(0x0a000001 + i);
 		assert_int_equal(ipoib_link_add_addr(t->l, &p, err,
 						     sizeof(err)), 0);

@@ -167,6 +167,10 @@ int ipoib_link_add_addr_tentative(struct ipoib_link *l,
  * of the link's (a failed one: ipoib_link_del_addr). */
 int ipoib_link_addr_ready(struct ipoib_link *l, const struct inet_addr *a);
 
+/* The addresses a link holds: 16 of the host's and its IPv6 link-local
+ * one (ipoib_tun's IPOIB_TUN_MAX_ADDRS is the 16). */
+#define IPOIB_LINK_MAX_ADDRS	17
+
 /* Whether a is one of the link's addresses (those added, and the IPv6
  * link-local one the host made from the port GUID). */
 int ipoib_link_is_local(struct ipoib_link *l, const struct inet_addr *a);

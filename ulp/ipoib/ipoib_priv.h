@@ -189,7 +189,7 @@ struct ipoib_link {
 	struct path *paths;
 	struct neigh *neigh[NEIGH_HASH];
 	unsigned int nneigh;
-	struct link_addr addrs[16];
+	struct link_addr addrs[IPOIB_LINK_MAX_ADDRS];
 	unsigned int naddrs;
 	struct ipoib_link_stats st;
 	uint16_t icmp_id;

@@ -30,7 +30,7 @@ struct event_base;
 struct fab_dev;
 struct ipoib_tun;
 
-#define IPOIB_TUN_MAX_ADDRS	16
+#define IPOIB_TUN_MAX_ADDRS	(IPOIB_LINK_MAX_ADDRS - 1)	/* 16 */
 
 struct ipoib_tun_cfg {
 	const char *ifname;		/* a name or a pattern ("ib%d") */

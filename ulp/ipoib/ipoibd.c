@@ -274,11 +274,19 @@ static void dhcp_bind(void *arg, const struct dhcp4_lease *l,
 		if (op.addr.v4.s_addr == p.addr.v4.s_addr &&
 		    op.plen == p.plen &&
 		    old->router.s_addr == l->router.s_addr) {
-			log_info("dhcp: %s: %s renewed for %u s",
-				 ipoib_tun_ifname(d->tun),
-				 inet_prefix_str(&p, ps, sizeof(ps)),
-				 l->lease);
-			return;
+			if (ipoib_tun_is_own(d->tun, &p.addr)) {
+				log_info("dhcp: %s: %s renewed for %u s",
+					 ipoib_tun_ifname(d->tun),
+					 inet_prefix_str(&p, ps, sizeof(ps)),
+					 l->lease);
+				return;
+			}
+			/* deleted by hand meanwhile (with the route through
+			 * it): the lease puts it back, as dhclient-script's
+			 * RENEW does */
+			log_warnx("dhcp: %s: %s was gone from the interface: "
+				  "added again", ipoib_tun_ifname(d->tun),
+				  inet_prefix_str(&p, ps, sizeof(ps)));
 		}
 		route_del(d);
 		ipoib_tun_addr_del(d->tun, &op.addr);
