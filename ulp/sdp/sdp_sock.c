@@ -628,7 +628,7 @@ static void rx_to_fd(struct sdp_sock *s)
 
 	if (s->rd_shut) {
 		rx_drop(s);
-		return;
+		goto shut;
 	}
 	while (s->pend_n && !s->fd_closed) {
 		slot = s->pend[s->pend_head];
@@ -644,7 +644,7 @@ static void rx_to_fd(struct sdp_sock *s)
 			    rd_shut_only(s)) {
 				s->rd_shut = 1;
 				rx_drop(s);
-				return;
+				goto shut;
 			}
 			/* the program closed its end, or the LAN peer
 			 * reset: data we cannot deliver -- a reset (in
@@ -665,6 +665,7 @@ static void rx_to_fd(struct sdp_sock *s)
 			repost(s, slot);
 	}
 	set_wr(s, 0);
+shut:	/* the peer's DisConn, once what came before it is through */
 	if (s->shut_pending && !s->shut_done && !s->fd_closed) {
 		shutdown(s->fd, SHUT_WR);
 		s->shut_done = 1;
